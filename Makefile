@@ -1,0 +1,108 @@
+# vigil: hardware telemetry recorder.
+#
+#   make            build build/vigil (and the simulated NVML library)
+#   make run        install missing build packages, build, run vigil here with /metrics on loopback
+#   make test       install missing packages, build, run every test (plain, then ASan+UBSan), check format
+#   make install    install binary, unit, rules and man page (honours DESTDIR and PREFIX)
+#   make bench      run the benchmarks in bench/ and print their ratios
+#   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
+#   make soak       long run under load (SOAK_SECONDS)
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+CC       ?= cc
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+PKGS     := libmicrohttpd inih zlib
+HAVE_SYSTEMD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo 1)
+ifeq ($(HAVE_SYSTEMD),1)
+PKGS     += libsystemd
+SYSTEMD_CFLAGS := -DHAVE_SYSTEMD=1
+endif
+
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
+OPT      ?= -O2 -g
+CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -DVIGIL_VERSION=\"$(VERSION)\" \
+	$(SYSTEMD_CFLAGS) -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CFLAGS)
+LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcrypt -ldl -lpthread -lm
+LDFLAGS_ALL := $(EXTRA_LDFLAGS) $(LDFLAGS)
+
+SRC      := $(shell find src -name '*.c' ! -name main.c | sort)
+OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
+SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1)
+
+.PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check
+all: $(BUILD)/vigil $(SIM_LIB)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/libvigil.a: $(OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/vigil: $(BUILD)/src/main.o $(BUILD)/libvigil.a
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS) \
+		$(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# The simulated NVML: a shared library with the real soname, built from the tests.
+$(BUILD)/nvml-sim/libnvidia-ml.so.1: $(SIM_SRC) $(wildcard tests/nvml-sim/*.h) src/collect/nvml_api.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -Isrc -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 \
+		-o $@ $(SIM_SRC) -lpthread -lm
+	ln -sf libnvidia-ml.so.1 $(BUILD)/nvml-sim/libnvidia-ml.so
+
+unit: $(UNIT_BIN)
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+run: deps
+	$(MAKE) all
+	@scripts/run-here.sh $(BUILD)/vigil
+
+test: deps-test
+	$(MAKE) all unit
+	@scripts/test.sh
+
+check: all unit
+	@scripts/test.sh
+
+format:
+	clang-format -i $$(find src tests fuzz bench -name '*.[ch]')
+
+format-check:
+	@scripts/format-check.sh
+
+install: all
+	install -D -m 0755 $(BUILD)/vigil $(DESTDIR)$(PREFIX)/bin/vigil
+	install -D -m 0644 dist/systemd/vigil.service $(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
+	install -D -m 0644 dist/prometheus/vigil-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-rules.yml
+	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
+	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example
+
+bench: all
+	@bench/run.sh
+
+fuzz:
+	@fuzz/run.sh $(FUZZ_SECONDS)
+
+soak: all
+	@scripts/soak.sh $(SOAK_SECONDS)
+
+clean:
+	rm -rf $(BUILD) build-asan
+
+-include $(OBJ:.o=.d) $(BUILD)/src/main.d

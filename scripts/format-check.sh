@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Fail when any C file differs from what the repo's .clang-format makes of it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+files=$(find src tests fuzz bench -name '*.[ch]' 2>/dev/null | sort)
+[ -n "$files" ] || exit 0
+# shellcheck disable=SC2086
+clang-format --dry-run -Werror $files

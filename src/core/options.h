@@ -1,0 +1,76 @@
+/* Options: the command line and the INI config file share one table, so every option
+ * has a config key of the same name. The command line wins over the file. */
+#ifndef VIGIL_CORE_OPTIONS_H
+#define VIGIL_CORE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/frame.h"
+
+struct watch_spec {
+        char name[32];     /* [A-Za-z0-9_-]+ */
+        char pattern[128]; /* substring of /proc/PID/cmdline (NULs read as spaces) */
+};
+
+struct vigil_options {
+        int64_t interval_ns;     /* host cadence (default 1 s) */
+        int64_t gpu_interval_ns; /* GPU cadence (default 100 ms) */
+        int64_t pss_interval_ns; /* process PSS cadence (default 10 s) */
+        uint64_t count;          /* stop after this many host samples; 0 = no limit */
+        int64_t duration_ns;     /* stop after this long; 0 = no limit */
+        char log_dir[1024];      /* "" until resolved */
+        bool no_log;
+        bool quiet;
+        int live;                /* -1 auto (stdout is a terminal), 0 off, 1 on */
+        char listen[128];        /* "" = no HTTP; "ADDR:PORT" or ":PORT" (loopback) */
+        char web_config[1024];   /* TLS / basic-auth file, Prometheus exporter style */
+        char root[1024];         /* prefix for every /proc, /sys and /dev path; "" = / */
+        unsigned nwatches;
+        struct watch_spec watches[VIGIL_MAX_WATCHES];
+        char gpu_list[128];      /* "all", "none" or "0,2" */
+        char nvml_path[1024];    /* "" = libnvidia-ml.so.1 then libnvidia-ml.so */
+        char profile[32];        /* "" or "signage" */
+        char config_path[1024];
+        unsigned retention_days; /* daily files kept (default 14) */
+        uint64_t min_disk_mb;    /* pause writing under this much free space (default 500) */
+        /* GPU anomaly thresholds (the reference logger's defaults). */
+        double spike_threshold_pct;   /* fan %/sample change (15) */
+        double inversion_temp_c;      /* TEMP_FAN_INV temperature (85) */
+        double inversion_fan_pct;     /* TEMP_FAN_INV fan ceiling (55) */
+        double spurious_power_ratio;  /* SPUR_THROT below this share of the limit (0.25) */
+        double breach_flag_w;         /* PWR+NNW over the limit by more than this (50) */
+        double tdp_epsilon_w;         /* TDP change noise floor (5) */
+        /* Raspberry Pi thresholds (the reference monitor's defaults). */
+        double temp_warn_c;           /* 70 */
+        double temp_crit_c;           /* 80 */
+        double shm_full_pct;          /* 90 */
+        int verbose;
+};
+
+/* Defaults, before any file or argument. */
+void options_defaults(struct vigil_options *o);
+
+/* Parse argv (argv[0] is the program; subcommands are handled by the caller) and the
+ * config file it names. On a bad option or value: writes one line naming it to
+ * stderr and returns -EINVAL (the caller exits 2). Returns 1 when --help or
+ * --version was printed (the caller exits 0), 0 otherwise. */
+int options_parse(struct vigil_options *o, int argc, char **argv);
+
+/* Apply one config key (the option's long name) with its value. Used for the INI
+ * file; errors are written to err (cap bytes). 0 or -EINVAL. */
+int options_set(struct vigil_options *o, const char *key, const char *value, char *err,
+                unsigned cap);
+
+/* Load an INI file: keys in the top section or [vigil]; [watch] holds NAME = PATTERN.
+ * 0, or -errno/-EINVAL with one line written to err. */
+int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap);
+
+/* Fill in what depends on the environment: the default log directory
+ * (/var/log/vigil as root, else $XDG_STATE_HOME/vigil or ~/.local/state/vigil). */
+void options_resolve(struct vigil_options *o);
+
+/* Print --help to stdout. */
+void options_usage(const char *prog);
+
+#endif

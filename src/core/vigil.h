@@ -1,0 +1,112 @@
+/* The daemon context and the three plug-in kinds: sources fill the frame, detectors
+ * read it and raise flags and events, sinks write it out. Each plug-in is a const
+ * struct of function pointers listed in one registry array (src/core/registry.c).
+ *
+ * Threads: every callback runs on the main loop's thread. The one exception is code a
+ * plug-in runs in a thread of its own (NVML events, HTTP): that code never touches
+ * the frame or counters; it talks to the main loop through a queue or reads the
+ * published copy (vigil_published_*). Create threads with vigil_thread_create() so
+ * they never take the daemon's signals. */
+#ifndef VIGIL_CORE_VIGIL_H
+#define VIGIL_CORE_VIGIL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/frame.h"
+#include "core/options.h"
+
+struct eventlog;
+
+/* The clocks the scheduler runs; each source names the ones it wants. */
+enum vigil_clock {
+        VCLOCK_HOST, /* --interval: host sources, host CSV, live view */
+        VCLOCK_GPU,  /* --gpu-interval: NVML sampling, GPU CSV, GPU rules */
+        VCLOCK_PSS,  /* --pss-interval: smaps_rollup of watched processes */
+        VCLOCK_COUNT
+};
+#define VCLOCK_BIT(c) (1u << (c))
+
+/* One wake-up of the scheduler: which clocks are due, and when. */
+struct tick {
+        unsigned due;         /* VCLOCK_BIT()s due now */
+        int64_t mono_ns;      /* CLOCK_MONOTONIC at wake-up */
+        int64_t real_ns;      /* CLOCK_REALTIME at wake-up (labels and file names only) */
+        uint64_t seq[VCLOCK_COUNT]; /* samples taken so far on each clock (0 = first) */
+        bool final;           /* the last tick before exit */
+};
+
+struct vigil_ctx {
+        const struct vigil_options *opt;
+        struct frame *frame;      /* owned by the main loop */
+        struct eventlog *events;  /* events.log; NULL with --no-log */
+        const char *log_dir;      /* NULL with --no-log */
+        bool disk_paused;         /* the disk guard has paused file writes */
+        bool live;                /* the live view is on */
+        pthread_t main_thread;
+        /* The last complete frame, for readers in other threads (HTTP). */
+        pthread_mutex_t pub_lock;
+        struct frame *published;
+        uint64_t published_seq;
+        /* Requests set by signal handlers or the control path; the loop clears them. */
+        volatile int stop_requested;
+        volatile int reopen_requested;
+        volatile int status_requested;
+        volatile int snapshot_requested;
+        char snapshot_reason[128];
+};
+
+struct vigil_source {
+        const char *name;
+        unsigned clocks; /* VCLOCK_BIT()s on which sample() runs */
+        /* Set up; *ret_state is the source's own state. -ENODEV: not present on this
+         * machine (silently absent). Another -errno: logged once, source disabled. */
+        int (*init)(struct vigil_ctx *ctx, void **ret_state);
+        /* Fill the source's part of ctx->frame. Missing values stay NAN. A failure
+         * returns -errno; the loop counts it and carries on. */
+        int (*sample)(void *state, struct vigil_ctx *ctx, const struct tick *t);
+        void (*fini)(void *state);
+};
+
+struct vigil_detector {
+        const char *name;
+        unsigned clocks;
+        int (*init)(struct vigil_ctx *ctx, void **ret_state);
+        /* Read the frame after the sources; may set flags in it and write events. */
+        void (*feed)(void *state, struct vigil_ctx *ctx, const struct tick *t);
+        void (*fini)(void *state);
+};
+
+struct vigil_sink {
+        const char *name;
+        unsigned clocks;
+        int (*init)(struct vigil_ctx *ctx, void **ret_state);
+        /* Write what is due this tick. */
+        int (*write)(void *state, struct vigil_ctx *ctx, const struct tick *t);
+        /* SIGHUP: close and reopen files (log rotation). May be NULL. */
+        void (*reopen)(void *state, struct vigil_ctx *ctx);
+        /* Flush buffers and make data durable (before a crash snapshot). May be NULL. */
+        void (*flush)(void *state, struct vigil_ctx *ctx);
+        void (*fini)(void *state, struct vigil_ctx *ctx);
+};
+
+/* The registries, NULL-terminated, in the order they run (registry.c). */
+extern const struct vigil_source *const vigil_sources[];
+extern const struct vigil_detector *const vigil_detectors[];
+extern const struct vigil_sink *const vigil_sinks[];
+
+/* pthread_create with every signal blocked in the new thread. 0 or -errno. */
+int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg);
+
+/* Copy the last published frame into *out (any thread). Returns its sequence
+ * number (0: nothing published yet). */
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out);
+
+/* Ask every sink to flush and sync (main thread; before snapshots). */
+void vigil_flush_all(struct vigil_ctx *ctx);
+
+/* Run the daemon until stopped. Returns the process exit status. */
+int vigil_daemon_run(struct vigil_options *opt);
+
+#endif

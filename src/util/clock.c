@@ -1,0 +1,31 @@
+/* Clocks. See clock.h. */
+#include "util/clock.h"
+
+#include <time.h>
+
+static int64_t read_clock(clockid_t id)
+{
+        struct timespec ts;
+        clock_gettime(id, &ts);
+        return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+int64_t now_mono_ns(void)
+{
+        return read_clock(CLOCK_MONOTONIC);
+}
+
+int64_t now_real_ns(void)
+{
+        return read_clock(CLOCK_REALTIME);
+}
+
+int64_t now_boot_ns(void)
+{
+        return read_clock(CLOCK_BOOTTIME);
+}
+
+int64_t cpu_time_ns(void)
+{
+        return read_clock(CLOCK_PROCESS_CPUTIME_ID);
+}

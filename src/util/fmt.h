@@ -1,0 +1,27 @@
+/* Value and time formatting in the formats the reference scripts' users rely on. */
+#ifndef VIGIL_UTIL_FMT_H
+#define VIGIL_UTIL_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Python's repr() of a float: the shortest string that reads back to the same double,
+ * always with a '.' or exponent ("12.0", "0.52", "1800.457088", "1e+16").
+ * NaN writes "". Returns the length. */
+size_t fmt_pyfloat(char *out, size_t cap, double v);
+
+/* Local time as "YYYY-MM-DDTHH:MM:SS.mmm" (the host log's timestamp). */
+size_t fmt_time_iso_ms(char *out, size_t cap, int64_t realtime_ns);
+/* Local time as "YYYY/MM/DD HH:MM:SS.mmm" (the GPU log's timestamp). */
+size_t fmt_time_gpu(char *out, size_t cap, int64_t realtime_ns);
+/* Local time as "YYYY-MM-DDTHH:MM:SS.uuuuuu" (Python's datetime.isoformat(), events.log). */
+size_t fmt_time_iso_us(char *out, size_t cap, int64_t realtime_ns);
+/* UTC as "YYYY-MM-DDTHH:MM:SS.uuuuuu+00:00" (snapshot headers). */
+size_t fmt_time_utc_iso(char *out, size_t cap, int64_t realtime_ns);
+/* Local date "YYYY-MM-DD" (daily file names). */
+size_t fmt_date(char *out, size_t cap, int64_t realtime_ns);
+/* Local "YYYYMMDD-HHMMSS" (snapshot file names). */
+size_t fmt_stamp(char *out, size_t cap, int64_t realtime_ns);
+
+#endif

@@ -1,0 +1,134 @@
+/* Kept-open files re-read with pread. See pfile.h. */
+#include "util/pfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int path_join(char *out, size_t cap, const char *root, const char *path)
+{
+        size_t rl = root ? strlen(root) : 0;
+        while (rl > 0 && root[rl - 1] == '/')
+                rl--;
+        size_t pl = strlen(path);
+        if (rl + pl + 1 > cap)
+                return -ENAMETOOLONG;
+        if (rl)
+                memcpy(out, root, rl);
+        memcpy(out + rl, path, pl + 1);
+        return 0;
+}
+
+bool pfile_is_open(const struct pfile *f)
+{
+        return f->fd >= 0;
+}
+
+int pfile_open(struct pfile *f, const char *root, const char *path, size_t cap)
+{
+        f->fd = -1;
+        f->buf = NULL;
+        f->len = 0;
+        f->cap = 0;
+        f->truncated = false;
+        if (cap < 2)
+                return -EINVAL;
+        int r = path_join(f->path, sizeof(f->path), root, path);
+        if (r < 0)
+                return r;
+        int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        f->buf = malloc(cap);
+        if (!f->buf) {
+                close(fd);
+                return -ENOMEM;
+        }
+        f->fd = fd;
+        f->cap = cap;
+        f->buf[0] = '\0';
+        return 0;
+}
+
+int pfile_read(struct pfile *f)
+{
+        if (f->fd < 0)
+                return -EBADF;
+        size_t got = 0;
+        f->truncated = false;
+        /* procfs may return a file in several chunks; read until EOF or the bound. */
+        while (got < f->cap - 1) {
+                ssize_t n = pread(f->fd, f->buf + got, f->cap - 1 - got, (off_t)got);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        f->buf[0] = '\0';
+                        f->len = 0;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                got += (size_t)n;
+        }
+        if (got == f->cap - 1)
+                f->truncated = true;
+        f->buf[got] = '\0';
+        f->len = got;
+        return (int)got;
+}
+
+void pfile_close(struct pfile *f)
+{
+        if (!f)
+                return;
+        if (f->fd >= 0)
+                close(f->fd);
+        f->fd = -1;
+        free(f->buf);
+        f->buf = NULL;
+        f->len = 0;
+}
+
+int read_file_at(const char *root, const char *path, char *buf, size_t cap)
+{
+        char full[4096];
+        if (cap < 2)
+                return -EINVAL;
+        int r = path_join(full, sizeof(full), root, path);
+        if (r < 0)
+                return r;
+        int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        size_t got = 0;
+        while (got < cap - 1) {
+                ssize_t n = read(fd, buf + got, cap - 1 - got);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        close(fd);
+                        buf[0] = '\0';
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                got += (size_t)n;
+        }
+        close(fd);
+        buf[got] = '\0';
+        return (int)got;
+}
+
+int read_line_at(const char *root, const char *path, char *buf, size_t cap)
+{
+        int n = read_file_at(root, path, buf, cap);
+        if (n < 0)
+                return n;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\r' ||
+                         buf[n - 1] == '\t'))
+                buf[--n] = '\0';
+        return n;
+}

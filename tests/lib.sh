@@ -1,0 +1,29 @@
+# Helpers for integration tests (sourced). Each check prints "ok NAME" or "not ok NAME";
+# scripts/test.sh counts those lines.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR="$TOP/${VIGIL_BUILD:-build}"
+VIGIL="$BUILD_DIR/vigil"
+NVML_SIM="$BUILD_DIR/nvml-sim/libnvidia-ml.so.1"
+FIXTURES="$TOP/tests/fixtures"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/vigil-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+export TZ=UTC NO_COLOR=1
+
+ok() { echo "ok $*"; }
+not_ok() { echo "not ok $*"; }
+# check NAME COMMAND...: ok when the command succeeds.
+check() { local name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1"; echo "    expected: [$2]"; echo "    actual:   [$3]"; fi
+}
+# csv_cell FILE ROW COLUMN_NAME: the cell of data row ROW (1 = first after the header).
+csv_cell() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+col = rows[0].index(sys.argv[3])
+print(rows[int(sys.argv[2])][col])
+PY
+}
