@@ -2,11 +2,47 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/control.h"
 #include "core/options.h"
 #include "core/vigil.h"
 
+/* `vigil status|snapshot [--log-dir DIR] [--config FILE] [REASON...]`: find the log
+ * directory the same way the daemon does, the rest is the reason. */
+static int control_main(const char *cmd, int argc, char **argv)
+{
+        struct vigil_options opt;
+        char reason[128] = "";
+        char err[300];
+        options_defaults(&opt);
+        for (int i = 0; i < argc; i++) {
+                const char *a = argv[i];
+                if ((!strcmp(a, "--log-dir") || !strcmp(a, "--config")) && i + 1 < argc) {
+                        int r = !strcmp(a, "--log-dir")
+                                        ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
+                                        : options_load_file(&opt, argv[++i], err, sizeof(err));
+                        if (r < 0) {
+                                fprintf(stderr, "vigil: %s\n", err);
+                                return 2;
+                        }
+                } else if (a[0] == '-' || !strcmp(cmd, "status")) {
+                        fprintf(stderr, "vigil %s: unexpected argument '%s'\n", cmd, a);
+                        return 2;
+                } else {
+                        size_t n = strlen(reason);
+                        snprintf(reason + n, sizeof(reason) - n, "%s%s", n ? " " : "", a);
+                }
+        }
+        options_resolve(&opt);
+        if (!strcmp(cmd, "status"))
+                return control_cmd_status(opt.log_dir);
+        return control_cmd_snapshot(opt.log_dir, reason[0] ? reason : "requested");
+}
+
 int main(int argc, char **argv)
 {
+        if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "snapshot")))
+                return control_main(argv[1], argc - 2, argv + 2);
+
         struct vigil_options opt;
         options_defaults(&opt);
         int r = options_parse(&opt, argc, argv);

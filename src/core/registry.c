@@ -17,7 +17,11 @@ const struct vigil_detector *const vigil_detectors[] = {
 };
 
 /* Sinks: write the frame out. */
+extern const struct vigil_sink sink_host_csv;
+extern const struct vigil_sink sink_live;
 
 const struct vigil_sink *const vigil_sinks[] = {
+        &sink_host_csv,
+        &sink_live,
         NULL,
 };

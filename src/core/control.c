@@ -1,0 +1,160 @@
+/* Status and snapshot requests between `vigil status|snapshot` and the daemon. */
+#include "core/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/lock.h"
+#include "util/clock.h"
+#include "util/fmt.h"
+#include "util/log.h"
+#include "util/pfile.h"
+
+void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t real_ns,
+                         struct strbuf *out)
+{
+        const struct frame *f = ctx->frame;
+        const struct self_frame *self = &f->self;
+        int64_t up = (now_mono_ns() - self->started_mono_ns) / NSEC_PER_SEC;
+        char ts[48];
+        fmt_time_iso_ms(ts, sizeof(ts), real_ns);
+        sb_printf(out, "vigil %s pid %d, status at %s\n", VIGIL_VERSION, (int)getpid(), ts);
+        sb_printf(out, "running %lldh%02lldm, logging to %s%s\n", (long long)(up / 3600),
+                  (long long)(up % 3600 / 60), ctx->log_dir ? ctx->log_dir : "(nothing)",
+                  ctx->disk_paused ? " (PAUSED: disk low)" : "");
+        sb_printf(out, "samples: host %llu, gpu %llu, pss %llu; missed deadlines %llu; "
+                       "write errors %llu\n",
+                  (unsigned long long)self->samples[VCLOCK_HOST],
+                  (unsigned long long)self->samples[VCLOCK_GPU],
+                  (unsigned long long)self->samples[VCLOCK_PSS],
+                  (unsigned long long)sched_missed(s), (unsigned long long)self->write_errors);
+        const struct host_frame *h = &f->host;
+        if (VAL_OK(h->cpu_total_pct) || VAL_OK(h->mem_avail_bytes))
+                sb_printf(out, "host: cpu %.1f%%, memory available %.0f MB, temperature %.1f C\n",
+                          h->cpu_total_pct, h->mem_avail_bytes / 1048576.0, h->temp_c);
+        for (unsigned i = 0; i < f->nwatches; i++) {
+                const struct watch_frame *w = &f->watches[i];
+                sb_printf(out, "watch %s: %.0f processes, PSS %.1f MB, cpu %.1f%%\n", w->name,
+                          w->count, w->pss_bytes / 1048576.0, w->cpu_pct);
+        }
+        for (unsigned i = 0; i < f->ngpus; i++) {
+                const struct gpu_frame *g = &f->gpus[i];
+                if (!g->present)
+                        continue;
+                if (!g->ok)
+                        sb_printf(out, "gpu%u %s: FAILING (%s)\n", g->index, g->name, g->error);
+                else
+                        sb_printf(out, "gpu%u %s: %.0f C, %.0f/%.0f W, fans %.0f%%\n", g->index,
+                                  g->name, g->temp_c, g->power_w, g->power_limit_w,
+                                  g->fan_speed_pct[0]);
+        }
+}
+
+void control_write_status(struct vigil_ctx *ctx, const struct sched *s, int64_t real_ns)
+{
+        char buf[8192];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        control_status_text(ctx, s, real_ns, &sb);
+        ssize_t w = write(STDERR_FILENO, sb.buf, sb.len);
+        (void)w;
+        if (!ctx->log_dir)
+                return;
+        char tmp[1200], path[1200];
+        snprintf(tmp, sizeof(tmp), "%s/.status.txt.tmp", ctx->log_dir);
+        snprintf(path, sizeof(path), "%s/status.txt", ctx->log_dir);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return;
+        w = write(fd, sb.buf, sb.len);
+        close(fd);
+        if (w == (ssize_t)sb.len)
+                rename(tmp, path);
+        else
+                unlink(tmp);
+}
+
+void control_take_snapshot_request(struct vigil_ctx *ctx)
+{
+        char buf[sizeof(ctx->snapshot_reason)];
+        snprintf(ctx->snapshot_reason, sizeof(ctx->snapshot_reason), "requested");
+        if (ctx->log_dir && read_line_at(ctx->log_dir, "/snapshot.request", buf, sizeof(buf)) > 0) {
+                /* Keep the reason printable: it goes into file contents and logs. */
+                for (char *p = buf; *p; p++)
+                        if (*p < 0x20 || *p == 0x7f)
+                                *p = ' ';
+                snprintf(ctx->snapshot_reason, sizeof(ctx->snapshot_reason), "%s", buf);
+        }
+        ctx->snapshot_requested = 1;
+        vlog(LOG_INFO, "snapshot requested: %s", ctx->snapshot_reason);
+}
+
+static int find_instance(const char *log_dir, pid_t *ret_pid)
+{
+        int r = lock_owner(log_dir, ret_pid);
+        if (r < 0) {
+                fprintf(stderr, "vigil: no running instance writes to %s\n", log_dir);
+                return -ESRCH;
+        }
+        return 0;
+}
+
+int control_cmd_status(const char *log_dir)
+{
+        pid_t pid;
+        char path[1200], buf[8192];
+        struct stat st;
+        if (find_instance(log_dir, &pid) < 0)
+                return 1;
+        snprintf(path, sizeof(path), "%s/status.txt", log_dir);
+        struct timespec before = {0, 0};
+        if (stat(path, &st) == 0)
+                before = st.st_mtim;
+        if (kill(pid, SIGUSR1) < 0) {
+                fprintf(stderr, "vigil: cannot signal pid %d: %s\n", (int)pid, strerror(errno));
+                return 1;
+        }
+        /* The daemon answers at its next wake-up: at most one interval, plus slack. */
+        for (int i = 0; i < 100; i++) {
+                struct timespec ts = {0, 50 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+                if (stat(path, &st) == 0 && (st.st_mtim.tv_sec != before.tv_sec ||
+                                             st.st_mtim.tv_nsec != before.tv_nsec)) {
+                        int n = read_file_at(NULL, path, buf, sizeof(buf));
+                        if (n > 0) {
+                                fwrite(buf, 1, (size_t)n, stdout);
+                                return 0;
+                        }
+                }
+        }
+        fprintf(stderr, "vigil: pid %d did not answer within 5 s\n", (int)pid);
+        return 1;
+}
+
+int control_cmd_snapshot(const char *log_dir, const char *reason)
+{
+        pid_t pid;
+        char path[1200];
+        if (find_instance(log_dir, &pid) < 0)
+                return 1;
+        snprintf(path, sizeof(path), "%s/snapshot.request", log_dir);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd >= 0) {
+                size_t n = strnlen(reason, 120);
+                ssize_t w = write(fd, reason, n);
+                (void)w;
+                close(fd);
+        }
+        if (kill(pid, SIGUSR2) < 0) {
+                fprintf(stderr, "vigil: cannot signal pid %d: %s\n", (int)pid, strerror(errno));
+                return 1;
+        }
+        printf("vigil: snapshot requested from pid %d (%s)\n", (int)pid, reason);
+        return 0;
+}

@@ -1,0 +1,430 @@
+/* The daemon: set-up, the sampling loop, signals and shutdown.
+ *
+ * One thread samples. It sleeps until the next absolute deadline (sched.c), runs the
+ * sources due, then the detectors and sinks, then publishes a copy of the frame for
+ * readers in other threads. Signals only set flags; the loop acts on them. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "core/control.h"
+#include "core/diskguard.h"
+#include "core/lock.h"
+#include "core/sched.h"
+#include "core/vigil.h"
+#include "sink/eventlog.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+/* Signal flags: the one place vigil keeps process-global state, because a signal
+ * handler can reach nothing else. */
+static volatile sig_atomic_t sig_stop, sig_hup, sig_usr1, sig_usr2;
+
+static void on_signal(int sig)
+{
+        switch (sig) {
+        case SIGTERM:
+        case SIGINT:
+                sig_stop = 1;
+                break;
+        case SIGHUP:
+                sig_hup = 1;
+                break;
+        case SIGUSR1:
+                sig_usr1 = 1;
+                break;
+        case SIGUSR2:
+                sig_usr2 = 1;
+                break;
+        }
+}
+
+static const int handled_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2};
+
+static void install_signals(void)
+{
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        /* No SA_RESTART: the sleep must return EINTR so the loop sees the flag. */
+        for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++)
+                sigaction(handled_signals[i], &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+}
+
+int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg)
+{
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int r = pthread_create(ret, NULL, fn, arg);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return -r;
+}
+
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out)
+{
+        pthread_mutex_lock(&ctx->pub_lock);
+        uint64_t seq = ctx->published_seq;
+        if (seq)
+                memcpy(out, ctx->published, sizeof(*out));
+        pthread_mutex_unlock(&ctx->pub_lock);
+        return seq;
+}
+
+/* The running plug-ins and the loop's own state. */
+struct daemon {
+        struct vigil_ctx ctx;
+        struct sched sched;
+        struct diskguard guard;
+        void *src_state[32];
+        bool src_on[32];
+        void *det_state[32];
+        bool det_on[32];
+        void *sink_state[32];
+        bool sink_on[32];
+        int lock_fd;
+        uint64_t source_errors;
+};
+
+void vigil_flush_all(struct vigil_ctx *ctx)
+{
+        struct daemon *d = (struct daemon *)ctx; /* ctx is the first member */
+        for (size_t i = 0; vigil_sinks[i]; i++)
+                if (d->sink_on[i] && vigil_sinks[i]->flush)
+                        vigil_sinks[i]->flush(d->sink_state[i], ctx);
+        eventlog_sync(ctx->events);
+}
+
+static int make_dir(const char *dir)
+{
+        char path[1024];
+        snprintf(path, sizeof(path), "%s", dir);
+        for (char *p = path + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *p = '/';
+        }
+        if (mkdir(path, 0750) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
+{
+        pid_t owner = 0;
+        int r = make_dir(opt->log_dir);
+        if (r < 0) {
+                vlog(LOG_ERR, "cannot create log directory %s: %s", opt->log_dir, strerror(-r));
+                return r;
+        }
+        d->lock_fd = lock_acquire(opt->log_dir, &owner);
+        if (d->lock_fd == -EWOULDBLOCK) {
+                vlog(LOG_ERR, "another vigil (pid %d) is already writing to %s", (int)owner,
+                     opt->log_dir);
+                return -EWOULDBLOCK;
+        }
+        if (d->lock_fd < 0) {
+                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s", opt->log_dir,
+                     strerror(-d->lock_fd));
+                return d->lock_fd;
+        }
+        r = eventlog_open(&d->ctx.events, opt->log_dir);
+        if (r < 0) {
+                vlog(LOG_ERR, "cannot open %s/events.log: %s", opt->log_dir, strerror(-r));
+                return r;
+        }
+        d->ctx.log_dir = opt->log_dir;
+        return 0;
+}
+
+static void init_plugins(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        for (size_t i = 0; vigil_sources[i]; i++) {
+                int r = vigil_sources[i]->init(ctx, &d->src_state[i]);
+                d->src_on[i] = r >= 0;
+                if (r < 0 && r != -ENODEV)
+                        vlog(LOG_WARN, "source %s disabled: %s", vigil_sources[i]->name,
+                             strerror(-r));
+        }
+        for (size_t i = 0; vigil_detectors[i]; i++) {
+                int r = vigil_detectors[i]->init(ctx, &d->det_state[i]);
+                d->det_on[i] = r >= 0;
+                if (r < 0 && r != -ENODEV)
+                        vlog(LOG_WARN, "detector %s disabled: %s", vigil_detectors[i]->name,
+                             strerror(-r));
+        }
+        for (size_t i = 0; vigil_sinks[i]; i++) {
+                int r = vigil_sinks[i]->init(ctx, &d->sink_state[i]);
+                d->sink_on[i] = r >= 0;
+                if (r < 0 && r != -ENODEV)
+                        vlog(LOG_WARN, "sink %s disabled: %s", vigil_sinks[i]->name,
+                             strerror(-r));
+        }
+}
+
+static void fini_plugins(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        for (size_t i = 0; vigil_sinks[i]; i++)
+                if (d->sink_on[i] && vigil_sinks[i]->fini)
+                        vigil_sinks[i]->fini(d->sink_state[i], ctx);
+        for (size_t i = 0; vigil_detectors[i]; i++)
+                if (d->det_on[i] && vigil_detectors[i]->fini)
+                        vigil_detectors[i]->fini(d->det_state[i]);
+        for (size_t i = 0; vigil_sources[i]; i++)
+                if (d->src_on[i] && vigil_sources[i]->fini)
+                        vigil_sources[i]->fini(d->src_state[i]);
+}
+
+/* Enable the clocks some running plug-in uses; the host clock always runs. */
+static void enable_clocks(struct daemon *d, int64_t origin)
+{
+        const struct vigil_options *o = d->ctx.opt;
+        unsigned used = VCLOCK_BIT(VCLOCK_HOST);
+        for (size_t i = 0; vigil_sources[i]; i++)
+                if (d->src_on[i])
+                        used |= vigil_sources[i]->clocks;
+        sched_init(&d->sched, origin);
+        sched_enable(&d->sched, VCLOCK_HOST, o->interval_ns);
+        if (used & VCLOCK_BIT(VCLOCK_GPU))
+                sched_enable(&d->sched, VCLOCK_GPU, o->gpu_interval_ns);
+        if (used & VCLOCK_BIT(VCLOCK_PSS))
+                sched_enable(&d->sched, VCLOCK_PSS, o->pss_interval_ns);
+}
+
+static void run_sources(struct daemon *d, const struct tick *t)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        struct self_frame *self = &ctx->frame->self;
+        if (t->due & VCLOCK_BIT(VCLOCK_HOST)) {
+                host_frame_clear(&ctx->frame->host);
+                ctx->frame->host.sampled_real_ns = t->real_ns;
+        }
+        for (unsigned c = 0; c < VCLOCK_COUNT; c++) {
+                if (!(t->due & VCLOCK_BIT(c)))
+                        continue;
+                int64_t start = now_mono_ns();
+                for (size_t i = 0; vigil_sources[i]; i++) {
+                        const struct vigil_source *s = vigil_sources[i];
+                        if (!d->src_on[i] || !(s->clocks & VCLOCK_BIT(c)))
+                                continue;
+                        /* A source on several clocks runs once per tick, on its first. */
+                        if ((s->clocks & t->due & (VCLOCK_BIT(c) - 1)) != 0)
+                                continue;
+                        if (s->sample(d->src_state[i], ctx, t) < 0)
+                                d->source_errors++;
+                }
+                self->samples[c]++;
+                self->sample_seconds[c] = (double)(now_mono_ns() - start) / 1e9;
+        }
+}
+
+static void run_detectors_and_sinks(struct daemon *d, const struct tick *t)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        for (size_t i = 0; vigil_detectors[i]; i++)
+                if (d->det_on[i] && (vigil_detectors[i]->clocks & t->due))
+                        vigil_detectors[i]->feed(d->det_state[i], ctx, t);
+        for (size_t i = 0; vigil_sinks[i]; i++)
+                if (d->sink_on[i] && (vigil_sinks[i]->clocks & t->due))
+                        vigil_sinks[i]->write(d->sink_state[i], ctx, t);
+}
+
+static void publish(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
+        pthread_mutex_lock(&ctx->pub_lock);
+        memcpy(ctx->published, ctx->frame, sizeof(*ctx->frame));
+        ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
+        ctx->published_seq++;
+        pthread_mutex_unlock(&ctx->pub_lock);
+}
+
+static void guard_disk(struct daemon *d, const struct tick *t)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        if (!ctx->log_dir)
+                return;
+        bool force = ctx->frame->self.write_errors != 0 && !ctx->disk_paused &&
+                     d->guard.last_check_ns != 0 && t->mono_ns - d->guard.last_check_ns > NSEC_PER_SEC;
+        int change = diskguard_check(&d->guard, ctx->log_dir, t->mono_ns, t->real_ns, force);
+        if (change > 0) {
+                vlog(LOG_WARN, "disk has %llu MB free (< %llu MB): pausing writes",
+                     (unsigned long long)(d->guard.free_bytes >> 20),
+                     (unsigned long long)ctx->opt->min_disk_mb);
+                eventlog_printf(ctx->events, t->real_ns, "type=DISK_LOW free_mb=%llu action=pause",
+                                (unsigned long long)(d->guard.free_bytes >> 20));
+                eventlog_set_paused(ctx->events, 1);
+                ctx->disk_paused = true;
+        } else if (change < 0) {
+                eventlog_set_paused(ctx->events, 0);
+                ctx->disk_paused = false;
+                double gap = (double)(t->real_ns - d->guard.paused_since_real_ns) / 1e9;
+                vlog(LOG_INFO, "disk space recovered, resuming writes after %.0f s", gap);
+                eventlog_printf(ctx->events, t->real_ns,
+                                "type=DISK_RESUMED free_mb=%llu paused_s=%.0f",
+                                (unsigned long long)(d->guard.free_bytes >> 20), gap);
+        }
+}
+
+static void handle_requests(struct daemon *d, int64_t real_ns)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        if (sig_stop)
+                ctx->stop_requested = 1;
+        if (sig_hup) {
+                sig_hup = 0;
+                vlog(LOG_INFO, "SIGHUP: reopening log files");
+                eventlog_reopen(ctx->events);
+                for (size_t i = 0; vigil_sinks[i]; i++)
+                        if (d->sink_on[i] && vigil_sinks[i]->reopen)
+                                vigil_sinks[i]->reopen(d->sink_state[i], ctx);
+        }
+        if (sig_usr1) {
+                sig_usr1 = 0;
+                control_write_status(ctx, &d->sched, real_ns);
+        }
+        if (sig_usr2) {
+                sig_usr2 = 0;
+                control_take_snapshot_request(ctx);
+        }
+}
+
+static void notify(const char *state)
+{
+#ifdef HAVE_SYSTEMD
+        sd_notify(0, state);
+#else
+        (void)state;
+#endif
+}
+
+static bool should_stop(struct daemon *d, const struct tick *t)
+{
+        const struct vigil_options *o = d->ctx.opt;
+        if (o->count && t->seq[VCLOCK_HOST] >= o->count)
+                return true;
+        if (o->duration_ns && t->mono_ns - d->ctx.frame->self.started_mono_ns >= o->duration_ns)
+                return true;
+        return false;
+}
+
+static void loop(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        struct tick t;
+        memset(&t, 0, sizeof(t));
+        int64_t last_watchdog = 0;
+        while (!ctx->stop_requested) {
+                int64_t next = sched_next(&d->sched);
+                struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
+                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                handle_requests(d, now_real_ns());
+                if (r == EINTR || ctx->stop_requested)
+                        continue;
+                t.mono_ns = now_mono_ns();
+                t.real_ns = now_real_ns();
+                t.due = sched_due(&d->sched, t.mono_ns);
+                if (!t.due)
+                        continue;
+                guard_disk(d, &t);
+                run_sources(d, &t);
+                for (unsigned c = 0; c < VCLOCK_COUNT; c++)
+                        if (t.due & VCLOCK_BIT(c))
+                                t.seq[c]++;
+                t.final = should_stop(d, &t);
+                run_detectors_and_sinks(d, &t);
+                publish(d);
+                if (t.mono_ns - last_watchdog >= NSEC_PER_SEC) {
+                        notify("WATCHDOG=1");
+                        last_watchdog = t.mono_ns;
+                }
+                if (t.final)
+                        break;
+        }
+}
+
+static void print_exit_line(struct daemon *d)
+{
+        const struct self_frame *s = &d->ctx.frame->self;
+        int64_t p50 = sched_lateness_quantile(&d->sched, 0.5);
+        int64_t p99 = sched_lateness_quantile(&d->sched, 0.99);
+        vlog(LOG_INFO,
+             "stopped: %llu host samples, %llu GPU samples, %llu missed deadlines, "
+             "lateness p50 %.3f ms p99 %.3f ms, %llu write errors",
+             (unsigned long long)s->samples[VCLOCK_HOST], (unsigned long long)s->samples[VCLOCK_GPU],
+             (unsigned long long)sched_missed(&d->sched), p50 < 0 ? 0.0 : (double)p50 / 1e6,
+             p99 < 0 ? 0.0 : (double)p99 / 1e6, (unsigned long long)s->write_errors);
+}
+
+int vigil_daemon_run(struct vigil_options *opt)
+{
+        struct daemon *d = calloc(1, sizeof(*d));
+        struct frame *frame = calloc(1, sizeof(*frame));
+        struct frame *published = calloc(1, sizeof(*published));
+        int status = 1;
+        if (!d || !frame || !published)
+                goto out_free;
+        frame_clear(frame);
+        d->lock_fd = -1;
+        d->ctx.opt = opt;
+        d->ctx.frame = frame;
+        d->ctx.published = published;
+        d->ctx.main_thread = pthread_self();
+        d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
+        pthread_mutex_init(&d->ctx.pub_lock, NULL);
+        if (opt->verbose)
+                log_set_level(LOG_DEBUG);
+
+        if (!opt->no_log) {
+                if (open_log_dir(d, opt) < 0)
+                        goto out_free;
+                vlog(LOG_INFO, "vigil %s writing to %s", VIGIL_VERSION, opt->log_dir);
+        } else {
+                vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
+        }
+        install_signals();
+        frame->self.started_real_ns = now_real_ns();
+        frame->self.started_mono_ns = now_mono_ns();
+        diskguard_init(&d->guard, opt->min_disk_mb, 30 * NSEC_PER_SEC);
+        init_plugins(d);
+        eventlog_printf(d->ctx.events, frame->self.started_real_ns, "type=START version=%s pid=%d",
+                        VIGIL_VERSION, (int)getpid());
+        enable_clocks(d, frame->self.started_mono_ns);
+        notify("READY=1");
+        loop(d);
+        notify("STOPPING=1");
+        vigil_flush_all(&d->ctx);
+        eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
+                        (unsigned long long)frame->self.samples[VCLOCK_HOST]);
+        print_exit_line(d);
+        fini_plugins(d);
+        status = 0;
+out_free:
+        if (d) {
+                eventlog_close(d->ctx.events);
+                if (d->lock_fd >= 0)
+                        close(d->lock_fd);
+                pthread_mutex_destroy(&d->ctx.pub_lock);
+        }
+        free(published);
+        free(frame);
+        free(d);
+        return status;
+}

@@ -1,0 +1,91 @@
+/* Absolute-deadline scheduling. See sched.h. */
+#include "core/sched.h"
+
+#include <math.h>
+#include <string.h>
+
+void sched_init(struct sched *s, int64_t origin_ns)
+{
+        memset(s, 0, sizeof(*s));
+        s->origin_ns = origin_ns;
+}
+
+void sched_enable(struct sched *s, enum vigil_clock c, int64_t interval_ns)
+{
+        s->c[c].enabled = interval_ns > 0;
+        s->c[c].interval_ns = interval_ns;
+        s->c[c].k = 1;
+        s->c[c].missed = 0;
+}
+
+static int64_t deadline(const struct sched *s, const struct sched_clock *c)
+{
+        return s->origin_ns + (int64_t)c->k * c->interval_ns;
+}
+
+int64_t sched_next(const struct sched *s)
+{
+        int64_t next = INT64_MAX;
+        for (unsigned i = 0; i < VCLOCK_COUNT; i++) {
+                if (s->c[i].enabled && deadline(s, &s->c[i]) < next)
+                        next = deadline(s, &s->c[i]);
+        }
+        return next;
+}
+
+/* Bucket b holds lateness up to 1 us * 2^(b/4). */
+static unsigned lateness_bucket(int64_t ns)
+{
+        if (ns <= 1000)
+                return 0;
+        double b = ceil(4.0 * log2((double)ns / 1000.0));
+        return b >= SCHED_LATENESS_BUCKETS - 1 ? SCHED_LATENESS_BUCKETS - 1 : (unsigned)b;
+}
+
+unsigned sched_due(struct sched *s, int64_t now_ns)
+{
+        unsigned due = 0;
+        int64_t worst = -1;
+        for (unsigned i = 0; i < VCLOCK_COUNT; i++) {
+                struct sched_clock *c = &s->c[i];
+                if (!c->enabled || now_ns < deadline(s, c))
+                        continue;
+                /* The latest deadline at or before now is the one sampled now. */
+                uint64_t m = (uint64_t)((now_ns - s->origin_ns) / c->interval_ns);
+                c->missed += m - c->k;
+                int64_t late = now_ns - (s->origin_ns + (int64_t)m * c->interval_ns);
+                if (late > worst)
+                        worst = late;
+                c->k = m + 1;
+                due |= VCLOCK_BIT(i);
+        }
+        if (due) {
+                s->lateness[lateness_bucket(worst)]++;
+                s->nlateness++;
+        }
+        return due;
+}
+
+uint64_t sched_missed(const struct sched *s)
+{
+        uint64_t n = 0;
+        for (unsigned i = 0; i < VCLOCK_COUNT; i++)
+                n += s->c[i].missed;
+        return n;
+}
+
+int64_t sched_lateness_quantile(const struct sched *s, double q)
+{
+        if (s->nlateness == 0)
+                return -1;
+        uint64_t want = (uint64_t)ceil(q * (double)s->nlateness);
+        if (want == 0)
+                want = 1;
+        uint64_t seen = 0;
+        for (unsigned b = 0; b < SCHED_LATENESS_BUCKETS; b++) {
+                seen += s->lateness[b];
+                if (seen >= want)
+                        return (int64_t)(1000.0 * pow(2.0, b / 4.0));
+        }
+        return -1;
+}

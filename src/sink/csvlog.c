@@ -1,0 +1,224 @@
+/* Daily CSV files. See csvlog.h. */
+#include "sink/csvlog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/fmt.h"
+
+#define MAX_DAYS_SCANNED 4096
+
+void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned retention_days)
+{
+        memset(l, 0, sizeof(*l));
+        snprintf(l->dir, sizeof(l->dir), "%s", dir);
+        snprintf(l->prefix, sizeof(l->prefix), "%s", prefix);
+        l->retention_days = retention_days;
+        l->fd = -1;
+}
+
+/* Cut a torn last line (a crash mid-row) so the file ends with a whole row. */
+static int repair_tail(int fd, uint64_t *size)
+{
+        char buf[4096];
+        if (*size == 0)
+                return 0;
+        uint64_t end = *size;
+        uint64_t pos = end;
+        for (;;) {
+                size_t n = pos > sizeof(buf) ? sizeof(buf) : (size_t)pos;
+                pos -= n;
+                ssize_t r = pread(fd, buf, n, (off_t)pos);
+                if (r != (ssize_t)n)
+                        return -EIO;
+                if (pos + n == end && buf[n - 1] == '\n')
+                        return 0; /* whole */
+                for (size_t i = n; i > 0; i--) {
+                        if (buf[i - 1] == '\n') {
+                                uint64_t keep = pos + i;
+                                if (ftruncate(fd, (off_t)keep) < 0)
+                                        return -errno;
+                                *size = keep;
+                                return (int)(end - keep);
+                        }
+                }
+                if (pos == 0 || end - pos > 1024 * 1024) {
+                        /* No newline at all: not even a whole header. */
+                        if (ftruncate(fd, 0) < 0)
+                                return -errno;
+                        *size = 0;
+                        return (int)end;
+                }
+        }
+}
+
+static int open_day(struct csvlog *l, const char *date, const char *header)
+{
+        snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
+        int fd = open(l->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+        if (fd < 0)
+                return -errno;
+        /* Repair needs read access: reopen read-write for the check only. */
+        int rw = open(l->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        struct stat st;
+        if (rw < 0 || fstat(rw, &st) < 0) {
+                int e = -errno;
+                if (rw >= 0)
+                        close(rw);
+                close(fd);
+                return e;
+        }
+        uint64_t size = (uint64_t)st.st_size;
+        int cut = repair_tail(rw, &size);
+        close(rw);
+        l->repaired = cut > 0 ? cut : 0;
+        l->fd = fd;
+        l->size = size;
+        snprintf(l->date, sizeof(l->date), "%s", date);
+        if (size == 0) {
+                size_t hl = strlen(header);
+                ssize_t w = write(fd, header, hl);
+                if (w != (ssize_t)hl) {
+                        int e = w < 0 ? -errno : -ENOSPC;
+                        if (ftruncate(fd, 0) < 0)
+                                e = -errno;
+                        close(fd);
+                        l->fd = -1;
+                        return e;
+                }
+                l->size = hl;
+        }
+        return 0;
+}
+
+int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
+                 size_t len)
+{
+        char date[16];
+        fmt_date(date, sizeof(date), real_ns);
+        if (l->fd >= 0 && strcmp(date, l->date) != 0) {
+                csvlog_close(l);
+                csvlog_prune(l->dir, l->prefix, l->retention_days, real_ns);
+        }
+        if (l->fd < 0) {
+                int r = open_day(l, date, header);
+                if (r < 0) {
+                        l->write_errors++;
+                        l->last_error = r;
+                        return r;
+                }
+        }
+        ssize_t w = write(l->fd, row, len);
+        if (w == (ssize_t)len) {
+                l->size += len;
+                l->rows++;
+                l->last_error = 0;
+                return 0;
+        }
+        int e = w < 0 ? -errno : -ENOSPC;
+        if (w > 0 && ftruncate(l->fd, (off_t)l->size) < 0)
+                e = -errno;
+        l->write_errors++;
+        l->last_error = e;
+        return e;
+}
+
+void csvlog_reopen(struct csvlog *l)
+{
+        csvlog_close(l);
+}
+
+int csvlog_sync(struct csvlog *l)
+{
+        if (l->fd >= 0 && fdatasync(l->fd) < 0)
+                return -errno;
+        return 0;
+}
+
+void csvlog_close(struct csvlog *l)
+{
+        if (l->fd >= 0)
+                close(l->fd);
+        l->fd = -1;
+        l->date[0] = '\0';
+}
+
+/* "PREFIX-YYYY-MM-DD" at the start of name: the day as YYYYMMDD, or -1. */
+static long name_day(const char *name, const char *prefix)
+{
+        size_t pl = strlen(prefix);
+        if (strncmp(name, prefix, pl) != 0 || name[pl] != '-')
+                return -1;
+        const char *d = name + pl + 1;
+        long v = 0;
+        for (int i = 0; i < 10; i++) {
+                if (i == 4 || i == 7) {
+                        if (d[i] != '-')
+                                return -1;
+                        continue;
+                }
+                if (d[i] < '0' || d[i] > '9')
+                        return -1;
+                v = v * 10 + (d[i] - '0');
+        }
+        const char *rest = d + 10;
+        if (!strstr(rest, ".csv"))
+                return -1;
+        return v;
+}
+
+static int cmp_long_desc(const void *a, const void *b)
+{
+        long x = *(const long *)a, y = *(const long *)b;
+        return (x < y) - (x > y);
+}
+
+int csvlog_prune(const char *dir, const char *prefix, unsigned retention_days, int64_t real_ns)
+{
+        long days[MAX_DAYS_SCANNED];
+        size_t nd = 0;
+        DIR *d = opendir(dir);
+        if (!d)
+                return 0;
+        struct dirent *e;
+        while ((e = readdir(d)) && nd < MAX_DAYS_SCANNED) {
+                long v = name_day(e->d_name, prefix);
+                if (v >= 0)
+                        days[nd++] = v;
+        }
+        qsort(days, nd, sizeof(days[0]), cmp_long_desc);
+        /* The oldest day that must be kept: the cutoff by date, but never fewer than
+         * retention_days distinct days. */
+        time_t cut_s = (time_t)(real_ns / 1000000000) - (time_t)retention_days * 86400;
+        struct tm tm;
+        localtime_r(&cut_s, &tm);
+        long cutoff = (tm.tm_year + 1900L) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
+        unsigned distinct = 0;
+        for (size_t i = 0; i < nd; i++) {
+                if (i == 0 || days[i] != days[i - 1])
+                        distinct++;
+                if (distinct == retention_days) {
+                        if (days[i] < cutoff)
+                                cutoff = days[i];
+                        break;
+                }
+        }
+        int deleted = 0;
+        rewinddir(d);
+        while ((e = readdir(d))) {
+                long v = name_day(e->d_name, prefix);
+                if (v < 0 || v >= cutoff)
+                        continue;
+                if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+                        deleted++;
+        }
+        closedir(d);
+        return deleted;
+}

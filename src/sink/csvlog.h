@@ -1,0 +1,45 @@
+/* A daily CSV file in the log directory: PREFIX-YYYY-MM-DD.csv, rotated at local
+ * midnight, pruned after the retention period, one write(2) per row, a header once
+ * per file, a torn last line repaired when the file is opened. */
+#ifndef VIGIL_SINK_CSVLOG_H
+#define VIGIL_SINK_CSVLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct csvlog {
+        char dir[1024];
+        char prefix[32];        /* "host", "gpu0" */
+        unsigned retention_days;
+        int fd;                 /* -1 when closed */
+        char date[16];          /* the open file's day */
+        char path[1200];
+        uint64_t size;          /* bytes in the open file */
+        uint64_t rows;          /* rows written since start */
+        uint64_t write_errors;
+        int last_error;         /* -errno of the last failed write, 0 after a success */
+        int repaired;           /* bytes cut from a torn last line at the last open */
+};
+
+/* Set up (no file is opened until the first row). */
+void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned retention_days);
+
+/* Append one row (row must end with '\n') to the file of real_ns's local day,
+ * opening, rotating and writing header (ending with '\n') as needed. A short write
+ * is rolled back (ftruncate) so no torn row stays. 0 or -errno. */
+int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
+                 size_t len);
+
+/* Close the file; the next row reopens it by name (SIGHUP after a rename rotation). */
+void csvlog_reopen(struct csvlog *l);
+/* fdatasync the open file. 0 or -errno. */
+int csvlog_sync(struct csvlog *l);
+void csvlog_close(struct csvlog *l);
+
+/* Delete PREFIX-YYYY-MM-DD*.csv[.gz] files older than retention_days before today,
+ * always keeping the newest retention_days days present (so a wall clock that jumps
+ * ahead never deletes recent data). Returns the number deleted. */
+int csvlog_prune(const char *dir, const char *prefix, unsigned retention_days, int64_t real_ns);
+
+#endif

@@ -1,0 +1,131 @@
+/* events.log writer. See eventlog.h. */
+#include "sink/eventlog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/fmt.h"
+
+struct eventlog {
+        char path[1100];
+        char rotated[1100];
+        int fd;
+        uint64_t size;
+        uint64_t lines;
+        uint64_t errors;
+        int paused;
+};
+
+static int el_openfd(struct eventlog *el)
+{
+        el->fd = open(el->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+        if (el->fd < 0)
+                return -errno;
+        struct stat st;
+        el->size = fstat(el->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        return 0;
+}
+
+int eventlog_open(struct eventlog **ret, const char *dir)
+{
+        struct eventlog *el = calloc(1, sizeof(*el));
+        if (!el)
+                return -ENOMEM;
+        snprintf(el->path, sizeof(el->path), "%s/events.log", dir);
+        snprintf(el->rotated, sizeof(el->rotated), "%s/events.log.1", dir);
+        int r = el_openfd(el);
+        if (r < 0) {
+                free(el);
+                return r;
+        }
+        *ret = el;
+        return 0;
+}
+
+void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
+{
+        char line[4096];
+        if (!el)
+                return;
+        if (el->paused) {
+                el->errors++;
+                return;
+        }
+        size_t n = fmt_time_iso_us(line, sizeof(line), real_ns);
+        line[n++] = ' ';
+        va_list ap;
+        va_start(ap, fmt);
+        int m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+        va_end(ap);
+        if (m < 0)
+                m = 0;
+        n += (size_t)m;
+        if (n > sizeof(line) - 2)
+                n = sizeof(line) - 2;
+        line[n++] = '\n';
+        if (el->size + n > EVENTLOG_MAX_BYTES) {
+                close(el->fd);
+                rename(el->path, el->rotated);
+                el_openfd(el);
+        }
+        if (el->fd < 0 && el_openfd(el) < 0) {
+                el->errors++;
+                return;
+        }
+        ssize_t w = write(el->fd, line, n);
+        if (w == (ssize_t)n) {
+                el->size += n;
+                el->lines++;
+                return;
+        }
+        if (w > 0 && ftruncate(el->fd, (off_t)el->size) < 0)
+                el->errors++;
+        el->errors++;
+}
+
+void eventlog_reopen(struct eventlog *el)
+{
+        if (!el)
+                return;
+        if (el->fd >= 0)
+                close(el->fd);
+        el_openfd(el);
+}
+
+int eventlog_sync(struct eventlog *el)
+{
+        if (el && el->fd >= 0 && fdatasync(el->fd) < 0)
+                return -errno;
+        return 0;
+}
+
+uint64_t eventlog_write_errors(const struct eventlog *el)
+{
+        return el ? el->errors : 0;
+}
+
+uint64_t eventlog_lines(const struct eventlog *el)
+{
+        return el ? el->lines : 0;
+}
+
+void eventlog_set_paused(struct eventlog *el, int paused)
+{
+        if (el)
+                el->paused = paused;
+}
+
+void eventlog_close(struct eventlog *el)
+{
+        if (!el)
+                return;
+        if (el->fd >= 0)
+                close(el->fd);
+        free(el);
+}

@@ -1,0 +1,28 @@
+/* events.log: one line per event, "ISO-TIMESTAMP text", appended with one write(2),
+ * rotated to events.log.1 past 50 MB (the reference logger's rule). Main thread only. */
+#ifndef VIGIL_SINK_EVENTLOG_H
+#define VIGIL_SINK_EVENTLOG_H
+
+#include <stdint.h>
+
+#define EVENTLOG_MAX_BYTES (50ULL * 1024 * 1024)
+
+struct eventlog;
+
+/* Open DIR/events.log (created 0640). 0 or -errno; *ret owned by the caller. */
+int eventlog_open(struct eventlog **ret, const char *dir);
+/* Append "TIMESTAMP " + formatted text + "\n" (local time with microseconds, as
+ * Python's datetime.isoformat()). Lines are capped at 4 KB. Failures are counted. */
+void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Reopen by name (SIGHUP after external rotation). */
+void eventlog_reopen(struct eventlog *el);
+int eventlog_sync(struct eventlog *el);
+uint64_t eventlog_write_errors(const struct eventlog *el);
+uint64_t eventlog_lines(const struct eventlog *el);
+/* Pause or resume writing (disk guard); paused lines are counted as dropped. */
+void eventlog_set_paused(struct eventlog *el, int paused);
+/* Close and free; accepts NULL. */
+void eventlog_close(struct eventlog *el);
+
+#endif

@@ -1,0 +1,59 @@
+/* The host row: the reference Pi monitor's columns computed once per host tick from
+ * the frame, shared by the host CSV, the live view and the exit summary. */
+#ifndef VIGIL_SINK_HOST_ROW_H
+#define VIGIL_SINK_HOST_ROW_H
+
+#include <stdint.h>
+
+#include "core/frame.h"
+#include "util/strbuf.h"
+
+/* Numeric columns, in CSV order (cpuN_pct, governor and throttle_flags sit between). */
+enum host_col {
+        HC_UPTIME,         /* uptime_s: age of the oldest "player" process */
+        HC_CPU_TOTAL,      /* cpu_total_pct */
+        HC_LOAD1,
+        HC_LOAD5,
+        HC_LOAD15,
+        HC_TEMP,           /* temp_c */
+        HC_VOLT,           /* volt_core_v */
+        HC_ARM,            /* arm_mhz (measured) */
+        HC_CORE,
+        HC_V3D,
+        HC_PIXEL,
+        HC_H264,
+        HC_ARM_CFG,        /* arm_cur_mhz_cfg: cpufreq's request for cpu0 */
+        HC_MEM_USED,       /* MB = bytes / 2^20 */
+        HC_MEM_AVAIL,
+        HC_SHM_USED,
+        HC_PLAYER_PSS,
+        HC_PLAYER_CPU,
+        HC_PLAYER_THREADS,
+        HC_CHROMIUM_PROCS,
+        HC_CHROMIUM_PSS,
+        HC_THROTTLED,      /* the raw word; written as 0x50000 */
+        /* vigil's columns, after the reference's */
+        HC_MEM_TOTAL,
+        HC_SHM_TOTAL,
+        HC_COUNT
+};
+
+struct host_row {
+        int64_t real_ns;
+        unsigned ncpu;
+        double v[HC_COUNT];
+        double cpu[VIGIL_MAX_CPUS];
+        char governor[24];
+        char throttle_flags[200];
+};
+
+/* Fill a row from the frame. NAN where the frame has no value. */
+void host_row_build(struct host_row *r, const struct frame *f);
+/* The CSV header for ncpu cores, ending with '\n'. */
+void host_row_header(struct strbuf *out, unsigned ncpu);
+/* One CSV row for ncpu cores (the file's header width), ending with '\n'. */
+void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu);
+/* The throttle word's flags as the reference writes them (comma-joined NOW:/HAS: labels). */
+void host_row_throttle_flags(char *out, unsigned cap, double word);
+
+#endif

@@ -1,0 +1,146 @@
+/* Sink: the live table on stdout, the reference monitor's layout:
+ *   time    CPU%  cores(0-3)   temp    ARM    V3D  volt   RAM  player chrome  gov      flags
+ *   18:12:47   12   10  14   9  15   47.2C   1500   500  0.856V 1234M  210M   880M ondema ...
+ * Colour only on a terminal and never with NO_COLOR. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/vigil.h"
+#include "sink/host_row.h"
+#include "sink/sinks.h"
+#include "util/fmt.h"
+#include "util/strbuf.h"
+
+#define LIVE_MAX_CORES 16
+
+struct live {
+        bool colour;
+        bool header_done;
+        struct host_row hr;
+        char line[2048];
+};
+
+static int live_init(struct vigil_ctx *ctx, void **ret_state)
+{
+        if (!ctx->live)
+                return -ENODEV;
+        struct live *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        const char *nc = getenv("NO_COLOR");
+        s->colour = isatty(STDOUT_FILENO) && !(nc && nc[0]);
+        *ret_state = s;
+        return 0;
+}
+
+/* The reference's fmt(): right-aligned, "--" when missing. */
+static void cell(struct strbuf *sb, double v, int width, int decimals)
+{
+        if (!VAL_OK(v))
+                sb_printf(sb, "%*s", width, "--");
+        else
+                sb_printf(sb, "%*.*f", width, decimals, v);
+}
+
+static void print_header(struct live *s, unsigned ncpu)
+{
+        unsigned shown = ncpu < LIVE_MAX_CORES ? ncpu : LIVE_MAX_CORES;
+        char cores[32];
+        snprintf(cores, sizeof(cores), "cores(0-%u)", shown ? shown - 1 : 0);
+        printf("\n   time    CPU%%  %-*s   temp    ARM    V3D  volt   RAM  player chrome  gov      "
+               "flags\n  ",
+               (int)(shown * 4 > 11 ? shown * 4 - 1 : 11), cores);
+        for (int i = 0; i < 84; i++)
+                putchar('-');
+        putchar('\n');
+        s->header_done = true;
+}
+
+static void build_line(struct live *s, struct strbuf *sb, const struct vigil_options *o)
+{
+        const struct host_row *r = &s->hr;
+        char ts[40];
+        fmt_time_iso_ms(ts, sizeof(ts), r->real_ns);
+        sb_printf(sb, "  %.8s ", ts + 11);
+        cell(sb, r->v[HC_CPU_TOTAL], 4, 0);
+        sb_puts(sb, "  ");
+        unsigned shown = r->ncpu < LIVE_MAX_CORES ? r->ncpu : LIVE_MAX_CORES;
+        for (unsigned i = 0; i < shown; i++) {
+                if (i)
+                        sb_putc(sb, ' ');
+                cell(sb, r->cpu[i], 3, 0);
+        }
+        sb_puts(sb, "  ");
+        cell(sb, r->v[HC_TEMP], 5, 1);
+        sb_puts(sb, "C ");
+        cell(sb, r->v[HC_ARM], 6, 0);
+        sb_putc(sb, ' ');
+        cell(sb, r->v[HC_V3D], 5, 0);
+        sb_putc(sb, ' ');
+        cell(sb, r->v[HC_VOLT], 6, 3);
+        sb_putc(sb, 'V');
+        cell(sb, r->v[HC_MEM_USED], 5, 0);
+        sb_puts(sb, "M ");
+        cell(sb, r->v[HC_PLAYER_PSS], 4, 0);
+        sb_puts(sb, "M ");
+        cell(sb, r->v[HC_CHROMIUM_PSS], 5, 0);
+        sb_puts(sb, "M ");
+        sb_printf(sb, "%-6.6s ", r->governor);
+        /* The reference shows sticky flags as "had:". */
+        for (const char *p = r->throttle_flags; *p; p++) {
+                if (!strncmp(p, "HAS:", 4)) {
+                        sb_puts(sb, "had:");
+                        p += 3;
+                } else {
+                        sb_putc(sb, *p);
+                }
+        }
+        double t = r->v[HC_TEMP];
+        const char *warn = NULL, *on = "", *off = "";
+        if (VAL_OK(t) && t >= o->temp_crit_c) {
+                warn = " ***HOT***";
+                on = "\033[1;31m";
+        } else if (VAL_OK(t) && t >= o->temp_warn_c) {
+                warn = " *warm*";
+                on = "\033[33m";
+        }
+        if (warn) {
+                if (s->colour)
+                        off = "\033[0m";
+                sb_printf(sb, "%s%s%s", s->colour ? on : "", warn, off);
+        }
+        sb_putc(sb, '\n');
+}
+
+static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+{
+        struct live *s = state;
+        if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)))
+                return 0;
+        host_row_build(&s->hr, ctx->frame);
+        if (!s->header_done)
+                print_header(s, s->hr.ncpu);
+        struct strbuf sb;
+        sb_init_fixed(&sb, s->line, sizeof(s->line));
+        build_line(s, &sb, ctx->opt);
+        fwrite(sb.buf, 1, sb.len, stdout);
+        fflush(stdout);
+        return 0;
+}
+
+static void live_fini(void *state, struct vigil_ctx *ctx)
+{
+        (void)ctx;
+        free(state);
+}
+
+const struct vigil_sink sink_live = {
+        .name = "live",
+        .clocks = VCLOCK_BIT(VCLOCK_HOST),
+        .init = live_init,
+        .write = live_write,
+        .fini = live_fini,
+};

@@ -1,0 +1,10 @@
+/* The built-in sinks (registered in core/registry.c). */
+#ifndef VIGIL_SINK_SINKS_H
+#define VIGIL_SINK_SINKS_H
+
+#include "core/vigil.h"
+
+extern const struct vigil_sink sink_host_csv; /* host-YYYY-MM-DD.csv */
+extern const struct vigil_sink sink_live;     /* the live table on a terminal */
+
+#endif
