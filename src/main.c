@@ -18,8 +18,8 @@ static int control_main(const char *cmd, int argc, char **argv)
                 const char *a = argv[i];
                 if ((!strcmp(a, "--log-dir") || !strcmp(a, "--config")) && i + 1 < argc) {
                         int r = !strcmp(a, "--log-dir")
-                                        ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
-                                        : options_load_file(&opt, argv[++i], err, sizeof(err));
+                                    ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
+                                    : options_load_file(&opt, argv[++i], err, sizeof(err));
                         if (r < 0) {
                                 fprintf(stderr, "vigil: %s\n", err);
                                 return 2;

@@ -28,8 +28,9 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
         sb_printf(out, "running %lldh%02lldm, logging to %s%s\n", (long long)(up / 3600),
                   (long long)(up % 3600 / 60), ctx->log_dir ? ctx->log_dir : "(nothing)",
                   ctx->disk_paused ? " (PAUSED: disk low)" : "");
-        sb_printf(out, "samples: host %llu, gpu %llu, pss %llu; missed deadlines %llu; "
-                       "write errors %llu\n",
+        sb_printf(out,
+                  "samples: host %llu, gpu %llu, pss %llu; missed deadlines %llu; "
+                  "write errors %llu\n",
                   (unsigned long long)self->samples[VCLOCK_HOST],
                   (unsigned long long)self->samples[VCLOCK_GPU],
                   (unsigned long long)self->samples[VCLOCK_PSS],
@@ -124,8 +125,8 @@ int control_cmd_status(const char *log_dir)
         for (int i = 0; i < 100; i++) {
                 struct timespec ts = {0, 50 * 1000 * 1000};
                 nanosleep(&ts, NULL);
-                if (stat(path, &st) == 0 && (st.st_mtim.tv_sec != before.tv_sec ||
-                                             st.st_mtim.tv_nsec != before.tv_nsec)) {
+                if (stat(path, &st) == 0 &&
+                    (st.st_mtim.tv_sec != before.tv_sec || st.st_mtim.tv_nsec != before.tv_nsec)) {
                         int n = read_file_at(NULL, path, buf, sizeof(buf));
                         if (n > 0) {
                                 fwrite(buf, 1, (size_t)n, stdout);

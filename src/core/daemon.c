@@ -138,8 +138,7 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return -EWOULDBLOCK;
         }
         if (d->lock_fd < 0) {
-                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s", opt->log_dir,
-                     strerror(-d->lock_fd));
+                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s", opt->log_dir, strerror(-d->lock_fd));
                 return d->lock_fd;
         }
         r = eventlog_open(&d->ctx.events, opt->log_dir);
@@ -172,8 +171,7 @@ static void init_plugins(struct daemon *d)
                 int r = vigil_sinks[i]->init(ctx, &d->sink_state[i]);
                 d->sink_on[i] = r >= 0;
                 if (r < 0 && r != -ENODEV)
-                        vlog(LOG_WARN, "sink %s disabled: %s", vigil_sinks[i]->name,
-                             strerror(-r));
+                        vlog(LOG_WARN, "sink %s disabled: %s", vigil_sinks[i]->name, strerror(-r));
         }
 }
 
@@ -262,7 +260,8 @@ static void guard_disk(struct daemon *d, const struct tick *t)
         if (!ctx->log_dir)
                 return;
         bool force = ctx->frame->self.write_errors != 0 && !ctx->disk_paused &&
-                     d->guard.last_check_ns != 0 && t->mono_ns - d->guard.last_check_ns > NSEC_PER_SEC;
+                     d->guard.last_check_ns != 0 &&
+                     t->mono_ns - d->guard.last_check_ns > NSEC_PER_SEC;
         int change = diskguard_check(&d->guard, ctx->log_dir, t->mono_ns, t->real_ns, force);
         if (change > 0) {
                 vlog(LOG_WARN, "disk has %llu MB free (< %llu MB): pausing writes",
@@ -368,7 +367,8 @@ static void print_exit_line(struct daemon *d)
         vlog(LOG_INFO,
              "stopped: %llu host samples, %llu GPU samples, %llu missed deadlines, "
              "lateness p50 %.3f ms p99 %.3f ms, %llu write errors",
-             (unsigned long long)s->samples[VCLOCK_HOST], (unsigned long long)s->samples[VCLOCK_GPU],
+             (unsigned long long)s->samples[VCLOCK_HOST],
+             (unsigned long long)s->samples[VCLOCK_GPU],
              (unsigned long long)sched_missed(&d->sched), p50 < 0 ? 0.0 : (double)p50 / 1e6,
              p99 < 0 ? 0.0 : (double)p99 / 1e6, (unsigned long long)s->write_errors);
 }

@@ -13,7 +13,7 @@ struct diskguard {
         int64_t last_check_ns; /* monotonic; 0 = never */
         bool paused;
         int64_t paused_since_real_ns;
-        uint64_t free_bytes;   /* at the last check */
+        uint64_t free_bytes; /* at the last check */
 };
 
 void diskguard_init(struct diskguard *g, uint64_t min_free_mb, int64_t check_every_ns);

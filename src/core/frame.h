@@ -14,13 +14,13 @@
 #define VAL_MISSING NAN
 #define VAL_OK(x)   (!isnan(x))
 
-#define VIGIL_MAX_CPUS     256
-#define VIGIL_MAX_TEMPS    64
-#define VIGIL_MAX_WATCHES  16
-#define VIGIL_MAX_GPUS     16
-#define VIGIL_MAX_FANS     8
-#define VIGIL_NAME_LEN     48
-#define VIGIL_V3D_QUEUES   8
+#define VIGIL_MAX_CPUS    256
+#define VIGIL_MAX_TEMPS   64
+#define VIGIL_MAX_WATCHES 16
+#define VIGIL_MAX_GPUS    16
+#define VIGIL_MAX_FANS    8
+#define VIGIL_NAME_LEN    48
+#define VIGIL_V3D_QUEUES  8
 
 /* One temperature sensor: a hwmon temp*_input or a thermal zone. */
 struct host_temp {
@@ -35,14 +35,14 @@ struct host_frame {
         double cpu_total_pct;    /* 0..100 over the last interval */
         double cpu_pct[VIGIL_MAX_CPUS];
         double load1, load5, load15;
-        double uptime_s;                  /* system uptime */
+        double uptime_s;                                         /* system uptime */
         double mem_total_bytes, mem_avail_bytes, mem_used_bytes; /* used = total - available */
         double swap_total_bytes, swap_free_bytes;
         double shm_total_bytes, shm_used_bytes, shm_avail_bytes; /* statvfs(/dev/shm) */
         unsigned ntemps;
         struct host_temp temps[VIGIL_MAX_TEMPS];
-        double temp_c;                    /* the main CPU/SoC temperature, from temps[] */
-        char governor[24];                /* cpu0 scaling_governor */
+        double temp_c;     /* the main CPU/SoC temperature, from temps[] */
+        char governor[24]; /* cpu0 scaling_governor */
         unsigned nfreq;
         double cpu_freq_hz[VIGIL_MAX_CPUS]; /* scaling_cur_freq (the kernel's request) */
         double cpu_max_freq_hz;             /* cpu0 scaling_max_freq */
@@ -51,11 +51,11 @@ struct host_frame {
 /* A process watch (--watch NAME=PATTERN): the processes whose cmdline contains PATTERN. */
 struct watch_frame {
         char name[32];
-        double count;        /* matching processes */
-        double pss_bytes;    /* total PSS, from the slower PSS cadence */
-        double cpu_pct;      /* sum over matches since the previous sample (100 = one core) */
-        double threads;      /* total threads */
-        double oldest_age_s; /* age of the oldest match */
+        double count;           /* matching processes */
+        double pss_bytes;       /* total PSS, from the slower PSS cadence */
+        double cpu_pct;         /* sum over matches since the previous sample (100 = one core) */
+        double threads;         /* total threads */
+        double oldest_age_s;    /* age of the oldest match */
         double first_pss_bytes; /* PSS of the lowest-pid match (the reference's "player") */
 };
 
@@ -63,58 +63,58 @@ struct watch_frame {
 enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD };
 
 struct rpi_frame {
-        bool present;                 /* this is a Raspberry Pi and the source runs */
+        bool present; /* this is a Raspberry Pi and the source runs */
         double temp_c;
         double volt_core_v;
         double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
-        double arm_max_hz;            /* configured ARM maximum (firmware) */
-        double throttled;             /* the get_throttled word, NAN if missing */
+        double arm_max_hz;                                 /* configured ARM maximum (firmware) */
+        double throttled; /* the get_throttled word, NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
-        unsigned nv3d;                /* V3D gpu_stats queues (Pi 5) */
+        unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */
         struct {
                 char queue[16];
-                double busy_ratio;    /* share of the last interval the queue ran */
+                double busy_ratio; /* share of the last interval the queue ran */
                 double jobs;
         } v3d[VIGIL_V3D_QUEUES];
-        char model[64];               /* /proc/device-tree/model */
+        char model[64]; /* /proc/device-tree/model */
 };
 
 /* One GPU, as NVML reports it. */
 struct gpu_frame {
-        bool present;      /* the slot is in use */
-        bool ok;           /* the last sample succeeded (false: the GPU failed every call) */
-        char error[96];    /* why the last sample failed */
-        unsigned index;    /* NVML index */
+        bool present;   /* the slot is in use */
+        bool ok;        /* the last sample succeeded (false: the GPU failed every call) */
+        char error[96]; /* why the last sample failed */
+        unsigned index; /* NVML index */
         char name[96];
         char uuid[96];
         char pci_bus_id[32];
         int64_t sampled_real_ns;
 
         double temp_c;
-        double temp_max_c;       /* GPU_MAX threshold */
+        double temp_max_c; /* GPU_MAX threshold */
         double power_w;
-        double power_limit_w;    /* management limit */
+        double power_limit_w; /* management limit */
         double enforced_limit_w;
-        double energy_j;         /* total since driver load */
-        double pstate;           /* 0..15 */
+        double energy_j; /* total since driver load */
+        double pstate;   /* 0..15 */
         double gpu_clock_mhz, mem_clock_mhz, sm_clock_mhz, video_clock_mhz;
         double util_gpu_pct, util_mem_pct;
         double vram_used_bytes, vram_total_bytes;
         double pcie_gen, pcie_width, pcie_replay;
-        double throttle_mask;    /* clock-event reasons bitmask */
+        double throttle_mask; /* clock-event reasons bitmask */
         unsigned nfans;
         double fan_speed_pct[VIGIL_MAX_FANS];
         double fan_target_pct[VIGIL_MAX_FANS];
         double s0_temp, s0_target, s0_controller; /* thermal sensor 0 */
         double ecc_corrected, ecc_uncorrected;    /* volatile totals */
         double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
-        char flags[256];         /* anomaly flags of this sample, '|'-joined */
+        char flags[256]; /* anomaly flags of this sample, '|'-joined */
 };
 
 /* vigil's own health, for /metrics and status. Owned by the main loop. */
 struct self_frame {
-        uint64_t samples[4];          /* per clock: enum vigil_clock */
-        double sample_seconds[4];     /* duration of the last sample per clock */
+        uint64_t samples[4];      /* per clock: enum vigil_clock */
+        double sample_seconds[4]; /* duration of the last sample per clock */
         uint64_t missed_deadlines;
         uint64_t write_errors;
         uint64_t events_dropped;

@@ -35,53 +35,53 @@ struct opt_def {
 #define OFF(f) offsetof(struct vigil_options, f), sizeof(((struct vigil_options *)0)->f)
 
 static const struct opt_def opt_table[] = {
-        {"interval", K_DURATION, OFF(interval_ns), 0.01, 86400, "SEC",
-         "host sampling interval (default 1; units ms, s, m, h accepted)"},
-        {"gpu-interval", K_DURATION, OFF(gpu_interval_ns), 0.01, 86400, "SEC",
-         "GPU sampling interval (default 0.1)"},
-        {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
-         "process PSS sampling interval (default 10)"},
-        {"count", K_COUNT, OFF(count), 1, 1e15, "N", "take N host samples, then exit"},
-        {"duration", K_DURATION, OFF(duration_ns), 0.01, 30 * 86400.0, "SEC",
-         "run this long, then exit"},
-        {"log-dir", K_STRING, OFF(log_dir), 0, 0, "DIR",
-         "where to write logs (default /var/log/vigil as root, else ~/.local/state/vigil)"},
-        {"no-log", K_FLAG, OFF(no_log), 0, 0, NULL, "write no files"},
-        {"quiet", K_FLAG, OFF(quiet), 0, 0, NULL, "no live view"},
-        {"live", K_SPECIAL, OFF(live), 0, 0, NULL, "live view even when stdout is not a terminal"},
-        {"listen", K_SPECIAL, OFF(listen), 0, 0, "ADDR:PORT",
-         "serve /metrics and the dashboard (\":PORT\" = loopback only)"},
-        {"web-config", K_STRING, OFF(web_config), 0, 0, "FILE",
-         "TLS and basic-auth settings for --listen"},
-        {"root", K_STRING, OFF(root), 0, 0, "DIR", "read /proc, /sys and /dev under DIR"},
-        {"watch", K_SPECIAL, OFF(watches), 0, 0, "NAME=PATTERN",
-         "watch processes whose command line contains PATTERN (repeatable)"},
-        {"gpu", K_SPECIAL, OFF(gpu_list), 0, 0, "LIST", "GPUs to sample: all, none or 0,2"},
-        {"nvml", K_STRING, OFF(nvml_path), 0, 0, "LIBRARY", "NVML library to load"},
-        {"spike-threshold", K_DOUBLE, OFF(spike_threshold_pct), 1, 1000, "PCT",
-         "fan %/sample change flagged FAN_SPIKE (default 15)"},
-        {"inversion-temp", K_DOUBLE, OFF(inversion_temp_c), 0, 200, "C",
-         "TEMP_FAN_INV at or above this GPU temperature (default 85)"},
-        {"inversion-fan", K_DOUBLE, OFF(inversion_fan_pct), 0, 200, "PCT",
-         "TEMP_FAN_INV at or below this fan speed (default 55)"},
-        {"spurious-power", K_DOUBLE, OFF(spurious_power_ratio), 0.01, 1, "RATIO",
-         "SPUR_THROT below this share of the power limit (default 0.25)"},
-        {"breach-flag", K_DOUBLE, OFF(breach_flag_w), 0, 10000, "W",
-         "PWR+ flag when power exceeds the limit by more than this (default 50)"},
-        {"tdp-epsilon", K_DOUBLE, OFF(tdp_epsilon_w), 0, 10000, "W",
-         "power-limit changes smaller than this are noise (default 5)"},
-        {"temp-warn", K_DOUBLE, OFF(temp_warn_c), 0, 200, "C", "warm mark (default 70)"},
-        {"temp-crit", K_DOUBLE, OFF(temp_crit_c), 0, 200, "C", "HOT mark (default 80)"},
-        {"shm-full", K_DOUBLE, OFF(shm_full_pct), 1, 100, "PCT",
-         "/dev/shm full above this percentage (default 90)"},
-        {"retention-days", K_COUNT, OFF(retention_days), 1, 3650, "DAYS",
-         "keep daily files this long (default 14)"},
-        {"min-disk-mb", K_COUNT, OFF(min_disk_mb), 0, 1e9, "MB",
-         "pause writing under this much free space (default 500)"},
-        {"profile", K_SPECIAL, OFF(profile), 0, 0, "NAME",
-         "signage: 5 s interval, watches player=run_linux.py and chromium=chromium"},
-        {"config", K_STRING, OFF(config_path), 0, 0, "FILE", "read options from an INI file"},
-        {"verbose", K_SPECIAL, OFF(verbose), 0, 0, NULL, "more messages"},
+    {"interval", K_DURATION, OFF(interval_ns), 0.01, 86400, "SEC",
+     "host sampling interval (default 1; units ms, s, m, h accepted)"},
+    {"gpu-interval", K_DURATION, OFF(gpu_interval_ns), 0.01, 86400, "SEC",
+     "GPU sampling interval (default 0.1)"},
+    {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
+     "process PSS sampling interval (default 10)"},
+    {"count", K_COUNT, OFF(count), 1, 1e15, "N", "take N host samples, then exit"},
+    {"duration", K_DURATION, OFF(duration_ns), 0.01, 30 * 86400.0, "SEC",
+     "run this long, then exit"},
+    {"log-dir", K_STRING, OFF(log_dir), 0, 0, "DIR",
+     "where to write logs (default /var/log/vigil as root, else ~/.local/state/vigil)"},
+    {"no-log", K_FLAG, OFF(no_log), 0, 0, NULL, "write no files"},
+    {"quiet", K_FLAG, OFF(quiet), 0, 0, NULL, "no live view"},
+    {"live", K_SPECIAL, OFF(live), 0, 0, NULL, "live view even when stdout is not a terminal"},
+    {"listen", K_SPECIAL, OFF(listen), 0, 0, "ADDR:PORT",
+     "serve /metrics and the dashboard (\":PORT\" = loopback only)"},
+    {"web-config", K_STRING, OFF(web_config), 0, 0, "FILE",
+     "TLS and basic-auth settings for --listen"},
+    {"root", K_STRING, OFF(root), 0, 0, "DIR", "read /proc, /sys and /dev under DIR"},
+    {"watch", K_SPECIAL, OFF(watches), 0, 0, "NAME=PATTERN",
+     "watch processes whose command line contains PATTERN (repeatable)"},
+    {"gpu", K_SPECIAL, OFF(gpu_list), 0, 0, "LIST", "GPUs to sample: all, none or 0,2"},
+    {"nvml", K_STRING, OFF(nvml_path), 0, 0, "LIBRARY", "NVML library to load"},
+    {"spike-threshold", K_DOUBLE, OFF(spike_threshold_pct), 1, 1000, "PCT",
+     "fan %/sample change flagged FAN_SPIKE (default 15)"},
+    {"inversion-temp", K_DOUBLE, OFF(inversion_temp_c), 0, 200, "C",
+     "TEMP_FAN_INV at or above this GPU temperature (default 85)"},
+    {"inversion-fan", K_DOUBLE, OFF(inversion_fan_pct), 0, 200, "PCT",
+     "TEMP_FAN_INV at or below this fan speed (default 55)"},
+    {"spurious-power", K_DOUBLE, OFF(spurious_power_ratio), 0.01, 1, "RATIO",
+     "SPUR_THROT below this share of the power limit (default 0.25)"},
+    {"breach-flag", K_DOUBLE, OFF(breach_flag_w), 0, 10000, "W",
+     "PWR+ flag when power exceeds the limit by more than this (default 50)"},
+    {"tdp-epsilon", K_DOUBLE, OFF(tdp_epsilon_w), 0, 10000, "W",
+     "power-limit changes smaller than this are noise (default 5)"},
+    {"temp-warn", K_DOUBLE, OFF(temp_warn_c), 0, 200, "C", "warm mark (default 70)"},
+    {"temp-crit", K_DOUBLE, OFF(temp_crit_c), 0, 200, "C", "HOT mark (default 80)"},
+    {"shm-full", K_DOUBLE, OFF(shm_full_pct), 1, 100, "PCT",
+     "/dev/shm full above this percentage (default 90)"},
+    {"retention-days", K_COUNT, OFF(retention_days), 1, 3650, "DAYS",
+     "keep daily files this long (default 14)"},
+    {"min-disk-mb", K_COUNT, OFF(min_disk_mb), 0, 1e9, "MB",
+     "pause writing under this much free space (default 500)"},
+    {"profile", K_SPECIAL, OFF(profile), 0, 0, "NAME",
+     "signage: 5 s interval, watches player=run_linux.py and chromium=chromium"},
+    {"config", K_STRING, OFF(config_path), 0, 0, "FILE", "read options from an INI file"},
+    {"verbose", K_SPECIAL, OFF(verbose), 0, 0, NULL, "more messages"},
 };
 
 #define NOPTS (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -257,16 +257,16 @@ static int set_value(struct vigil_options *o, const struct opt_def *d, const cha
         case K_DURATION:
                 if (parse_duration_ns(v, &ns) < 0 || ns < (int64_t)(d->min * 1e9) ||
                     ns > (int64_t)(d->max * 1e9)) {
-                        snprintf(err, cap, "invalid value for %s: '%.64s' (%g s to %g s)",
-                                 d->name, v, d->min, d->max);
+                        snprintf(err, cap, "invalid value for %s: '%.64s' (%g s to %g s)", d->name,
+                                 v, d->min, d->max);
                         return -EINVAL;
                 }
                 memcpy(field, &ns, sizeof(ns));
                 return 0;
         case K_COUNT:
                 if (parse_u64(v, strlen(v), &u) < 0 || (double)u < d->min || (double)u > d->max) {
-                        snprintf(err, cap, "invalid value for %s: '%.64s' (%g to %g)", d->name,
-                                 v, d->min, d->max);
+                        snprintf(err, cap, "invalid value for %s: '%.64s' (%g to %g)", d->name, v,
+                                 d->min, d->max);
                         return -EINVAL;
                 }
                 if (d->size == sizeof(unsigned)) {
@@ -278,8 +278,8 @@ static int set_value(struct vigil_options *o, const struct opt_def *d, const cha
                 return 0;
         case K_DOUBLE:
                 if (parse_double(v, strlen(v), &x) < 0 || x < d->min || x > d->max) {
-                        snprintf(err, cap, "invalid value for %s: '%.64s' (%g to %g)", d->name,
-                                 v, d->min, d->max);
+                        snprintf(err, cap, "invalid value for %s: '%.64s' (%g to %g)", d->name, v,
+                                 d->min, d->max);
                         return -EINVAL;
                 }
                 memcpy(field, &x, sizeof(x));
@@ -294,8 +294,7 @@ static int set_value(struct vigil_options *o, const struct opt_def *d, const cha
                 return 0;
         case K_FLAG:
                 if (parse_bool(v, &b) < 0) {
-                        snprintf(err, cap, "invalid value for %s: '%.64s' (yes or no)", d->name,
-                                 v);
+                        snprintf(err, cap, "invalid value for %s: '%.64s' (yes or no)", d->name, v);
                         return -EINVAL;
                 }
                 memcpy(field, &b, sizeof(b));
@@ -386,11 +385,12 @@ int options_load_file(struct vigil_options *o, const char *path, char *err, unsi
 
 void options_usage(const char *prog)
 {
-        printf("usage: %s [OPTIONS]\n"
-               "       %s report [--html OUT] CSV...\n"
-               "       %s status | snapshot [REASON] | xid CODE\n\n"
-               "Records hardware telemetry: host, processes, Raspberry Pi firmware, NVIDIA GPUs.\n\n",
-               prog, prog, prog);
+        printf(
+            "usage: %s [OPTIONS]\n"
+            "       %s report [--html OUT] CSV...\n"
+            "       %s status | snapshot [REASON] | xid CODE\n\n"
+            "Records hardware telemetry: host, processes, Raspberry Pi firmware, NVIDIA GPUs.\n\n",
+            prog, prog, prog);
         for (size_t i = 0; i < NOPTS; i++) {
                 const struct opt_def *d = &opt_table[i];
                 char left[64];

@@ -22,29 +22,29 @@ struct vigil_options {
         char log_dir[1024];      /* "" until resolved */
         bool no_log;
         bool quiet;
-        int live;                /* -1 auto (stdout is a terminal), 0 off, 1 on */
-        char listen[128];        /* "" = no HTTP; "ADDR:PORT" or ":PORT" (loopback) */
-        char web_config[1024];   /* TLS / basic-auth file, Prometheus exporter style */
-        char root[1024];         /* prefix for every /proc, /sys and /dev path; "" = / */
+        int live;              /* -1 auto (stdout is a terminal), 0 off, 1 on */
+        char listen[128];      /* "" = no HTTP; "ADDR:PORT" or ":PORT" (loopback) */
+        char web_config[1024]; /* TLS / basic-auth file, Prometheus exporter style */
+        char root[1024];       /* prefix for every /proc, /sys and /dev path; "" = / */
         unsigned nwatches;
         struct watch_spec watches[VIGIL_MAX_WATCHES];
-        char gpu_list[128];      /* "all", "none" or "0,2" */
-        char nvml_path[1024];    /* "" = libnvidia-ml.so.1 then libnvidia-ml.so */
-        char profile[32];        /* "" or "signage" */
+        char gpu_list[128];   /* "all", "none" or "0,2" */
+        char nvml_path[1024]; /* "" = libnvidia-ml.so.1 then libnvidia-ml.so */
+        char profile[32];     /* "" or "signage" */
         char config_path[1024];
         unsigned retention_days; /* daily files kept (default 14) */
         uint64_t min_disk_mb;    /* pause writing under this much free space (default 500) */
         /* GPU anomaly thresholds (the reference logger's defaults). */
-        double spike_threshold_pct;   /* fan %/sample change (15) */
-        double inversion_temp_c;      /* TEMP_FAN_INV temperature (85) */
-        double inversion_fan_pct;     /* TEMP_FAN_INV fan ceiling (55) */
-        double spurious_power_ratio;  /* SPUR_THROT below this share of the limit (0.25) */
-        double breach_flag_w;         /* PWR+NNW over the limit by more than this (50) */
-        double tdp_epsilon_w;         /* TDP change noise floor (5) */
+        double spike_threshold_pct;  /* fan %/sample change (15) */
+        double inversion_temp_c;     /* TEMP_FAN_INV temperature (85) */
+        double inversion_fan_pct;    /* TEMP_FAN_INV fan ceiling (55) */
+        double spurious_power_ratio; /* SPUR_THROT below this share of the limit (0.25) */
+        double breach_flag_w;        /* PWR+NNW over the limit by more than this (50) */
+        double tdp_epsilon_w;        /* TDP change noise floor (5) */
         /* Raspberry Pi thresholds (the reference monitor's defaults). */
-        double temp_warn_c;           /* 70 */
-        double temp_crit_c;           /* 80 */
-        double shm_full_pct;          /* 90 */
+        double temp_warn_c;  /* 70 */
+        double temp_crit_c;  /* 80 */
+        double shm_full_pct; /* 90 */
         int verbose;
 };
 

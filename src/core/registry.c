@@ -7,13 +7,13 @@
 /* Sources: fill the frame. */
 
 const struct vigil_source *const vigil_sources[] = {
-        NULL,
+    NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
 
 const struct vigil_detector *const vigil_detectors[] = {
-        NULL,
+    NULL,
 };
 
 /* Sinks: write the frame out. */
@@ -21,7 +21,7 @@ extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
 
 const struct vigil_sink *const vigil_sinks[] = {
-        &sink_host_csv,
-        &sink_live,
-        NULL,
+    &sink_host_csv,
+    &sink_live,
+    NULL,
 };

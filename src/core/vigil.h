@@ -30,20 +30,20 @@ enum vigil_clock {
 
 /* One wake-up of the scheduler: which clocks are due, and when. */
 struct tick {
-        unsigned due;         /* VCLOCK_BIT()s due now */
-        int64_t mono_ns;      /* CLOCK_MONOTONIC at wake-up */
-        int64_t real_ns;      /* CLOCK_REALTIME at wake-up (labels and file names only) */
+        unsigned due;               /* VCLOCK_BIT()s due now */
+        int64_t mono_ns;            /* CLOCK_MONOTONIC at wake-up */
+        int64_t real_ns;            /* CLOCK_REALTIME at wake-up (labels and file names only) */
         uint64_t seq[VCLOCK_COUNT]; /* samples taken so far on each clock (0 = first) */
-        bool final;           /* the last tick before exit */
+        bool final;                 /* the last tick before exit */
 };
 
 struct vigil_ctx {
         const struct vigil_options *opt;
-        struct frame *frame;      /* owned by the main loop */
-        struct eventlog *events;  /* events.log; NULL with --no-log */
-        const char *log_dir;      /* NULL with --no-log */
-        bool disk_paused;         /* the disk guard has paused file writes */
-        bool live;                /* the live view is on */
+        struct frame *frame;     /* owned by the main loop */
+        struct eventlog *events; /* events.log; NULL with --no-log */
+        const char *log_dir;     /* NULL with --no-log */
+        bool disk_paused;        /* the disk guard has paused file writes */
+        bool live;               /* the live view is on */
         pthread_t main_thread;
         /* The last complete frame, for readers in other threads (HTTP). */
         pthread_mutex_t pub_lock;

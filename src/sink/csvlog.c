@@ -98,8 +98,7 @@ static int open_day(struct csvlog *l, const char *date, const char *header)
         return 0;
 }
 
-int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
-                 size_t len)
+int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row, size_t len)
 {
         char date[16];
         fmt_date(date, sizeof(date), real_ns);

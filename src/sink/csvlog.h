@@ -10,16 +10,16 @@
 
 struct csvlog {
         char dir[1024];
-        char prefix[32];        /* "host", "gpu0" */
+        char prefix[32]; /* "host", "gpu0" */
         unsigned retention_days;
-        int fd;                 /* -1 when closed */
-        char date[16];          /* the open file's day */
+        int fd;        /* -1 when closed */
+        char date[16]; /* the open file's day */
         char path[1200];
-        uint64_t size;          /* bytes in the open file */
-        uint64_t rows;          /* rows written since start */
+        uint64_t size; /* bytes in the open file */
+        uint64_t rows; /* rows written since start */
         uint64_t write_errors;
-        int last_error;         /* -errno of the last failed write, 0 after a success */
-        int repaired;           /* bytes cut from a torn last line at the last open */
+        int last_error; /* -errno of the last failed write, 0 after a success */
+        int repaired;   /* bytes cut from a torn last line at the last open */
 };
 
 /* Set up (no file is opened until the first row). */

@@ -14,7 +14,7 @@ int eventlog_open(struct eventlog **ret, const char *dir);
 /* Append "TIMESTAMP " + formatted text + "\n" (local time with microseconds, as
  * Python's datetime.isoformat()). Lines are capped at 4 KB. Failures are counted. */
 void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Reopen by name (SIGHUP after external rotation). */
 void eventlog_reopen(struct eventlog *el);
 int eventlog_sync(struct eventlog *el);

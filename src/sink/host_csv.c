@@ -77,11 +77,11 @@ static void host_csv_fini(void *state, struct vigil_ctx *ctx)
 }
 
 const struct vigil_sink sink_host_csv = {
-        .name = "host-csv",
-        .clocks = VCLOCK_BIT(VCLOCK_HOST),
-        .init = host_csv_init,
-        .write = host_csv_write,
-        .reopen = host_csv_reopen,
-        .flush = host_csv_flush,
-        .fini = host_csv_fini,
+    .name = "host-csv",
+    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .init = host_csv_init,
+    .write = host_csv_write,
+    .reopen = host_csv_reopen,
+    .flush = host_csv_flush,
+    .fini = host_csv_fini,
 };

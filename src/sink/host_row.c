@@ -15,30 +15,30 @@ static const struct {
         const char *name;
         enum col_fmt fmt;
 } cols[HC_COUNT] = {
-        [HC_UPTIME] = {"uptime_s", F_PY},
-        [HC_CPU_TOTAL] = {"cpu_total_pct", F_PCT1},
-        [HC_LOAD1] = {"load1", F_PY},
-        [HC_LOAD5] = {"load5", F_PY},
-        [HC_LOAD15] = {"load15", F_PY},
-        [HC_TEMP] = {"temp_c", F_PY},
-        [HC_VOLT] = {"volt_core_v", F_PY},
-        [HC_ARM] = {"arm_mhz", F_PY},
-        [HC_CORE] = {"core_mhz", F_PY},
-        [HC_V3D] = {"v3d_mhz", F_PY},
-        [HC_PIXEL] = {"pixel_mhz", F_PY},
-        [HC_H264] = {"h264_mhz", F_PY},
-        [HC_ARM_CFG] = {"arm_cur_mhz_cfg", F_PY},
-        [HC_MEM_USED] = {"mem_used_mb", F_PY},
-        [HC_MEM_AVAIL] = {"mem_avail_mb", F_PY},
-        [HC_SHM_USED] = {"shm_used_mb", F_PY},
-        [HC_PLAYER_PSS] = {"player_pss_mb", F_PY},
-        [HC_PLAYER_CPU] = {"player_cpu_pct", F_PCT1},
-        [HC_PLAYER_THREADS] = {"player_threads", F_INT},
-        [HC_CHROMIUM_PROCS] = {"chromium_procs", F_INT},
-        [HC_CHROMIUM_PSS] = {"chromium_pss_mb", F_PY},
-        [HC_THROTTLED] = {"throttled_raw", F_HEX},
-        [HC_MEM_TOTAL] = {"mem_total_mb", F_PY},
-        [HC_SHM_TOTAL] = {"shm_total_mb", F_PY},
+    [HC_UPTIME] = {"uptime_s", F_PY},
+    [HC_CPU_TOTAL] = {"cpu_total_pct", F_PCT1},
+    [HC_LOAD1] = {"load1", F_PY},
+    [HC_LOAD5] = {"load5", F_PY},
+    [HC_LOAD15] = {"load15", F_PY},
+    [HC_TEMP] = {"temp_c", F_PY},
+    [HC_VOLT] = {"volt_core_v", F_PY},
+    [HC_ARM] = {"arm_mhz", F_PY},
+    [HC_CORE] = {"core_mhz", F_PY},
+    [HC_V3D] = {"v3d_mhz", F_PY},
+    [HC_PIXEL] = {"pixel_mhz", F_PY},
+    [HC_H264] = {"h264_mhz", F_PY},
+    [HC_ARM_CFG] = {"arm_cur_mhz_cfg", F_PY},
+    [HC_MEM_USED] = {"mem_used_mb", F_PY},
+    [HC_MEM_AVAIL] = {"mem_avail_mb", F_PY},
+    [HC_SHM_USED] = {"shm_used_mb", F_PY},
+    [HC_PLAYER_PSS] = {"player_pss_mb", F_PY},
+    [HC_PLAYER_CPU] = {"player_cpu_pct", F_PCT1},
+    [HC_PLAYER_THREADS] = {"player_threads", F_INT},
+    [HC_CHROMIUM_PROCS] = {"chromium_procs", F_INT},
+    [HC_CHROMIUM_PSS] = {"chromium_pss_mb", F_PY},
+    [HC_THROTTLED] = {"throttled_raw", F_HEX},
+    [HC_MEM_TOTAL] = {"mem_total_mb", F_PY},
+    [HC_SHM_TOTAL] = {"shm_total_mb", F_PY},
 };
 
 /* The reference's THROTTLE_BITS, in its dict order. */
@@ -46,14 +46,10 @@ static const struct {
         unsigned bit;
         const char *label;
 } throttle_bits[] = {
-        {0, "NOW:under-voltage"},
-        {1, "NOW:arm frequency capped"},
-        {2, "NOW:currently throttled"},
-        {3, "NOW:soft temperature limit"},
-        {16, "HAS:under-voltage occurred"},
-        {17, "HAS:arm frequency capping occurred"},
-        {18, "HAS:throttling occurred"},
-        {19, "HAS:soft temperature limit occurred"},
+    {0, "NOW:under-voltage"},           {1, "NOW:arm frequency capped"},
+    {2, "NOW:currently throttled"},     {3, "NOW:soft temperature limit"},
+    {16, "HAS:under-voltage occurred"}, {17, "HAS:arm frequency capping occurred"},
+    {18, "HAS:throttling occurred"},    {19, "HAS:soft temperature limit occurred"},
 };
 
 void host_row_throttle_flags(char *out, unsigned cap, double word)
@@ -124,9 +120,8 @@ void host_row_build(struct host_row *r, const struct frame *f)
         if (ch) {
                 r->v[HC_CHROMIUM_PROCS] = ch->count;
                 /* The reference writes 0.0 when there is no Chromium at all. */
-                r->v[HC_CHROMIUM_PSS] = (VAL_OK(ch->count) && ch->count == 0)
-                                                ? 0.0
-                                                : div_or_nan(ch->pss_bytes, MB);
+                r->v[HC_CHROMIUM_PSS] =
+                    (VAL_OK(ch->count) && ch->count == 0) ? 0.0 : div_or_nan(ch->pss_bytes, MB);
         }
         r->v[HC_THROTTLED] = pi->throttled;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);

@@ -10,20 +10,20 @@
 
 /* Numeric columns, in CSV order (cpuN_pct, governor and throttle_flags sit between). */
 enum host_col {
-        HC_UPTIME,         /* uptime_s: age of the oldest "player" process */
-        HC_CPU_TOTAL,      /* cpu_total_pct */
+        HC_UPTIME,    /* uptime_s: age of the oldest "player" process */
+        HC_CPU_TOTAL, /* cpu_total_pct */
         HC_LOAD1,
         HC_LOAD5,
         HC_LOAD15,
-        HC_TEMP,           /* temp_c */
-        HC_VOLT,           /* volt_core_v */
-        HC_ARM,            /* arm_mhz (measured) */
+        HC_TEMP, /* temp_c */
+        HC_VOLT, /* volt_core_v */
+        HC_ARM,  /* arm_mhz (measured) */
         HC_CORE,
         HC_V3D,
         HC_PIXEL,
         HC_H264,
-        HC_ARM_CFG,        /* arm_cur_mhz_cfg: cpufreq's request for cpu0 */
-        HC_MEM_USED,       /* MB = bytes / 2^20 */
+        HC_ARM_CFG,  /* arm_cur_mhz_cfg: cpufreq's request for cpu0 */
+        HC_MEM_USED, /* MB = bytes / 2^20 */
         HC_MEM_AVAIL,
         HC_SHM_USED,
         HC_PLAYER_PSS,
@@ -31,7 +31,7 @@ enum host_col {
         HC_PLAYER_THREADS,
         HC_CHROMIUM_PROCS,
         HC_CHROMIUM_PSS,
-        HC_THROTTLED,      /* the raw word; written as 0x50000 */
+        HC_THROTTLED, /* the raw word; written as 0x50000 */
         /* vigil's columns, after the reference's */
         HC_MEM_TOTAL,
         HC_SHM_TOTAL,

@@ -138,9 +138,9 @@ static void live_fini(void *state, struct vigil_ctx *ctx)
 }
 
 const struct vigil_sink sink_live = {
-        .name = "live",
-        .clocks = VCLOCK_BIT(VCLOCK_HOST),
-        .init = live_init,
-        .write = live_write,
-        .fini = live_fini,
+    .name = "live",
+    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .init = live_init,
+    .write = live_write,
+    .fini = live_fini,
 };

@@ -15,7 +15,7 @@ void vlog(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf
 /* A rate limiter: at most one message per interval; the rest are counted. */
 struct ratelimit {
         int64_t interval_ns;
-        int64_t last_ns;    /* 0: never */
+        int64_t last_ns; /* 0: never */
         unsigned suppressed;
 };
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 struct strbuf {
-        char *buf;     /* always NUL-terminated */
+        char *buf; /* always NUL-terminated */
         size_t len;
         size_t cap;    /* bytes allocated */
         size_t max;    /* growth bound (heap) or cap (fixed) */

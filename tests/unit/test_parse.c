@@ -138,9 +138,9 @@ static void test_strbuf(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_u64),        cmocka_unit_test(test_i64_hex_double),
-                cmocka_unit_test(test_whole_string), cmocka_unit_test(test_lines),
-                cmocka_unit_test(test_pyfloat),    cmocka_unit_test(test_strbuf),
+            cmocka_unit_test(test_u64),          cmocka_unit_test(test_i64_hex_double),
+            cmocka_unit_test(test_whole_string), cmocka_unit_test(test_lines),
+            cmocka_unit_test(test_pyfloat),      cmocka_unit_test(test_strbuf),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
