@@ -1,0 +1,158 @@
+/* Unit tests: daily CSV files (sink/csvlog.c) and events.log (sink/eventlog.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sink/csvlog.h"
+#include "sink/eventlog.h"
+#include "util/pfile.h"
+
+#define DAY 86400LL
+#define NS  1000000000LL
+
+static char dir[64];
+
+static int setup(void **state)
+{
+        (void)state;
+        setenv("TZ", "UTC", 1);
+        tzset();
+        snprintf(dir, sizeof(dir), "/tmp/vigil-csvlog-XXXXXX");
+        return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+        (void)state;
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        return system(cmd);
+}
+
+static void slurp(const char *name, char *buf, size_t cap)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_true(read_file_at(NULL, path, buf, cap) >= 0);
+}
+
+static void put_file(const char *name, const char *text)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/* 2026-12-02 12:00 UTC */
+static const int64_t noon = 1796212800LL * NS;
+
+static void test_header_once_and_rotation(void **state)
+{
+        (void)state;
+        struct csvlog l;
+        char buf[512];
+        csvlog_init(&l, dir, "host", 14);
+        assert_int_equal(csvlog_write(&l, noon, "a,b\n", "1,2\n", 4), 0);
+        assert_int_equal(csvlog_write(&l, noon + NS, "a,b\n", "3,4\n", 4), 0);
+        csvlog_reopen(&l); /* SIGHUP: same file, no second header */
+        assert_int_equal(csvlog_write(&l, noon + 2 * NS, "a,b\n", "5,6\n", 4), 0);
+        slurp("host-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n3,4\n5,6\n");
+        /* Past midnight: a new file with its own header. */
+        assert_int_equal(csvlog_write(&l, noon + 12 * 3600 * NS, "a,b\n", "7,8\n", 4), 0);
+        slurp("host-2026-12-03.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n7,8\n");
+        assert_int_equal(l.rows, 4);
+        csvlog_close(&l);
+}
+
+static void test_torn_line_repaired(void **state)
+{
+        (void)state;
+        struct csvlog l;
+        char buf[512];
+        put_file("gpu0-2026-12-02.csv", "a,b\n1,2\n3,");
+        csvlog_init(&l, dir, "gpu0", 14);
+        assert_int_equal(csvlog_write(&l, noon, "a,b\n", "5,6\n", 4), 0);
+        assert_int_equal(l.repaired, 2);
+        slurp("gpu0-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n5,6\n");
+        csvlog_close(&l);
+        /* Not even a whole header: start over. */
+        put_file("gpu1-2026-12-02.csv", "a,");
+        csvlog_init(&l, dir, "gpu1", 14);
+        assert_int_equal(csvlog_write(&l, noon, "a,b\n", "5,6\n", 4), 0);
+        slurp("gpu1-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n5,6\n");
+        csvlog_close(&l);
+}
+
+static bool exists(const char *name)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return access(path, F_OK) == 0;
+}
+
+static void test_retention(void **state)
+{
+        (void)state;
+        char name[64];
+        /* 20 days of files ending 2026-12-02, plus other prefixes that must stay. */
+        for (int d = 0; d < 20; d++) {
+                time_t t = (time_t)(noon / NS) - d * DAY;
+                struct tm tm;
+                gmtime_r(&t, &tm);
+                strftime(name, sizeof(name), "pr-%Y-%m-%d.csv", &tm);
+                put_file(name, "x\n");
+        }
+        put_file("other-2026-01-01.csv", "x\n");
+        assert_int_equal(csvlog_prune(dir, "pr", 14, noon), 5);
+        assert_true(exists("pr-2026-11-18.csv"));
+        assert_false(exists("pr-2026-11-17.csv"));
+        assert_true(exists("other-2026-01-01.csv"));
+        /* A wall clock a year ahead deletes nothing recent: the newest 14 days stay. */
+        assert_int_equal(csvlog_prune(dir, "pr", 14, noon + 365 * DAY * NS), 1);
+        assert_true(exists("pr-2026-11-19.csv"));
+        assert_true(exists("pr-2026-12-02.csv"));
+}
+
+static void test_eventlog(void **state)
+{
+        (void)state;
+        struct eventlog *el;
+        char buf[512];
+        assert_int_equal(eventlog_open(&el, dir), 0);
+        eventlog_printf(el, noon + 123456000, "type=TEST value=%d", 42);
+        eventlog_set_paused(el, 1);
+        eventlog_printf(el, noon, "dropped");
+        eventlog_set_paused(el, 0);
+        assert_int_equal(eventlog_lines(el), 1);
+        assert_int_equal(eventlog_write_errors(el), 1);
+        eventlog_close(el);
+        slurp("events.log", buf, sizeof(buf));
+        assert_string_equal(buf, "2026-12-02T12:00:00.123456 type=TEST value=42\n");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_header_once_and_rotation),
+            cmocka_unit_test(test_torn_line_repaired),
+            cmocka_unit_test(test_retention),
+            cmocka_unit_test(test_eventlog),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

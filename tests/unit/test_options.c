@@ -1,0 +1,160 @@
+/* Unit tests: options from the command line and the INI file (core/options.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/options.h"
+#include "util/clock.h"
+
+static int parse(struct vigil_options *o, int argc, const char **argv)
+{
+        options_defaults(o);
+        return options_parse(o, argc, (char **)argv);
+}
+
+static void test_defaults(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        const char *argv[] = {"vigil"};
+        assert_int_equal(parse(&o, 1, argv), 0);
+        assert_int_equal(o.interval_ns, NSEC_PER_SEC);
+        assert_int_equal(o.gpu_interval_ns, 100 * NSEC_PER_MSEC);
+        assert_int_equal(o.pss_interval_ns, 10 * NSEC_PER_SEC);
+        assert_int_equal(o.retention_days, 14);
+        assert_true(o.spike_threshold_pct == 15);
+        assert_string_equal(o.gpu_list, "all");
+        assert_int_equal(o.live, -1);
+}
+
+static void test_values(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        const char *argv[] = {"vigil",
+                              "--interval",
+                              "0.5",
+                              "--gpu-interval=10ms",
+                              "--count",
+                              "3",
+                              "--watch",
+                              "player=run_linux.py",
+                              "--watch",
+                              "chromium=chromium",
+                              "--gpu",
+                              "0,2",
+                              "--listen",
+                              ":9101",
+                              "--spike-threshold",
+                              "20",
+                              "--no-log",
+                              "-q"};
+        assert_int_equal(parse(&o, 18, argv), 0);
+        assert_int_equal(o.interval_ns, 500 * NSEC_PER_MSEC);
+        assert_int_equal(o.gpu_interval_ns, 10 * NSEC_PER_MSEC);
+        assert_int_equal(o.count, 3);
+        assert_int_equal(o.nwatches, 2);
+        assert_string_equal(o.watches[1].name, "chromium");
+        assert_string_equal(o.watches[0].pattern, "run_linux.py");
+        assert_string_equal(o.gpu_list, "0,2");
+        assert_string_equal(o.listen, ":9101");
+        assert_true(o.spike_threshold_pct == 20);
+        assert_true(o.no_log);
+        assert_true(o.quiet);
+}
+
+static void test_bad_values(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        const char *bad[][3] = {
+            {"vigil", "--interval", "0"},        {"vigil", "--interval", "abc"},
+            {"vigil", "--interval", "5ms"},      {"vigil", "--count", "-1"},
+            {"vigil", "--watch", "noequals"},    {"vigil", "--watch", "bad name=x"},
+            {"vigil", "--gpu", "0,,1"},          {"vigil", "--listen", "9101"},
+            {"vigil", "--listen", ":70000"},     {"vigil", "--profile", "kiosk"},
+            {"vigil", "--spike-threshold", "0"}, {"vigil", "--nope", "1"},
+            {"vigil", "stray", "arg"},
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                assert_int_equal(parse(&o, 3, bad[i]), -22);
+        const char *missing[] = {"vigil", "--interval"};
+        assert_int_equal(parse(&o, 2, missing), -22);
+}
+
+static void test_profile(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        const char *argv[] = {"vigil", "--profile", "signage"};
+        assert_int_equal(parse(&o, 3, argv), 0);
+        assert_int_equal(o.interval_ns, 5 * NSEC_PER_SEC);
+        assert_int_equal(o.nwatches, 2);
+        assert_string_equal(o.watches[0].name, "player");
+        assert_string_equal(o.watches[0].pattern, "run_linux.py");
+        assert_string_equal(o.watches[1].pattern, "chromium");
+}
+
+static char *write_tmp(const char *text)
+{
+        static char path[64];
+        snprintf(path, sizeof(path), "/tmp/vigil-opt-XXXXXX");
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+        return path;
+}
+
+static void test_config_file(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        char *path = write_tmp("# comment\ninterval = 2\n[vigil]\nquiet = yes\n"
+                               "retention-days = 7\n[watch]\nplayer = run_linux.py\n");
+        const char *argv[] = {"vigil", "--config", path, "--interval", "3"};
+        assert_int_equal(parse(&o, 5, argv), 0);
+        /* The command line wins over the file. */
+        assert_int_equal(o.interval_ns, 3 * NSEC_PER_SEC);
+        assert_true(o.quiet);
+        assert_int_equal(o.retention_days, 7);
+        assert_int_equal(o.nwatches, 1);
+        unlink(path);
+}
+
+static void test_config_errors(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        char err[300];
+        const char *texts[] = {"interval = 2\nbogus = 1\n", "[nosuch]\na = b\n",
+                               "interval = fast\n", "this is not ini\n", "[watch]\nbad name = x\n"};
+        const char *want[] = {"line 2: unknown key 'bogus'", "unknown section", "line 1: invalid",
+                              "line 1", "line 2:"};
+        for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+                char *path = write_tmp(texts[i]);
+                options_defaults(&o);
+                assert_true(options_load_file(&o, path, err, sizeof(err)) < 0);
+                assert_non_null(strstr(err, want[i]));
+                unlink(path);
+        }
+        options_defaults(&o);
+        assert_true(options_load_file(&o, "/nonexistent/vigil.conf", err, sizeof(err)) < 0);
+        assert_non_null(strstr(err, "No such file"));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_defaults),    cmocka_unit_test(test_values),
+            cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_profile),
+            cmocka_unit_test(test_config_file), cmocka_unit_test(test_config_errors),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
