@@ -4,16 +4,33 @@
 
 #include "core/vigil.h"
 
+/* clang-format off */
+
 /* Sources: fill the frame. */
+extern const struct vigil_source vigil_source_proc_stat;
+extern const struct vigil_source vigil_source_proc_loadavg;
+extern const struct vigil_source vigil_source_proc_meminfo;
+extern const struct vigil_source vigil_source_proc_uptime;
+extern const struct vigil_source vigil_source_shm;
+extern const struct vigil_source vigil_source_sys_hwmon;
+extern const struct vigil_source vigil_source_sys_thermal;
+extern const struct vigil_source vigil_source_sys_cpufreq;
 
 const struct vigil_source *const vigil_sources[] = {
-    NULL,
+        &vigil_source_proc_stat,
+        &vigil_source_proc_loadavg,
+        &vigil_source_proc_meminfo,
+        &vigil_source_proc_uptime,
+        &vigil_source_shm,
+        &vigil_source_sys_hwmon,   /* starts host.temps[] */
+        &vigil_source_sys_thermal, /* appends zones, picks host.temp_c: after sys_hwmon */
+        &vigil_source_sys_cpufreq,
+        NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
-
 const struct vigil_detector *const vigil_detectors[] = {
-    NULL,
+        NULL,
 };
 
 /* Sinks: write the frame out. */
@@ -21,7 +38,9 @@ extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
 
 const struct vigil_sink *const vigil_sinks[] = {
-    &sink_host_csv,
-    &sink_live,
-    NULL,
+        &sink_host_csv,
+        &sink_live,
+        NULL,
 };
+
+/* clang-format on */
