@@ -23,21 +23,6 @@
 #define MAX_COUNT 100000ULL
 #define MAX_STALL 600000ULL
 
-enum kind { K_U32, K_U64, K_I32 };
-
-static const char *const scalar_names[F_THR0] = {
-    "temp",       "power_mw",  "limit_mw",      "enforced_mw",  "energy_mj",   "pstate",
-    "clk_gfx",    "clk_sm",    "clk_mem",       "clk_video",    "util_gpu",    "util_mem",
-    "vram_total", "vram_used", "vram_reserved", "pcie_gen",     "pcie_width",  "replay",
-    "reasons",    "events",    "ecc_sbe_vol",   "ecc_dbe_vol",  "ecc_sbe_agg", "ecc_dbe_agg",
-    "rows_corr",  "rows_unc",  "rows_pending",  "rows_failure", "sensors",
-};
-static const char *const thr_names[NVML_TEMPERATURE_THRESHOLD_COUNT] = {
-    "thr_shutdown",     "thr_slowdown",      "thr_mem_max",      "thr_gpu_max",
-    "thr_acoustic_min", "thr_acoustic_curr", "thr_acoustic_max",
-};
-static const char *const sensor_names[5] = {"ctrl", "min", "max", "temp", "target"};
-
 static const struct {
         const char *name;
         unsigned long long type;
@@ -75,46 +60,6 @@ __attribute__((format(printf, 2, 3))) static int fail(struct loader *ld, const c
         return -1;
 }
 
-/* The name of a field into buf (at least 24 bytes). */
-static void field_name(int f, char *buf, size_t n)
-{
-        if (f < F_THR0)
-                snprintf(buf, n, "%s", scalar_names[f]);
-        else if (f < F_S0)
-                snprintf(buf, n, "%s", thr_names[f - F_THR0]);
-        else if (f < F_FAN0)
-                snprintf(buf, n, "s%d_%s", (f - F_S0) / 5, sensor_names[(f - F_S0) % 5]);
-        else if (f < F_TARGET0)
-                snprintf(buf, n, "fan%d", f - F_FAN0);
-        else if (f < F_POLICY0)
-                snprintf(buf, n, "target%d", f - F_TARGET0);
-        else
-                snprintf(buf, n, "policy%d", f - F_POLICY0);
-}
-
-static enum kind field_kind(int f)
-{
-        if (f == F_ENERGY || f == F_REASONS || f == F_EVENTS ||
-            (f >= F_VRAM_TOTAL && f <= F_VRAM_RESERVED) ||
-            (f >= F_ECC_SBE_VOL && f <= F_ECC_DBE_AGG))
-                return K_U64;
-        if (f == F_PSTATE || (f >= F_S0 && f < F_FAN0))
-                return K_I32;
-        return K_U32;
-}
-
-/* Field id by exact name; -1 when unknown. */
-static int field_find(const char *s, size_t n)
-{
-        char buf[32];
-        for (int f = 0; f < F_COUNT; f++) {
-                field_name(f, buf, sizeof(buf));
-                if (strlen(buf) == n && memcmp(buf, s, n) == 0)
-                        return f;
-        }
-        return -1;
-}
-
 /* A number as scenarios write it: decimal with an optional '-', or 0x hexadecimal. */
 static int parse_num(const char *s, size_t n, int64_t *ret)
 {
@@ -142,10 +87,10 @@ static int parse_range(struct loader *ld, const char *s, size_t n, int64_t lo, i
 
 static int parse_field_value(struct loader *ld, int f, const char *s, size_t n, int64_t *ret)
 {
-        switch (field_kind(f)) {
-        case K_U64:
+        switch (sim_field_kind(f)) {
+        case SIM_K_U64:
                 return parse_range(ld, s, n, 0, INT64_MAX, ret);
-        case K_I32:
+        case SIM_K_I32:
                 return parse_range(ld, s, n, INT32_MIN, INT32_MAX, ret);
         default:
                 return parse_range(ld, s, n, 0, UINT32_MAX, ret);
@@ -333,7 +278,7 @@ static int field_ops(struct loader *ld, struct cursor *c, struct sim_gpu *g, uin
         while ((r = next_token(ld, c, &t)) > 0) {
                 if (stop && tok_is(&t, stop))
                         break;
-                int f = t.has_val ? field_find(t.key, t.klen) : -1;
+                int f = t.has_val ? sim_field_find(t.key, t.klen) : -1;
                 if (f < 0)
                         return fail(ld, "unknown field '%.*s'", (int)t.klen, t.key);
                 struct sim_op op = {.step = step, .kind = (uint8_t)kind, .field = (int16_t)f};
@@ -375,7 +320,7 @@ static int line_unsupported(struct loader *ld, struct cursor *c)
                         int matched = 0;
                         for (int f = 0; f < F_COUNT; f++) {
                                 char buf[32];
-                                field_name(f, buf, sizeof(buf));
+                                sim_field_name(f, buf, sizeof(buf));
                                 size_t bl = strlen(buf);
                                 if (prefix ? (bl >= len - 1 && memcmp(buf, item, len - 1) == 0)
                                            : (bl == len && memcmp(buf, item, len) == 0)) {

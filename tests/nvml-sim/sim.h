@@ -1,6 +1,7 @@
 /* The simulated NVML: internal state shared by its files (not exported).
  *
  * scenario.c  reads the scenario file into the state below (README.md: the format)
+ * fields.c    the names and ranges of the fields a scenario sets
  * state.c     the state itself, timelines, nvmlInit/nvmlShutdown, the call log, stalls
  * api_device.c the exported device queries
  * events.c    event sets: create, register, wait, free
@@ -136,6 +137,13 @@ struct sim {
 };
 
 extern struct sim sim;
+
+/* fields.c: a field's scenario name into buf (at least 24 bytes); the field of a name
+ * (-1 when unknown); the C type its call returns. */
+enum sim_kind { SIM_K_U32, SIM_K_U64, SIM_K_I32 };
+void sim_field_name(int field, char *buf, size_t n);
+int sim_field_find(const char *s, size_t n);
+enum sim_kind sim_field_kind(int field);
 
 /* scenario.c: parse the file at path into s (GPUs, driver, timelines; step-0 entries
  * not yet applied). 0, or -1 with a one-line message "path:line: what" in err. */
