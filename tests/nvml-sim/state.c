@@ -130,13 +130,20 @@ static void sleep_ms(unsigned ms)
                 ;
 }
 
+/* Initialised, and dev a handle of this scenario's GPUs; *g that GPU or NULL. */
+static nvmlReturn_t check_device(nvmlDevice_t dev, struct sim_gpu **g)
+{
+        *g = sim.refcount ? sim_gpu_of(dev) : NULL;
+        if (!sim.refcount)
+                return NVML_ERROR_UNINITIALIZED;
+        return *g ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
 nvmlReturn_t sim_enter(nvmlDevice_t dev, const char *fn, bool sample, struct sim_gpu **ret_gpu)
 {
+        struct sim_gpu *g;
         pthread_mutex_lock(&sim.lock);
-        struct sim_gpu *g = sim.refcount ? sim_gpu_of(dev) : NULL;
-        nvmlReturn_t r = !sim.refcount ? NVML_ERROR_UNINITIALIZED
-                         : !g          ? NVML_ERROR_INVALID_ARGUMENT
-                                       : NVML_SUCCESS;
+        nvmlReturn_t r = check_device(dev, &g);
         sim_log(fn, g ? (int)g->index : -1);
         if (r == NVML_SUCCESS && g->stall_armed) {
                 unsigned ms = g->stall_ms;
@@ -144,8 +151,7 @@ nvmlReturn_t sim_enter(nvmlDevice_t dev, const char *fn, bool sample, struct sim
                 pthread_mutex_unlock(&sim.lock);
                 sleep_ms(ms);
                 pthread_mutex_lock(&sim.lock);
-                if (!sim.refcount)
-                        r = NVML_ERROR_UNINITIALIZED;
+                r = check_device(dev, &g); /* the client may have shut down meanwhile */
         }
         if (r == NVML_SUCCESS && sample)
                 advance(g);
