@@ -73,6 +73,13 @@ $(BUILD)/nvml-sim/old/libnvidia-ml.so.1: $(SIM_DEPS)
 # The simulator's own test loads both libraries.
 $(BUILD)/tests/test_nvml_sim: $(SIM_LIB)
 
+# Benchmarks: bench/*.c linked against the library (run by bench/run.sh).
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libvigil.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS)
+
 unit: $(UNIT_BIN)
 
 deps:
@@ -105,7 +112,7 @@ install: all
 	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
 	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example
 
-bench: all
+bench: all $(BENCH_BIN)
 	@bench/run.sh
 
 fuzz:
