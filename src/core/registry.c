@@ -5,14 +5,18 @@
 #include "core/vigil.h"
 
 /* Sources: fill the frame. */
+extern const struct vigil_source vigil_source_rpi;
 
 const struct vigil_source *const vigil_sources[] = {
+        &vigil_source_rpi,
         NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
+extern const struct vigil_detector vigil_detector_rpi;
 
 const struct vigil_detector *const vigil_detectors[] = {
+        &vigil_detector_rpi,
         NULL,
 };
 
