@@ -206,7 +206,9 @@ static bool step_rule(struct rpi_rules_state *st, unsigned i, const struct frame
 {
         const struct rpi_rule *r = &rpi_rules[i];
         int lvl = r->evaluate(r, f, &st->th, st->level[i]);
-        if (lvl < 0 || (enum rpi_level)lvl == st->level[i]) {
+        if (lvl < 0)
+                return false; /* input missing: neither counts nor resets */
+        if ((enum rpi_level)lvl == st->level[i]) {
                 st->pending_n[i] = 0;
                 return false;
         }

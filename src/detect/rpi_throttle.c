@@ -35,9 +35,9 @@ size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap)
         for (unsigned i = 0; i < NBITS; i++) {
                 if (!(word & (1u << bits[i].bit)))
                         continue;
-                if (sb.len)
-                        sb_putc(&sb, ',');
-                sb_printf(&sb, "%s:%s", bits[i].when, bits[i].label);
+                sb_printf(&sb, "%s%s:%s", sb.len ? "," : "", bits[i].when, bits[i].label);
+                if (sb.overflow)
+                        break;
         }
         return sb.len;
 }
@@ -57,9 +57,9 @@ size_t rpi_throttle_since_boot(uint32_t word, char *out, size_t cap)
         for (unsigned i = 0; i < NBITS; i++) {
                 if (bits[i].bit < RPI_THROTTLE_STICKY_SHIFT || !(word & (1u << bits[i].bit)))
                         continue;
-                if (sb.len)
-                        sb_puts(&sb, ", ");
-                sb_printf(&sb, "%s since boot", bits[i].label);
+                sb_printf(&sb, "%s%s since boot", sb.len ? ", " : "", bits[i].label);
+                if (sb.overflow)
+                        break;
         }
         return sb.len;
 }

@@ -17,14 +17,16 @@ const char *rpi_throttle_label(unsigned bit);
 
 /* The reference's throttle_flags cell: "NOW:<label>" / "HAS:<label>" for each set
  * bit, in the order 0,1,2,3,16,17,18,19, joined with ','; "" for none. Unknown bits
- * are not named. Returns the length (the text is cut at cap-1 bytes). */
+ * are not named. Returns the length; a label that does not fit in cap is left out
+ * whole, with the ones after it. */
 size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap);
 
 /* The reference's throttled_raw cell, as Python's hex(): "0x50000", "0x0". */
 size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap);
 
 /* The sticky conditions, for a start-up line: "under-voltage occurred since boot,
- * throttling occurred since boot"; "" when none. Returns the length. */
+ * throttling occurred since boot"; "" when none. Returns the length (cut like
+ * rpi_throttle_flags). */
 size_t rpi_throttle_since_boot(uint32_t word, char *out, size_t cap);
 
 /* One change of a NOW bit between two words. */
