@@ -135,6 +135,17 @@ static int drain(int fd, char *out, size_t cap, size_t *len, int64_t deadline_ns
         }
 }
 
+/* 0 for exit status 0; -ENOENT for 127, which is how a spawn whose exec failed ends
+ * where posix_spawnp cannot report it directly (e.g. under qemu-user); else -EPROTO. */
+static int exit_code(int status)
+{
+        if (!WIFEXITED(status))
+                return -EPROTO;
+        if (WEXITSTATUS(status) == 127)
+                return -ENOENT;
+        return WEXITSTATUS(status) == 0 ? 0 : -EPROTO;
+}
+
 /* Reap the child, waiting at most until the deadline; kill it past that. */
 static int reap(pid_t pid, int64_t deadline_ns, bool kill_now)
 {
@@ -142,7 +153,7 @@ static int reap(pid_t pid, int64_t deadline_ns, bool kill_now)
         while (!kill_now) {
                 pid_t w = waitpid(pid, &status, WNOHANG);
                 if (w == pid)
-                        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EPROTO;
+                        return exit_code(status);
                 if (w < 0 && errno != EINTR)
                         return -errno;
                 if (now_mono_ns() >= deadline_ns)

@@ -24,8 +24,9 @@ int vcgencmd_parse_throttled(const char *s, size_t n, uint32_t *ret);
  * into out (cap bytes, NUL-terminated). The child is killed (SIGKILL) and reaped when
  * it runs past timeout_ms or writes more than cap-1 bytes.
  * Returns the output length when the child exited with status 0; -ENOENT when the
- * program cannot be run, -ETIMEDOUT, -EMSGSIZE (too much output), -EPROTO (non-zero
- * exit or killed by a signal), or another -errno. out holds what was read. */
+ * program cannot be run (or exits 127, the not-found status); -ETIMEDOUT; -EMSGSIZE
+ * (too much output); -EPROTO (another non-zero exit, or killed by a signal); or
+ * another -errno. out holds what was read. */
 int vcgencmd_run(const char *prog, const char *const *argv, char *out, size_t cap, int timeout_ms);
 
 #endif
