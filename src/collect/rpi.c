@@ -12,11 +12,14 @@
 
 #include "collect/rpi_fw.h"
 #include "collect/rpi_sysfs.h"
+#include "collect/rpi_vcgencmd.h"
+#include "util/clock.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
 
-#define SYSFS_NUM_BUF 64
+#define SYSFS_NUM_BUF    64
+#define VCGENCMD_GIVE_UP 3 /* samples in a row with no answer at all */
 
 struct rpi_source {
         char root[1024];
@@ -25,9 +28,10 @@ struct rpi_source {
         const struct rpi_transport_ops *ops;
         void *priv; /* the open transport; NULL while closed */
         char vcio_path[4096];
-        unsigned mask;         /* values asked of the mailbox */
-        bool use_vcgencmd;     /* the mailbox could not be opened at start */
-        bool vcgencmd_missing; /* vcgencmd cannot be run: stop trying */
+        unsigned mask;           /* values asked of the mailbox */
+        bool use_vcgencmd;       /* the mailbox could not be opened at start */
+        bool vcgencmd_missing;   /* vcgencmd cannot be run or never answers: stop trying */
+        unsigned vcgencmd_fails; /* samples in a row in which vcgencmd answered nothing */
         const char *vcgencmd;
         bool diag_pending;
         char diag[320];
@@ -187,20 +191,38 @@ static void fill_sysfs(struct rpi_source *s, double *vals, enum rpi_origin *org,
         }
 }
 
+/* One run per missing value, all of them within one VCGENCMD_TIMEOUT_MS budget so a
+ * hung firmware cannot hold the sample for long; after a timeout the rest wait for
+ * the next sample. Given up after VCGENCMD_GIVE_UP samples with no answer at all. */
 static void fill_vcgencmd(struct rpi_source *s, double *vals, enum rpi_origin *org)
 {
+        int64_t deadline = now_mono_ns() + (int64_t)VCGENCMD_TIMEOUT_MS * NSEC_PER_MSEC;
+        unsigned tried = 0, got = 0;
         for (unsigned v = 0; v < RPI_V_COUNT && !s->vcgencmd_missing; v++) {
                 double x;
                 if (!isnan(vals[v]))
                         continue;
-                int r = rpi_fw_vcgencmd(s->vcgencmd, (enum rpi_value)v, &x);
+                int64_t left_ms = (deadline - now_mono_ns()) / NSEC_PER_MSEC;
+                if (left_ms <= 0)
+                        break;
+                int r = rpi_fw_vcgencmd(s->vcgencmd, (enum rpi_value)v, (int)left_ms, &x);
+                if (r != -ENOTSUP)
+                        tried++;
                 if (r == -ENOENT)
                         s->vcgencmd_missing = true;
+                if (r == -ETIMEDOUT)
+                        break;
                 if (r == 0) {
                         vals[v] = x;
                         org[v] = RPI_SRC_VCGENCMD;
+                        got++;
                 }
         }
+        /* A vcgencmd that cannot reach the firmware either (it opens the same device)
+         * fails every time: after a few such samples, stop paying for the spawns. */
+        s->vcgencmd_fails = tried > 0 && got == 0 ? s->vcgencmd_fails + 1 : 0;
+        if (s->vcgencmd_fails >= VCGENCMD_GIVE_UP)
+                s->vcgencmd_missing = true;
 }
 
 /* One mailbox round trip; reopens a transport closed after a failure. */

@@ -8,8 +8,9 @@
  *      has it; in0_lcrit_alarm gives bit 0 of the throttled word only: under-voltage
  *      now), cpufreq (scaling_cur_freq is the kernel's request, not a measurement;
  *      cpuinfo_max_freq for the maximum);
- *   3. vcgencmd, only when the mailbox cannot be opened at start (one run per value;
- *      for the throttled word it comes before sysfs, whose word is partial).
+ *   3. vcgencmd, only when the mailbox cannot be opened at start (one run per value,
+ *      all within 5 s per sample; for the throttled word it comes before sysfs,
+ *      whose word is partial).
  * V3D per-queue busy ratios come from the v3d driver's gpu_stats file where present.
  * A machine that is not a Raspberry Pi has no such source (init returns -ENODEV). */
 #ifndef VIGIL_COLLECT_RPI_H

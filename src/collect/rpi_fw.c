@@ -125,12 +125,12 @@ static const char *const vc_args[RPI_V_COUNT][4] = {
     [RPI_V_THROTTLED] = {"vcgencmd", "get_throttled", NULL},
 };
 
-int rpi_fw_vcgencmd(const char *prog, enum rpi_value v, double *ret)
+int rpi_fw_vcgencmd(const char *prog, enum rpi_value v, int timeout_ms, double *ret)
 {
         char out[VCGENCMD_OUTPUT_MAX];
         if (v >= RPI_V_COUNT || !vc_args[v][0])
                 return -ENOTSUP;
-        int n = vcgencmd_run(prog, vc_args[v], out, sizeof(out), VCGENCMD_TIMEOUT_MS);
+        int n = vcgencmd_run(prog, vc_args[v], out, sizeof(out), timeout_ms);
         if (n < 0)
                 return n;
         double x;

@@ -40,8 +40,9 @@ unsigned rpi_fw_decode(const struct mbox_tag *tags, const uint8_t *which, unsign
 int rpi_fw_query(const struct rpi_transport_ops *ops, void *priv, unsigned mask, double *vals,
                  unsigned *ret_answered);
 
-/* One value by running `prog ARGS` (vcgencmd) and parsing its answer. 0 with *ret set,
- * -ENOTSUP for a value vcgencmd does not give, or the runner's/parser's -errno. */
-int rpi_fw_vcgencmd(const char *prog, enum rpi_value v, double *ret);
+/* One value by running `prog ARGS` (vcgencmd), allowed timeout_ms, and parsing its
+ * answer. 0 with *ret set, -ENOTSUP for a value vcgencmd does not give, or the
+ * runner's/parser's -errno (-ETIMEDOUT when it ran out of time). */
+int rpi_fw_vcgencmd(const char *prog, enum rpi_value v, int timeout_ms, double *ret);
 
 #endif

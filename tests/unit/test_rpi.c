@@ -346,6 +346,49 @@ static void test_no_mailbox_no_vcgencmd(void **state)
         vigil_source_rpi.fini(st);
 }
 
+/* Lines in a file (the failing vcgencmd's call log). */
+static unsigned count_lines(const char *path)
+{
+        char buf[4096];
+        int n = read_file_at("", path, buf, sizeof(buf));
+        unsigned lines = 0;
+        for (int i = 0; i < n; i++)
+                lines += buf[i] == '\n';
+        return lines;
+}
+
+static void test_vcgencmd_that_always_fails(void **state)
+{
+        (void)state;
+        make_pi4("vcfail", "fail open EACCES\n");
+        char bin[512], script[2048], calls[600], path[600];
+        snprintf(bin, sizeof(bin), "%s/vcfail-bin", scratch);
+        snprintf(calls, sizeof(calls), "%s/calls", bin);
+        /* Like vcgencmd without access to /dev/vcio: an error and a non-zero exit. */
+        snprintf(script, sizeof(script),
+                 "#!/bin/sh\necho \"$*\" >> '%s'\necho \"Can't open device file\"\nexit 255\n",
+                 calls);
+        put_text(bin, "vcgencmd", script);
+        snprintf(path, sizeof(path), "%s/vcgencmd", bin);
+        assert_int_equal(chmod(path, 0755), 0);
+        void *st = NULL;
+        assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
+        setenv("PATH", bin, 1);
+        /* temp, ARM clock and maximum come from sysfs; the other six are asked for. */
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
+        assert_int_equal(count_lines(calls), 18);
+        assert_true(fr->rpi.temp_c == 50.12);
+        assert_true(isnan(fr->rpi.volt_core_v));
+        assert_true(fr->rpi.throttled == 1.0);
+        assert_int_equal(fr->rpi.throttle_src, RPI_SRC_SYSFS);
+        /* Three samples with no answer at all: no more spawns. */
+        assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
+        assert_int_equal(count_lines(calls), 18);
+        assert_true(fr->rpi.temp_c == 50.12);
+        vigil_source_rpi.fini(st);
+}
+
 static void test_transport_fails_then_recovers(void **state)
 {
         (void)state;
@@ -461,6 +504,7 @@ int main(void)
             cmocka_unit_test(test_not_a_pi),
             cmocka_unit_test(test_noaccess_falls_back_to_vcgencmd),
             cmocka_unit_test(test_no_mailbox_no_vcgencmd),
+            cmocka_unit_test(test_vcgencmd_that_always_fails),
             cmocka_unit_test(test_transport_fails_then_recovers),
             cmocka_unit_test(test_reply_codes_and_short_replies),
             cmocka_unit_test(test_broken_description),

@@ -404,17 +404,17 @@ static void test_fw_vcgencmd(void **state)
         (void)state;
         double x = 0;
         const char *prog = "tests/fixtures/bin/vcgencmd";
-        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_TEMP, &x), 0);
+        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_TEMP, VCGENCMD_TIMEOUT_MS, &x), 0);
         assert_true(x == 47.2);
-        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_VOLT, &x), 0);
+        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_VOLT, VCGENCMD_TIMEOUT_MS, &x), 0);
         assert_true(x == 0.8563);
-        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_ARM, &x), 0);
+        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_ARM, VCGENCMD_TIMEOUT_MS, &x), 0);
         assert_true(x == 1500398464.0);
-        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_H264, &x), 0);
+        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_H264, VCGENCMD_TIMEOUT_MS, &x), 0);
         assert_true(x == 0.0);
-        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_THROTTLED, &x), 0);
+        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_THROTTLED, VCGENCMD_TIMEOUT_MS, &x), 0);
         assert_true(x == 0x50000);
-        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_ARM_MAX, &x), -ENOTSUP);
+        assert_int_equal(rpi_fw_vcgencmd(prog, RPI_V_ARM_MAX, VCGENCMD_TIMEOUT_MS, &x), -ENOTSUP);
 }
 
 static void test_model(void **state)
