@@ -140,7 +140,7 @@ static void desc_shm(const struct rpi_rule *r, const struct frame *f,
 {
         (void)r;
         const struct host_frame *h = &f->host;
-        sb_printf(sb, "type=RPI_SHM state=%s used=%.1f%% limit=%.1f%%", lvl ? "full" : "ok",
+        sb_printf(sb, "type=SHM state=%s used=%.1f%% limit=%.1f%%", lvl ? "full" : "ok",
                   h->shm_used_bytes / h->shm_total_bytes * 100.0, th->shm_full_pct);
 }
 

@@ -8,7 +8,8 @@
  *                   at (the firmware's maximum, or the kernel's request when lower)
  *                   for 3 samples in a row (the governor moves the clock); back at
  *                   3 % under, also for 3 samples
- *   shm_full        /dev/shm at shm_full_pct or more (clears 2 points below)
+ *   shm_full        /dev/shm at shm_full_pct or more (clears 2 points below); watched
+ *                   on every machine, Pi or not (its lines say type=SHM)
  * A rule whose input is missing keeps its state. The throttled word also gives a line
  * at start naming the conditions that occurred since boot, and one for a condition
  * that came and went between two samples (its sticky bit appeared alone). */

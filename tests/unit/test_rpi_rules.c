@@ -285,15 +285,15 @@ static void test_shm_full(void **state)
         (void)state;
         assert_int_equal(with_shm(89.9, 100), 0);
         assert_int_equal(with_shm(90, 100), 1);
-        assert_string_equal(lines[0], "type=RPI_SHM state=full used=90.0% limit=90.0%");
+        assert_string_equal(lines[0], "type=SHM state=full used=90.0% limit=90.0%");
         assert_int_equal(with_shm(88.1, 100), 0);
         assert_int_equal(with_shm(NAN, 100), 0);
         assert_int_equal(with_shm(50, 0), 0);
         assert_int_equal(with_shm(87.9, 100), 1);
-        assert_string_equal(lines[0], "type=RPI_SHM state=ok used=87.9% limit=90.0%");
+        assert_string_equal(lines[0], "type=SHM state=ok used=87.9% limit=90.0%");
         /* The pi4-shm-full fixture's statvfs: 4096-byte blocks, 488633 of which 24120 free. */
         assert_int_equal(with_shm((488633.0 - 24120.0) * 4096, 488633.0 * 4096), 1);
-        assert_string_equal(lines[0], "type=RPI_SHM state=full used=95.1% limit=90.0%");
+        assert_string_equal(lines[0], "type=SHM state=full used=95.1% limit=90.0%");
         /* Not a Pi: /dev/shm is still watched. */
         fr->rpi.present = false;
         assert_int_equal(with_shm(10, 100), 1);
