@@ -7,6 +7,7 @@
 #   make bench      run the benchmarks in bench/ and print their ratios
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make soak       long run under load (SOAK_SECONDS)
+#   make cross      the Raspberry Pi unit tests for aarch64 and armhf, under qemu-user
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -35,7 +36,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check
+.PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check cross
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -120,6 +121,9 @@ fuzz:
 
 soak: all
 	@scripts/soak.sh $(SOAK_SECONDS)
+
+cross:
+	@scripts/cross-test.sh
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -15,6 +15,7 @@ extern const struct vigil_source vigil_source_shm;
 extern const struct vigil_source vigil_source_sys_hwmon;
 extern const struct vigil_source vigil_source_sys_thermal;
 extern const struct vigil_source vigil_source_sys_cpufreq;
+extern const struct vigil_source vigil_source_rpi;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -25,11 +26,15 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_sys_hwmon,   /* starts host.temps[] */
         &vigil_source_sys_thermal, /* appends zones, picks host.temp_c: after sys_hwmon */
         &vigil_source_sys_cpufreq,
+        &vigil_source_rpi,         /* Raspberry Pi firmware; absent elsewhere */
         NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
+extern const struct vigil_detector vigil_detector_rpi;
+
 const struct vigil_detector *const vigil_detectors[] = {
+        &vigil_detector_rpi,       /* Pi thresholds and /dev/shm, every machine */
         NULL,
 };
 
