@@ -7,17 +7,19 @@
 /* Sources: fill the frame. */
 
 const struct vigil_source *const vigil_sources[] = {
-        NULL,
+    NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
 
 const struct vigil_detector *const vigil_detectors[] = {
-        NULL,
+    NULL,
 };
 
 /* Sinks: write the frame out. */
+extern const struct vigil_sink sink_http;
 
 const struct vigil_sink *const vigil_sinks[] = {
-        NULL,
+    &sink_http,
+    NULL,
 };
