@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/vigil.h"
@@ -45,148 +44,31 @@ struct render {
         bool header_done;
 };
 
-/* A family of up to 5 series per object, each a double field times scale. With one
- * series key is NULL; otherwise series i carries the label key="vals[i]". */
-struct fam_def {
+/* One series of a table-driven family: a double field of a frame part times scale,
+ * with an optional label key="val". An entry with a name starts a family; the
+ * entries after it without a name add series to that family. */
+struct series_def {
         const char *name;
         const char *type;
         const char *help;
         const char *key;
-        unsigned n;
-        const char *vals[5];
-        size_t off[5];
+        const char *val;
+        size_t off;
         double scale;
 };
 
-#define HOFF(f) offsetof(struct host_frame, f)
-#define WOFF(f) offsetof(struct watch_frame, f)
-#define ROFF(f) offsetof(struct rpi_frame, f)
-#define GOFF(f) offsetof(struct gpu_frame, f)
+/* A family of one series; a family's first labelled series; one more series. */
+/* clang-format off */
+#define ONE(name, type, help, off, scale)           {name, type, help, NULL, NULL, off, scale}
+#define FIRST(name, type, help, key, val, off, scl) {name, type, help, key, val, off, scl}
+#define MORE(key, val, off, scale)                  {NULL, NULL, NULL, key, val, off, scale}
+/* clang-format on */
 
-/* ---- values and labels ---- */
-
-static size_t put_u64(char *out, size_t cap, uint64_t u)
-{
-        char tmp[24];
-        size_t n = 0;
-        do {
-                tmp[n++] = (char)('0' + u % 10);
-                u /= 10;
-        } while (u);
-        if (n >= cap)
-                return 0;
-        for (size_t i = 0; i < n; i++)
-                out[i] = tmp[n - 1 - i];
-        out[n] = '\0';
-        return n;
-}
-
-/* Fixed notation with the fewest decimals that read back to v (|v| in [1e-5, 1e15)).
- * n / 10^d is one correctly rounded division, which is what reading "n e-d" gives
- * when n < 2^53, so the test is exact. 0 when no such form exists. */
-static size_t fmt_fixed(char *out, size_t cap, double v)
-{
-        static const double p10[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
-                                     1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
-        double a = fabs(v);
-        if (!(a >= 1e-5 && a < 1e15))
-                return 0;
-        for (unsigned d = 1; d < sizeof(p10) / sizeof(p10[0]); d++) {
-                double s = round(a * p10[d]);
-                if (s >= 9007199254740992.0)
-                        return 0;
-                if (s / p10[d] != a)
-                        continue;
-                char digits[24];
-                size_t nd = put_u64(digits, sizeof(digits), (uint64_t)s);
-                size_t lead = nd <= d ? d + 1 - nd : 0; /* zeros before the digits */
-                size_t len = (v < 0) + lead + nd + 1;
-                if (len + 1 > cap)
-                        return 0;
-                char *p = out;
-                if (v < 0)
-                        *p++ = '-';
-                for (size_t i = 0; i < lead + nd; i++) {
-                        if (i == lead + nd - d)
-                                *p++ = '.';
-                        *p++ = i < lead ? '0' : digits[i - lead];
-                }
-                *p = '\0';
-                return (size_t)(p - out);
-        }
-        return 0;
-}
-
-size_t metrics_fmt_value(char *out, size_t cap, double v)
-{
-        if (cap == 0)
-                return 0;
-        const char *word = isnan(v) ? "NaN" : isinf(v) ? (v > 0 ? "+Inf" : "-Inf") : NULL;
-        if (word) {
-                int n = snprintf(out, cap, "%s", word);
-                return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
-        }
-        if (v == trunc(v) && fabs(v) < 1e15) {
-                if (v >= 0)
-                        return put_u64(out, cap, (uint64_t)v);
-                if (cap < 2)
-                        return 0;
-                out[0] = '-';
-                size_t n = put_u64(out + 1, cap - 1, (uint64_t)-v);
-                return n ? n + 1 : 0;
-        }
-        size_t n = fmt_fixed(out, cap, v);
-        if (n)
-                return n;
-        /* Very large, very small, or 17 significant digits: the general form. */
-        int m = snprintf(out, cap, "%.15g", v);
-        if (m > 0 && (size_t)m < cap && strtod(out, NULL) == v)
-                return (size_t)m;
-        m = snprintf(out, cap, "%.17g", v);
-        return m < 0 || (size_t)m >= cap ? 0 : (size_t)m;
-}
-
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one. */
-static unsigned utf8_len(const unsigned char *s)
-{
-        unsigned n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-        if (n == 0 || s[0] > 0xf4)
-                return 0;
-        for (unsigned i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-        }
-        /* Overlong 3/4-byte forms, surrogates and code points past U+10FFFF. */
-        if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-            (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-                return 0;
-        return n;
-}
-
-void metrics_put_label_value(struct strbuf *out, const char *s)
-{
-        const unsigned char *p = (const unsigned char *)s;
-        while (*p) {
-                const unsigned char *run = p;
-                while (*p >= 0x20 && *p < 0x7f && *p != '\\' && *p != '"')
-                        p++;
-                sb_put(out, (const char *)run, (size_t)(p - run));
-                if (!*p)
-                        break;
-                if (*p == '\\' || *p == '"' || *p == '\n') {
-                        sb_putc(out, '\\');
-                        sb_putc(out, *p == '\n' ? 'n' : (char)*p);
-                        p++;
-                } else if (*p >= 0x80 && utf8_len(p)) {
-                        unsigned n = utf8_len(p);
-                        sb_put(out, (const char *)p, n);
-                        p += n;
-                } else {
-                        sb_putc(out, '?');
-                        p++;
-                }
-        }
-}
+#define HOFF(f)  offsetof(struct host_frame, f)
+#define WOFF(f)  offsetof(struct watch_frame, f)
+#define ROFF(f)  offsetof(struct rpi_frame, f)
+#define GOFF(f)  offsetof(struct gpu_frame, f)
+#define NDEFS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- samples ---- */
 
@@ -246,115 +128,53 @@ static double field_at(const void *obj, size_t off)
         return v;
 }
 
-/* The series of def for one object (a host, watch, Pi or GPU part of the frame). */
-static void def_samples(struct render *r, const struct fam_def *def, const void *obj,
-                        const char *base)
-{
-        for (unsigned i = 0; i < def->n; i++)
-                sample(r, base, def->key, def->vals[i], field_at(obj, def->off[i]) * def->scale);
-}
-
-/* Each family of defs over count objects of the given stride, family by family. */
-static void render_defs(struct render *r, const struct fam_def *defs, size_t ndefs,
+/* Each family of defs[0..ndefs) over count objects of the given stride, family by
+ * family; bases[i] is object i's label list (NULL: skip it; bases NULL: no labels). */
+static void render_defs(struct render *r, const struct series_def *defs, size_t ndefs,
                         const void *objs, size_t stride, unsigned count, const char *const *bases)
 {
-        for (size_t d = 0; d < ndefs; d++) {
+        for (size_t d = 0; d < ndefs;) {
+                size_t end = d + 1;
+                while (end < ndefs && !defs[end].name)
+                        end++;
                 fam_begin(r, defs[d].name, defs[d].type, defs[d].help);
                 for (unsigned i = 0; i < count; i++) {
+                        const char *obj = (const char *)objs + i * stride;
                         if (bases && !bases[i])
                                 continue;
-                        def_samples(r, &defs[d], (const char *)objs + i * stride,
-                                    bases ? bases[i] : NULL);
+                        for (size_t k = d; k < end; k++)
+                                sample(r, bases ? bases[i] : NULL, defs[k].key, defs[k].val,
+                                       field_at(obj, defs[k].off) * defs[k].scale);
                 }
+                d = end;
         }
 }
 
 /* ---- host ---- */
 
-static const struct fam_def host_defs[] = {
-    {"vigil_load1", GAUGE, "1-minute load average.", NULL, 1, {0}, {HOFF(load1)}, 1},
-    {"vigil_load5", GAUGE, "5-minute load average.", NULL, 1, {0}, {HOFF(load5)}, 1},
-    {"vigil_load15", GAUGE, "15-minute load average.", NULL, 1, {0}, {HOFF(load15)}, 1},
-    {"vigil_memory_total_bytes",
-     GAUGE,
-     "Total usable memory (MemTotal).",
-     NULL,
-     1,
-     {0},
-     {HOFF(mem_total_bytes)},
-     1},
-    {"vigil_memory_available_bytes",
-     GAUGE,
-     "Memory available for new work (MemAvailable).",
-     NULL,
-     1,
-     {0},
-     {HOFF(mem_avail_bytes)},
-     1},
-    {"vigil_memory_used_bytes",
-     GAUGE,
-     "Memory in use: total minus available.",
-     NULL,
-     1,
-     {0},
-     {HOFF(mem_used_bytes)},
-     1},
-    {"vigil_swap_total_bytes",
-     GAUGE,
-     "Total swap space.",
-     NULL,
-     1,
-     {0},
-     {HOFF(swap_total_bytes)},
-     1},
-    {"vigil_swap_free_bytes",
-     GAUGE,
-     "Unused swap space.",
-     NULL,
-     1,
-     {0},
-     {HOFF(swap_free_bytes)},
-     1},
-    {"vigil_shm_size_bytes",
-     GAUGE,
-     "Size of the /dev/shm file system.",
-     NULL,
-     1,
-     {0},
-     {HOFF(shm_total_bytes)},
-     1},
-    {"vigil_shm_used_bytes",
-     GAUGE,
-     "Space used in /dev/shm.",
-     NULL,
-     1,
-     {0},
-     {HOFF(shm_used_bytes)},
-     1},
-    {"vigil_shm_available_bytes",
-     GAUGE,
-     "Space available in /dev/shm.",
-     NULL,
-     1,
-     {0},
-     {HOFF(shm_avail_bytes)},
-     1},
-    {"vigil_cpu_max_frequency_hertz",
-     GAUGE,
-     "Highest frequency the kernel may request (cpu0).",
-     NULL,
-     1,
-     {0},
-     {HOFF(cpu_max_freq_hz)},
-     1},
-    {"vigil_uptime_seconds",
-     GAUGE,
-     "Time since the system booted.",
-     NULL,
-     1,
-     {0},
-     {HOFF(uptime_s)},
-     1},
+static const struct series_def host_defs[] = {
+    ONE("vigil_load1", GAUGE, "1-minute load average.", HOFF(load1), 1),
+    ONE("vigil_load5", GAUGE, "5-minute load average.", HOFF(load5), 1),
+    ONE("vigil_load15", GAUGE, "15-minute load average.", HOFF(load15), 1),
+    ONE("vigil_memory_total_bytes", GAUGE, "Total usable memory (MemTotal).", HOFF(mem_total_bytes),
+        1),
+    ONE("vigil_memory_available_bytes", GAUGE, "Memory available for new work (MemAvailable).",
+        HOFF(mem_avail_bytes), 1),
+    ONE("vigil_memory_used_bytes", GAUGE, "Memory in use: total minus available.",
+        HOFF(mem_used_bytes), 1),
+    ONE("vigil_swap_total_bytes", GAUGE, "Total swap space.", HOFF(swap_total_bytes), 1),
+    ONE("vigil_swap_free_bytes", GAUGE, "Unused swap space.", HOFF(swap_free_bytes), 1),
+};
+
+static const struct series_def host_defs2[] = {
+    ONE("vigil_shm_size_bytes", GAUGE, "Size of the /dev/shm file system.", HOFF(shm_total_bytes),
+        1),
+    ONE("vigil_shm_used_bytes", GAUGE, "Space used in /dev/shm.", HOFF(shm_used_bytes), 1),
+    ONE("vigil_shm_available_bytes", GAUGE, "Space available in /dev/shm.", HOFF(shm_avail_bytes),
+        1),
+    ONE("vigil_cpu_max_frequency_hertz", GAUGE, "Highest frequency the kernel may request (cpu0).",
+        HOFF(cpu_max_freq_hz), 1),
+    ONE("vigil_uptime_seconds", GAUGE, "Time since the system booted.", HOFF(uptime_s), 1),
 };
 
 static void render_cpus(struct render *r, const char *name, const char *help, const double *v,
@@ -366,7 +186,7 @@ static void render_cpus(struct render *r, const char *name, const char *help, co
         if (n > VIGIL_MAX_CPUS)
                 n = VIGIL_MAX_CPUS;
         for (unsigned i = 0; i < n; i++) {
-                put_u64(idx, sizeof(idx), i);
+                metrics_fmt_value(idx, sizeof(idx), i);
                 sample(r, NULL, "cpu", idx, v[i] * scale);
         }
 }
@@ -377,9 +197,10 @@ static void render_host(struct render *r, const struct host_frame *h)
             r, "vigil_cpu_usage_ratio",
             "Share of the last host interval the CPU was busy, 0-1 (cpu=\"all\": every core).",
             h->cpu_pct, h->ncpu, 0.01, h->cpu_total_pct);
-        render_defs(r, host_defs, sizeof(host_defs) / sizeof(host_defs[0]), h, 0, 1, NULL);
+        render_defs(r, host_defs, NDEFS(host_defs), h, 0, 1, NULL);
         fam_begin(r, "vigil_swap_used_bytes", GAUGE, "Swap space in use: total minus free.");
         sample(r, NULL, NULL, NULL, h->swap_total_bytes - h->swap_free_bytes);
+        render_defs(r, host_defs2, NDEFS(host_defs2), h, 0, 1, NULL);
         render_cpus(r, "vigil_cpu_frequency_hertz",
                     "Frequency the kernel requests for the core (scaling_cur_freq).",
                     h->cpu_freq_hz, h->nfreq, 1, NAN);
@@ -405,48 +226,19 @@ static void render_host(struct render *r, const struct host_frame *h)
 
 /* ---- process watches ---- */
 
-static const struct fam_def watch_defs[] = {
-    {"vigil_process_count", GAUGE, "Processes matching the watch.", NULL, 1, {0}, {WOFF(count)}, 1},
-    {"vigil_process_pss_bytes",
-     GAUGE,
-     "Total proportional set size of the matching processes.",
-     NULL,
-     1,
-     {0},
-     {WOFF(pss_bytes)},
-     1},
-    {"vigil_process_first_pss_bytes",
-     GAUGE,
-     "Proportional set size of the matching process with the lowest pid.",
-     NULL,
-     1,
-     {0},
-     {WOFF(first_pss_bytes)},
-     1},
-    {"vigil_process_cpu_usage_ratio",
-     GAUGE,
-     "CPU used by the matching processes over the last interval (1 = one core).",
-     NULL,
-     1,
-     {0},
-     {WOFF(cpu_pct)},
-     0.01},
-    {"vigil_process_threads",
-     GAUGE,
-     "Threads of the matching processes.",
-     NULL,
-     1,
-     {0},
-     {WOFF(threads)},
-     1},
-    {"vigil_process_oldest_age_seconds",
-     GAUGE,
-     "Age of the oldest matching process.",
-     NULL,
-     1,
-     {0},
-     {WOFF(oldest_age_s)},
-     1},
+static const struct series_def watch_defs[] = {
+    ONE("vigil_processes", GAUGE, "Processes matching the watch.", WOFF(count), 1),
+    ONE("vigil_process_pss_bytes", GAUGE, "Total proportional set size of the matching processes.",
+        WOFF(pss_bytes), 1),
+    ONE("vigil_process_first_pss_bytes", GAUGE,
+        "Proportional set size of the matching process with the lowest pid.", WOFF(first_pss_bytes),
+        1),
+    ONE("vigil_process_cpu_usage_ratio", GAUGE,
+        "CPU used by the matching processes over the last interval (1 = one core).", WOFF(cpu_pct),
+        0.01),
+    ONE("vigil_process_threads", GAUGE, "Threads of the matching processes.", WOFF(threads), 1),
+    ONE("vigil_process_oldest_age_seconds", GAUGE, "Age of the oldest matching process.",
+        WOFF(oldest_age_s), 1),
 };
 
 static void render_watches(struct render *r, const struct frame *f)
@@ -462,45 +254,24 @@ static void render_watches(struct render *r, const struct frame *f)
                 sb_putc(&lb, '"');
                 bases[i] = lb.overflow ? NULL : labs[i];
         }
-        render_defs(r, watch_defs, sizeof(watch_defs) / sizeof(watch_defs[0]), f->watches,
-                    sizeof(f->watches[0]), n, bases);
+        render_defs(r, watch_defs, NDEFS(watch_defs), f->watches, sizeof(f->watches[0]), n, bases);
 }
 
 /* ---- Raspberry Pi ---- */
 
-static const struct fam_def rpi_defs[] = {
-    {"vigil_rpi_temperature_celsius",
-     GAUGE,
-     "SoC temperature reported by the firmware.",
-     NULL,
-     1,
-     {0},
-     {ROFF(temp_c)},
-     1},
-    {"vigil_rpi_core_voltage_volts",
-     GAUGE,
-     "Core voltage reported by the firmware.",
-     NULL,
-     1,
-     {0},
-     {ROFF(volt_core_v)},
-     1},
-    {"vigil_rpi_clock_hertz",
-     GAUGE,
-     "Clock rate measured by the firmware.",
-     "clock",
-     5,
-     {"arm", "core", "v3d", "h264", "pixel"},
-     {ROFF(arm_hz), ROFF(core_hz), ROFF(v3d_hz), ROFF(h264_hz), ROFF(pixel_hz)},
-     1},
-    {"vigil_rpi_clock_max_hertz",
-     GAUGE,
-     "Configured maximum clock rate.",
-     "clock",
-     1,
-     {"arm"},
-     {ROFF(arm_max_hz)},
-     1},
+static const struct series_def rpi_defs[] = {
+    ONE("vigil_rpi_temperature_celsius", GAUGE, "SoC temperature reported by the firmware.",
+        ROFF(temp_c), 1),
+    ONE("vigil_rpi_core_voltage_volts", GAUGE, "Core voltage reported by the firmware.",
+        ROFF(volt_core_v), 1),
+    FIRST("vigil_rpi_clock_hertz", GAUGE, "Clock rate measured by the firmware.", "clock", "arm",
+          ROFF(arm_hz), 1),
+    MORE("clock", "core", ROFF(core_hz), 1),
+    MORE("clock", "v3d", ROFF(v3d_hz), 1),
+    MORE("clock", "h264", ROFF(h264_hz), 1),
+    MORE("clock", "pixel", ROFF(pixel_hz), 1),
+    FIRST("vigil_rpi_clock_max_hertz", GAUGE, "Configured maximum clock rate.", "clock", "arm",
+          ROFF(arm_max_hz), 1),
 };
 
 static void render_rpi(struct render *r, const struct rpi_frame *p)
@@ -509,7 +280,7 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                                              "soft_temperature_limit"};
         if (!p->present)
                 return;
-        render_defs(r, rpi_defs, sizeof(rpi_defs) / sizeof(rpi_defs[0]), p, 0, 1, NULL);
+        render_defs(r, rpi_defs, NDEFS(rpi_defs), p, 0, 1, NULL);
 
         fam_begin(r, "vigil_rpi_throttled", GAUGE,
                   "Firmware throttling condition (get_throttled): 1 when set, now or since boot.");
@@ -538,136 +309,45 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
 
 /* ---- GPUs ---- */
 
-static const struct fam_def gpu_defs[] = {
-    {"vigil_gpu_temperature_celsius",
-     GAUGE,
-     "GPU core temperature.",
-     NULL,
-     1,
-     {0},
-     {GOFF(temp_c)},
-     1},
-    {"vigil_gpu_temperature_max_celsius",
-     GAUGE,
-     "Highest GPU temperature for normal operation (GPU_MAX threshold).",
-     NULL,
-     1,
-     {0},
-     {GOFF(temp_max_c)},
-     1},
-    {"vigil_gpu_power_watts", GAUGE, "Power draw of the GPU.", NULL, 1, {0}, {GOFF(power_w)}, 1},
-    {"vigil_gpu_power_limit_watts",
-     GAUGE,
-     "Power management limit.",
-     NULL,
-     1,
-     {0},
-     {GOFF(power_limit_w)},
-     1},
-    {"vigil_gpu_enforced_power_limit_watts",
-     GAUGE,
-     "Power limit the driver enforces.",
-     NULL,
-     1,
-     {0},
-     {GOFF(enforced_limit_w)},
-     1},
-    {"vigil_gpu_energy_joules_total",
-     COUNTER,
-     "Energy used since the driver was loaded.",
-     NULL,
-     1,
-     {0},
-     {GOFF(energy_j)},
-     1},
-    {"vigil_gpu_clock_hertz",
-     GAUGE,
-     "Current clock rate.",
-     "clock",
-     4,
-     {"graphics", "memory", "sm", "video"},
-     {GOFF(gpu_clock_mhz), GOFF(mem_clock_mhz), GOFF(sm_clock_mhz), GOFF(video_clock_mhz)},
-     1e6},
-    {"vigil_gpu_utilization_ratio",
-     GAUGE,
-     "Share of the last sample period the engine was busy, 0-1.",
-     "engine",
-     2,
-     {"gpu", "memory"},
-     {GOFF(util_gpu_pct), GOFF(util_mem_pct)},
-     0.01},
-    {"vigil_gpu_memory_used_bytes",
-     GAUGE,
-     "Frame buffer memory in use.",
-     NULL,
-     1,
-     {0},
-     {GOFF(vram_used_bytes)},
-     1},
-    {"vigil_gpu_memory_total_bytes",
-     GAUGE,
-     "Frame buffer memory installed.",
-     NULL,
-     1,
-     {0},
-     {GOFF(vram_total_bytes)},
-     1},
-    {"vigil_gpu_pcie_link_generation",
-     GAUGE,
-     "Current PCIe link generation.",
-     NULL,
-     1,
-     {0},
-     {GOFF(pcie_gen)},
-     1},
-    {"vigil_gpu_pcie_link_width",
-     GAUGE,
-     "Current PCIe link width (lanes).",
-     NULL,
-     1,
-     {0},
-     {GOFF(pcie_width)},
-     1},
-    {"vigil_gpu_pcie_replay_errors_total",
-     COUNTER,
-     "PCIe replay counter.",
-     NULL,
-     1,
-     {0},
-     {GOFF(pcie_replay)},
-     1},
-    {"vigil_gpu_ecc_errors_total",
-     COUNTER,
-     "ECC errors since the driver was loaded.",
-     "type",
-     2,
-     {"corrected", "uncorrected"},
-     {GOFF(ecc_corrected), GOFF(ecc_uncorrected)},
-     1},
-    {"vigil_gpu_remapped_rows",
-     GAUGE,
-     "Memory rows remapped, by the error that caused it.",
-     "type",
-     2,
-     {"correctable", "uncorrectable"},
-     {GOFF(remapped_correctable), GOFF(remapped_uncorrectable)},
-     1},
-    {"vigil_gpu_remapped_rows_pending",
-     GAUGE,
-     "1 when a row remapping waits for a GPU reset.",
-     NULL,
-     1,
-     {0},
-     {GOFF(remap_pending)},
-     1},
-    {"vigil_gpu_remapped_rows_failure",
-     GAUGE,
-     "1 when a row remapping has failed.",
-     NULL,
-     1,
-     {0},
-     {GOFF(remap_failure)},
-     1},
+static const struct series_def gpu_defs[] = {
+    ONE("vigil_gpu_temperature_celsius", GAUGE, "GPU core temperature.", GOFF(temp_c), 1),
+    ONE("vigil_gpu_temperature_max_celsius", GAUGE,
+        "Highest GPU temperature for normal operation (GPU_MAX threshold).", GOFF(temp_max_c), 1),
+    ONE("vigil_gpu_power_watts", GAUGE, "Power draw of the GPU.", GOFF(power_w), 1),
+    ONE("vigil_gpu_power_limit_watts", GAUGE, "Power management limit.", GOFF(power_limit_w), 1),
+    ONE("vigil_gpu_enforced_power_limit_watts", GAUGE, "Power limit the driver enforces.",
+        GOFF(enforced_limit_w), 1),
+    ONE("vigil_gpu_energy_joules_total", COUNTER, "Energy used since the driver was loaded.",
+        GOFF(energy_j), 1),
+    FIRST("vigil_gpu_clock_hertz", GAUGE, "Current clock rate.", "clock", "graphics",
+          GOFF(gpu_clock_mhz), 1e6),
+    MORE("clock", "memory", GOFF(mem_clock_mhz), 1e6),
+    MORE("clock", "sm", GOFF(sm_clock_mhz), 1e6),
+    MORE("clock", "video", GOFF(video_clock_mhz), 1e6),
+    FIRST("vigil_gpu_utilization_ratio", GAUGE,
+          "Share of the last sample period the engine was busy, 0-1.", "engine", "gpu",
+          GOFF(util_gpu_pct), 0.01),
+    MORE("engine", "memory", GOFF(util_mem_pct), 0.01),
+    ONE("vigil_gpu_memory_used_bytes", GAUGE, "Frame buffer memory in use.", GOFF(vram_used_bytes),
+        1),
+    ONE("vigil_gpu_memory_total_bytes", GAUGE, "Frame buffer memory installed.",
+        GOFF(vram_total_bytes), 1),
+    ONE("vigil_gpu_pcie_link_generation", GAUGE, "Current PCIe link generation.", GOFF(pcie_gen),
+        1),
+    ONE("vigil_gpu_pcie_link_width", GAUGE, "Current PCIe link width (lanes).", GOFF(pcie_width),
+        1),
+    ONE("vigil_gpu_pcie_replay_errors_total", COUNTER, "PCIe replay counter.", GOFF(pcie_replay),
+        1),
+    FIRST("vigil_gpu_ecc_errors_total", COUNTER, "ECC errors since the driver was loaded.", "type",
+          "corrected", GOFF(ecc_corrected), 1),
+    MORE("type", "uncorrected", GOFF(ecc_uncorrected), 1),
+    FIRST("vigil_gpu_remapped_rows", GAUGE, "Memory rows remapped, by the error that caused it.",
+          "type", "correctable", GOFF(remapped_correctable), 1),
+    MORE("type", "uncorrectable", GOFF(remapped_uncorrectable), 1),
+    ONE("vigil_gpu_remapped_rows_pending", GAUGE, "1 when a row remapping waits for a GPU reset.",
+        GOFF(remap_pending), 1),
+    ONE("vigil_gpu_remapped_rows_failure", GAUGE, "1 when a row remapping has failed.",
+        GOFF(remap_failure), 1),
 };
 
 /* "gpu="N",uuid="..."" for each present GPU slot; NULL for the others. */
@@ -742,7 +422,7 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
                         unsigned nf = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
                         for (unsigned j = 0; bases[i] && j < nf; j++) {
                                 char idx[12];
-                                put_u64(idx, sizeof(idx), j);
+                                metrics_fmt_value(idx, sizeof(idx), j);
                                 sample(r, bases[i], "fan", idx,
                                        (k ? g->fan_target_pct[j] : g->fan_speed_pct[j]) / 100);
                         }
@@ -761,7 +441,7 @@ static void render_gpu_extra(struct render *r, const struct metrics_extra *x,
                 const struct metrics_gpu_extra *g = &x->gpus[i];
                 unsigned n = g->nxids < METRICS_MAX_XIDS ? g->nxids : METRICS_MAX_XIDS;
                 for (unsigned j = 0; bases[i] && j < n; j++) {
-                        put_u64(code, sizeof(code), g->xids[j].xid);
+                        metrics_fmt_value(code, sizeof(code), g->xids[j].xid);
                         sample(r, bases[i], "xid", code, (double)g->xids[j].count);
                 }
                 if (bases[i] && g->xids_other)
@@ -848,8 +528,8 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
         render_rpi(&r, &f->rpi);
         gpu_bases(f, labs, bases);
         render_gpu_special(&r, f, bases);
-        render_defs(&r, gpu_defs, sizeof(gpu_defs) / sizeof(gpu_defs[0]), f->gpus,
-                    sizeof(f->gpus[0]), VIGIL_MAX_GPUS, bases);
+        render_defs(&r, gpu_defs, NDEFS(gpu_defs), f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS,
+                    bases);
         render_gpu_arrays(&r, f, bases);
         if (x) {
                 render_gpu_extra(&r, x, bases);
