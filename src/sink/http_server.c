@@ -256,15 +256,18 @@ static enum MHD_Result check_auth(struct http_server *s, struct MHD_Connection *
         return ret;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **con_cls)
+/* A request that carries a body (GET and HEAD must not). */
+static bool has_body(struct MHD_Connection *c)
 {
-        struct http_server *s = cls;
-        (void)version;
-        (void)upload_data;
-        (void)upload_data_size;
-        (void)con_cls;
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        return (cl && strcmp(cl, "0") != 0) ||
+               MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
+static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, const char *url,
+                               const char *method)
+{
         if (s->auth_on) {
                 bool ok;
                 enum MHD_Result r = check_auth(s, c, &ok);
@@ -274,11 +277,35 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
         if (!head && strcmp(method, MHD_HTTP_METHOD_GET) != 0)
                 return reply_not_allowed(c);
+        if (has_body(c))
+                return reply_text(c, MHD_HTTP_BAD_REQUEST, "request body not allowed\n");
         if (!strcmp(url, "/metrics"))
                 return serve_metrics(s, c);
         if (!strcmp(url, "/"))
                 return queue(c, MHD_HTTP_OK, text_response(index_html, "text/html; charset=utf-8"));
         return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/* MHD calls this once when the headers are in and again when the (empty) body is.
+ * A reply queued at the first call makes MHD close the connection afterwards, so a
+ * well-formed GET or HEAD is answered at the second call and the connection stays
+ * open for the next scrape; anything refused is answered at once. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+        struct http_server *s = cls;
+        (void)version;
+        (void)upload_data;
+        bool plain =
+            (!strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD)) &&
+            !has_body(c);
+        if (!*con_cls && plain) {
+                *con_cls = s;
+                return MHD_YES;
+        }
+        *upload_data_size = 0;
+        return respond(s, c, url, method);
 }
 
 __attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
