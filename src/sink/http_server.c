@@ -1,6 +1,7 @@
 /* The HTTP server on libmicrohttpd. See http_server.h.
  *
- *   GET /metrics HTTP/1.1          ->  200, text/plain; version=0.0.4, gzip if accepted
+ *   GET /metrics HTTP/1.1          ->  200, text/plain; version=0.0.4 (gzip if accepted
+ *                                      and the body is large enough to gain from it)
  *
  * Threads: MHD runs one internal polling thread; every callback below runs on it, so
  * the render buffers in struct http_server need no lock. A scrape costs one copy of
@@ -210,7 +211,8 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
         const void *data = s->body.buf;
         size_t len = s->body.len, zlen;
-        bool gz = http_accepts_gzip(ae) && gzip_body(s, s->body.buf, s->body.len, &zlen) == 0;
+        bool gz = s->body.len >= HTTP_GZIP_MIN_BYTES && http_accepts_gzip(ae) &&
+                  gzip_body(s, s->body.buf, s->body.len, &zlen) == 0;
         if (gz) {
                 data = s->gz;
                 len = zlen;

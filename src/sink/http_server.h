@@ -1,5 +1,5 @@
 /* The HTTP server behind --listen: GET /metrics (Prometheus text format, gzip when
- * asked) and a landing page at /, on libmicrohttpd's own polling thread.
+ * asked and worth it) and a landing page at /, on libmicrohttpd's own polling thread.
  *
  * It never samples and never touches the daemon's frame: each request asks the
  * snapshot callback for a copy of the last published data and renders that. Limits
@@ -24,6 +24,10 @@
 #define HTTP_CONNECTION_MEMORY 32768      /* per connection: request headers and I/O buffers */
 #define HTTP_MAX_BODY          (4u << 20) /* largest /metrics body rendered */
 #define HTTP_MAX_PEM           65536      /* largest TLS certificate or key file */
+/* Smaller bodies are sent uncompressed even when gzip is accepted: they fit in TCP's
+ * initial window (10 segments, about 14 KB) either way, so compressing them would
+ * cost CPU (more than the rest of the scrape) and save no round trip. */
+#define HTTP_GZIP_MIN_BYTES 12288
 
 /* What the snapshot callback filled. */
 enum {

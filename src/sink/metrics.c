@@ -80,45 +80,98 @@ static void fam_begin(struct render *r, const char *name, const char *type, cons
         r->header_done = false;
 }
 
+/* One output line, assembled on the stack and appended with one copy: a scrape writes
+ * hundreds of short pieces, and this keeps each to a memcpy. */
+struct line {
+        char b[1024];
+        size_t n;
+        bool over;
+};
+
+static void lput(struct line *l, const char *s, size_t len)
+{
+        if (len > sizeof(l->b) - l->n) {
+                l->over = true;
+                return;
+        }
+        memcpy(l->b + l->n, s, len);
+        l->n += len;
+}
+
+static void lputs(struct line *l, const char *s)
+{
+        lput(l, s, strlen(s));
+}
+
+/* A label value: as it is when it needs no escaping (the usual case), else escaped. */
+static void lput_label(struct line *l, const char *s)
+{
+        size_t n = 0;
+        while (s[n] >= 0x20 && s[n] < 0x7f && s[n] != '\\' && s[n] != '"')
+                n++;
+        if (!s[n]) {
+                lput(l, s, n);
+                return;
+        }
+        char tmp[512];
+        struct strbuf sb;
+        sb_init_fixed(&sb, tmp, sizeof(tmp));
+        metrics_put_label_value(&sb, s);
+        l->over |= sb.overflow;
+        lput(l, tmp, sb.len);
+}
+
+static void flush_line(struct render *r, struct line *l)
+{
+        if (l->over)
+                r->sb->overflow = true;
+        else
+                sb_put(r->sb, l->b, l->n);
+}
+
 /* One sample of the current family: name{base,key="val"} v. base is a pre-escaped
  * label list (or NULL); key/val an optional label with a raw value. NAN is skipped. */
 static void sample(struct render *r, const char *base, const char *key, const char *val, double v)
 {
-        struct strbuf *sb = r->sb;
-        char num[40];
+        struct line l;
         if (isnan(v))
                 return;
+        l.n = 0;
+        l.over = false;
         if (!r->header_done) {
-                sb_puts(sb, "# HELP ");
-                sb_puts(sb, r->name);
-                sb_putc(sb, ' ');
-                sb_puts(sb, r->help);
-                sb_puts(sb, "\n# TYPE ");
-                sb_puts(sb, r->name);
-                sb_putc(sb, ' ');
-                sb_puts(sb, r->type);
-                sb_putc(sb, '\n');
+                lput(&l, "# HELP ", 7);
+                lputs(&l, r->name);
+                lput(&l, " ", 1);
+                lputs(&l, r->help);
+                lput(&l, "\n# TYPE ", 8);
+                lputs(&l, r->name);
+                lput(&l, " ", 1);
+                lputs(&l, r->type);
+                lput(&l, "\n", 1);
                 r->header_done = true;
         }
-        sb_puts(sb, r->name);
+        lputs(&l, r->name);
         bool has_base = base && base[0];
         if (has_base || key) {
-                sb_putc(sb, '{');
+                lput(&l, "{", 1);
                 if (has_base)
-                        sb_puts(sb, base);
+                        lputs(&l, base);
                 if (has_base && key)
-                        sb_putc(sb, ',');
+                        lput(&l, ",", 1);
                 if (key) {
-                        sb_puts(sb, key);
-                        sb_puts(sb, "=\"");
-                        metrics_put_label_value(sb, val);
-                        sb_putc(sb, '"');
+                        lputs(&l, key);
+                        lput(&l, "=\"", 2);
+                        lput_label(&l, val);
+                        lput(&l, "\"", 1);
                 }
-                sb_putc(sb, '}');
+                lput(&l, "}", 1);
         }
-        sb_putc(sb, ' ');
-        sb_put(sb, num, metrics_fmt_value(num, sizeof(num), v));
-        sb_putc(sb, '\n');
+        char num[40];
+        size_t nn = metrics_fmt_value(num, sizeof(num), v);
+        lput(&l, " ", 1);
+        lput(&l, num, nn);
+        lput(&l, "\n", 1);
+        flush_line(r, &l);
 }
 
 static double field_at(const void *obj, size_t off)
@@ -511,8 +564,9 @@ static void render_self(struct render *r, const struct self_frame *s)
         }
         fam_begin(r, "vigil_start_time_seconds", GAUGE,
                   "Start time of vigil, seconds since the epoch.");
+        /* To the millisecond: finer digits say nothing and cost a slow conversion. */
         if (s->started_real_ns > 0)
-                sample(r, NULL, NULL, NULL, (double)s->started_real_ns / 1e9);
+                sample(r, NULL, NULL, NULL, (double)(s->started_real_ns / 1000000) / 1e3);
         fam_begin(r, "vigil_build_info", GAUGE, "vigil's version.");
         sample(r, NULL, "version", VIGIL_VERSION, 1);
 }

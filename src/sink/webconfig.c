@@ -163,12 +163,19 @@ static int user_entry(struct wc_parser *p, const char *name, const char *hash)
         }
         if (c->nusers >= WEBCONFIG_MAX_USERS)
                 return fail(p, "too many users (at most %d)", WEBCONFIG_MAX_USERS);
-        if (hash[0] != '$' || strlen(hash) < 4)
+        size_t nl = strlen(name), hl = strlen(hash);
+        if (hash[0] != '$' || hl < 4)
                 return fail(p, "the password of '%.64s' is not a crypt(3) hash (bcrypt: $2y$...)",
                             name);
-        struct web_user *u = &c->users[c->nusers++];
-        snprintf(u->name, sizeof(u->name), "%s", name);
-        snprintf(u->hash, sizeof(u->hash), "%s", hash);
+        struct web_user *u = &c->users[c->nusers];
+        if (hl >= sizeof(u->hash))
+                return fail(p, "the hash of '%.64s' is too long (at most %zu bytes)", name,
+                            sizeof(u->hash) - 1);
+        if (nl >= sizeof(u->name))
+                return fail(p, "user name too long (at most %zu bytes)", sizeof(u->name) - 1);
+        memcpy(u->name, name, nl + 1);
+        memcpy(u->hash, hash, hl + 1);
+        c->nusers++;
         return 0;
 }
 

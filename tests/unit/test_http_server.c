@@ -274,7 +274,26 @@ static void test_metrics_gzip(void **state)
         char v[128];
         build_data();
         struct http_server *s = start(NULL);
+        /* A small body is sent as it is, gzip or not. */
         char *want = expected_body(&fr, &ex);
+        assert_true(strlen(want) < HTTP_GZIP_MIN_BYTES);
+        request(http_server_port(s),
+                "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n"
+                "Connection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 200);
+        assert_null(header(&rep, "Content-Encoding", v, sizeof(v)));
+        assert_string_equal(rep.body, want);
+        free(want);
+
+        /* 256 cores: large enough to compress. */
+        fr.host.ncpu = fr.host.nfreq = 256;
+        for (unsigned i = 0; i < 256; i++) {
+                fr.host.cpu_pct[i] = 100.0 * i / 256;
+                fr.host.cpu_freq_hz[i] = 1.2e9 + 1e6 * i;
+        }
+        want = expected_body(&fr, &ex);
+        assert_true(strlen(want) >= HTTP_GZIP_MIN_BYTES);
         for (unsigned round = 0; round < 2; round++) { /* the second reuses the stream */
                 request(http_server_port(s),
                         "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: deflate, gzip\r\n"

@@ -35,7 +35,8 @@ static void test_vectors(void **state)
         check("", 0, 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         check("abc", 3, 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
         const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-        check(two, strlen(two), 7, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+        check(two, strlen(two), 7,
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
         char a[1000];
         memset(a, 'a', sizeof(a));
         for (size_t piece = 1; piece <= 130; piece += 43)
@@ -59,8 +60,8 @@ static void test_ct_equal(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_vectors),
-                cmocka_unit_test(test_ct_equal),
+            cmocka_unit_test(test_vectors),
+            cmocka_unit_test(test_ct_equal),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

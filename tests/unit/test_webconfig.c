@@ -74,17 +74,17 @@ static void test_partial_and_empty(void **state)
                                err, sizeof(err)),
                          0);
         assert_string_equal(cfg.key_file, "/k.pem");
-        assert_int_equal(parse("basic_auth_users:\n  'quote''s': \"a\\\\b\\\"c$\"\n", NULL, err,
-                               sizeof(err)),
-                         -EINVAL);
+        assert_int_equal(
+            parse("basic_auth_users:\n  'quote''s': \"a\\\\b\\\"c$\"\n", NULL, err, sizeof(err)),
+            -EINVAL);
         assert_string_equal(err, "line 2: unsupported YAML syntax ''' (expected 'key: value')");
         assert_int_equal(parse("basic_auth_users:\n  q: \"$a\\\\b\\\"c\"\n  r: 'it''s$'\n", NULL,
                                err, sizeof(err)),
                          -EINVAL);
         assert_string_equal(err, "line 3: the password of 'r' is not a crypt(3) hash (bcrypt: "
                                  "$2y$...)");
-        assert_int_equal(parse("basic_auth_users:\n  q: \"$a\\\\b\\\"c\"\n", NULL, err, sizeof(err)),
-                         0);
+        assert_int_equal(
+            parse("basic_auth_users:\n  q: \"$a\\\\b\\\"c\"\n", NULL, err, sizeof(err)), 0);
         assert_string_equal(cfg.users[0].hash, "$a\\b\"c");
 }
 
@@ -96,43 +96,45 @@ static void test_errors(void **state)
                 const char *text;
                 const char *msg;
         } cases[] = {
-                {"http_server_config:\n  http2: false\n",
-                 "line 1: unsupported key 'http_server_config' (supported: tls_server_config, "
-                 "basic_auth_users)"},
-                {"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_ca_file: ca\n",
-                 "line 4: unsupported key 'client_ca_file' in tls_server_config (supported: "
-                 "cert_file, key_file)"},
-                {"tls_server_config:\n  cert_file: c\n", "line 1: tls_server_config needs both "
-                                                         "cert_file and key_file"},
-                {"tls_server_config:\n  cert_file: c\nbasic_auth_users:\n  a: $2y$x\n",
-                 "line 1: tls_server_config needs both cert_file and key_file"},
-                {"basic_auth_users:\n", "line 1: basic_auth_users has no users"},
-                {"basic_auth_users: {}\n", "line 1: unsupported YAML syntax '{' (write a plain or "
-                                           "quoted value)"},
-                {"basic_auth_users:\n\tu: $2y$x\n", "line 2: tab in indentation (use spaces)"},
-                {"basic_auth_users:\n  u: $2y$xxx\n  u: $2y$yyy\n", "line 3: duplicate user 'u'"},
-                {"basic_auth_users:\n  u: $2y$xxx\nbasic_auth_users:\n  v: $2y$yyy\n",
-                 "line 3: duplicate key 'basic_auth_users'"},
-                {"basic_auth_users:\n  u: hunter2\n", "line 2: the password of 'u' is not a "
-                                                      "crypt(3) hash (bcrypt: $2y$...)"},
-                {"basic_auth_users:\n  u:\n", "line 2: missing value for 'u'"},
-                {"basic_auth_users:\n  u: $2y$xxx\n    v: $2y$yyy\n",
-                 "line 3: inconsistent indentation"},
-                {"basic_auth_users:\n  - u\n", "line 2: unsupported YAML syntax '-' (expected "
-                                               "'key: value')"},
-                {"  u: $2y$xxx\n", "line 1: unexpected indentation"},
-                {"basic_auth_users:\n  u: \"$2y$xxx\n", "line 2: unterminated quoted value"},
-                {"basic_auth_users:\n  u: \"$2y$\\x\"\n",
-                 "line 2: unsupported escape in quoted value"},
-                {"basic_auth_users:\n  u: '$2y$xxx' junk\n",
-                 "line 2: unexpected text after the quoted value"},
-                {"basic_auth_users:\n  u: $2y$: x\n", "line 2: unexpected ': ' in a value (quote "
-                                                     "it)"},
-                {"basic_auth_users:\n  u $2y$x\n", "line 2: expected 'key: value'"},
-                {"basic_auth_users: yes\n", "line 1: 'basic_auth_users' must be followed by an "
-                                            "indented block"},
-                {"---\n---\n", "line 2: unsupported YAML syntax '-' (expected 'key: value')"},
-                {"basic_auth_users:\n  u: $2y$x\x01\n", "line 2: control character in line"},
+            {"http_server_config:\n  http2: false\n",
+             "line 1: unsupported key 'http_server_config' (supported: tls_server_config, "
+             "basic_auth_users)"},
+            {"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_ca_file: ca\n",
+             "line 4: unsupported key 'client_ca_file' in tls_server_config (supported: "
+             "cert_file, key_file)"},
+            {"tls_server_config:\n  cert_file: c\n", "line 1: tls_server_config needs both "
+                                                     "cert_file and key_file"},
+            {"tls_server_config:\n  cert_file: c\nbasic_auth_users:\n  a: $2y$x\n",
+             "line 1: tls_server_config needs both cert_file and key_file"},
+            {"basic_auth_users:\n", "line 1: basic_auth_users has no users"},
+            {"basic_auth_users: {}\n", "line 1: unsupported YAML syntax '{' (write a plain or "
+                                       "quoted value)"},
+            {"basic_auth_users:\n\tu: $2y$x\n", "line 2: tab in indentation (use spaces)"},
+            {"basic_auth_users:\n  u: $2y$xxx\n  u: $2y$yyy\n", "line 3: duplicate user 'u'"},
+            {"basic_auth_users:\n  u: $2y$xxx\nbasic_auth_users:\n  v: $2y$yyy\n",
+             "line 3: duplicate key 'basic_auth_users'"},
+            {"basic_auth_users:\n  u: hunter2\n", "line 2: the password of 'u' is not a "
+                                                  "crypt(3) hash (bcrypt: $2y$...)"},
+            {"basic_auth_users:\n  u:\n", "line 2: missing value for 'u'"},
+            {"basic_auth_users:\n  u: $2y$xxx\n    v: $2y$yyy\n",
+             "line 3: inconsistent indentation"},
+            {"basic_auth_users:\n  - u\n", "line 2: unsupported YAML syntax '-' (expected "
+                                           "'key: value')"},
+            {"  u: $2y$xxx\n", "line 1: unexpected indentation"},
+            {"basic_auth_users:\n  u: \"$2y$xxx\n", "line 2: unterminated quoted value"},
+            {"basic_auth_users:\n  u: \"$2y$\\x\"\n", "line 2: unsupported escape in quoted value"},
+            {"basic_auth_users:\n  u: '$2y$xxx' junk\n",
+             "line 2: unexpected text after the quoted value"},
+            {"basic_auth_users:\n  u: $2y$: x\n", "line 2: unexpected ': ' in a value (quote "
+                                                  "it)"},
+            {"basic_auth_users:\n  u $2y$x\n", "line 2: expected 'key: value'"},
+            {"basic_auth_users: yes\n", "line 1: 'basic_auth_users' must be followed by an "
+                                        "indented block"},
+            {"---\n---\n", "line 2: unsupported YAML syntax '-' (expected 'key: value')"},
+            {"basic_auth_users:\n  u: $2y$x\x01\n", "line 2: control character in line"},
+            {"basic_auth_users:\n  u: $2y$04$01234567890123456789012345678901234567890123456789"
+             "0123456789012345678901234567890123456789012345678901234567890123456789012345\n",
+             "line 2: the hash of 'u' is too long (at most 127 bytes)"},
         };
         char err[256];
         for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -276,10 +278,10 @@ static void test_auth_budget(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_full),   cmocka_unit_test(test_partial_and_empty),
-                cmocka_unit_test(test_errors), cmocka_unit_test(test_limits),
-                cmocka_unit_test(test_load),   cmocka_unit_test(test_auth),
-                cmocka_unit_test(test_auth_budget),
+            cmocka_unit_test(test_full),        cmocka_unit_test(test_partial_and_empty),
+            cmocka_unit_test(test_errors),      cmocka_unit_test(test_limits),
+            cmocka_unit_test(test_load),        cmocka_unit_test(test_auth),
+            cmocka_unit_test(test_auth_budget),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
