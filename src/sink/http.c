@@ -54,7 +54,8 @@ static int http_init(struct vigil_ctx *ctx, void **ret_state)
                 vlog(LOG_ERR, "http: %s", err);
                 goto out;
         }
-        vlog(LOG_INFO, "serving %s://%s/metrics%s", web && web->tls ? "https" : "http", o->listen,
+        vlog(LOG_INFO, "serving %s://%s%s/metrics%s", web && web->tls ? "https" : "http",
+             o->listen[0] == ':' ? "127.0.0.1" : "", o->listen,
              web && web->nusers ? " (basic auth)" : "");
         free(web);
         *ret_state = h;
