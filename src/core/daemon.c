@@ -24,6 +24,7 @@
 #include "core/sched.h"
 #include "core/vigil.h"
 #include "sink/eventlog.h"
+#include "sink/metrics.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -74,12 +75,14 @@ int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg)
         return -r;
 }
 
-uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out)
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct metrics_extra *extra)
 {
         pthread_mutex_lock(&ctx->pub_lock);
         uint64_t seq = ctx->published_seq;
         if (seq)
                 memcpy(out, ctx->published, sizeof(*out));
+        if (seq && extra)
+                memcpy(extra, ctx->published_extra, sizeof(*extra));
         pthread_mutex_unlock(&ctx->pub_lock);
         return seq;
 }
@@ -152,7 +155,8 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
         return 0;
 }
 
-static void init_plugins(struct daemon *d)
+/* Returns -errno when a required sink could not start. */
+static int init_plugins(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         for (size_t i = 0; vigil_sources[i]; i++) {
@@ -172,9 +176,12 @@ static void init_plugins(struct daemon *d)
         for (size_t i = 0; vigil_sinks[i]; i++) {
                 int r = vigil_sinks[i]->init(ctx, &d->sink_state[i]);
                 d->sink_on[i] = r >= 0;
+                if (r < 0 && r != -ENODEV && vigil_sinks[i]->required)
+                        return r;
                 if (r < 0 && r != -ENODEV)
                         vlog(LOG_WARN, "sink %s disabled: %s", vigil_sinks[i]->name, strerror(-r));
         }
+        return 0;
 }
 
 static void fini_plugins(struct daemon *d)
@@ -251,6 +258,7 @@ static void publish(struct daemon *d)
         ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
         pthread_mutex_lock(&ctx->pub_lock);
         memcpy(ctx->published, ctx->frame, sizeof(*ctx->frame));
+        memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
         ctx->published_seq++;
         pthread_mutex_unlock(&ctx->pub_lock);
@@ -385,9 +393,15 @@ int vigil_daemon_run(struct vigil_options *opt)
         struct daemon *d = calloc(1, sizeof(*d));
         struct frame *frame = calloc(1, sizeof(*frame));
         struct frame *published = calloc(1, sizeof(*published));
+        struct metrics_extra *extra = calloc(1, sizeof(*extra));
+        struct metrics_extra *published_extra = calloc(1, sizeof(*published_extra));
         int status = 1;
-        if (!d || !frame || !published)
+        if (!d || !frame || !published || !extra || !published_extra)
                 goto out_free;
+        metrics_extra_clear(extra);
+        metrics_extra_clear(published_extra);
+        d->ctx.extra = extra;
+        d->ctx.published_extra = published_extra;
         frame_clear(frame);
         d->lock_fd = -1;
         d->ctx.opt = opt;
@@ -412,7 +426,13 @@ int vigil_daemon_run(struct vigil_options *opt)
         frame->self.started_real_ns = now_real_ns();
         frame->self.started_mono_ns = now_mono_ns();
         diskguard_init(&d->guard, opt->min_disk_mb, 30 * NSEC_PER_SEC);
-        init_plugins(d);
+        int r = init_plugins(d);
+        if (r < 0) {
+                /* The sink said why; a bad file is a configuration error (exit 2). */
+                status = r == -EINVAL ? 2 : 1;
+                fini_plugins(d);
+                goto out_free;
+        }
         eventlog_printf(d->ctx.events, frame->self.started_real_ns, "type=START version=%s pid=%d",
                         VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
@@ -432,6 +452,8 @@ out_free:
                         close(d->lock_fd);
                 pthread_mutex_destroy(&d->ctx.pub_lock);
         }
+        free(published_extra);
+        free(extra);
         free(published);
         free(frame);
         free(d);

@@ -41,10 +41,12 @@ const struct vigil_detector *const vigil_detectors[] = {
 /* Sinks: write the frame out. */
 extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
+extern const struct vigil_sink sink_http;
 
 const struct vigil_sink *const vigil_sinks[] = {
         &sink_host_csv,
         &sink_live,
+        &sink_http,                /* /metrics and the dashboard: reads the published frame */
         NULL,
 };
 
