@@ -318,6 +318,12 @@ void rpi_source_close(void *state)
         free(s);
 }
 
+const char *rpi_source_diagnostic(const void *state)
+{
+        const struct rpi_source *s = state;
+        return s && s->diag_pending ? s->diag : NULL;
+}
+
 const char *rpi_source_take_diagnostic(void *state)
 {
         struct rpi_source *s = state;
@@ -346,7 +352,7 @@ static int rpi_init(struct vigil_ctx *ctx, void **ret_state)
         int r = rpi_source_open(ctx, NULL, ret_state);
         if (r < 0)
                 return r;
-        const char *diag = rpi_source_take_diagnostic(*ret_state);
+        const char *diag = rpi_source_diagnostic(*ret_state);
         if (diag)
                 vlog(LOG_WARN, "Raspberry Pi firmware: %s", diag);
         return 0;

@@ -32,6 +32,8 @@ void rpi_source_close(void *state);
 /* A message the daemon should log once (why the mailbox could not be opened and what
  * fixes it, e.g. membership of the `video` group), or NULL. Returns it only the first
  * time; the string lives as long as the state. */
+/* The pending diagnostic without taking it (NULL when none). */
+const char *rpi_source_diagnostic(const void *state);
 const char *rpi_source_take_diagnostic(void *state);
 
 /* The RPI_V_BIT mask of values asked of the mailbox each sample (on a Pi 5 and later,
