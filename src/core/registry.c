@@ -5,8 +5,10 @@
 #include "core/vigil.h"
 
 /* Sources: fill the frame. */
+extern const struct vigil_source source_kmsg;
 
 const struct vigil_source *const vigil_sources[] = {
+    &source_kmsg,
     NULL,
 };
 
