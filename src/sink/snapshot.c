@@ -216,11 +216,9 @@ void snapshot_write(struct snapshot *s, const char *data, size_t n)
         size_t fit = s->limit > s->bytes + reserve ? s->limit - s->bytes - reserve : 0;
         if (fit > n)
                 fit = n;
-        /* Cut at a line end when there is one, so no half line precedes the note. */
+        /* Keep whole lines only, so no half line precedes the note. */
         const char *nl = fit ? memrchr(data, '\n', fit) : NULL;
-        if (nl)
-                fit = (size_t)(nl - data) + 1;
-        put_raw(s, data, fit);
+        put_raw(s, data, nl ? (size_t)(nl - data) + 1 : 0);
         truncate_note(s);
 }
 
