@@ -159,6 +159,7 @@ struct snapshot_followups {
 struct snapshot_followup_due {
         int tag;
         unsigned delay_s;
+        char crash[SNAPSHOT_NAME_MAX];     /* the crash snapshot's base name */
         char name[SNAPSHOT_NAME_MAX + 24]; /* "crash-20261202-120000-followup-10s" */
 };
 

@@ -104,6 +104,7 @@ size_t snapshot_followups_due(struct snapshot_followups *f, int64_t mono_now,
                         struct snapshot_followup_due *d = &out[got++];
                         d->tag = s->tag;
                         d->delay_s = snapshot_followup_delays_s[i];
+                        memcpy(d->crash, s->base, sizeof(d->crash));
                         snprintf(d->name, sizeof(d->name), "%s-followup-%us", s->base, d->delay_s);
                 }
                 if (s->done == (1u << SNAPSHOT_FOLLOWUP_STEPS) - 1)
