@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/logring.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 
@@ -40,9 +41,17 @@ struct kmsg {
         struct kmsg_stats stats;
         uint64_t last_seq;
         bool have_seq;
-        size_t cap, head, count; /* the ring: head is the oldest record */
-        struct kmsg_record *ring;
+        struct logring ring; /* struct packed records, oldest first */
         char io[KMSG_READ_MAX + 1];
+};
+
+/* A record as the ring stores it: the text takes only the bytes it needs. */
+struct packed {
+        uint64_t seq, usec;
+        uint32_t prio;
+        uint16_t len;
+        uint8_t cut, pad;
+        char text[]; /* len bytes and a NUL */
 };
 
 /* Copy text into rec, escaping control bytes as the kernel does, cut to fit. */
@@ -123,11 +132,10 @@ int kmsg_open(struct kmsg **ret, const char *root, unsigned nrecords)
         struct kmsg *k = calloc(1, sizeof(*k));
         if (!k)
                 return -ENOMEM;
-        k->cap = nrecords ? nrecords : KMSG_DEFAULT_RECORDS;
-        if (k->cap > KMSG_MAX_RECORDS)
-                k->cap = KMSG_MAX_RECORDS;
-        k->ring = calloc(k->cap, sizeof(*k->ring));
-        if (!k->ring) {
+        size_t cap = nrecords ? nrecords : KMSG_DEFAULT_RECORDS;
+        if (cap > KMSG_MAX_RECORDS)
+                cap = KMSG_MAX_RECORDS;
+        if (logring_init(&k->ring, cap * KMSG_AVG_RECORD_BYTES, cap) < 0) {
                 free(k);
                 return -ENOMEM;
         }
@@ -156,14 +164,15 @@ static void push(struct kmsg *k, const struct kmsg_record *rec)
                 k->stats.lost += rec->seq - k->last_seq - 1;
         k->last_seq = rec->seq;
         k->have_seq = true;
-        size_t slot = (k->head + k->count) % k->cap;
-        if (k->count == k->cap)
-                k->head = (k->head + 1) % k->cap;
-        else
-                k->count++;
-        /* Copy only what is used: a full record is KMSG_TEXT_MAX bytes of text. */
-        struct kmsg_record *dst = &k->ring[slot];
-        memcpy(dst, rec, offsetof(struct kmsg_record, text) + rec->len + 1);
+        struct packed *dst = logring_push(&k->ring, sizeof(*dst) + rec->len + 1);
+        if (!dst)
+                return;
+        dst->seq = rec->seq;
+        dst->usec = rec->usec;
+        dst->prio = rec->prio;
+        dst->len = (uint16_t)rec->len;
+        dst->cut = rec->cut;
+        memcpy(dst->text, rec->text, rec->len + 1);
         k->stats.records++;
 }
 
@@ -260,14 +269,26 @@ const char *kmsg_take_error(struct kmsg *k)
 
 size_t kmsg_count(const struct kmsg *k)
 {
-        return k ? k->count : 0;
+        return k ? logring_count(&k->ring) : 0;
 }
 
-const struct kmsg_record *kmsg_get(const struct kmsg *k, size_t i)
+static const struct packed *at(const struct kmsg *k, size_t i)
 {
-        if (!k || i >= k->count)
-                return NULL;
-        return &k->ring[(k->head + i) % k->cap];
+        return logring_get(&k->ring, i, NULL);
+}
+
+bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret)
+{
+        const struct packed *p = k ? at(k, i) : NULL;
+        if (!p)
+                return false;
+        ret->seq = p->seq;
+        ret->usec = p->usec;
+        ret->prio = p->prio;
+        ret->len = p->len;
+        ret->cut = p->cut;
+        memcpy(ret->text, p->text, (size_t)p->len + 1);
+        return true;
 }
 
 void kmsg_get_stats(const struct kmsg *k, struct kmsg_stats *ret)
@@ -286,7 +307,7 @@ bool kmsg_matches(const struct kmsg *k, enum kmsg_filter f, const char *text)
         return k->re_ok[f] && regexec(&k->re[f], text, 0, NULL, 0) == 0;
 }
 
-static void put_line(struct strbuf *out, const struct kmsg_record *rec)
+static void put_line(struct strbuf *out, const struct packed *rec)
 {
         char ts[40];
         size_t n = kmsg_format_time(ts, sizeof(ts), rec->usec);
@@ -310,10 +331,10 @@ void kmsg_format(const struct kmsg *k, enum kmsg_filter f, struct strbuf *out)
                 return;
         }
         /* Newest first, mark the last N matches; then print them oldest first. */
-        size_t shown = 0, first = k->count;
-        memset(mark, 0, k->count);
-        for (size_t i = k->count; i > 0 && shown < kmsg_filters[f].last; i--) {
-                if (kmsg_matches(k, f, kmsg_get(k, i - 1)->text)) {
+        size_t count = kmsg_count(k), shown = 0, first = count;
+        memset(mark, 0, count);
+        for (size_t i = count; i > 0 && shown < kmsg_filters[f].last; i--) {
+                if (kmsg_matches(k, f, at(k, i - 1)->text)) {
                         mark[i - 1] = 1;
                         shown++;
                         first = i - 1;
@@ -322,18 +343,17 @@ void kmsg_format(const struct kmsg *k, enum kmsg_filter f, struct strbuf *out)
         if (f == KMSG_FILTER_ALL && k->stats.lost)
                 sb_printf(out, "(%llu kernel log records were overwritten before they were read)\n",
                           (unsigned long long)k->stats.lost);
-        for (size_t i = first; i < k->count; i++)
+        for (size_t i = first; i < count; i++)
                 if (mark[i])
-                        put_line(out, kmsg_get(k, i));
+                        put_line(out, at(k, i));
         if (shown)
                 return;
         if (k->error)
                 sb_printf(out, "(%s)\n", k->errmsg);
-        else if (k->count == 0)
+        else if (count == 0)
                 sb_puts(out, "(kernel log empty)\n");
         else
-                sb_printf(out, "(no matching lines in the last %zu kernel log records)\n",
-                          k->count);
+                sb_printf(out, "(no matching lines in the last %zu kernel log records)\n", count);
 }
 
 void kmsg_close(struct kmsg *k)
@@ -345,6 +365,6 @@ void kmsg_close(struct kmsg *k)
                         regfree(&k->re[i]);
         if (k->fd >= 0)
                 close(k->fd);
-        free(k->ring);
+        logring_fini(&k->ring);
         free(k);
 }

@@ -24,11 +24,12 @@
 
 #include "util/strbuf.h"
 
-#define KMSG_TEXT_MAX        512           /* bytes kept of a record's text, NUL included */
-#define KMSG_DEFAULT_RECORDS 512           /* records the ring keeps by default */
-#define KMSG_MAX_RECORDS     4096          /* the most a ring may be asked to keep */
-#define KMSG_READ_MAX        8192          /* read(2) buffer: the kernel's largest record */
-#define KMSG_FILE_DRAIN_MAX  (1024 * 1024) /* fixture bytes read per drain */
+#define KMSG_TEXT_MAX         512           /* bytes kept of a record's text, NUL included */
+#define KMSG_DEFAULT_RECORDS  512           /* records the ring keeps by default */
+#define KMSG_MAX_RECORDS      4096          /* the most a ring may be asked to keep */
+#define KMSG_AVG_RECORD_BYTES 160           /* ring bytes per record asked for (see kmsg_open) */
+#define KMSG_READ_MAX         8192          /* read(2) buffer: the kernel's largest record */
+#define KMSG_FILE_DRAIN_MAX   (1024 * 1024) /* fixture bytes read per drain */
 
 /* One kernel log record. */
 struct kmsg_record {
@@ -79,12 +80,14 @@ struct kmsg_stats {
 
 struct kmsg; /* opaque: the reader and its ring */
 
-/* Open ROOT/dev/kmsg ("" or NULL root: /) non-blocking and keep the newest
- * nrecords records (0: KMSG_DEFAULT_RECORDS; at most KMSG_MAX_RECORDS). The filter
- * regexes are compiled here, once. Memory: about nrecords * 530 bytes, allocated
- * here. A log that cannot be opened is not an error: the reader stays usable (empty)
- * and kmsg_error() says why. Returns 0 or -ENOMEM; the caller owns *ret
- * (kmsg_close). Reads nothing yet: call kmsg_drain(). */
+/* Open ROOT/dev/kmsg ("" or NULL root: /) non-blocking, keeping the newest records in
+ * a ring of nrecords * KMSG_AVG_RECORD_BYTES bytes and at most nrecords records
+ * (0: KMSG_DEFAULT_RECORDS; at most KMSG_MAX_RECORDS). A record takes 24 bytes plus
+ * its text, so the ring holds nrecords typical lines (about 130 characters) and fewer
+ * long ones. Memory, allocated here once: about nrecords * 170 bytes (512: 85 KiB).
+ * The filter regexes are compiled here, once. A log that cannot be opened is not an
+ * error: the reader stays usable (empty) and kmsg_error() says why. Returns 0 or
+ * -ENOMEM; the caller owns *ret (kmsg_close). Reads nothing yet: call kmsg_drain(). */
 int kmsg_open(struct kmsg **ret, const char *root, unsigned nrecords);
 
 /* Read every record the kernel has ready (non-blocking) into the ring: the first
@@ -102,10 +105,9 @@ const char *kmsg_error(const struct kmsg *k);
 /* kmsg_error(), but only the first time it is asked: for a one-time log message. */
 const char *kmsg_take_error(struct kmsg *k);
 
-/* Records in the ring, and record i (0 = oldest) or NULL past the end. The pointer
- * is valid until the next kmsg_drain. */
+/* Records in the ring, and a copy of record i (0 = oldest): false past the end. */
 size_t kmsg_count(const struct kmsg *k);
-const struct kmsg_record *kmsg_get(const struct kmsg *k, size_t i);
+bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret);
 void kmsg_get_stats(const struct kmsg *k, struct kmsg_stats *ret);
 
 /* Append, for a snapshot section, the newest kmsg_filters[f].last records that

@@ -52,6 +52,14 @@ static void copy_fixture(const char *name, char *root, size_t cap)
         assert_int_equal(system(cmd), 0);
 }
 
+/* Record i, which must exist. */
+static struct kmsg_record get(const struct kmsg *k, size_t i)
+{
+        struct kmsg_record r;
+        assert_true(kmsg_get(k, i, &r));
+        return r;
+}
+
 static void test_parse_record(void **state)
 {
         (void)state;
@@ -149,16 +157,16 @@ static void test_fixture_drain(void **state)
         assert_int_equal(kmsg_drain(k), 17);
         assert_int_equal(kmsg_count(k), 17);
         assert_int_equal(kmsg_drain(k), 0); /* nothing new */
-        const struct kmsg_record *r = kmsg_get(k, 0);
-        assert_int_equal(r->seq, 0);
-        assert_string_equal(r->text, "Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075) "
-                                     "#45-Ubuntu SMP PREEMPT_DYNAMIC");
-        r = kmsg_get(k, 3); /* continuation lines were skipped */
-        assert_int_equal(r->seq, 3);
-        assert_int_equal(r->prio, 4);
-        assert_string_equal(r->text, "nvidia: loading out-of-tree module taints kernel.");
-        assert_int_equal(kmsg_get(k, 16)->seq, 16);
-        assert_null(kmsg_get(k, 17));
+        struct kmsg_record r = get(k, 0);
+        assert_int_equal(r.seq, 0);
+        assert_string_equal(r.text, "Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075) "
+                                    "#45-Ubuntu SMP PREEMPT_DYNAMIC");
+        r = get(k, 3); /* continuation lines were skipped */
+        assert_int_equal(r.seq, 3);
+        assert_int_equal(r.prio, 4);
+        assert_string_equal(r.text, "nvidia: loading out-of-tree module taints kernel.");
+        assert_int_equal(get(k, 16).seq, 16);
+        assert_false(kmsg_get(k, 17, &r));
         kmsg_get_stats(k, &st);
         assert_int_equal(st.records, 17);
         assert_int_equal(st.malformed, 1);
@@ -256,10 +264,34 @@ static void test_ring_wraps(void **state)
         assert_int_equal(kmsg_open(&k, FIXTURE, 4), 0);
         assert_int_equal(kmsg_drain(k), 17);
         assert_int_equal(kmsg_count(k), 4);
-        assert_int_equal(kmsg_get(k, 0)->seq, 13);
-        assert_int_equal(kmsg_get(k, 3)->seq, 16);
+        assert_int_equal(get(k, 0).seq, 13);
+        assert_int_equal(get(k, 3).seq, 16);
         format(k, KMSG_FILTER_AER, buf, sizeof(buf));
         assert_string_equal(buf, "(no matching lines in the last 4 kernel log records)\n");
+        kmsg_close(k);
+}
+
+/* The ring is bounded in bytes too: long lines take more of it than short ones. */
+static void test_long_records(void **state)
+{
+        (void)state;
+        char root[128], path[160], line[640];
+        struct kmsg *k;
+        copy_fixture("long", root, sizeof(root));
+        snprintf(path, sizeof(path), "%s/dev/kmsg", root);
+        for (int i = 0; i < 5; i++) {
+                int n = snprintf(line, sizeof(line), "4,%d,9000000000,-;", 17 + i);
+                memset(line + n, 'a' + i, 500);
+                memcpy(line + n + 500, "\n", 2);
+                append(path, line);
+        }
+        /* 8 records' worth of bytes: 1280, of which a 500-character line takes 528. */
+        assert_int_equal(kmsg_open(&k, root, 8), 0);
+        assert_int_equal(kmsg_drain(k), 22);
+        assert_int_equal(kmsg_count(k), 2);
+        assert_int_equal(get(k, 0).seq, 20);
+        assert_int_equal(get(k, 1).len, 500);
+        assert_int_equal(get(k, 1).text[499], 'e');
         kmsg_close(k);
 }
 
@@ -279,7 +311,7 @@ static void test_appended_lines(void **state)
                      "4,21,3800000001,-;after the gap\n");
         assert_int_equal(kmsg_drain(k), 2);
         assert_int_equal(kmsg_count(k), 19);
-        assert_int_equal(kmsg_get(k, 18)->seq, 21);
+        assert_int_equal(get(k, 18).seq, 21);
         kmsg_get_stats(k, &st);
         assert_int_equal(st.lost, 3);
         /* A line without its newline yet waits for it. */
@@ -287,7 +319,7 @@ static void test_appended_lines(void **state)
         assert_int_equal(kmsg_drain(k), 0);
         append(path, " a line\n");
         assert_int_equal(kmsg_drain(k), 1);
-        assert_string_equal(kmsg_get(k, 19)->text, "half a line");
+        assert_string_equal(get(k, 19).text, "half a line");
         kmsg_close(k);
 }
 
@@ -311,8 +343,8 @@ static void test_oversize_fixture_line(void **state)
         fclose(f);
         assert_int_equal(kmsg_open(&k, root, 0), 0);
         assert_int_equal(kmsg_drain(k), 2);
-        assert_string_equal(kmsg_get(k, 0)->text, "before");
-        assert_string_equal(kmsg_get(k, 1)->text, "after");
+        assert_string_equal(get(k, 0).text, "before");
+        assert_string_equal(get(k, 1).text, "after");
         kmsg_get_stats(k, &st);
         assert_true(st.oversize >= 1);
         kmsg_close(k);
@@ -395,7 +427,7 @@ static void test_real_device(void **state)
         assert_true(n > 0);
         assert_int_equal(kmsg_count(k), n > 64 ? 64 : (size_t)n);
         for (size_t i = 1; i < kmsg_count(k); i++)
-                assert_true(kmsg_get(k, i)->seq > kmsg_get(k, i - 1)->seq);
+                assert_true(get(k, i).seq > get(k, i - 1).seq);
         kmsg_close(k);
 }
 
@@ -410,6 +442,7 @@ int main(void)
             cmocka_unit_test(test_filters),
             cmocka_unit_test(test_filter_last_n),
             cmocka_unit_test(test_ring_wraps),
+            cmocka_unit_test(test_long_records),
             cmocka_unit_test(test_appended_lines),
             cmocka_unit_test(test_oversize_fixture_line),
             cmocka_unit_test(test_missing_log),
