@@ -291,6 +291,19 @@ bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret)
         return true;
 }
 
+size_t kmsg_index_after(const struct kmsg *k, uint64_t seq)
+{
+        size_t lo = 0, hi = kmsg_count(k);
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (at(k, mid)->seq <= seq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 void kmsg_get_stats(const struct kmsg *k, struct kmsg_stats *ret)
 {
         memset(ret, 0, sizeof(*ret));

@@ -108,6 +108,10 @@ const char *kmsg_take_error(struct kmsg *k);
 /* Records in the ring, and a copy of record i (0 = oldest): false past the end. */
 size_t kmsg_count(const struct kmsg *k);
 bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret);
+/* The index of the oldest record newer than seq (kmsg_count() when there is none):
+ * a caller that remembers the last sequence number it scanned (for Xid lines) reads
+ * only what is new. Binary search: the kernel's sequence numbers only grow. */
+size_t kmsg_index_after(const struct kmsg *k, uint64_t seq);
 void kmsg_get_stats(const struct kmsg *k, struct kmsg_stats *ret);
 
 /* Append, for a snapshot section, the newest kmsg_filters[f].last records that

@@ -167,6 +167,11 @@ static void test_fixture_drain(void **state)
         assert_string_equal(r.text, "nvidia: loading out-of-tree module taints kernel.");
         assert_int_equal(get(k, 16).seq, 16);
         assert_false(kmsg_get(k, 17, &r));
+        assert_int_equal(kmsg_index_after(k, 11), 12);
+        assert_int_equal(kmsg_index_after(k, 0), 1);
+        assert_int_equal(kmsg_index_after(k, 16), 17);
+        assert_int_equal(kmsg_index_after(k, 1000), 17);
+        assert_int_equal(kmsg_index_after(NULL, 0), 0);
         kmsg_get_stats(k, &st);
         assert_int_equal(st.records, 17);
         assert_int_equal(st.malformed, 1);
@@ -266,6 +271,8 @@ static void test_ring_wraps(void **state)
         assert_int_equal(kmsg_count(k), 4);
         assert_int_equal(get(k, 0).seq, 13);
         assert_int_equal(get(k, 3).seq, 16);
+        assert_int_equal(kmsg_index_after(k, 2), 0);
+        assert_int_equal(kmsg_index_after(k, 14), 2);
         format(k, KMSG_FILTER_AER, buf, sizeof(buf));
         assert_string_equal(buf, "(no matching lines in the last 4 kernel log records)\n");
         kmsg_close(k);
