@@ -16,6 +16,7 @@ extern const struct vigil_source vigil_source_sys_hwmon;
 extern const struct vigil_source vigil_source_sys_thermal;
 extern const struct vigil_source vigil_source_sys_cpufreq;
 extern const struct vigil_source vigil_source_rpi;
+extern const struct vigil_source source_kmsg;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -27,6 +28,7 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_sys_thermal, /* appends zones, picks host.temp_c: after sys_hwmon */
         &vigil_source_sys_cpufreq,
         &vigil_source_rpi,         /* Raspberry Pi firmware; absent elsewhere */
+        &source_kmsg,              /* kernel log ring for snapshots (sets ctx->kmsg) */
         NULL,
 };
 

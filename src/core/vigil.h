@@ -19,6 +19,7 @@
 
 struct eventlog;
 struct metrics_extra;
+struct kmsg;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -42,6 +43,7 @@ struct vigil_ctx {
         const struct vigil_options *opt;
         struct frame *frame;     /* owned by the main loop */
         struct eventlog *events; /* events.log; NULL with --no-log */
+        struct kmsg *kmsg;       /* kernel log ring (collect/kmsg.h); NULL when not collected */
         const char *log_dir;     /* NULL with --no-log */
         bool disk_paused;        /* the disk guard has paused file writes */
         bool live;               /* the live view is on */
