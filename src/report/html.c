@@ -66,13 +66,14 @@ struct chart_req {
         size_t n;
         bool y_zero;
         double y_min, y_max;
+        double x_min, x_max; /* the section's period */
         const struct svg_marker *markers;
         size_t nmarkers;
         const struct svg_band *bands;
         size_t nbands;
 };
 
-static void chart(struct strbuf *out, const struct report_data *d, const struct chart_req *q)
+static void chart(struct strbuf *out, const struct chart_req *q)
 {
         struct chart_series cs[SVG_MAX_SERIES] = {0};
         struct svg_series ss[SVG_MAX_SERIES];
@@ -100,8 +101,8 @@ static void chart(struct strbuf *out, const struct report_data *d, const struct 
                     .nmarkers = q->nmarkers,
                     .bands = q->bands,
                     .nbands = q->nbands,
-                    .x_min = d->t0,
-                    .x_max = d->t1,
+                    .x_min = q->x_min,
+                    .x_max = q->x_max,
                     .y_min = q->y_min,
                     .y_max = q->y_max,
                     .y_zero = q->y_zero,
@@ -112,6 +113,13 @@ static void chart(struct strbuf *out, const struct report_data *d, const struct 
         }
         for (size_t i = 0; i < SVG_MAX_SERIES; i++)
                 free(cs[i].x);
+}
+
+static void chart_in(struct strbuf *out, struct chart_req *q, double x0, double x1)
+{
+        q->x_min = x0;
+        q->x_max = x1;
+        chart(out, q);
 }
 
 static void req_add(struct chart_req *q, const char *name, const struct stat_series *s)
@@ -145,11 +153,12 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         struct svg_marker *m = calloc(MAX_MARKERS, sizeof(*m));
         char(*lab)[200] = calloc(MAX_MARKERS, sizeof(*lab));
         size_t nm = m && lab ? host_markers(d, m, lab) : 0;
+        double x0 = a->first_t, x1 = a->last_t;
         sb_puts(out, "<h2>Host</h2>\n");
         struct chart_req q = {
             .title = "CPU", .y_label = "%", .y_min = 0, .y_max = 100, .markers = m, .nmarkers = nm};
         req_add(&q, "cpu_total_pct", &a->series[HOST_F_CPU_TOTAL]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         q = (struct chart_req){.title = "Temperature",
                                .y_label = "\xC2\xB0"
                                           "C",
@@ -158,7 +167,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "temp_c", &a->series[HOST_F_TEMP]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         q = (struct chart_req){.title = "Memory available",
                                .y_label = "MB",
                                .y_zero = true,
@@ -167,7 +176,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "mem_avail_mb", &a->series[HOST_F_MEM_AVAIL]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         q = (struct chart_req){.title = "/dev/shm used",
                                .y_label = "MB",
                                .y_zero = true,
@@ -176,7 +185,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "shm_used_mb", &a->series[HOST_F_SHM_USED]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         q = (struct chart_req){.title = "Player and Chromium PSS",
                                .y_label = "MB",
                                .y_zero = true,
@@ -186,7 +195,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .nmarkers = nm};
         req_add(&q, "player_pss_mb", &a->series[HOST_F_PLAYER_PSS]);
         req_add(&q, "chromium_pss_mb", &a->series[HOST_F_CHROMIUM_PSS]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         q = (struct chart_req){.title = "Chromium processes",
                                .y_label = "count",
                                .y_zero = true,
@@ -195,7 +204,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "chromium_procs", &a->series[HOST_F_CHROMIUM_PROCS]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         q = (struct chart_req){.title = "Clocks",
                                .y_label = "MHz",
                                .y_zero = true,
@@ -207,7 +216,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         req_add(&q, "core_mhz", &a->series[HOST_F_CORE_MHZ]);
         req_add(&q, "v3d_mhz", &a->series[HOST_F_V3D_MHZ]);
         req_add(&q, "arm_cur_mhz_cfg", &a->series[HOST_F_ARM_CFG_MHZ]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         free(m);
         free(lab);
         sb_puts(out, "<pre>");
@@ -222,10 +231,10 @@ static void host_section(struct strbuf *out, const struct report_data *d)
 }
 
 /* Throttle spans of every reason, neighbours closer than a pixel merged. */
-static size_t gpu_bands(const struct report_data *d, const struct report_gpu_acc *a,
-                        struct svg_band *out, char (*lab)[64], size_t cap)
+static size_t gpu_bands(const struct report_gpu_acc *a, struct svg_band *out, char (*lab)[64],
+                        size_t cap)
 {
-        double px_s = (d->t1 - d->t0) / CHART_W;
+        double px_s = (a->last_t - a->first_t) / CHART_W;
         size_t n = 0;
         for (unsigned r = 0; r < a->nreasons; r++) {
                 size_t first = n;
@@ -259,12 +268,18 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
         size_t bcap = GPU_ACC_MAX_BANDS + GPU_ACC_MAX_REASONS;
         struct svg_band *bands = calloc(bcap, sizeof(*bands));
         char(*blab)[64] = calloc(bcap, sizeof(*blab));
-        struct svg_marker *m = calloc(a->nmarks + 1, sizeof(*m));
-        size_t nb = bands && blab ? gpu_bands(d, a, bands, blab, bcap) : 0;
+        size_t nev = d->have_events ? d->events.n : 0;
+        struct svg_marker *m = calloc(a->nmarks + nev + 1, sizeof(*m));
+        size_t nb = bands && blab ? gpu_bands(a, bands, blab, bcap) : 0;
         size_t nm = 0;
         for (size_t i = 0; m && i < a->nmarks; i++)
                 m[nm++] = (struct svg_marker){.x = a->marks[i].t, .label = a->marks[i].text};
+        for (size_t i = 0; m && i < nev; i++) {
+                const struct event_line *e = events_get(&d->events, i);
+                m[nm++] = (struct svg_marker){.x = e->t, .label = e->text, .color = "#ff7f0e"};
+        }
         char title[96], names[GPU_ACC_MAX_FANS][24];
+        double x0 = a->first_t, x1 = a->last_t;
         sb_puts(out, "<h2>GPU ");
         sb_xml_puts(out, a->name);
         sb_puts(out, "</h2>\n");
@@ -284,7 +299,7 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
                 snprintf(names[i], sizeof(names[i]), "fan%u_speed_pct", i);
                 req_add(&q, names[i], &a->fan_series[i]);
         }
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         snprintf(title, sizeof(title), "%s power", a->name);
         q = (struct chart_req){.title = title,
                                .y_label = "W",
@@ -297,7 +312,7 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
                                .nbands = nb};
         req_add(&q, "power_instant", &a->series[GPU_F_POWER]);
         req_add(&q, "power_limit", &a->series[GPU_F_POWER_LIMIT]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         snprintf(title, sizeof(title), "%s clocks", a->name);
         q = (struct chart_req){.title = title,
                                .y_label = "MHz",
@@ -310,12 +325,12 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
                                .nbands = nb};
         req_add(&q, "gpu_clock", &a->series[GPU_F_GPU_CLOCK]);
         req_add(&q, "mem_clock", &a->series[GPU_F_MEM_CLOCK]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         snprintf(title, sizeof(title), "%s utilisation", a->name);
         q = (struct chart_req){
             .title = title, .y_label = "%", .y_min = 0, .y_max = 100, .markers = m, .nmarkers = nm};
         req_add(&q, "gpu_util", &a->series[GPU_F_GPU_UTIL]);
-        chart(out, d, &q);
+        chart_in(out, &q, x0, x1);
         free(bands);
         free(blab);
         free(m);

@@ -240,36 +240,39 @@ static void draw_text(struct strbuf *out, double x, double y, const char *anchor
         sb_puts(out, "</text>");
 }
 
-static void draw_hline(struct strbuf *out, double x0, double x1, double y, const char *color)
+/* Append ` name="v"`. */
+static void put_attr(struct strbuf *out, const char *name, double v)
 {
-        sb_puts(out, "<line x1=\"");
-        put_num(out, x0);
-        sb_puts(out, "\" x2=\"");
-        put_num(out, x1);
-        sb_puts(out, "\" y1=\"");
-        put_num(out, y);
-        sb_puts(out, "\" y2=\"");
-        put_num(out, y);
-        sb_printf(out, "\" stroke=\"%s\"/>", color);
+        sb_putc(out, ' ');
+        sb_puts(out, name);
+        sb_puts(out, "=\"");
+        put_num(out, v);
+        sb_putc(out, '"');
 }
 
-static void draw_vline(struct strbuf *out, double x, double y0, double y1, const char *color,
-                       const char *extra)
+static void draw_line(struct strbuf *out, double x1, double y1, double x2, double y2,
+                      const char *color, const char *extra)
 {
-        sb_puts(out, "<line x1=\"");
-        put_num(out, x);
-        sb_puts(out, "\" x2=\"");
-        put_num(out, x);
-        sb_puts(out, "\" y1=\"");
-        put_num(out, y0);
-        sb_puts(out, "\" y2=\"");
-        put_num(out, y1);
-        sb_puts(out, "\" stroke=\"");
+        sb_puts(out, "<line");
+        put_attr(out, "x1", x1);
+        put_attr(out, "x2", x2);
+        put_attr(out, "y1", y1);
+        put_attr(out, "y2", y2);
+        sb_puts(out, " stroke=\"");
         sb_xml_puts(out, color);
         sb_puts(out, "\"");
         if (extra)
                 sb_puts(out, extra);
         sb_puts(out, "/>");
+}
+
+/* ` x=".." y=".." width=".." height=".."` */
+static void put_box(struct strbuf *out, double x, double y, double w, double h)
+{
+        put_attr(out, "x", x);
+        put_attr(out, "y", y);
+        put_attr(out, "width", w);
+        put_attr(out, "height", h);
 }
 
 static void draw_y_axis(struct strbuf *out, const struct frame_geo *g, double step,
@@ -286,7 +289,7 @@ static void draw_y_axis(struct strbuf *out, const struct frame_geo *g, double st
                 double y = px_y(g, v);
                 char label[48];
                 snprintf(label, sizeof(label), "%.*f", decimals, v);
-                draw_hline(out, g->left, g->left + g->pw, y, "#e6e6e6");
+                draw_line(out, g->left, y, g->left + g->pw, y, "#e6e6e6", NULL);
                 draw_text(out, g->left - 4, y + 4, "end", NULL, label);
         }
         if (y_label && *y_label) {
@@ -311,7 +314,7 @@ static void draw_x_axis(struct strbuf *out, const struct frame_geo *g, enum svg_
                 double x = px_x(g, t);
                 char label[40];
                 time_label(label, sizeof(label), t, step, axis, g->x0);
-                draw_vline(out, x, g->top, bottom, "#e6e6e6", NULL);
+                draw_line(out, x, g->top, x, bottom, "#e6e6e6", NULL);
                 draw_text(out, x, bottom + 14, "middle", NULL, label);
         }
 }
@@ -325,15 +328,9 @@ static void draw_bands(struct strbuf *out, const struct svg_chart_spec *s,
                 if (!(z >= a))
                         continue;
                 double xa = px_x(g, a), w = px_x(g, z) - xa;
-                sb_puts(out, "<rect x=\"");
-                put_num(out, xa);
-                sb_puts(out, "\" y=\"");
-                put_num(out, g->top);
-                sb_puts(out, "\" width=\"");
-                put_num(out, w < 1 ? 1 : w);
-                sb_puts(out, "\" height=\"");
-                put_num(out, g->ph);
-                sb_puts(out, "\" fill=\"");
+                sb_puts(out, "<rect");
+                put_box(out, xa, g->top, w < 1 ? 1 : w, g->ph);
+                sb_puts(out, " fill=\"");
                 sb_xml_puts(out, b->color ? b->color : "#999999");
                 sb_puts(out, "\" fill-opacity=\"0.18\"><title>");
                 sb_xml_puts(out, b->label);
@@ -487,10 +484,10 @@ static void draw_marker_group(struct strbuf *out, const struct svg_chart_spec *s
         sb_puts(out, "</title>");
         double x = refs[0].px;
         const char *color = first->color ? first->color : "#d62728";
-        draw_vline(out, x, g->top, g->top + g->ph, color, " stroke-opacity=\"0.7\"");
+        draw_line(out, x, g->top, x, g->top + g->ph, color, " stroke-opacity=\"0.7\"");
         /* A wider transparent line makes the tooltip easy to reach. */
-        draw_vline(out, x, g->top, g->top + g->ph, "#000",
-                   " stroke-width=\"6\" stroke-opacity=\"0\"");
+        draw_line(out, x, g->top, x, g->top + g->ph, "#000",
+                  " stroke-width=\"6\" stroke-opacity=\"0\"");
         sb_puts(out, "</g>");
 }
 
@@ -594,15 +591,9 @@ int svg_chart(struct strbuf *out, const struct svg_chart_spec *s)
                 draw_text(out, g.left + g.pw / 2, g.top + g.ph / 2, "middle", " fill=\"#888\"",
                           "no data");
         r = draw_markers(out, s, &g);
-        sb_puts(out, "<rect fill=\"none\" stroke=\"#999\" x=\"");
-        put_num(out, g.left);
-        sb_puts(out, "\" y=\"");
-        put_num(out, g.top);
-        sb_puts(out, "\" width=\"");
-        put_num(out, g.pw);
-        sb_puts(out, "\" height=\"");
-        put_num(out, g.ph);
-        sb_puts(out, "\"/></svg>\n");
+        sb_puts(out, "<rect fill=\"none\" stroke=\"#999\"");
+        put_box(out, g.left, g.top, g.pw, g.ph);
+        sb_puts(out, "/></svg>\n");
         if (r < 0)
                 return r;
         return out->overflow ? -ENOSPC : 0;
