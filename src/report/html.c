@@ -52,8 +52,8 @@ static int series_points(const struct stat_series *s, struct chart_series *out)
 static void local_time(char *buf, size_t cap, double t)
 {
         struct tm tm;
-        time_t tt = (time_t)floor(t);
-        if (!isfinite(t) || !localtime_r(&tt, &tm) ||
+        time_t tt = fabs(t) < 1e15 ? (time_t)floor(t) : 0;
+        if (!(fabs(t) < 1e15) || !localtime_r(&tt, &tm) ||
             strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
                 snprintf(buf, cap, "?");
 }

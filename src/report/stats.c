@@ -2,6 +2,7 @@
 #include "report/stats.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,16 @@ double stat_acc_mean(const struct stat_acc *a)
 }
 
 /* ---- decimated series ---- */
+
+/* A double as float, clamped to float's range (out-of-range conversion is undefined). */
+static float to_float(double v)
+{
+        if (v > FLT_MAX)
+                return FLT_MAX;
+        if (v < -FLT_MAX)
+                return -FLT_MAX;
+        return (float)v;
+}
 
 int stat_series_init(struct stat_series *s, size_t cap)
 {
@@ -71,7 +82,7 @@ static void point_merge(struct stat_point *a, const struct stat_point *b)
                 min_first = a_min; /* the earlier bucket holds the minimum */
         a->min = a_min ? a->min : b->min;
         a->max = a_max ? a->max : b->max;
-        a->span_s = (float)(b->t + b->span_s - a->t);
+        a->span_s = to_float(b->t + b->span_s - a->t);
         a->sum += b->sum;
         a->n += b->n;
         a->flags = (uint8_t)((a->flags & STAT_P_GAP_BEFORE) | (min_first ? STAT_P_MIN_FIRST : 0));
@@ -99,7 +110,7 @@ void stat_series_add(struct stat_series *s, double t, double v)
         }
         struct stat_point *last = s->n ? &s->p[s->n - 1] : NULL;
         if (last && last->n < s->stride && !s->gap_pending) {
-                float fv = (float)v;
+                float fv = to_float(v);
                 if (fv < last->min) {
                         last->min = fv;
                         last->flags &= (uint8_t)~STAT_P_MIN_FIRST;
@@ -110,7 +121,7 @@ void stat_series_add(struct stat_series *s, double t, double v)
                 }
                 last->sum += v;
                 last->n++;
-                last->span_s = (float)(t - last->t);
+                last->span_s = to_float(t - last->t);
                 s->total++;
                 return;
         }
@@ -120,7 +131,7 @@ void stat_series_add(struct stat_series *s, double t, double v)
         p->t = t;
         p->sum = v;
         p->span_s = 0;
-        p->min = p->max = (float)v;
+        p->min = p->max = to_float(v);
         p->n = 1;
         p->flags = STAT_P_MIN_FIRST | (s->gap_pending ? STAT_P_GAP_BEFORE : 0);
         s->gap_pending = false;

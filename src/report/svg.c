@@ -6,13 +6,14 @@
 #include "report/svg.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "report/svg_axis.h"
 #include "util/xml.h"
 
 #define DEF_WIDTH       760
@@ -63,7 +64,7 @@ static void put_num(struct strbuf *out, double v)
         size_t n = sizeof(tmp);
         long long t = llround(v * 10.0);
         bool neg = t < 0;
-        unsigned long long u = neg ? (unsigned long long)(-t) : (unsigned long long)t;
+        unsigned long long u = neg ? 0ULL - (unsigned long long)t : (unsigned long long)t;
         unsigned frac = (unsigned)(u % 10);
         u /= 10;
         if (frac) {
@@ -117,16 +118,6 @@ static void data_y_range(const struct svg_chart_spec *s, double x0, double x1, d
         }
 }
 
-/* A step of 1, 2 or 5 times a power of ten giving about `target` intervals. */
-static double nice_step(double range, int target)
-{
-        double raw = range / target;
-        double mag = pow(10.0, floor(log10(raw)));
-        double norm = raw / mag;
-        double m = norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10;
-        return m * mag;
-}
-
 static void resolve_y(const struct svg_chart_spec *s, struct frame_geo *g, double *step)
 {
         double lo, hi;
@@ -143,82 +134,21 @@ static void resolve_y(const struct svg_chart_spec *s, struct frame_geo *g, doubl
                 lo = s->y_min;
         if (!isnan(s->y_max))
                 hi = s->y_max;
+        if (!isfinite(hi - lo)) {
+                /* Values near the ends of double's range: keep the arithmetic finite. */
+                lo = fmax(lo, -DBL_MAX / 4);
+                hi = fmin(hi, DBL_MAX / 4);
+        }
         if (!(hi > lo)) {
                 double pad = fabs(lo) > 1 ? fabs(lo) * 0.05 : 1;
                 lo -= pad;
                 hi += pad;
         }
-        *step = nice_step(hi - lo, 5);
+        *step = svg_nice_step(hi - lo, 5);
         g->y0 = isnan(s->y_min) ? floor(lo / *step) * *step : lo;
         g->y1 = isnan(s->y_max) ? ceil(hi / *step) * *step : hi;
         if (!(g->y1 > g->y0))
                 g->y1 = g->y0 + *step;
-}
-
-static const double time_steps[] = {
-    1,    2,    5,    10,    15,    30,    60,    120,    300,    600,     900,
-    1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000,
-};
-
-static double time_step(double range)
-{
-        size_t n = sizeof(time_steps) / sizeof(time_steps[0]);
-        for (size_t i = 0; i < n; i++) {
-                if (range / time_steps[i] <= 8)
-                        return time_steps[i];
-        }
-        return ceil(range / 8 / 86400) * 86400;
-}
-
-static long local_offset_s(double t)
-{
-        struct tm tm;
-        time_t tt = (time_t)t;
-        if (!localtime_r(&tt, &tm))
-                return 0;
-        return tm.tm_gmtoff;
-}
-
-static void time_label(char *buf, size_t cap, double t, double step, enum svg_time_axis axis,
-                       double origin)
-{
-        if (axis == SVG_TIME_ELAPSED) {
-                long long e = llround(t - origin);
-                long long d = e / 86400, h = e % 86400 / 3600, m = e % 3600 / 60, sec = e % 60;
-                if (e == 0)
-                        snprintf(buf, cap, "0");
-                else if (d && h)
-                        snprintf(buf, cap, "%lldd%lldh", d, h);
-                else if (d)
-                        snprintf(buf, cap, "%lldd", d);
-                else if (h && m)
-                        snprintf(buf, cap, "%lldh%02lldm", h, m);
-                else if (h)
-                        snprintf(buf, cap, "%lldh", h);
-                else if (m && sec)
-                        snprintf(buf, cap, "%lldm%02llds", m, sec);
-                else if (m)
-                        snprintf(buf, cap, "%lldm", m);
-                else
-                        snprintf(buf, cap, "%llds", sec);
-                return;
-        }
-        struct tm tm;
-        time_t tt = (time_t)floor(t + 0.5);
-        if (!localtime_r(&tt, &tm)) {
-                snprintf(buf, cap, "?");
-                return;
-        }
-        bool midnight = tm.tm_hour == 0 && tm.tm_min == 0 && tm.tm_sec == 0;
-        size_t n;
-        if (step < 60)
-                n = strftime(buf, cap, "%H:%M:%S", &tm);
-        else if (step >= 86400 || midnight)
-                n = strftime(buf, cap, "%m-%d", &tm);
-        else
-                n = strftime(buf, cap, "%H:%M", &tm);
-        if (n == 0)
-                snprintf(buf, cap, "?");
 }
 
 /* ---- drawing ---- */
@@ -278,7 +208,8 @@ static void put_box(struct strbuf *out, double x, double y, double w, double h)
 static void draw_y_axis(struct strbuf *out, const struct frame_geo *g, double step,
                         const char *y_label)
 {
-        int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+        double dec = step >= 1 ? 0 : ceil(-log10(step) - 1e-9);
+        int decimals = dec > 12 ? 12 : (int)dec;
         double first = ceil(g->y0 / step - 1e-9) * step;
         for (int i = 0; i < 40; i++) {
                 double v = first + i * step;
@@ -303,8 +234,8 @@ static void draw_y_axis(struct strbuf *out, const struct frame_geo *g, double st
 static void draw_x_axis(struct strbuf *out, const struct frame_geo *g, enum svg_time_axis axis)
 {
         double range = g->x1 - g->x0;
-        double step = time_step(range);
-        double off = axis == SVG_TIME_LOCAL ? (double)local_offset_s(g->x0) : -g->x0;
+        double step = svg_time_step(range);
+        double off = axis == SVG_TIME_LOCAL ? (double)svg_local_offset_s(g->x0) : -g->x0;
         double first = ceil((g->x0 + off) / step - 1e-9) * step - off;
         double bottom = g->top + g->ph;
         for (int i = 0; i < 40; i++) {
@@ -313,7 +244,7 @@ static void draw_x_axis(struct strbuf *out, const struct frame_geo *g, enum svg_
                         break;
                 double x = px_x(g, t);
                 char label[40];
-                time_label(label, sizeof(label), t, step, axis, g->x0);
+                svg_time_label(label, sizeof(label), t, step, axis, g->x0);
                 draw_line(out, x, g->top, x, bottom, "#e6e6e6", NULL);
                 draw_text(out, x, bottom + 14, "middle", NULL, label);
         }
@@ -550,6 +481,10 @@ static void resolve_x(const struct svg_chart_spec *s, struct frame_geo *g)
         if (!(hi > lo)) {
                 lo -= 30;
                 hi += 30;
+        }
+        if (!isfinite(hi - lo) || !(hi > lo)) {
+                lo = fmax(lo, -DBL_MAX / 4);
+                hi = fmax(fmin(hi, DBL_MAX / 4), lo + fmax(60, fabs(lo) * 1e-9));
         }
         g->x0 = lo;
         g->x1 = hi;

@@ -8,8 +8,10 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/svg.h"
+#include "report/svg_axis.h"
 #include "util/strbuf.h"
 #include "util/xml.h"
 
@@ -279,6 +281,34 @@ static void test_xml_escape(void **state)
         assert_int_equal(count_str(buf, "\xEF\xBF\xBD"), 5);
 }
 
+static void test_axis_helpers(void **state)
+{
+        (void)state;
+        char b[32];
+        setenv("TZ", "UTC", 1);
+        tzset();
+        assert_true(svg_nice_step(87, 5) == 20);
+        assert_true(svg_nice_step(1, 5) == 0.2);
+        assert_true(svg_nice_step(7000, 5) == 1000);
+        assert_true(svg_time_step(40) == 5);
+        assert_true(svg_time_step(86400) == 10800);
+        assert_true(svg_time_step(14 * 86400) == 172800);
+        assert_int_equal(svg_local_offset_s(1.8e9), 0);
+        double midnight = 20789.0 * 86400; /* 2026-12-02 00:00 UTC */
+        svg_time_label(b, sizeof(b), midnight + 3600, 3600, SVG_TIME_LOCAL, 0);
+        assert_string_equal(b, "01:00");
+        svg_time_label(b, sizeof(b), midnight, 3600, SVG_TIME_LOCAL, 0);
+        assert_string_equal(b, "12-02");
+        svg_time_label(b, sizeof(b), midnight + 75, 15, SVG_TIME_LOCAL, 0);
+        assert_string_equal(b, "00:01:15");
+        svg_time_label(b, sizeof(b), 5400, 1800, SVG_TIME_ELAPSED, 0);
+        assert_string_equal(b, "1h30m");
+        svg_time_label(b, sizeof(b), 2 * 86400 + 3 * 3600 + 100, 3600, SVG_TIME_ELAPSED, 100);
+        assert_string_equal(b, "2d3h");
+        svg_time_label(b, sizeof(b), 1e300, 3600, SVG_TIME_LOCAL, 0);
+        assert_string_equal(b, "?");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -288,6 +318,7 @@ int main(void)
             cmocka_unit_test(test_escaping_and_markers),
             cmocka_unit_test(test_no_data_and_bad_spec),
             cmocka_unit_test(test_xml_escape),
+            cmocka_unit_test(test_axis_helpers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
