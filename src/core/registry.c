@@ -5,8 +5,10 @@
 #include "core/vigil.h"
 
 /* Sources: fill the frame. */
+extern const struct vigil_source vigil_source_procs;
 
 const struct vigil_source *const vigil_sources[] = {
+        &vigil_source_procs,
         NULL,
 };
 
