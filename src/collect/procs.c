@@ -42,9 +42,9 @@
 
 /* One watch's sums over the matching processes of a host tick. */
 struct watch_acc {
-        unsigned count;     /* live (not zombie) matches */
-        unsigned nstat;     /* of which the stat was read */
-        bool cpu_measured;  /* at least one match had a CPU baseline */
+        unsigned count;    /* live (not zombie) matches */
+        unsigned nstat;    /* of which the stat was read */
+        bool cpu_measured; /* at least one match had a CPU baseline */
         double cpu_pct;
         double threads;
         uint64_t min_start; /* oldest starttime, clock ticks */
@@ -484,9 +484,9 @@ unsigned procs_pss_unreadable(const struct procs_state *s, int *ret_errno)
 }
 
 const struct vigil_source vigil_source_procs = {
-        .name = "procs",
-        .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_PSS),
-        .init = procs_init,
-        .sample = procs_sample,
-        .fini = procs_fini,
+    .name = "procs",
+    .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_PSS),
+    .init = procs_init,
+    .sample = procs_sample,
+    .fini = procs_fini,
 };

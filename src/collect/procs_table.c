@@ -107,8 +107,10 @@ static int list_pids(struct procs_state *s)
         for (;;) {
                 errno = 0;
                 struct dirent *de = readdir(s->dir);
+                if (!de && errno)
+                        return -errno;
                 if (!de)
-                        return errno ? -errno : 0;
+                        break;
                 int32_t pid;
                 if (!parse_pid(de->d_name, &pid) || pid == s->self_pid)
                         continue;
