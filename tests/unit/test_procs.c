@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -519,6 +520,39 @@ static void test_init_errors(void **state)
 
 /* ---- the live /proc ---- */
 
+static pid_t live_child = -1;
+static char live_saved_argv0[4096];
+
+/* Whatever the test's outcome: the child is killed and our command line restored. */
+static int live_teardown(void **state)
+{
+        (void)state;
+        if (live_child > 0) {
+                kill(live_child, SIGKILL);
+                waitpid(live_child, NULL, 0);
+                live_child = -1;
+        }
+        if (live_saved_argv0[0])
+                memcpy(main_argv[0], live_saved_argv0, strlen(live_saved_argv0));
+        return 0;
+}
+
+static void live_fork_child(void)
+{
+        pid_t parent = getpid();
+        live_child = fork();
+        assert_true(live_child >= 0);
+        if (live_child == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                        _exit(0);
+                close(STDOUT_FILENO);
+                close(STDERR_FILENO);
+                for (;;)
+                        pause();
+        }
+}
+
 static void test_live_self_and_child(void **state)
 {
         (void)state;
@@ -527,51 +561,48 @@ static void test_live_self_and_child(void **state)
         char marker[32];
         snprintf(marker, sizeof(marker), "vpx%d", (int)getpid());
         size_t alen = strlen(main_argv[0]);
-        if (alen < strlen(marker))
+        if (alen < strlen(marker) || alen >= sizeof(live_saved_argv0))
                 skip();
-        char saved[4096];
-        snprintf(saved, sizeof(saved), "%s", main_argv[0]);
+        memcpy(live_saved_argv0, main_argv[0], alen + 1);
         memset(main_argv[0], '_', alen);
         memcpy(main_argv[0], marker, strlen(marker));
+        live_fork_child();
 
-        pid_t child = fork();
-        assert_true(child >= 0);
-        if (child == 0) {
-                for (;;)
-                        pause();
-        }
         struct vigil_options opt;
         options_defaults(&opt);
         char spec[64];
         snprintf(spec, sizeof(spec), "me=%s", marker);
         add_watch(&opt, spec);
-        struct frame *fr = calloc(1, sizeof(*fr));
-        assert_non_null(fr);
-        frame_clear(fr);
-        struct vigil_ctx ctx = {.opt = &opt, .frame = fr};
+        struct frame fr;
+        frame_clear(&fr);
+        struct vigil_ctx ctx = {.opt = &opt, .frame = &fr};
         void *s = NULL;
         assert_int_equal(vigil_source_procs.init(&ctx, &s), 0);
         struct tick t = {.due = HOST | PSS, .mono_ns = now_mono_ns()};
-        assert_int_equal(vigil_source_procs.sample(s, &ctx, &t), 0);
-        assert_true(fr->watches[0].count == 1);
-        assert_true(fr->watches[0].threads == 1);
-        assert_true(fr->watches[0].oldest_age_s >= 0);
-        assert_true(VAL_OK(fr->watches[0].pss_bytes) && fr->watches[0].pss_bytes > 0);
-        assert_true(fr->watches[0].first_pss_bytes == fr->watches[0].pss_bytes);
+        int r1 = vigil_source_procs.sample(s, &ctx, &t);
+        struct watch_frame first = fr.watches[0];
         t.due = HOST;
         t.mono_ns = now_mono_ns() + 1;
-        assert_int_equal(vigil_source_procs.sample(s, &ctx, &t), 0);
-        assert_true(VAL_OK(fr->watches[0].cpu_pct) && fr->watches[0].cpu_pct >= 0);
-
-        kill(child, SIGKILL);
-        waitpid(child, NULL, 0);
+        int r2 = vigil_source_procs.sample(s, &ctx, &t);
+        struct watch_frame second = fr.watches[0];
+        kill(live_child, SIGKILL);
+        waitpid(live_child, NULL, 0);
+        live_child = -1;
         t.mono_ns = now_mono_ns() + 2;
-        assert_int_equal(vigil_source_procs.sample(s, &ctx, &t), 0);
-        assert_true(fr->watches[0].count == 0);
-        assert_false(VAL_OK(fr->watches[0].pss_bytes));
+        int r3 = vigil_source_procs.sample(s, &ctx, &t);
         vigil_source_procs.fini(s);
-        free(fr);
-        memcpy(main_argv[0], saved, alen);
+
+        assert_int_equal(r1, 0);
+        assert_true(first.count == 1);
+        assert_true(first.threads == 1);
+        assert_true(first.oldest_age_s >= 0);
+        assert_true(VAL_OK(first.pss_bytes) && first.pss_bytes > 0);
+        assert_true(first.first_pss_bytes == first.pss_bytes);
+        assert_int_equal(r2, 0);
+        assert_true(VAL_OK(second.cpu_pct) && second.cpu_pct >= 0);
+        assert_int_equal(r3, 0);
+        assert_true(fr.watches[0].count == 0);
+        assert_false(VAL_OK(fr.watches[0].pss_bytes));
 }
 
 int main(int argc, char **argv)
@@ -591,7 +622,7 @@ int main(int argc, char **argv)
             cmocka_unit_test_setup_teardown(test_fixture_exec_and_zombie, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_fixture_malformed, fx_setup, fx_teardown),
             cmocka_unit_test(test_init_errors),
-            cmocka_unit_test(test_live_self_and_child),
+            cmocka_unit_test_teardown(test_live_self_and_child, live_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
