@@ -8,18 +8,18 @@
 extern const struct vigil_source vigil_source_procs;
 
 const struct vigil_source *const vigil_sources[] = {
-    &vigil_source_procs,
-    NULL,
+        &vigil_source_procs,
+        NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
 
 const struct vigil_detector *const vigil_detectors[] = {
-    NULL,
+        NULL,
 };
 
 /* Sinks: write the frame out. */
 
 const struct vigil_sink *const vigil_sinks[] = {
-    NULL,
+        NULL,
 };
