@@ -10,7 +10,8 @@
  *   - it is new, or was first listed less than PROCS_SETTLE_NS ago (a fork caught
  *     before its exec still shows its parent's command line);
  *   - its /proc/PID inode changed (the kernel makes a new one for a new process, so a
- *     reused pid is seen even when nothing of it is read);
+ *     reused pid is seen even when nothing of it is read; an evicted dentry of the
+ *     same process also gets one, which costs only this re-read);
  *   - for a matching process, its stat shows a new starttime (pid reuse), its kept
  *     stat fd reads ESRCH (the process it was opened on is gone), or its comm changed
  *     (an exec).

@@ -148,6 +148,25 @@ static void drop(struct procs_state *s, struct proc_entry *e)
                 procs_slot_release(s, e);
 }
 
+/* /proc/PID is a new inode: a new process under a reused pid, or the same process
+ * whose dentry the kernel evicted and made again. Classify it again; a measured one
+ * keeps its slot with a fresh stat fd, and the starttime check of the next read tells
+ * which it was (a new process then starts over). */
+static void inode_changed(struct procs_state *s, struct proc_entry *e, const struct proc_listed *l,
+                          int64_t now_ns)
+{
+        e->ino = l->ino;
+        e->flags |= PE_CLASSIFY;
+        e->first_seen_ns = now_ns;
+        if (e->slot >= 0 && s->slots[e->slot].fd >= 0) {
+                close(s->slots[e->slot].fd);
+                int fd = procs_open_pid_file(s, e->pid, "stat");
+                s->slots[e->slot].fd = fd >= 0 ? fd : -1;
+                if (fd < 0)
+                        s->nfds--;
+        }
+}
+
 /* Merge the sorted listing into the sorted table, through next[]. */
 static void merge(struct procs_state *s, int64_t now_ns)
 {
@@ -159,10 +178,8 @@ static void merge(struct procs_state *s, int64_t now_ns)
                 struct proc_entry *e = &s->next[n++];
                 if (i < s->nents && s->ents[i].pid == l->pid) {
                         *e = s->ents[i++];
-                        if (e->ino != l->ino) { /* a new process under a reused pid */
-                                drop(s, e);
-                                enter_new(e, l, now_ns);
-                        }
+                        if (e->ino != l->ino)
+                                inode_changed(s, e, l, now_ns);
                 } else {
                         enter_new(e, l, now_ns);
                 }

@@ -80,8 +80,9 @@ int procs_open_pid_file(const struct procs_state *s, int32_t pid, const char *na
 int procs_table_open(struct procs_state *s);
 
 /* List /proc and bring the table up to date: vanished pids are dropped (their slots
- * released), new pids and pids whose /proc inode changed are entered fresh with
- * PE_CLASSIFY set and first_seen_ns = now_ns. 0, or -errno (the table is unchanged). */
+ * released); new pids, and pids whose /proc inode changed, get PE_CLASSIFY and
+ * first_seen_ns = now_ns (a changed one keeps its slot, its stat fd reopened).
+ * 0, or -errno (the table is unchanged). */
 int procs_table_scan(struct procs_state *s, int64_t now_ns);
 
 /* Close every kept fd and free the table; accepts a half-opened state. */

@@ -434,6 +434,29 @@ static void test_fixture_pid_reuse(void **state)
         tick(f, PSS, 14);
         assert_true(W(f, W_PLAYER)->pss_bytes == 1536.0 * 1024);
 
+        /* /proc/1100 made again for the same process (an evicted dentry): classified
+         * again, its CPU baseline kept */
+        sh("cp -a '%s/proc/1100' '%s/proc/1100.new' && rm -rf '%s/proc/1100' && "
+           "mv '%s/proc/1100.new' '%s/proc/1100'",
+           f->root, f->root, f->root, f->root, f->root);
+        put_stat(f, 1100, "chromium", 'S', 90100, 21000, 30, 2000);
+        uint64_t before = reads(f);
+        tick(f, HOST, 15);
+        assert_int_equal(reads(f), before + 2); /* 1100, and 900's recheck */
+        assert_true(W(f, W_CHROMIUM)->count == 5);
+        assert_true(W(f, W_CHROMIUM)->cpu_pct == 100 / f->tck / 2 * 100);
+
+        /* and a matching pid reused by a matching process: a new baseline */
+        sh("cp -a '%s/proc/1150' '%s/proc/1150.new' && rm -rf '%s/proc/1150' && "
+           "mv '%s/proc/1150.new' '%s/proc/1150'",
+           f->root, f->root, f->root, f->root, f->root);
+        put_stat(f, 1150, "chromium", 'S', 5, 5, 2, 8630000);
+        put_stat(f, 1100, "chromium", 'S', 90200, 21000, 30, 2000);
+        tick(f, HOST, 16);
+        assert_true(W(f, W_CHROMIUM)->count == 5);
+        assert_true(W(f, W_CHROMIUM)->threads == 30 + 1 + 2 + 14 + 12);
+        assert_true(W(f, W_CHROMIUM)->cpu_pct == 100 / f->tck / 1 * 100); /* 1150: 0 */
+
         /* a renderer exits: gone from the listing */
         sh("rm -rf '%s/proc/1204'", f->root);
         tick(f, HOST, 17);
