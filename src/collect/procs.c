@@ -22,7 +22,13 @@
  * elapsed time of the ticks, 100 = one core. A process seen for the first time has
  * no baseline and adds 0, as the reference's first reading does; but when no match
  * has a baseline yet (the first tick, or only new processes) the watch's CPU % is
- * missing rather than a made-up 0. */
+ * missing rather than a made-up 0.
+ *
+ * count: the matches listed and alive; a zombie is not counted (its command line
+ * reads empty, so the reference's scan drops it too), a match whose stat is
+ * unreadable or malformed is counted without values. vigil never matches itself
+ * (under --root there is no self to skip). Ages count from boot: CLOCK_BOOTTIME,
+ * or under --root that tree's proc/uptime, against starttime. */
 #include "collect/procs.h"
 
 #include <errno.h>
@@ -36,6 +42,8 @@
 #include "util/clock.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+
+_Static_assert(VIGIL_MAX_WATCHES <= 32, "a watch is one bit of proc_entry.mask");
 
 #define PROCS_STAT_MAX  1024 /* a stat line is ~300 bytes */
 #define PROCS_SMAPS_MAX 4096 /* "Pss:" is on the third line */
@@ -363,6 +371,11 @@ static void pss_add(const struct procs_state *s, struct pss_acc *acc, uint32_t m
         }
 }
 
+/* PSS of every match, on its own clock (smaps_rollup walks the page tables: ~1 ms for
+ * a 520 MB process). A watch's total is missing when any of its matches' PSS could not
+ * be read (no ptrace permission: EACCES), rather than a sum that looks like a drop;
+ * first_pss_bytes is the lowest live pid's, the reference's "player". The values stay
+ * in the frame until the next PSS tick; a host tick that finds no match clears them. */
 static void sample_pss(struct procs_state *s, struct vigil_ctx *ctx)
 {
         struct pss_acc acc[VIGIL_MAX_WATCHES];
