@@ -560,6 +560,17 @@ static int live_teardown(void **state)
         return 0;
 }
 
+static bool self_cmdline_has(const char *marker)
+{
+        char buf[4096];
+        int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, buf, sizeof(buf));
+        close(fd);
+        return n > 0 && memmem(buf, (size_t)n, marker, strlen(marker)) != NULL;
+}
+
 static void live_fork_child(void)
 {
         pid_t parent = getpid();
@@ -589,6 +600,8 @@ static void test_live_self_and_child(void **state)
         memcpy(live_saved_argv0, main_argv[0], alen + 1);
         memset(main_argv[0], '_', alen);
         memcpy(main_argv[0], marker, strlen(marker));
+        if (!self_cmdline_has(marker))
+                skip(); /* argv is not what the kernel shows (valgrind runs us so) */
         live_fork_child();
 
         struct vigil_options opt;
