@@ -17,6 +17,7 @@ extern const struct vigil_source vigil_source_sys_thermal;
 extern const struct vigil_source vigil_source_sys_cpufreq;
 extern const struct vigil_source vigil_source_rpi;
 extern const struct vigil_source source_kmsg;
+extern const struct vigil_source vigil_source_procs;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -28,6 +29,7 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_sys_thermal, /* appends zones, picks host.temp_c: after sys_hwmon */
         &vigil_source_sys_cpufreq,
         &vigil_source_rpi,         /* Raspberry Pi firmware; absent elsewhere */
+        &vigil_source_procs,       /* --watch: one /proc scan per host tick, PSS on its own clock */
         &source_kmsg,              /* kernel log ring for snapshots (sets ctx->kmsg) */
         NULL,
 };
