@@ -5,6 +5,7 @@
 #include "core/control.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "report/report.h"
 
 /* `vigil status|snapshot [--log-dir DIR] [--config FILE] [REASON...]`: find the log
  * directory the same way the daemon does, the rest is the reason. */
@@ -40,6 +41,8 @@ static int control_main(const char *cmd, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+        if (argc > 1 && !strcmp(argv[1], "report"))
+                return report_main(argc - 1, argv + 1);
         if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "snapshot")))
                 return control_main(argv[1], argc - 2, argv + 2);
 

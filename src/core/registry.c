@@ -36,9 +36,11 @@ const struct vigil_source *const vigil_sources[] = {
 
 /* Detectors: read the frame after all sources, raise flags and events. */
 extern const struct vigil_detector vigil_detector_rpi;
+extern const struct vigil_detector vigil_detector_trend;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi,       /* Pi thresholds and /dev/shm, every machine */
+        &vigil_detector_trend,     /* leak trends; the exit summary */
         NULL,
 };
 

@@ -165,7 +165,7 @@ static void copy_ts(char *dst, size_t cap, const char *ts)
         copy_bounded(dst, cap, ts, strlen(ts));
 }
 
-void report_host_acc_add(struct report_host_acc *a, const struct host_row *row)
+void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row)
 {
         double t = row->t;
         if (a->rows == 0) {

@@ -38,7 +38,7 @@ extern const char *const host_field_names[HOST_F_COUNT];
 
 /* One host sample. Values in the CSV's units (%, C, V, MHz, MB, counts); NAN when
  * missing. The strings are only read during report_host_acc_add(). */
-struct host_row {
+struct host_acc_row {
         double t;              /* Unix time, seconds */
         const char *timestamp; /* as logged: "2026-12-02T18:12:47.123" */
         double v[HOST_F_COUNT];
@@ -81,7 +81,7 @@ int report_host_acc_init(struct report_host_acc *a, size_t series_cap, unsigned 
 void report_host_acc_free(struct report_host_acc *a);
 
 /* Add one row (rows in time order). Cheap: no allocation, no I/O. */
-void report_host_acc_add(struct report_host_acc *a, const struct host_row *row);
+void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row);
 
 /* Append the summary text to out: the reference summarise() block, exactly, then
  * vigil's slopes per hour and projections. Nothing when no row was added. */

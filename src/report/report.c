@@ -137,7 +137,7 @@ static bool row_time(struct csv_reader *r, const struct col_map *m, struct row_c
 static void add_host_row(struct report_host_acc *a, struct csv_reader *r, const struct col_map *m,
                          struct row_ctx *c)
 {
-        struct host_row row;
+        struct host_acc_row row;
         if (!row_time(r, m, c, &row.t))
                 return;
         row.timestamp = c->ts;

@@ -309,7 +309,7 @@ static void test_acc_from_values(void **state)
         for (int i = 0; i < 8; i++) {
                 char ts[64];
                 snprintf(ts, sizeof(ts), "2026-12-02T10:0%d:%02d.000", i / 6, (i * 10) % 60);
-                struct host_row row = {.t = 1000 + 10 * i, .timestamp = ts};
+                struct host_acc_row row = {.t = 1000 + 10 * i, .timestamp = ts};
                 for (int f = 0; f < HOST_F_COUNT; f++)
                         row.v[f] = NAN;
                 row.v[HOST_F_CPU_TOTAL] = i * 10;
