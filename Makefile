@@ -108,7 +108,9 @@ format-check:
 
 install: all
 	install -D -m 0755 $(BUILD)/vigil $(DESTDIR)$(PREFIX)/bin/vigil
-	install -D -m 0644 dist/systemd/vigil.service $(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's#/usr/local/bin/vigil#$(PREFIX)/bin/vigil#' dist/systemd/vigil.service \
+		>$(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
 	install -D -m 0644 dist/prometheus/vigil-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-rules.yml
 	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
 	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example
@@ -126,6 +128,6 @@ cross:
 	@scripts/cross-test.sh
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-clang
 
 -include $(OBJ:.o=.d) $(BUILD)/src/main.d

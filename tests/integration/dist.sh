@@ -35,3 +35,4 @@ for f in usr/bin/vigil usr/lib/systemd/system/vigil.service usr/share/vigil/vigi
 	usr/share/man/man8/vigil.8; do
 	check "make install puts $f" test -f "$TMP/root/$f"
 done
+check "installed unit runs the installed binary" grep -q '^ExecStart=/usr/bin/vigil ' "$TMP/root/usr/lib/systemd/system/vigil.service"
