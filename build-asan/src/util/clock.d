@@ -1,2 +1,0 @@
-build-asan/src/util/clock.o: src/util/clock.c src/util/clock.h
-src/util/clock.h:

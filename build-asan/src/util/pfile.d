@@ -1,2 +1,0 @@
-build-asan/src/util/pfile.o: src/util/pfile.c src/util/pfile.h
-src/util/pfile.h:

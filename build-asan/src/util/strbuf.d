@@ -1,2 +1,0 @@
-build-asan/src/util/strbuf.o: src/util/strbuf.c src/util/strbuf.h
-src/util/strbuf.h:

@@ -1,3 +1,0 @@
-build-clang/src/core/frame.o: src/core/frame.c src/core/frame.h
-
-src/core/frame.h:

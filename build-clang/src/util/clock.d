@@ -1,3 +1,0 @@
-build-clang/src/util/clock.o: src/util/clock.c src/util/clock.h
-
-src/util/clock.h:

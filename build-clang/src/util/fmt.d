@@ -1,3 +1,0 @@
-build-clang/src/util/fmt.o: src/util/fmt.c src/util/fmt.h
-
-src/util/fmt.h:

@@ -1,3 +1,0 @@
-build-clang/src/util/log.o: src/util/log.c src/util/log.h
-
-src/util/log.h:
