@@ -5,23 +5,29 @@
 #include "core/vigil.h"
 
 /* Sources: fill the frame. */
+extern const struct vigil_source source_nvml;
 
 const struct vigil_source *const vigil_sources[] = {
+    &source_nvml,
     NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
+extern const struct vigil_detector detector_gpu_rules;
 
 const struct vigil_detector *const vigil_detectors[] = {
+    &detector_gpu_rules,
     NULL,
 };
 
 /* Sinks: write the frame out. */
 extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
+extern const struct vigil_sink sink_gpu_csv;
 
 const struct vigil_sink *const vigil_sinks[] = {
     &sink_host_csv,
+    &sink_gpu_csv,
     &sink_live,
     NULL,
 };

@@ -18,6 +18,7 @@
 #include "core/options.h"
 
 struct eventlog;
+struct nvml_shared;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -44,6 +45,9 @@ struct vigil_ctx {
         const char *log_dir;     /* NULL with --no-log */
         bool disk_paused;        /* the disk guard has paused file writes */
         bool live;               /* the live view is on */
+        /* The loaded NVML and the GPUs sampled (collect/nvml_lib.h), published by the
+         * NVML source while it runs; NULL without GPUs. */
+        struct nvml_shared *nvml;
         pthread_t main_thread;
         /* The last complete frame, for readers in other threads (HTTP). */
         pthread_mutex_t pub_lock;

@@ -1,0 +1,343 @@
+/* The subset of the NVML (NVIDIA Management Library) ABI that vigil uses.
+ *
+ * No nvml.h exists on the machines vigil is built on, and vigil loads
+ * libnvidia-ml.so.1 with dlopen, so the types, constants and call signatures are
+ * declared here, once, for the collector and for the simulated library in
+ * tests/nvml-sim/ (which defines functions of exactly these types).
+ *
+ * The type names mirror the C ABI's own names (nvmlReturn_t, nvmlDevice_t, ...), so
+ * what is written here can be compared line by line with NVIDIA's header.
+ * Sources: /work/shared/FACTS.md (return codes, struct layouts and offsets, version
+ * words, event and clock-event bits), NVIDIA's nvml.h as published in NVIDIA/go-nvml
+ * (gen/nvml/nvml.h, pkg/nvml/nvml.h: prototypes, nvmlUtilization_t, nvmlMemory_t,
+ * nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlFanControlPolicy_t, the thermal
+ * settings struct and nvmlEventData_t comments), and NVIDIA's pynvml.py (buffer sizes,
+ * recovery-action values). Enums are passed as int (FACTS.md). The names of the bit-mask
+ * constants (NVML_EVENT_*, NVML_CLOCKS_EVENT_*) are vigil's; their values are NVIDIA's. */
+#ifndef VIGIL_COLLECT_NVML_API_H
+#define VIGIL_COLLECT_NVML_API_H
+
+#include <stddef.h>
+
+/* ---- Handles and return codes ------------------------------------------------ */
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+
+enum {
+        NVML_SUCCESS = 0,
+        NVML_ERROR_UNINITIALIZED = 1,
+        NVML_ERROR_INVALID_ARGUMENT = 2,
+        NVML_ERROR_NOT_SUPPORTED = 3,
+        NVML_ERROR_NO_PERMISSION = 4,
+        NVML_ERROR_ALREADY_INITIALIZED = 5,
+        NVML_ERROR_NOT_FOUND = 6,
+        NVML_ERROR_INSUFFICIENT_SIZE = 7,
+        NVML_ERROR_INSUFFICIENT_POWER = 8,
+        NVML_ERROR_DRIVER_NOT_LOADED = 9,
+        NVML_ERROR_TIMEOUT = 10,
+        NVML_ERROR_IRQ_ISSUE = 11,
+        NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+        NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+        NVML_ERROR_CORRUPTED_INFOROM = 14,
+        NVML_ERROR_GPU_IS_LOST = 15,
+        NVML_ERROR_RESET_REQUIRED = 16,
+        NVML_ERROR_OPERATING_SYSTEM = 17,
+        NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+        NVML_ERROR_IN_USE = 19,
+        NVML_ERROR_MEMORY = 20,
+        NVML_ERROR_NO_DATA = 21,
+        NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+        NVML_ERROR_DEPRECATED = 26,
+        NVML_ERROR_NOT_READY = 27,
+        NVML_ERROR_GPU_NOT_FOUND = 28,
+        NVML_ERROR_INVALID_STATE = 29,
+        NVML_ERROR_UNKNOWN = 999,
+};
+
+/* ---- Enumerations (int on the ABI) ------------------------------------------- */
+
+/* nvmlTemperatureSensors_t */
+enum { NVML_TEMPERATURE_GPU = 0 };
+
+/* nvmlTemperatureThresholds_t */
+enum {
+        NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0,
+        NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1,
+        NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2,
+        NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3,
+        NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
+        NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
+        NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
+        NVML_TEMPERATURE_THRESHOLD_COUNT = 7, /* vigil's bound, not an NVML value */
+};
+
+/* nvmlClockType_t */
+enum {
+        NVML_CLOCK_GRAPHICS = 0,
+        NVML_CLOCK_SM = 1,
+        NVML_CLOCK_MEM = 2,
+        NVML_CLOCK_VIDEO = 3,
+        NVML_CLOCK_COUNT = 4,
+};
+
+/* nvmlPstates_t: P0..P15, or unknown. */
+enum { NVML_PSTATE_UNKNOWN = 32 };
+
+/* nvmlMemoryErrorType_t and nvmlEccCounterType_t (nvml.h). */
+enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
+enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
+
+/* nvmlFanControlPolicy_t is `typedef unsigned int` in nvml.h (not an enum). The
+ * misspelling CONTINOUS is NVIDIA's. */
+typedef unsigned int nvmlFanControlPolicy_t;
+#define NVML_FAN_POLICY_TEMPERATURE_CONTINOUS_SW 0u
+#define NVML_FAN_POLICY_MANUAL                   1u
+
+/* nvmlThermalTarget_t */
+enum {
+        NVML_THERMAL_TARGET_NONE = 0,
+        NVML_THERMAL_TARGET_GPU = 1,
+        NVML_THERMAL_TARGET_MEMORY = 2,
+        NVML_THERMAL_TARGET_POWER_SUPPLY = 4,
+        NVML_THERMAL_TARGET_BOARD = 8,
+        NVML_THERMAL_TARGET_VCD_BOARD = 9,
+        NVML_THERMAL_TARGET_VCD_INLET = 10,
+        NVML_THERMAL_TARGET_VCD_OUTLET = 11,
+        NVML_THERMAL_TARGET_ALL = 15,
+        NVML_THERMAL_TARGET_UNKNOWN = -1,
+};
+
+/* nvmlThermalController_t: only the values vigil names. */
+enum {
+        NVML_THERMAL_CONTROLLER_NONE = 0,
+        NVML_THERMAL_CONTROLLER_GPU_INTERNAL = 1,
+        NVML_THERMAL_CONTROLLER_UNKNOWN = -1,
+};
+
+/* nvmlDeviceGpuRecoveryAction_t (pynvml), the data of a GpuRecoveryAction event. */
+enum {
+        NVML_GPU_RECOVERY_ACTION_NONE = 0,
+        NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
+        NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
+        NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
+        NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4,
+};
+
+/* ---- Bit masks ------------------------------------------------------------------ */
+
+/* Event types (nvmlEventType*). The last two exist from NVML 12.8 / R570 on. */
+#define NVML_EVENT_SINGLE_BIT_ECC        0x0000000000000001ULL
+#define NVML_EVENT_DOUBLE_BIT_ECC        0x0000000000000002ULL
+#define NVML_EVENT_PSTATE                0x0000000000000004ULL
+#define NVML_EVENT_XID_CRITICAL_ERROR    0x0000000000000008ULL
+#define NVML_EVENT_CLOCK                 0x0000000000000010ULL
+#define NVML_EVENT_POWER_SOURCE_CHANGE   0x0000000000000080ULL
+#define NVML_EVENT_MIG_CONFIG_CHANGE     0x0000000000000100ULL
+#define NVML_EVENT_GPU_UNAVAILABLE_ERROR 0x0000000000004000ULL
+#define NVML_EVENT_GPU_RECOVERY_ACTION   0x0000000000008000ULL
+
+/* eventData of an Xid event whose code the driver does not know. */
+#define NVML_XID_UNKNOWN 999ULL
+/* gpuInstanceId / computeInstanceId of an event not attributable to a MIG instance. */
+#define NVML_INSTANCE_ID_NONE 0xFFFFFFFFu
+
+/* Clock event (throttle) reasons (nvmlClocksEventReason*). */
+#define NVML_CLOCKS_EVENT_GPU_IDLE              0x0000000000000001ULL
+#define NVML_CLOCKS_EVENT_APPLICATIONS_CLOCKS   0x0000000000000002ULL
+#define NVML_CLOCKS_EVENT_SW_POWER_CAP          0x0000000000000004ULL
+#define NVML_CLOCKS_EVENT_HW_SLOWDOWN           0x0000000000000008ULL
+#define NVML_CLOCKS_EVENT_SYNC_BOOST            0x0000000000000010ULL
+#define NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN   0x0000000000000020ULL
+#define NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN   0x0000000000000040ULL
+#define NVML_CLOCKS_EVENT_HW_POWER_BRAKE        0x0000000000000080ULL
+#define NVML_CLOCKS_EVENT_DISPLAY_CLOCK_SETTING 0x0000000000000100ULL
+
+/* ---- Buffer sizes (pynvml.py / nvml.h) ---------------------------------------- */
+
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE        96
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE        96
+#define NVML_DEVICE_SERIAL_BUFFER_SIZE         30
+#define NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE  32
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE     32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE  16
+#define NVML_MAX_THERMAL_SENSORS_PER_GPU       3
+
+/* ---- Structs --------------------------------------------------------------------- */
+
+typedef struct nvmlPciInfo_st {
+        char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE]; /* "%04X:%02X:%02X.0" */
+        unsigned int domain;
+        unsigned int bus;
+        unsigned int device;
+        unsigned int pciDeviceId; /* device id << 16 | vendor id */
+        unsigned int pciSubSystemId;
+        char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "%08X:%02X:%02X.0" */
+} nvmlPciInfo_t;
+
+typedef struct nvmlUtilization_st {
+        unsigned int gpu;    /* percent */
+        unsigned int memory; /* percent */
+} nvmlUtilization_t;
+
+/* v1: used includes what the driver reserves. */
+typedef struct nvmlMemory_st {
+        unsigned long long total; /* bytes */
+        unsigned long long free;
+        unsigned long long used;
+} nvmlMemory_t;
+
+typedef struct nvmlMemory_v2_st {
+        unsigned int version; /* must be nvmlMemory_v2 */
+        unsigned long long total;
+        unsigned long long reserved;
+        unsigned long long free;
+        unsigned long long used;
+} nvmlMemory_v2_t;
+
+/* NVML_STRUCT_VERSION(Memory, 2): sizeof | 2 << 24. A bare 2 is rejected. */
+#define nvmlMemory_v2 0x02000028u
+
+typedef struct nvmlEventData_st {
+        nvmlDevice_t device;
+        unsigned long long eventType; /* one NVML_EVENT_* bit */
+        unsigned long long eventData; /* the Xid for Xid events, else 0 (or the recovery action) */
+        unsigned int gpuInstanceId;   /* NVML_INSTANCE_ID_NONE without MIG */
+        unsigned int computeInstanceId; /* NVML_INSTANCE_ID_NONE without MIG */
+} nvmlEventData_t;
+
+typedef struct nvmlGpuThermalSettings_st {
+        unsigned int count; /* valid entries of sensor[] */
+        struct {
+                int controller; /* nvmlThermalController_t */
+                int defaultMinTemp;
+                int defaultMaxTemp;
+                int currentTemp; /* degrees C */
+                int target;      /* nvmlThermalTarget_t */
+        } sensor[NVML_MAX_THERMAL_SENSORS_PER_GPU];
+} nvmlGpuThermalSettings_t;
+
+/* The layouts the driver expects (x86_64; FACTS.md, checked against the real header). */
+_Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t size");
+_Static_assert(offsetof(nvmlPciInfo_t, domain) == 16, "nvmlPciInfo_t.domain");
+_Static_assert(offsetof(nvmlPciInfo_t, pciDeviceId) == 28, "nvmlPciInfo_t.pciDeviceId");
+_Static_assert(offsetof(nvmlPciInfo_t, pciSubSystemId) == 32, "nvmlPciInfo_t.pciSubSystemId");
+_Static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "nvmlPciInfo_t.busId");
+_Static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t size");
+_Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t size");
+_Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t size");
+_Static_assert(offsetof(nvmlMemory_v2_t, total) == 8, "nvmlMemory_v2_t.total");
+_Static_assert(offsetof(nvmlMemory_v2_t, used) == 32, "nvmlMemory_v2_t.used");
+_Static_assert(nvmlMemory_v2 == (sizeof(nvmlMemory_v2_t) | 2u << 24), "nvmlMemory_v2 word");
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t size");
+_Static_assert(offsetof(nvmlEventData_t, eventType) == 8, "nvmlEventData_t.eventType");
+_Static_assert(offsetof(nvmlEventData_t, eventData) == 16, "nvmlEventData_t.eventData");
+_Static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.gpuInstanceId");
+_Static_assert(offsetof(nvmlEventData_t, computeInstanceId) == 28, "nvmlEventData_t.ciId");
+_Static_assert(sizeof(nvmlGpuThermalSettings_t) == 64, "nvmlGpuThermalSettings_t size");
+_Static_assert(offsetof(nvmlGpuThermalSettings_t, sensor[1]) == 24, "thermal sensor[1]");
+
+/* ---- Function types ---------------------------------------------------------------
+ * One pointer type per entry point, named after the symbol with _fn appended; the
+ * collector resolves each with dlsym. Newest name first where there are two (FACTS.md):
+ * nvmlInit_v2 -> nvmlInit, nvmlDeviceGetCount_v2 -> nvmlDeviceGetCount,
+ * nvmlDeviceGetHandleByIndex_v2 -> nvmlDeviceGetHandleByIndex, nvmlDeviceGetPciInfo_v3
+ * -> _v2, nvmlDeviceGetCurrentClocksEventReasons -> ...ThrottleReasons (R535 renamed it),
+ * nvmlDeviceGetMemoryInfo_v2 -> nvmlDeviceGetMemoryInfo, nvmlDeviceGetFanSpeed_v2 ->
+ * nvmlDeviceGetFanSpeed (fan 0 only). */
+
+/* Library. */
+typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
+typedef nvmlReturn_t (*nvmlInit_fn)(void);
+typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
+typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
+typedef nvmlReturn_t (*nvmlSystemGetDriverVersion_fn)(char *version, unsigned int length);
+typedef nvmlReturn_t (*nvmlDeviceGetCount_v2_fn)(unsigned int *deviceCount);
+typedef nvmlReturn_t (*nvmlDeviceGetCount_fn)(unsigned int *deviceCount);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByIndex_v2_fn)(unsigned int index, nvmlDevice_t *device);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByIndex_fn)(unsigned int index, nvmlDevice_t *device);
+
+/* Identity. Strings are NUL-terminated; a buffer too small gives INSUFFICIENT_SIZE. */
+typedef nvmlReturn_t (*nvmlDeviceGetPciInfo_v3_fn)(nvmlDevice_t device, nvmlPciInfo_t *pci);
+typedef nvmlReturn_t (*nvmlDeviceGetPciInfo_v2_fn)(nvmlDevice_t device, nvmlPciInfo_t *pci);
+typedef nvmlReturn_t (*nvmlDeviceGetName_fn)(nvmlDevice_t device, char *name, unsigned int length);
+typedef nvmlReturn_t (*nvmlDeviceGetUUID_fn)(nvmlDevice_t device, char *uuid, unsigned int length);
+typedef nvmlReturn_t (*nvmlDeviceGetSerial_fn)(nvmlDevice_t device, char *serial,
+                                               unsigned int length);
+typedef nvmlReturn_t (*nvmlDeviceGetVbiosVersion_fn)(nvmlDevice_t device, char *version,
+                                                     unsigned int length);
+
+/* Thermal. sensorType: NVML_TEMPERATURE_GPU; thresholdType: NVML_TEMPERATURE_THRESHOLD_*. */
+typedef nvmlReturn_t (*nvmlDeviceGetTemperature_fn)(nvmlDevice_t device, int sensorType,
+                                                    unsigned int *temp);
+typedef nvmlReturn_t (*nvmlDeviceGetTemperatureThreshold_fn)(nvmlDevice_t device, int thresholdType,
+                                                             unsigned int *temp);
+typedef nvmlReturn_t (*nvmlDeviceGetThermalSettings_fn)(nvmlDevice_t device,
+                                                        unsigned int sensorIndex,
+                                                        nvmlGpuThermalSettings_t *settings);
+
+/* Power: milliwatts; energy: millijoules since the driver was loaded. */
+typedef nvmlReturn_t (*nvmlDeviceGetPowerUsage_fn)(nvmlDevice_t device, unsigned int *power);
+typedef nvmlReturn_t (*nvmlDeviceGetPowerManagementLimit_fn)(nvmlDevice_t device,
+                                                             unsigned int *limit);
+typedef nvmlReturn_t (*nvmlDeviceGetEnforcedPowerLimit_fn)(nvmlDevice_t device,
+                                                           unsigned int *limit);
+typedef nvmlReturn_t (*nvmlDeviceGetTotalEnergyConsumption_fn)(nvmlDevice_t device,
+                                                               unsigned long long *energy);
+
+/* Performance: pstate 0..15 or NVML_PSTATE_UNKNOWN; clocks in MHz; reasons a bit mask. */
+typedef nvmlReturn_t (*nvmlDeviceGetPerformanceState_fn)(nvmlDevice_t device, int *pState);
+typedef nvmlReturn_t (*nvmlDeviceGetClockInfo_fn)(nvmlDevice_t device, int type,
+                                                  unsigned int *clock);
+typedef nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons_fn)(
+    nvmlDevice_t device, unsigned long long *clocksEventReasons);
+typedef nvmlReturn_t (*nvmlDeviceGetCurrentClocksThrottleReasons_fn)(
+    nvmlDevice_t device, unsigned long long *clocksThrottleReasons);
+typedef nvmlReturn_t (*nvmlDeviceGetUtilizationRates_fn)(nvmlDevice_t device,
+                                                         nvmlUtilization_t *utilization);
+
+/* Memory, bytes. _v2 requires memory->version == nvmlMemory_v2. */
+typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMemory_t *memory);
+typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_v2_fn)(nvmlDevice_t device, nvmlMemory_v2_t *memory);
+
+/* PCIe link and its replay counter. */
+typedef nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkGeneration_fn)(nvmlDevice_t device,
+                                                               unsigned int *currLinkGen);
+typedef nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkWidth_fn)(nvmlDevice_t device,
+                                                          unsigned int *currLinkWidth);
+typedef nvmlReturn_t (*nvmlDeviceGetPcieReplayCounter_fn)(nvmlDevice_t device, unsigned int *value);
+
+/* Fans: percent of the intended speed (may exceed 100); fan < nvmlDeviceGetNumFans. */
+typedef nvmlReturn_t (*nvmlDeviceGetNumFans_fn)(nvmlDevice_t device, unsigned int *numFans);
+typedef nvmlReturn_t (*nvmlDeviceGetFanSpeed_fn)(nvmlDevice_t device, unsigned int *speed);
+typedef nvmlReturn_t (*nvmlDeviceGetFanSpeed_v2_fn)(nvmlDevice_t device, unsigned int fan,
+                                                    unsigned int *speed);
+typedef nvmlReturn_t (*nvmlDeviceGetTargetFanSpeed_fn)(nvmlDevice_t device, unsigned int fan,
+                                                       unsigned int *targetSpeed);
+typedef nvmlReturn_t (*nvmlDeviceGetFanControlPolicy_v2_fn)(nvmlDevice_t device, unsigned int fan,
+                                                            nvmlFanControlPolicy_t *policy);
+
+/* Memory errors. errorType: NVML_MEMORY_ERROR_TYPE_*; counterType: NVML_*_ECC. */
+typedef nvmlReturn_t (*nvmlDeviceGetTotalEccErrors_fn)(nvmlDevice_t device, int errorType,
+                                                       int counterType,
+                                                       unsigned long long *eccCounts);
+typedef nvmlReturn_t (*nvmlDeviceGetRemappedRows_fn)(nvmlDevice_t device, unsigned int *corrRows,
+                                                     unsigned int *uncRows, unsigned int *isPending,
+                                                     unsigned int *failureOccurred);
+
+/* Events. Wait returns TIMEOUT when nothing came (or it was interrupted) and may return
+ * GPU_IS_LOST; RegisterEvents returning NOT_SUPPORTED registered nothing, and the set
+ * stays usable. */
+typedef nvmlReturn_t (*nvmlEventSetCreate_fn)(nvmlEventSet_t *set);
+typedef nvmlReturn_t (*nvmlDeviceRegisterEvents_fn)(nvmlDevice_t device,
+                                                    unsigned long long eventTypes,
+                                                    nvmlEventSet_t set);
+typedef nvmlReturn_t (*nvmlDeviceGetSupportedEventTypes_fn)(nvmlDevice_t device,
+                                                            unsigned long long *eventTypes);
+typedef nvmlReturn_t (*nvmlEventSetWait_v2_fn)(nvmlEventSet_t set, nvmlEventData_t *data,
+                                               unsigned int timeoutms);
+typedef nvmlReturn_t (*nvmlEventSetFree_fn)(nvmlEventSet_t set);
+
+#endif
