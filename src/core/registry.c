@@ -24,10 +24,9 @@ const struct vigil_detector *const vigil_detectors[] = {
 extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
 extern const struct vigil_sink sink_gpu_csv;
+extern const struct vigil_sink sink_gpu_summary;
+extern const struct vigil_sink sink_sysinfo;
 
 const struct vigil_sink *const vigil_sinks[] = {
-    &sink_host_csv,
-    &sink_gpu_csv,
-    &sink_live,
-    NULL,
+    &sink_host_csv, &sink_gpu_csv, &sink_gpu_summary, &sink_sysinfo, &sink_live, NULL,
 };
