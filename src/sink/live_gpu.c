@@ -53,13 +53,15 @@ static bool has_kind(const char *flags, const char *kind, size_t kn)
 /* Add the flags of one sample whose kind is not shown yet. */
 static void merge_flags(struct live_gpu_worst *w, const char *flags)
 {
+        char had[sizeof(w->flags)];
         struct strbuf sb;
+        memcpy(had, w->flags, sizeof(had));
         sb_init_fixed(&sb, w->flags, sizeof(w->flags));
-        sb.len = strlen(w->flags);
+        sb_puts(&sb, had);
         for (const char *p = flags; *p;) {
                 const char *end = strchr(p, '|');
                 size_t n = end ? (size_t)(end - p) : strlen(p);
-                if (n && !has_kind(w->flags, p, flag_kind_len(p, n))) {
+                if (n && !has_kind(sb.buf, p, flag_kind_len(p, n))) {
                         if (sb.len)
                                 sb_putc(&sb, '|');
                         sb_put(&sb, p, n);
