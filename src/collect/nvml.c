@@ -155,7 +155,7 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
                 return -ENODEV;
         }
         if (start_nvml(s, o, lvl) < 0) {
-                nvml_lib_close(&s->sh.lib);
+                /* Not dlclose'd once nvmlInit ran: see nvml_fini. */
                 free(s);
                 return -ENODEV;
         }
@@ -261,7 +261,8 @@ static void nvml_fini(void *state)
         if (s->ctx && s->ctx->nvml == &s->sh)
                 s->ctx->nvml = NULL;
         s->sh.lib.shutdown();
-        nvml_lib_close(&s->sh.lib);
+        /* The library stays mapped until exit: a driver keeps state (and threads) past
+         * nvmlShutdown, which unloading would cut off. */
         free(s);
 }
 

@@ -111,7 +111,8 @@ struct nvml_shared {
  * 0, -ENOENT (no library; err says which) or -ENOEXEC (a required symbol is missing;
  * err names it). err gets one line (cap bytes). */
 int nvml_lib_open(struct nvml_lib *lib, const char *path, char *err, size_t cap);
-/* dlclose; accepts a zeroed or closed lib. */
+/* dlclose; accepts a zeroed or closed lib. Only for a library nvmlInit was never
+ * called on: one that was initialised stays mapped until exit. */
 void nvml_lib_close(struct nvml_lib *lib);
 /* NVML's text for a return code ("GPU is lost"); vigil's own when the library lacks
  * nvmlErrorString. Never NULL; static storage. */
