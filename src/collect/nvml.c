@@ -81,7 +81,8 @@ static void publish_identity(const struct nvml_gpu *gpu, struct gpu_frame *g)
         memcpy(g->pci_bus_id, gpu->pci_bus_id, sizeof(g->pci_bus_id));
 }
 
-/* Get the handle and the static facts of one GPU. 0 or the NVML code that failed. */
+/* Get the handle and the static facts of one GPU. 0 or the NVML code that failed (the
+ * handle stays NULL then, so the next try starts over). */
 static nvmlReturn_t acquire(struct nvml_shared *sh, struct nvml_gpu *gpu)
 {
         nvmlDevice_t h = NULL;
@@ -89,8 +90,13 @@ static nvmlReturn_t acquire(struct nvml_shared *sh, struct nvml_gpu *gpu)
         if (r != NVML_SUCCESS)
                 return r;
         gpu->handle = h;
+        r = nvml_read_identity(&sh->lib, gpu);
+        if (r != NVML_SUCCESS) {
+                gpu->handle = NULL;
+                return r;
+        }
         gpu->handle_gen++;
-        return nvml_read_identity(&sh->lib, gpu);
+        return NVML_SUCCESS;
 }
 
 static void log_gpu(const struct nvml_shared *sh, const struct nvml_gpu *gpu, nvmlReturn_t r)
@@ -224,8 +230,13 @@ static bool sample_one(struct nvml_source *s, unsigned slot, const struct tick *
         gpu_frame_clear(g);
         g->sampled = true;
         g->sampled_real_ns = t->real_ns;
-        if (gpu->consecutive_failures > 0 || !gpu->handle)
+        if (!gpu->handle) { /* not answering at start: identify it once it does */
+                err = acquire(&s->sh, gpu);
+                if (err == NVML_SUCCESS)
+                        publish_identity(gpu, g);
+        } else if (gpu->consecutive_failures > 0) {
                 err = reacquire(&s->sh, gpu);
+        }
         if (err == NVML_SUCCESS) {
                 nvml_read_sample(&s->sh.lib, gpu, g, &res);
                 nvml_read_failed(&res, &err);

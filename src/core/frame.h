@@ -84,7 +84,8 @@ struct gpu_frame {
         bool present;   /* the slot is in use */
         bool ok;        /* the last sample succeeded (false: the GPU failed every call) */
         char error[96]; /* why the last sample failed */
-        bool sampled;   /* sampled on this tick (false while a failing GPU is backed off) */
+        bool sampled;   /* sampled on this GPU tick (false while a failing GPU is backed off);
+                         * meaningful on ticks where VCLOCK_GPU is due */
         unsigned consecutive_failures; /* failed samples in a row, the last one included */
         uint64_t crash_seq; /* +1 at the first failed sample of each streak (snapshot hook) */
         unsigned index;     /* NVML index */

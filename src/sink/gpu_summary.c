@@ -137,10 +137,19 @@ static int gpu_summary_write(void *state, struct vigil_ctx *ctx, const struct ti
         return r;
 }
 
+/* At exit, the reference's last Status line, one per GPU. */
 static void gpu_summary_fini(void *state, struct vigil_ctx *ctx)
 {
-        (void)ctx;
-        free(state);
+        struct gpu_summary *s = state;
+        const struct frame *f = ctx->frame;
+        int64_t up = (now_mono_ns() - f->self.started_mono_ns) / NSEC_PER_SEC;
+        struct strbuf line;
+        for (unsigned i = 0; s && i < f->ngpus && i < VIGIL_MAX_GPUS; i++) {
+                sb_init_fixed(&line, s->status, sizeof(s->status));
+                gpu_status_line(&line, &f->gpu_stats[i], up);
+                vlog(LOG_INFO, "gpu%u: %s", f->gpus[i].index, s->status);
+        }
+        free(s);
 }
 
 const struct vigil_sink sink_gpu_summary = {
