@@ -6,6 +6,8 @@
  * as the newer name, so one pointer field holds either. */
 #include "collect/nvml_lib.h"
 
+#include "util/parse.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -155,4 +157,32 @@ const char *nvml_lib_strerror(const struct nvml_lib *lib, nvmlReturn_t r)
 {
         const char *s = lib && lib->error_string ? lib->error_string(r) : NULL;
         return s ? s : fallback_strerror(r);
+}
+
+int nvml_slot_of_handle(const struct nvml_shared *sh, nvmlDevice_t dev)
+{
+        for (unsigned i = 0; sh && dev && i < sh->ngpus; i++)
+                if (sh->gpu[i].handle == dev)
+                        return (int)i;
+        return -1;
+}
+
+/* "DOMAIN:BUS:DEVICE[.FN]" in hexadecimal, the domain of any width. */
+static bool parse_pci(const char *s, uint64_t *dom, uint64_t *bus, uint64_t *dev)
+{
+        struct cursor c = cur_str(s);
+        return cur_hex(&c, dom) == 0 && cur_lit(&c, ":") && cur_hex(&c, bus) == 0 &&
+               cur_lit(&c, ":") && cur_hex(&c, dev) == 0 && (cur_eof(&c) || cur_lit(&c, "."));
+}
+
+int nvml_slot_of_pci(const struct nvml_shared *sh, const char *bus_id)
+{
+        uint64_t d, b, v, d2, b2, v2;
+        if (!sh || !bus_id || !parse_pci(bus_id, &d, &b, &v))
+                return -1;
+        for (unsigned i = 0; i < sh->ngpus; i++)
+                if (parse_pci(sh->gpu[i].pci_bus_id, &d2, &b2, &v2) && d == d2 && b == b2 &&
+                    v == v2)
+                        return (int)i;
+        return -1;
 }

@@ -118,4 +118,11 @@ void nvml_lib_close(struct nvml_lib *lib);
  * nvmlErrorString. Never NULL; static storage. */
 const char *nvml_lib_strerror(const struct nvml_lib *lib, nvmlReturn_t r);
 
+/* The slot of the GPU with this handle (an event's device), or -1. */
+int nvml_slot_of_handle(const struct nvml_shared *sh, nvmlDevice_t dev);
+/* The slot of the GPU at this PCI address, or -1. bus_id may be NVML's
+ * "00000000:01:00.0", sysfs' "0000:01:00.0" or the kernel log's "0000:01:00" (the
+ * "PCI:" prefix of an Xid line removed): domain, bus and device are compared as numbers. */
+int nvml_slot_of_pci(const struct nvml_shared *sh, const char *bus_id);
+
 #endif

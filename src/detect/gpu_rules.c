@@ -329,6 +329,11 @@ void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
         update_stats(stats, g, (double)r->opt->gpu_interval_ns / 1e9);
 }
 
+const struct gpu_stats *gpu_rules_stats(const struct frame *f, unsigned slot)
+{
+        return slot < f->ngpus && slot < VIGIL_MAX_GPUS ? &f->gpu_stats[slot] : NULL;
+}
+
 void gpu_rules_note_crash(struct frame *f, unsigned slot)
 {
         if (slot >= VIGIL_MAX_GPUS)

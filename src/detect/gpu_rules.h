@@ -56,6 +56,9 @@ void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct
 void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
                     struct gpu_stats *stats, int64_t mono_ns, struct gpu_rules_out *out);
 
+/* The counters of GPU slot (read-only), or NULL past the GPUs sampled. */
+const struct gpu_stats *gpu_rules_stats(const struct frame *f, unsigned slot);
+
 /* Count a critical event (an Xid, a GPU recovery action) of GPU slot as a crash, as
  * the reference's event listener does. Main thread. */
 void gpu_rules_note_crash(struct frame *f, unsigned slot);

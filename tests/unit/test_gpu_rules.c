@@ -361,6 +361,9 @@ static void test_stats_and_names(void **state)
         gpu_rules_note_crash(&f, 2);
         assert_int_equal(f.gpu_stats[2].crashes, 2);
         assert_int_equal(f.gpu_stats[2].period_crashes, 2);
+        assert_null(gpu_rules_stats(&f, 2)); /* no GPU sampled */
+        f.ngpus = 3;
+        assert_ptr_equal(gpu_rules_stats(&f, 2), &f.gpu_stats[2]);
         assert_string_equal(gpu_anomaly_names[GPU_ANOM_SPURIOUS_THROTTLE], "spurious_throttle");
 }
 

@@ -520,6 +520,27 @@ static void test_library_loading(void **state)
         assert_true(nvml_fatal(NVML_ERROR_GPU_IS_LOST) && !nvml_fatal(NVML_ERROR_UNKNOWN));
 }
 
+static void test_slot_lookup(void **state)
+{
+        (void)state;
+        struct nvml_shared sh;
+        memset(&sh, 0, sizeof(sh));
+        sh.ngpus = 2;
+        sh.gpu[0].handle = dev;
+        snprintf(sh.gpu[0].pci_bus_id, sizeof(sh.gpu[0].pci_bus_id), "00000000:01:00.0");
+        sh.gpu[1].handle = (nvmlDevice_t)&sh;
+        snprintf(sh.gpu[1].pci_bus_id, sizeof(sh.gpu[1].pci_bus_id), "00000000:2B:00.0");
+        assert_int_equal(nvml_slot_of_handle(&sh, dev), 0);
+        assert_int_equal(nvml_slot_of_handle(&sh, (nvmlDevice_t)&sh), 1);
+        assert_int_equal(nvml_slot_of_handle(&sh, (nvmlDevice_t)&fake.calls), -1);
+        assert_int_equal(nvml_slot_of_pci(&sh, "0000:01:00"), 0);
+        assert_int_equal(nvml_slot_of_pci(&sh, "0000:2b:00.0"), 1);
+        assert_int_equal(nvml_slot_of_pci(&sh, "00000000:2B:00.0"), 1);
+        assert_int_equal(nvml_slot_of_pci(&sh, "0000:2c:00.0"), -1);
+        assert_int_equal(nvml_slot_of_pci(&sh, "garbage"), -1);
+        assert_int_equal(nvml_slot_of_pci(NULL, "0000:01:00"), -1);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -531,6 +552,7 @@ int main(void)
             cmocka_unit_test_setup(test_memory_v1_fallback, reset),
             cmocka_unit_test_setup(test_legacy_fan, reset),
             cmocka_unit_test_setup(test_library_loading, reset),
+            cmocka_unit_test_setup(test_slot_lookup, reset),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
