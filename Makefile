@@ -33,7 +33,7 @@ OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
-SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1)
+SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
 .PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check
 all: $(BUILD)/vigil $(SIM_LIB)
@@ -54,12 +54,24 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
 	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS) \
 		$(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-# The simulated NVML: a shared library with the real soname, built from the tests.
-$(BUILD)/nvml-sim/libnvidia-ml.so.1: $(SIM_SRC) $(wildcard tests/nvml-sim/*.h) src/collect/nvml_api.h
+# The simulated NVML: a shared library with the real soname, built from the tests
+# (tests/nvml-sim/README.md). It exports only NVML's names. The old/ variant models an
+# older driver that lacks the newer names, for clients' fallbacks.
+SIM_DEPS := $(SIM_SRC) $(wildcard tests/nvml-sim/*.h) src/collect/nvml_api.h src/util/parse.c \
+	src/util/parse.h
+SIM_CC    = $(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -Isrc -fPIC -shared -fvisibility=hidden \
+	-Wl,-soname,libnvidia-ml.so.1 $(EXTRA_LDFLAGS)
+$(BUILD)/nvml-sim/libnvidia-ml.so.1: $(SIM_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -Isrc -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 \
-		-o $@ $(SIM_SRC) -lpthread -lm
+	$(SIM_CC) -o $@ $(SIM_SRC) src/util/parse.c -lpthread -lm
 	ln -sf libnvidia-ml.so.1 $(BUILD)/nvml-sim/libnvidia-ml.so
+
+$(BUILD)/nvml-sim/old/libnvidia-ml.so.1: $(SIM_DEPS)
+	@mkdir -p $(dir $@)
+	$(SIM_CC) -DSIM_OLD_DRIVER -o $@ $(SIM_SRC) src/util/parse.c -lpthread -lm
+
+# The simulator's own test loads both libraries.
+$(BUILD)/tests/test_nvml_sim: $(SIM_LIB)
 
 unit: $(UNIT_BIN)
 

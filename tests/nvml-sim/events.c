@@ -1,0 +1,211 @@
+/* The simulated NVML's events: a set collects the events of the GPUs and types
+ * registered with it, in a bounded queue that a client's thread drains with
+ * nvmlEventSetWait_v2 while another thread samples (and so moves the timelines). */
+#include "sim.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+static struct sim_evset *find_set(nvmlEventSet_t set)
+{
+        for (struct sim_evset *s = sim.sets; s; s = s->next)
+                if ((void *)s == (void *)set)
+                        return s;
+        return NULL;
+}
+
+static void unlink_set(struct sim_evset *set)
+{
+        for (struct sim_evset **p = &sim.sets; *p; p = &(*p)->next) {
+                if (*p == set) {
+                        *p = set->next;
+                        sim.nsets--;
+                        return;
+                }
+        }
+}
+
+/* Free now, or leave it to the last waiter. */
+static void release_set(struct sim_evset *set)
+{
+        unlink_set(set);
+        if (set->waiters) {
+                set->dead = true;
+                pthread_cond_broadcast(&sim.cond);
+        } else {
+                free(set);
+        }
+}
+
+void sim_events_fire(unsigned gpu, unsigned long long type, unsigned long long data, uint64_t count)
+{
+        for (struct sim_evset *s = sim.sets; s; s = s->next) {
+                if (!(s->mask[gpu] & type))
+                        continue;
+                for (uint64_t i = 0; i < count; i++) {
+                        if (s->len == SIM_EVQ_CAP) {
+                                s->dropped += count - i;
+                                break;
+                        }
+                        struct sim_event *e = &s->q[(s->head + s->len) % SIM_EVQ_CAP];
+                        e->gpu = gpu;
+                        e->type = type;
+                        e->data = data;
+                        s->len++;
+                }
+        }
+        pthread_cond_broadcast(&sim.cond);
+}
+
+void sim_events_release_all(void)
+{
+        while (sim.sets)
+                release_set(sim.sets);
+}
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
+{
+        nvmlReturn_t r = NVML_SUCCESS;
+        pthread_mutex_lock(&sim.lock);
+        sim_log(__func__, -1);
+        if (!sim.refcount)
+                r = NVML_ERROR_UNINITIALIZED;
+        else if (!set)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        else if (sim.nsets >= SIM_MAX_EVSETS)
+                r = NVML_ERROR_MEMORY;
+        struct sim_evset *s = r == NVML_SUCCESS ? calloc(1, sizeof(*s)) : NULL;
+        if (r == NVML_SUCCESS && !s)
+                r = NVML_ERROR_MEMORY;
+        if (s) {
+                s->next = sim.sets;
+                sim.sets = s;
+                sim.nsets++;
+                *set = (nvmlEventSet_t)(void *)s;
+        }
+        pthread_mutex_unlock(&sim.lock);
+        return r;
+}
+
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
+{
+        nvmlReturn_t r = NVML_SUCCESS;
+        pthread_mutex_lock(&sim.lock);
+        sim_log(__func__, -1);
+        struct sim_evset *s = sim.refcount ? find_set(set) : NULL;
+        if (!sim.refcount)
+                r = NVML_ERROR_UNINITIALIZED;
+        else if (!s)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        else
+                release_set(s);
+        pthread_mutex_unlock(&sim.lock);
+        return r;
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
+{
+        struct sim_gpu *g;
+        int64_t v;
+        nvmlReturn_t r = sim_enter(device, __func__, false, &g);
+        if (r != NVML_SUCCESS)
+                return r;
+        r = sim_get(g, F_EVENTS, eventTypes ? &v : NULL);
+        if (r == NVML_SUCCESS)
+                *eventTypes = (unsigned long long)v;
+        sim_leave();
+        return r;
+}
+
+/* Types the GPU does not support register nothing: NOT_SUPPORTED, the set unchanged. */
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
+                                      nvmlEventSet_t set)
+{
+        struct sim_gpu *g;
+        int64_t supported;
+        nvmlReturn_t r = sim_enter(device, __func__, false, &g);
+        if (r != NVML_SUCCESS)
+                return r;
+        struct sim_evset *s = find_set(set);
+        if (!s)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        else
+                r = sim_get(g, F_EVENTS, &supported);
+        if (r == NVML_SUCCESS && (eventTypes & ~(unsigned long long)supported))
+                r = NVML_ERROR_NOT_SUPPORTED;
+        if (r == NVML_SUCCESS)
+                s->mask[g->index] |= eventTypes;
+        sim_leave();
+        return r;
+}
+
+static bool registered_gpu_lost(const struct sim_evset *s)
+{
+        for (unsigned i = 0; i < sim.ngpus; i++)
+                if (s->mask[i] && sim.gpu[i].lost)
+                        return true;
+        return false;
+}
+
+static struct timespec deadline_after(unsigned int ms)
+{
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        t.tv_sec += ms / 1000;
+        t.tv_nsec += (long)(ms % 1000) * 1000000L;
+        if (t.tv_nsec >= 1000000000L) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000L;
+        }
+        return t;
+}
+
+/* Queued events come first, in order; then a lost registered GPU answers GPU_IS_LOST
+ * (every time, without waiting); otherwise wait up to timeoutms for one. */
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+        nvmlReturn_t r;
+        pthread_mutex_lock(&sim.lock);
+        sim_log(__func__, -1);
+        struct sim_evset *s = sim.refcount ? find_set(set) : NULL;
+        if (!sim.refcount || !s || !data) {
+                r = !sim.refcount ? NVML_ERROR_UNINITIALIZED : NVML_ERROR_INVALID_ARGUMENT;
+                pthread_mutex_unlock(&sim.lock);
+                return r;
+        }
+        struct timespec deadline = deadline_after(timeoutms);
+        s->waiters++;
+        for (;;) {
+                if (s->dead || !sim.refcount) {
+                        r = NVML_ERROR_UNINITIALIZED;
+                        break;
+                }
+                if (s->len) {
+                        const struct sim_event *e = &s->q[s->head];
+                        data->device = (nvmlDevice_t)(void *)&sim.gpu[e->gpu];
+                        data->eventType = e->type;
+                        data->eventData = e->data;
+                        data->gpuInstanceId = NVML_INSTANCE_ID_NONE;
+                        data->computeInstanceId = NVML_INSTANCE_ID_NONE;
+                        s->head = (s->head + 1) % SIM_EVQ_CAP;
+                        s->len--;
+                        r = NVML_SUCCESS;
+                        break;
+                }
+                if (registered_gpu_lost(s)) {
+                        r = NVML_ERROR_GPU_IS_LOST;
+                        break;
+                }
+                if (pthread_cond_timedwait(&sim.cond, &sim.lock, &deadline) == ETIMEDOUT &&
+                    !s->len && !s->dead && sim.refcount && !registered_gpu_lost(s)) {
+                        r = NVML_ERROR_TIMEOUT;
+                        break;
+                }
+        }
+        s->waiters--;
+        if (s->dead && !s->waiters)
+                free(s);
+        pthread_mutex_unlock(&sim.lock);
+        return r;
+}

@@ -1,0 +1,228 @@
+/* The simulated NVML: internal state shared by its files (not exported).
+ *
+ * scenario.c  reads the scenario file into the state below (README.md: the format)
+ * fields.c    the names and ranges of the fields a scenario sets
+ * state.c     the state itself, timelines, nvmlInit/nvmlShutdown, the call log, stalls
+ * api_device.c the exported device queries
+ * events.c    event sets: create, register, wait, free
+ *
+ * Every exported function takes sim.lock; the event wait sleeps on sim.cond. */
+#ifndef VIGIL_NVML_SIM_H
+#define VIGIL_NVML_SIM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/nvml_api.h"
+
+#define SIM_API __attribute__((visibility("default")))
+
+#define SIM_MAX_GPUS     16
+#define SIM_MAX_FANS     8
+#define SIM_MAX_SENSORS  NVML_MAX_THERMAL_SENSORS_PER_GPU
+#define SIM_MAX_OPS      100000 /* timeline entries in one scenario */
+#define SIM_MAX_EVSETS   64
+#define SIM_EVQ_CAP      4096      /* queued events per set; more are dropped */
+#define SIM_SCENARIO_MAX (1 << 20) /* bytes */
+
+/* Every value a scenario can give a GPU. Families are in NVML's own order. */
+enum sim_field {
+        F_TEMP,
+        F_POWER,
+        F_LIMIT,
+        F_ENFORCED,
+        F_ENERGY,
+        F_PSTATE,
+        F_CLK_GFX, /* + NVML_CLOCK_* */
+        F_CLK_SM,
+        F_CLK_MEM,
+        F_CLK_VIDEO,
+        F_UTIL_GPU,
+        F_UTIL_MEM,
+        F_VRAM_TOTAL,
+        F_VRAM_USED,
+        F_VRAM_RESERVED,
+        F_PCIE_GEN,
+        F_PCIE_WIDTH,
+        F_REPLAY,
+        F_REASONS,
+        F_EVENTS,
+        F_ECC_SBE_VOL,
+        F_ECC_DBE_VOL,
+        F_ECC_SBE_AGG,
+        F_ECC_DBE_AGG,
+        F_ROWS_CORR,
+        F_ROWS_UNC,
+        F_ROWS_PENDING,
+        F_ROWS_FAILURE,
+        F_SENSORS,
+        F_THR0,                                           /* + NVML_TEMPERATURE_THRESHOLD_* */
+        F_S0 = F_THR0 + NVML_TEMPERATURE_THRESHOLD_COUNT, /* + 5 * sensor + SENSOR_* */
+        F_FAN0 = F_S0 + 5 * SIM_MAX_SENSORS,              /* + fan */
+        F_TARGET0 = F_FAN0 + SIM_MAX_FANS,
+        F_POLICY0 = F_TARGET0 + SIM_MAX_FANS,
+        F_COUNT = F_POLICY0 + SIM_MAX_FANS
+};
+enum { SENSOR_CTRL, SENSOR_MIN, SENSOR_MAX, SENSOR_TEMP, SENSOR_TARGET };
+
+struct sim_value {
+        int64_t val;
+        bool has;     /* given by the scenario; without it the call is NOT_SUPPORTED */
+        int err;      /* nonzero: the call returns this code */
+        bool ramping; /* val follows from -> to over [start, start + len] */
+        int64_t from, to;
+        uint64_t start, len;
+};
+
+enum sim_op_kind { OP_SET, OP_RAMP, OP_FAIL, OP_EVENT, OP_LOST, OP_RECOVERED, OP_STALL };
+
+/* One timeline entry: at step `step`, do `kind`. */
+struct sim_op {
+        uint64_t step;
+        uint32_t seq; /* file order, to keep same-step entries in order */
+        uint8_t kind;
+        int16_t field;
+        int64_t val;             /* SET/RAMP: value; FAIL: code; EVENT: eventData; STALL: ms */
+        uint64_t arg;            /* RAMP: steps; EVENT: count */
+        unsigned long long type; /* EVENT: NVML_EVENT_* */
+};
+
+struct sim_gpu {
+        unsigned index;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+        char serial[NVML_DEVICE_SERIAL_BUFFER_SIZE]; /* "" = not supported */
+        char vbios[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE];
+        unsigned domain, bus, device, pci_id, subsys;
+        unsigned fans;
+        struct sim_value v[F_COUNT];
+        struct sim_op *ops; /* sorted by (step, seq) */
+        size_t nops, next;  /* next: first entry not yet applied */
+        uint64_t step;      /* samples taken so far */
+        bool lost;
+        bool stall_armed;
+        unsigned stall_ms;
+};
+
+struct sim_event {
+        unsigned gpu;
+        unsigned long long type, data;
+};
+
+struct sim_evset {
+        struct sim_evset *next;
+        unsigned long long mask[SIM_MAX_GPUS]; /* registered types per GPU */
+        struct sim_event q[SIM_EVQ_CAP];
+        size_t head, len;
+        uint64_t dropped;
+        unsigned waiters;
+        bool dead; /* freed (or the library shut down) while a thread waited on it */
+};
+
+struct sim {
+        pthread_mutex_t lock;
+        pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast on events, loss, shutdown */
+        unsigned refcount;   /* nvmlInit minus nvmlShutdown */
+        bool loaded;
+        char path[4096]; /* the scenario loaded */
+        char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+        int init_error; /* nonzero: nvmlInit returns it */
+        struct sim_gpu gpu[SIM_MAX_GPUS];
+        unsigned ngpus;
+        struct sim_evset *sets;
+        unsigned nsets;
+        int log_fd;
+};
+
+extern struct sim sim;
+
+/* fields.c: a field's scenario name into buf (at least 24 bytes); the field of a name
+ * (-1 when unknown); the C type its call returns. */
+enum sim_kind { SIM_K_U32, SIM_K_U64, SIM_K_I32 };
+void sim_field_name(int field, char *buf, size_t n);
+int sim_field_find(const char *s, size_t n);
+enum sim_kind sim_field_kind(int field);
+
+/* scenario.c: parse the file at path into s (GPUs, driver, timelines; step-0 entries
+ * not yet applied). 0, or -1 with a one-line message "path:line: what" in err. */
+int scenario_load(struct sim *s, const char *path, char *err, size_t errlen);
+/* Release what scenario_load allocated and clear the GPUs. */
+void scenario_clear(struct sim *s);
+
+/* state.c. All of these run with sim.lock held. */
+/* Apply g's timeline entries up to g->step (events reach the registered sets). */
+void sim_apply_timeline(struct sim_gpu *g);
+/* Append "fn\n" or "fn GPU\n" to $VIGIL_NVML_SIM_LOG when it is set. */
+void sim_log(const char *fn, int gpu);
+/* The GPU a handle names, or NULL. */
+struct sim_gpu *sim_gpu_of(nvmlDevice_t dev);
+/* Start a device call: lock, check initialisation and the handle, log fn, serve an
+ * armed stall (sleeping unlocked), count a sample when `sample`, then refuse a lost
+ * GPU. On NVML_SUCCESS the lock is held and *ret_gpu set; otherwise it is released. */
+nvmlReturn_t sim_enter(nvmlDevice_t dev, const char *fn, bool sample, struct sim_gpu **ret_gpu);
+void sim_leave(void);
+/* Read a field: INVALID_ARGUMENT for a NULL out, its error code, NOT_SUPPORTED when the
+ * scenario never gave it, else SUCCESS with *out set. */
+nvmlReturn_t sim_get(const struct sim_gpu *g, int field, int64_t *out);
+
+/* events.c: deliver an event of g to every set that registered its type. */
+void sim_events_fire(unsigned gpu, unsigned long long type, unsigned long long data,
+                     uint64_t count);
+/* Free every event set (at the last nvmlShutdown); sets with waiters are marked dead. */
+void sim_events_release_all(void);
+
+/* The exported entry points, declared with exactly the types of nvml_api.h so that a
+ * definition that differs from the ABI does not compile. */
+#define SIM_DECLARE(name) SIM_API __typeof__(*(name##_fn)0) name
+
+SIM_DECLARE(nvmlInit_v2);
+SIM_DECLARE(nvmlInit);
+SIM_DECLARE(nvmlShutdown);
+SIM_DECLARE(nvmlErrorString);
+SIM_DECLARE(nvmlSystemGetDriverVersion);
+SIM_DECLARE(nvmlDeviceGetCount_v2);
+SIM_DECLARE(nvmlDeviceGetCount);
+SIM_DECLARE(nvmlDeviceGetHandleByIndex_v2);
+SIM_DECLARE(nvmlDeviceGetHandleByIndex);
+SIM_DECLARE(nvmlDeviceGetPciInfo_v2);
+SIM_DECLARE(nvmlDeviceGetName);
+SIM_DECLARE(nvmlDeviceGetUUID);
+SIM_DECLARE(nvmlDeviceGetSerial);
+SIM_DECLARE(nvmlDeviceGetVbiosVersion);
+SIM_DECLARE(nvmlDeviceGetTemperature);
+SIM_DECLARE(nvmlDeviceGetTemperatureThreshold);
+SIM_DECLARE(nvmlDeviceGetPowerUsage);
+SIM_DECLARE(nvmlDeviceGetPowerManagementLimit);
+SIM_DECLARE(nvmlDeviceGetEnforcedPowerLimit);
+SIM_DECLARE(nvmlDeviceGetTotalEnergyConsumption);
+SIM_DECLARE(nvmlDeviceGetPerformanceState);
+SIM_DECLARE(nvmlDeviceGetClockInfo);
+SIM_DECLARE(nvmlDeviceGetCurrentClocksThrottleReasons);
+SIM_DECLARE(nvmlDeviceGetUtilizationRates);
+SIM_DECLARE(nvmlDeviceGetMemoryInfo);
+SIM_DECLARE(nvmlDeviceGetCurrPcieLinkGeneration);
+SIM_DECLARE(nvmlDeviceGetCurrPcieLinkWidth);
+SIM_DECLARE(nvmlDeviceGetPcieReplayCounter);
+SIM_DECLARE(nvmlDeviceGetFanSpeed);
+SIM_DECLARE(nvmlDeviceGetTotalEccErrors);
+SIM_DECLARE(nvmlDeviceGetRemappedRows);
+SIM_DECLARE(nvmlEventSetCreate);
+SIM_DECLARE(nvmlDeviceRegisterEvents);
+SIM_DECLARE(nvmlDeviceGetSupportedEventTypes);
+SIM_DECLARE(nvmlEventSetWait_v2);
+SIM_DECLARE(nvmlEventSetFree);
+/* Names a driver older than the one modelled lacks (README.md: the old variant). */
+#ifndef SIM_OLD_DRIVER
+SIM_DECLARE(nvmlDeviceGetPciInfo_v3);
+SIM_DECLARE(nvmlDeviceGetCurrentClocksEventReasons);
+SIM_DECLARE(nvmlDeviceGetMemoryInfo_v2);
+SIM_DECLARE(nvmlDeviceGetNumFans);
+SIM_DECLARE(nvmlDeviceGetFanSpeed_v2);
+SIM_DECLARE(nvmlDeviceGetTargetFanSpeed);
+SIM_DECLARE(nvmlDeviceGetFanControlPolicy_v2);
+SIM_DECLARE(nvmlDeviceGetThermalSettings);
+#endif
+
+#endif
