@@ -7,6 +7,7 @@
 #   make bench      run the benchmarks in bench/ and print their ratios
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make soak       long run under load (SOAK_SECONDS)
+#   make cross      the Raspberry Pi unit tests for aarch64 and armhf, under qemu-user
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -35,7 +36,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check
+.PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check cross
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -73,6 +74,13 @@ $(BUILD)/nvml-sim/old/libnvidia-ml.so.1: $(SIM_DEPS)
 # The simulator's own test loads both libraries.
 $(BUILD)/tests/test_nvml_sim: $(SIM_LIB)
 
+# Benchmarks: bench/*.c linked against the library (run by bench/run.sh).
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libvigil.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS)
+
 unit: $(UNIT_BIN)
 
 deps:
@@ -100,12 +108,14 @@ format-check:
 
 install: all
 	install -D -m 0755 $(BUILD)/vigil $(DESTDIR)$(PREFIX)/bin/vigil
-	install -D -m 0644 dist/systemd/vigil.service $(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's#/usr/local/bin/vigil#$(PREFIX)/bin/vigil#' dist/systemd/vigil.service \
+		>$(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
 	install -D -m 0644 dist/prometheus/vigil-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-rules.yml
 	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
 	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example
 
-bench: all
+bench: all $(BENCH_BIN)
 	@bench/run.sh
 
 fuzz:
@@ -114,7 +124,10 @@ fuzz:
 soak: all
 	@scripts/soak.sh $(SOAK_SECONDS)
 
+cross:
+	@scripts/cross-test.sh
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-clang
 
 -include $(OBJ:.o=.d) $(BUILD)/src/main.d

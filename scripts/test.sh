@@ -68,11 +68,20 @@ else
 	echo "format: FAILED"; head -20 "$log_dir/format.log"
 fi
 
-# 2. Plain build.
+# 2. The same code must also compile warning-free with clang (-Werror).
+if make -s BUILD=build-clang CC=clang all unit >"$log_dir/clang-build.log" 2>&1; then
+	record "clang build" 0
+	echo "clang build: ok"
+else
+	record "clang build (see $log_dir/clang-build.log)" 1
+	echo "clang build: FAILED"; tail -20 "$log_dir/clang-build.log"
+fi
+
+# 3. Plain build.
 run_units build plain
 run_integration build plain
 
-# 3. ASan + UBSan build of everything, same tests.
+# 4. ASan + UBSan build of everything, same tests.
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 if make -s BUILD=build-asan OPT="-O1 -g $san" EXTRA_LDFLAGS="$san" all unit >"$log_dir/asan-build.log" 2>&1; then
 	record "asan build" 0

@@ -8,6 +8,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "detect/xid_catalog.h"
+#include "report/report.h"
 #include "util/parse.h"
 #include "util/strbuf.h"
 
@@ -71,6 +72,8 @@ static int xid_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+        if (argc > 1 && !strcmp(argv[1], "report"))
+                return report_main(argc - 1, argv + 1);
         if (argc > 1 && !strcmp(argv[1], "xid"))
                 return xid_main(argc - 2, argv + 2);
         if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "snapshot")))

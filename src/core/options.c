@@ -105,6 +105,8 @@ void options_defaults(struct vigil_options *o)
         o->temp_warn_c = 70;
         o->temp_crit_c = 80;
         o->shm_full_pct = 90;
+        o->leak_procs_per_hour = 1;
+        o->leak_pss_mb_per_hour = 10;
 }
 
 static const struct opt_def *find_opt(const char *name)

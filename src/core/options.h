@@ -45,6 +45,9 @@ struct vigil_options {
         double temp_warn_c;  /* 70 */
         double temp_crit_c;  /* 80 */
         double shm_full_pct; /* 90 */
+        /* Leak trends: the robust slope of watched processes over the last hours. */
+        double leak_procs_per_hour;  /* a process count rising faster is a leak (1) */
+        double leak_pss_mb_per_hour; /* a PSS rising faster is a leak (10) */
         int verbose;
 };
 

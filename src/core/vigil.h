@@ -18,6 +18,8 @@
 #include "core/options.h"
 
 struct eventlog;
+struct metrics_extra;
+struct kmsg;
 struct nvml_shared;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
@@ -42,6 +44,7 @@ struct vigil_ctx {
         const struct vigil_options *opt;
         struct frame *frame;     /* owned by the main loop */
         struct eventlog *events; /* events.log; NULL with --no-log */
+        struct kmsg *kmsg;       /* kernel log ring (collect/kmsg.h); NULL when not collected */
         const char *log_dir;     /* NULL with --no-log */
         bool disk_paused;        /* the disk guard has paused file writes */
         bool live;               /* the live view is on */
@@ -49,9 +52,13 @@ struct vigil_ctx {
          * NVML source while it runs; NULL without GPUs. */
         struct nvml_shared *nvml;
         pthread_t main_thread;
-        /* The last complete frame, for readers in other threads (HTTP). */
+        /* Counters that live outside the frame (Xids, anomalies, throttle time, rules),
+         * owned by the main loop like the frame; detectors add to them. */
+        struct metrics_extra *extra;
+        /* The last complete frame and counters, for readers in other threads (HTTP). */
         pthread_mutex_t pub_lock;
         struct frame *published;
+        struct metrics_extra *published_extra;
         uint64_t published_seq;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
@@ -85,6 +92,9 @@ struct vigil_detector {
 struct vigil_sink {
         const char *name;
         unsigned clocks;
+        /* A failed init (other than -ENODEV) stops the daemon: the user asked for this
+         * sink explicitly (--listen) and must not believe it is running. */
+        bool required;
         int (*init)(struct vigil_ctx *ctx, void **ret_state);
         /* Write what is due this tick. */
         int (*write)(void *state, struct vigil_ctx *ctx, const struct tick *t);
@@ -103,9 +113,11 @@ extern const struct vigil_sink *const vigil_sinks[];
 /* pthread_create with every signal blocked in the new thread. 0 or -errno. */
 int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg);
 
-/* Copy the last published frame into *out (any thread). Returns its sequence
- * number (0: nothing published yet). */
-uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out);
+/* Copy the last published frame into *out and, when extra is not NULL, the counters
+ * into *extra (any thread, one consistent pair). Returns the sequence number
+ * (0: nothing published yet, nothing copied). */
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out,
+                              struct metrics_extra *extra);
 
 /* Ask every sink to flush and sync (main thread; before snapshots). */
 void vigil_flush_all(struct vigil_ctx *ctx);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "detect/rpi_throttle.h"
 #include "util/fmt.h"
 
 #define MB (1024.0 * 1024.0)
@@ -40,33 +41,6 @@ static const struct {
     [HC_MEM_TOTAL] = {"mem_total_mb", F_PY},
     [HC_SHM_TOTAL] = {"shm_total_mb", F_PY},
 };
-
-/* The reference's THROTTLE_BITS, in its dict order. */
-static const struct {
-        unsigned bit;
-        const char *label;
-} throttle_bits[] = {
-    {0, "NOW:under-voltage"},           {1, "NOW:arm frequency capped"},
-    {2, "NOW:currently throttled"},     {3, "NOW:soft temperature limit"},
-    {16, "HAS:under-voltage occurred"}, {17, "HAS:arm frequency capping occurred"},
-    {18, "HAS:throttling occurred"},    {19, "HAS:soft temperature limit occurred"},
-};
-
-void host_row_throttle_flags(char *out, unsigned cap, double word)
-{
-        struct strbuf sb;
-        sb_init_fixed(&sb, out, cap);
-        if (!VAL_OK(word))
-                return;
-        uint64_t w = (uint64_t)word;
-        for (size_t i = 0; i < sizeof(throttle_bits) / sizeof(throttle_bits[0]); i++) {
-                if (!(w & (1ULL << throttle_bits[i].bit)))
-                        continue;
-                if (sb.len)
-                        sb_putc(&sb, ',');
-                sb_puts(&sb, throttle_bits[i].label);
-        }
-}
 
 static const struct watch_frame *find_watch(const struct frame *f, const char *name)
 {
@@ -125,7 +99,10 @@ void host_row_build(struct host_row *r, const struct frame *f)
         }
         r->v[HC_THROTTLED] = pi->throttled;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);
-        host_row_throttle_flags(r->throttle_flags, sizeof(r->throttle_flags), pi->throttled);
+        r->throttle_flags[0] = '\0';
+        if (VAL_OK(pi->throttled))
+                rpi_throttle_flags((uint32_t)pi->throttled, r->throttle_flags,
+                                   sizeof(r->throttle_flags));
 }
 
 void host_row_header(struct strbuf *out, unsigned ncpu)

@@ -53,7 +53,5 @@ void host_row_build(struct host_row *r, const struct frame *f);
 void host_row_header(struct strbuf *out, unsigned ncpu);
 /* One CSV row for ncpu cores (the file's header width), ending with '\n'. */
 void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu);
-/* The throttle word's flags as the reference writes them (comma-joined NOW:/HAS: labels). */
-void host_row_throttle_flags(char *out, unsigned cap, double word);
 
 #endif

@@ -48,6 +48,22 @@ static void cell(struct strbuf *sb, double v, int width, int decimals)
                 sb_printf(sb, "%*.*f", width, decimals, v);
 }
 
+static const char *origin_name(enum rpi_origin o)
+{
+        static const char *const names[] = {"none", "mailbox", "sysfs", "vcgencmd"};
+        return (unsigned)o < 4 ? names[o] : "?";
+}
+
+/* Where the Pi values come from: the firmware mailbox, or a fallback. */
+static void print_rpi_source(const struct rpi_frame *pi)
+{
+        if (!pi->present)
+                return;
+        printf("  %s: source temp=%s volt=%s clocks=%s throttled=%s\n", pi->model,
+               origin_name(pi->temp_src), origin_name(pi->volt_src), origin_name(pi->clock_src),
+               origin_name(pi->throttle_src));
+}
+
 static void print_header(struct live *s, unsigned ncpu)
 {
         unsigned shown = ncpu < LIVE_MAX_CORES ? ncpu : LIVE_MAX_CORES;
@@ -55,7 +71,7 @@ static void print_header(struct live *s, unsigned ncpu)
         snprintf(cores, sizeof(cores), "cores(0-%u)", shown ? shown - 1 : 0);
         printf("\n   time    CPU%%  %-*s   temp    ARM    V3D  volt   RAM  player chrome  gov      "
                "flags\n  ",
-               (int)(shown * 4 > 11 ? shown * 4 - 1 : 11), cores);
+               (int)(shown * 4 > 16 ? shown * 4 - 6 : 10), cores);
         for (int i = 0; i < 84; i++)
                 putchar('-');
         putchar('\n');
@@ -126,8 +142,10 @@ static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)))
                 return 0;
         host_row_build(&s->hr, ctx->frame);
-        if (!s->header_done)
+        if (!s->header_done) {
                 print_header(s, s->hr.ncpu);
+                print_rpi_source(&ctx->frame->rpi);
+        }
         struct strbuf sb;
         sb_init_fixed(&sb, s->line, sizeof(s->line));
         build_line(s, &sb, ctx->opt);

@@ -6,5 +6,6 @@
 
 extern const struct vigil_sink sink_host_csv; /* host-YYYY-MM-DD.csv */
 extern const struct vigil_sink sink_live;     /* the live table on a terminal */
+extern const struct vigil_sink sink_http;     /* /metrics and the dashboard */
 
 #endif

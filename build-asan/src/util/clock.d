@@ -1,0 +1,2 @@
+build-asan/src/util/clock.o: src/util/clock.c src/util/clock.h
+src/util/clock.h:

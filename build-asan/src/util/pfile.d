@@ -1,0 +1,2 @@
+build-asan/src/util/pfile.o: src/util/pfile.c src/util/pfile.h
+src/util/pfile.h:

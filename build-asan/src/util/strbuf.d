@@ -1,0 +1,2 @@
+build-asan/src/util/strbuf.o: src/util/strbuf.c src/util/strbuf.h
+src/util/strbuf.h:

@@ -1,0 +1,3 @@
+build-clang/src/core/frame.o: src/core/frame.c src/core/frame.h
+
+src/core/frame.h:

@@ -1,0 +1,3 @@
+build-clang/src/util/fmt.o: src/util/fmt.c src/util/fmt.h
+
+src/util/fmt.h:

@@ -1,0 +1,3 @@
+build-clang/src/util/log.o: src/util/log.c src/util/log.h
+
+src/util/log.h:

@@ -1,0 +1,3 @@
+build-clang/src/util/parse.o: src/util/parse.c src/util/parse.h
+
+src/util/parse.h:

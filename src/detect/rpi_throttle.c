@@ -1,0 +1,87 @@
+/* Throttled-word decoding with the reference monitor's labels. See rpi_throttle.h.
+ *
+ *   0x50005 -> NOW:under-voltage,NOW:currently throttled,HAS:under-voltage occurred,
+ *              HAS:throttling occurred */
+#include "detect/rpi_throttle.h"
+
+#include "util/strbuf.h"
+
+/* In the reference's THROTTLE_BITS order, which is the order it joins them in. */
+static const struct {
+        unsigned bit;
+        const char *when;
+        const char *label;
+} bits[] = {
+    {0, "NOW", "under-voltage"},           {1, "NOW", "arm frequency capped"},
+    {2, "NOW", "currently throttled"},     {3, "NOW", "soft temperature limit"},
+    {16, "HAS", "under-voltage occurred"}, {17, "HAS", "arm frequency capping occurred"},
+    {18, "HAS", "throttling occurred"},    {19, "HAS", "soft temperature limit occurred"},
+};
+
+#define NBITS (sizeof(bits) / sizeof(bits[0]))
+
+const char *rpi_throttle_label(unsigned bit)
+{
+        for (unsigned i = 0; i < NBITS; i++)
+                if (bits[i].bit == bit)
+                        return bits[i].label;
+        return NULL;
+}
+
+size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap)
+{
+        struct strbuf sb;
+        sb_init_fixed(&sb, out, cap);
+        for (unsigned i = 0; i < NBITS; i++) {
+                if (!(word & (1u << bits[i].bit)))
+                        continue;
+                sb_printf(&sb, "%s%s:%s", sb.len ? "," : "", bits[i].when, bits[i].label);
+                if (sb.overflow)
+                        break;
+        }
+        return sb.len;
+}
+
+size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap)
+{
+        struct strbuf sb;
+        sb_init_fixed(&sb, out, cap);
+        sb_printf(&sb, "0x%x", (unsigned)word);
+        return sb.len;
+}
+
+size_t rpi_throttle_since_boot(uint32_t word, char *out, size_t cap)
+{
+        struct strbuf sb;
+        sb_init_fixed(&sb, out, cap);
+        for (unsigned i = 0; i < NBITS; i++) {
+                if (bits[i].bit < RPI_THROTTLE_STICKY_SHIFT || !(word & (1u << bits[i].bit)))
+                        continue;
+                sb_printf(&sb, "%s%s since boot", sb.len ? ", " : "", bits[i].label);
+                if (sb.overflow)
+                        break;
+        }
+        return sb.len;
+}
+
+unsigned rpi_throttle_transitions(uint32_t prev, uint32_t cur, struct rpi_throttle_change *out,
+                                  unsigned cap)
+{
+        unsigned n = 0;
+        uint32_t diff = (prev ^ cur) & RPI_THROTTLE_NOW_MASK;
+        for (unsigned bit = 0; bit < 4 && n < cap; bit++) {
+                if (!(diff & (1u << bit)))
+                        continue;
+                out[n].bit = bit;
+                out[n].set = (cur >> bit) & 1u;
+                out[n].label = rpi_throttle_label(bit);
+                n++;
+        }
+        return n;
+}
+
+uint32_t rpi_throttle_missed(uint32_t prev, uint32_t cur)
+{
+        uint32_t new_sticky = (cur & ~prev & RPI_THROTTLE_STICKY_MASK) >> RPI_THROTTLE_STICKY_SHIFT;
+        return new_sticky & ~(prev | cur) & RPI_THROTTLE_NOW_MASK;
+}

@@ -1,0 +1,48 @@
+/* The firmware's throttled word, in the reference monitor's words. Bits 0-3 are
+ * conditions now, bits 16-19 the same conditions "has occurred since boot" (sticky). */
+#ifndef VIGIL_DETECT_RPI_THROTTLE_H
+#define VIGIL_DETECT_RPI_THROTTLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RPI_THROTTLE_NOW_MASK     0x0000000fu
+#define RPI_THROTTLE_STICKY_MASK  0x000f0000u
+#define RPI_THROTTLE_STICKY_SHIFT 16
+
+/* The label of one known bit without its NOW:/HAS: prefix ("under-voltage",
+ * "arm frequency capping occurred"), or NULL for a bit with no meaning. */
+const char *rpi_throttle_label(unsigned bit);
+
+/* The reference's throttle_flags cell: "NOW:<label>" / "HAS:<label>" for each set
+ * bit, in the order 0,1,2,3,16,17,18,19, joined with ','; "" for none. Unknown bits
+ * are not named. Returns the length; a label that does not fit in cap is left out
+ * whole, with the ones after it. */
+size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap);
+
+/* The reference's throttled_raw cell, as Python's hex(): "0x50000", "0x0". */
+size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap);
+
+/* The sticky conditions, for a start-up line: "under-voltage occurred since boot,
+ * throttling occurred since boot"; "" when none. Returns the length (cut like
+ * rpi_throttle_flags). */
+size_t rpi_throttle_since_boot(uint32_t word, char *out, size_t cap);
+
+/* One change of a NOW bit between two words. */
+struct rpi_throttle_change {
+        unsigned bit;      /* 0..3 */
+        bool set;          /* true: became set; false: cleared */
+        const char *label; /* rpi_throttle_label(bit) */
+};
+
+/* The NOW bits (0-3) that differ between prev and cur, in bit order, into out[0..cap).
+ * Returns the number of changes (at most 4). */
+unsigned rpi_throttle_transitions(uint32_t prev, uint32_t cur, struct rpi_throttle_change *out,
+                                  unsigned cap);
+
+/* Sticky bits set in cur but not in prev whose NOW bit was set in neither word: the
+ * condition came and went between two samples. Returned as the NOW bit mask (0-3). */
+uint32_t rpi_throttle_missed(uint32_t prev, uint32_t cur);
+
+#endif

@@ -1,0 +1,165 @@
+/* Detector: leak trends. Every host sample goes into the same accumulator that
+ * `vigil report` uses, so the summary printed at exit is the report of this run.
+ * Every 10 minutes the robust (Theil-Sen) slope of the watched processes is checked:
+ * a Chromium count or a PSS that keeps rising is the signature of a player that leaks
+ * until the screen goes blank. A rising trend is an event, a metric rule, and a line. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/vigil.h"
+#include "report/host_acc.h"
+#include "sink/eventlog.h"
+#include "sink/host_row.h"
+#include "sink/metrics.h"
+#include "util/clock.h"
+#include "util/fmt.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+
+#define TREND_SERIES_CAP    1024                 /* points per series: bounded memory */
+#define TREND_EVAL_EVERY_NS (600 * NSEC_PER_SEC) /* how often slopes are checked */
+#define TREND_MIN_SPAN_S    1800.0               /* at least 30 min of data first */
+#define TREND_MAX_POINTS    256                  /* Theil-Sen points per check */
+
+/* The leak rules: one entry per watched quantity. */
+struct trend_rule {
+        const char *name; /* metric rule name */
+        enum host_field field;
+        const char *unit; /* per hour */
+        bool pss;         /* threshold from leak_pss_mb_per_hour, else leak_procs_per_hour */
+};
+
+static const struct trend_rule trend_rules[] = {
+    {"chromium_count_rising", HOST_F_CHROMIUM_PROCS, "processes", false},
+    {"chromium_pss_rising", HOST_F_CHROMIUM_PSS, "MB", true},
+    {"player_pss_rising", HOST_F_PLAYER_PSS, "MB", true},
+};
+#define NRULES (sizeof(trend_rules) / sizeof(trend_rules[0]))
+
+struct trend {
+        struct report_host_acc acc;
+        struct host_row row;
+        int64_t next_eval_ns;
+        bool rising[NRULES];
+        bool print_summary;
+        char ts[40];
+};
+
+static int trend_init(struct vigil_ctx *ctx, void **ret_state)
+{
+        struct trend *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        if (report_host_acc_init(&s->acc, TREND_SERIES_CAP, 0) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        s->print_summary = !ctx->opt->quiet;
+        s->next_eval_ns = 0;
+        *ret_state = s;
+        return 0;
+}
+
+/* The sink's host row in the accumulator's terms (same units as the CSV). */
+static void to_acc_row(const struct host_row *r, const char *ts, struct host_acc_row *out)
+{
+        static const int map[HOST_F_COUNT] = {
+            [HOST_F_CPU_TOTAL] = HC_CPU_TOTAL,
+            [HOST_F_LOAD1] = HC_LOAD1,
+            [HOST_F_TEMP] = HC_TEMP,
+            [HOST_F_VOLT] = HC_VOLT,
+            [HOST_F_ARM_MHZ] = HC_ARM,
+            [HOST_F_CORE_MHZ] = HC_CORE,
+            [HOST_F_V3D_MHZ] = HC_V3D,
+            [HOST_F_ARM_CFG_MHZ] = HC_ARM_CFG,
+            [HOST_F_MEM_USED] = HC_MEM_USED,
+            [HOST_F_MEM_AVAIL] = HC_MEM_AVAIL,
+            [HOST_F_SHM_USED] = HC_SHM_USED,
+            [HOST_F_PLAYER_PSS] = HC_PLAYER_PSS,
+            [HOST_F_PLAYER_CPU] = HC_PLAYER_CPU,
+            [HOST_F_CHROMIUM_PROCS] = HC_CHROMIUM_PROCS,
+            [HOST_F_CHROMIUM_PSS] = HC_CHROMIUM_PSS,
+            [HOST_F_SHM_TOTAL] = HC_SHM_TOTAL,
+        };
+        out->t = (double)r->real_ns / 1e9;
+        out->timestamp = ts;
+        for (unsigned i = 0; i < HOST_F_COUNT; i++) {
+                double v = r->v[map[i]];
+                /* The CSV holds one decimal for percentages: summarise what was logged. */
+                if (i == HOST_F_CPU_TOTAL || i == HOST_F_PLAYER_CPU)
+                        v = VAL_OK(v) ? round(v * 10.0) / 10.0 : v;
+                out->v[i] = v;
+        }
+        out->throttle_flags = r->throttle_flags;
+}
+
+static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64_t real_ns)
+{
+        const struct trend_rule *rule = &trend_rules[i];
+        const struct stat_series *ser = &s->acc.series[rule->field];
+        double slope, level;
+        if (!ser->p || ser->n < 8 || s->acc.last_t - s->acc.first_t < TREND_MIN_SPAN_S)
+                return;
+        if (stat_series_theil_sen(ser, TREND_MAX_POINTS, &slope, &level) < 0)
+                return;
+        double per_h = slope * 3600.0;
+        double limit = rule->pss ? ctx->opt->leak_pss_mb_per_hour : ctx->opt->leak_procs_per_hour;
+        bool rising = s->rising[i] ? per_h > limit / 2 : per_h > limit; /* hysteresis */
+        if (rising == s->rising[i])
+                return;
+        s->rising[i] = rising;
+        metrics_extra_set_rule(ctx->extra, rule->name, rising);
+        double span_min = (s->acc.last_t - s->acc.first_t) / 60.0;
+        eventlog_printf(ctx->events, real_ns,
+                        "type=TREND field=%s state=%s slope_per_h=%+.2f limit_per_h=%.2f "
+                        "window=%.0fm",
+                        host_field_names[rule->field], rising ? "rising" : "steady", per_h, limit,
+                        span_min);
+        if (rising)
+                vlog(LOG_WARN, "%s keeps rising: %+.2f %s per hour over %.0f minutes (a leak?)",
+                     host_field_names[rule->field], per_h, rule->unit, span_min);
+}
+
+static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+{
+        struct trend *s = state;
+        struct host_acc_row ar;
+        host_row_build(&s->row, ctx->frame);
+        fmt_time_iso_ms(s->ts, sizeof(s->ts), s->row.real_ns);
+        to_acc_row(&s->row, s->ts, &ar);
+        report_host_acc_add(&s->acc, &ar);
+        if (t->mono_ns < s->next_eval_ns)
+                return;
+        s->next_eval_ns = t->mono_ns + TREND_EVAL_EVERY_NS;
+        for (unsigned i = 0; i < NRULES; i++)
+                check_rule(s, ctx, i, t->real_ns);
+}
+
+static void trend_fini(void *state)
+{
+        struct trend *s = state;
+        if (!s)
+                return;
+        if (s->print_summary && s->acc.rows) {
+                struct strbuf sb;
+                if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
+                        report_host_acc_text(&s->acc, &sb);
+                        fwrite(sb.buf, 1, sb.len, stdout);
+                        fflush(stdout);
+                        sb_free(&sb);
+                }
+        }
+        report_host_acc_free(&s->acc);
+        free(s);
+}
+
+const struct vigil_detector vigil_detector_trend = {
+    .name = "trend",
+    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .init = trend_init,
+    .feed = trend_feed,
+    .fini = trend_fini,
+};

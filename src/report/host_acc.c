@@ -1,0 +1,327 @@
+/* The host summary. See host_acc.h.
+ *
+ * The first block reproduces the reference monitor's summarise() character for
+ * character:
+ *
+ *   ====================================================================================
+ *   SUMMARY over 120 samples (18:12:47 -> 18:14:46)
+ *   ====================================================================================
+ *   cpu_total_pct      min     12.5%   avg     20.1%   max     35.0%
+ *   ...
+ *   Trend (the leak check):
+ *   player_pss_mb      RISING      +3.2 (first->last quarter)
+ *   ...
+ *   Throttle / power events during this run:
+ *     HAS:under-voltage occurred, HAS:throttling occurred
+ */
+#include "report/host_acc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parse.h"
+
+const char *const host_field_names[HOST_F_COUNT] = {
+    [HOST_F_CPU_TOTAL] = "cpu_total_pct",
+    [HOST_F_LOAD1] = "load1",
+    [HOST_F_TEMP] = "temp_c",
+    [HOST_F_VOLT] = "volt_core_v",
+    [HOST_F_ARM_MHZ] = "arm_mhz",
+    [HOST_F_CORE_MHZ] = "core_mhz",
+    [HOST_F_V3D_MHZ] = "v3d_mhz",
+    [HOST_F_ARM_CFG_MHZ] = "arm_cur_mhz_cfg",
+    [HOST_F_MEM_USED] = "mem_used_mb",
+    [HOST_F_MEM_AVAIL] = "mem_avail_mb",
+    [HOST_F_SHM_USED] = "shm_used_mb",
+    [HOST_F_PLAYER_PSS] = "player_pss_mb",
+    [HOST_F_PLAYER_CPU] = "player_cpu_pct",
+    [HOST_F_CHROMIUM_PROCS] = "chromium_procs",
+    [HOST_F_CHROMIUM_PSS] = "chromium_pss_mb",
+    [HOST_F_SHM_TOTAL] = "shm_total_mb",
+};
+
+/* The reference's min/avg/max lines: field, decimals, unit. */
+static const struct {
+        enum host_field f;
+        int decimals;
+        const char *unit;
+} ref_stats[] = {
+    {HOST_F_CPU_TOTAL, 1, "%"},     {HOST_F_TEMP, 1, "C"},       {HOST_F_ARM_MHZ, 0, "MHz"},
+    {HOST_F_V3D_MHZ, 0, "MHz"},     {HOST_F_VOLT, 3, "V"},       {HOST_F_MEM_AVAIL, 0, "MB"},
+    {HOST_F_PLAYER_PSS, 0, "MB"},   {HOST_F_PLAYER_CPU, 1, "%"}, {HOST_F_CHROMIUM_PROCS, 0, ""},
+    {HOST_F_CHROMIUM_PSS, 0, "MB"},
+};
+
+/* The reference's leak check, in its order. */
+static const enum host_field ref_trend[] = {
+    HOST_F_PLAYER_PSS,
+    HOST_F_CHROMIUM_PROCS,
+    HOST_F_MEM_AVAIL,
+    HOST_F_TEMP,
+};
+
+/* vigil's slopes: field and unit per hour. */
+static const struct {
+        enum host_field f;
+        const char *unit;
+} slope_fields[] = {
+    {HOST_F_MEM_AVAIL, "MB/h"},    {HOST_F_PLAYER_PSS, "MB/h"}, {HOST_F_CHROMIUM_PROCS, "procs/h"},
+    {HOST_F_CHROMIUM_PSS, "MB/h"}, {HOST_F_SHM_USED, "MB/h"},   {HOST_F_TEMP, "C/h"},
+};
+
+static bool series_wanted(enum host_field f, unsigned flags)
+{
+        if (flags & HOST_ACC_CHARTS)
+                return f != HOST_F_SHM_TOTAL;
+        for (size_t i = 0; i < sizeof(slope_fields) / sizeof(slope_fields[0]); i++) {
+                if (slope_fields[i].f == f)
+                        return true;
+        }
+        return false;
+}
+
+int report_host_acc_init(struct report_host_acc *a, size_t series_cap, unsigned flags)
+{
+        memset(a, 0, sizeof(*a));
+        a->first_t = a->last_t = NAN;
+        for (int f = 0; f < HOST_F_COUNT; f++) {
+                stat_acc_init(&a->acc[f]);
+                if (!series_wanted(f, flags))
+                        continue;
+                if (stat_series_init(&a->series[f], series_cap) < 0)
+                        goto out_free;
+        }
+        if (flags & HOST_ACC_CHARTS) {
+                a->changes = calloc(HOST_ACC_MAX_CHANGES, sizeof(*a->changes));
+                if (!a->changes)
+                        goto out_free;
+        }
+        return 0;
+out_free:
+        report_host_acc_free(a);
+        return -ENOMEM;
+}
+
+void report_host_acc_free(struct report_host_acc *a)
+{
+        if (!a)
+                return;
+        for (int f = 0; f < HOST_F_COUNT; f++)
+                stat_series_free(&a->series[f]);
+        free(a->changes);
+        a->changes = NULL;
+}
+
+static void add_flag(struct report_host_acc *a, const char *s, size_t n)
+{
+        char tmp[HOST_ACC_FLAG_LEN];
+        copy_bounded(tmp, sizeof(tmp), s, n);
+        for (unsigned i = 0; i < a->nflags; i++) {
+                if (strcmp(a->flags[i], tmp) == 0)
+                        return;
+        }
+        if (a->nflags == HOST_ACC_MAX_FLAGS) {
+                a->flags_dropped = true;
+                return;
+        }
+        memcpy(a->flags[a->nflags++], tmp, sizeof(tmp));
+}
+
+/* The union of the comma-separated flags, as the reference builds it. */
+static void note_flags(struct report_host_acc *a, double t, const char *flags)
+{
+        if (!flags)
+                flags = "";
+        if (strncmp(flags, a->last_flags, sizeof(a->last_flags)) == 0 && a->rows > 0)
+                return;
+        copy_bounded(a->last_flags, sizeof(a->last_flags), flags, strlen(flags));
+        if (a->changes && (a->rows > 0 || *flags)) {
+                if (a->nchanges < HOST_ACC_MAX_CHANGES) {
+                        struct host_flag_change *c = &a->changes[a->nchanges++];
+                        c->t = t;
+                        copy_bounded(c->flags, sizeof(c->flags), flags, strlen(flags));
+                } else {
+                        a->changes_dropped++;
+                }
+        }
+        if (!*flags)
+                return;
+        for (const char *p = flags;;) {
+                const char *comma = strchr(p, ',');
+                size_t n = comma ? (size_t)(comma - p) : strlen(p);
+                add_flag(a, p, n);
+                if (!comma)
+                        break;
+                p = comma + 1;
+        }
+}
+
+static void copy_ts(char *dst, size_t cap, const char *ts)
+{
+        if (!ts)
+                ts = "";
+        copy_bounded(dst, cap, ts, strlen(ts));
+}
+
+void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row)
+{
+        double t = row->t;
+        if (a->rows == 0) {
+                copy_ts(a->first_ts, sizeof(a->first_ts), row->timestamp);
+                a->first_t = t;
+        } else if (isfinite(t) && isfinite(a->last_t)) {
+                /* A pause much longer than usual (vigil was stopped) breaks the charts. */
+                double dt = t - a->last_t;
+                bool gap = a->dt_est > 0 && dt > fmax(30, 10 * a->dt_est);
+                if (gap) {
+                        for (int f = 0; f < HOST_F_COUNT; f++)
+                                a->series[f].gap_pending = true;
+                } else if (dt > 0) {
+                        a->dt_est = a->dt_est > 0 ? 0.9 * a->dt_est + 0.1 * dt : dt;
+                }
+        }
+        copy_ts(a->last_ts, sizeof(a->last_ts), row->timestamp);
+        a->last_t = t;
+        for (int f = 0; f < HOST_F_COUNT; f++) {
+                stat_acc_add(&a->acc[f], row->v[f]);
+                if (a->series[f].p && isfinite(t))
+                        stat_series_add(&a->series[f], t, row->v[f]);
+        }
+        note_flags(a, t, row->throttle_flags);
+        a->rows++;
+}
+
+/* ---- text ---- */
+
+static const char rule[] = "  ===================================================================="
+                           "================\n";
+
+/* "HH:MM:SS" of a logged time stamp: the reference's timestamp[11:19]. */
+static void put_clock(struct strbuf *out, const char *ts)
+{
+        size_t n = strlen(ts);
+        if (n > 11)
+                sb_put(out, ts + 11, n - 11 < 8 ? n - 11 : 8);
+}
+
+static void text_stats(const struct report_host_acc *a, struct strbuf *out)
+{
+        for (size_t i = 0; i < sizeof(ref_stats) / sizeof(ref_stats[0]); i++) {
+                const struct stat_acc *s = &a->acc[ref_stats[i].f];
+                const char *name = host_field_names[ref_stats[i].f];
+                int d = ref_stats[i].decimals;
+                const char *u = ref_stats[i].unit;
+                if (s->n == 0) {
+                        sb_printf(out, "  %-18s (no data)\n", name);
+                        continue;
+                }
+                sb_printf(out, "  %-18s min %8.*f%s   avg %8.*f%s   max %8.*f%s\n", name, d, s->min,
+                          u, d, stat_acc_mean(s), u, d, s->max, u);
+        }
+}
+
+static void text_trend(const struct report_host_acc *a, struct strbuf *out)
+{
+        sb_puts(out, "\n  Trend (the leak check):\n");
+        for (size_t i = 0; i < sizeof(ref_trend) / sizeof(ref_trend[0]); i++) {
+                double delta = stat_series_quarter_delta(&a->series[ref_trend[i]]);
+                if (isnan(delta))
+                        continue;
+                sb_printf(out, "  %-18s %s  %+8.1f (first->last quarter)\n",
+                          host_field_names[ref_trend[i]], delta > 0 ? "RISING " : "falling", delta);
+        }
+}
+
+static int cmp_str(const void *l, const void *r)
+{
+        return strcmp(*(const char *const *)l, *(const char *const *)r);
+}
+
+static void text_flags(const struct report_host_acc *a, struct strbuf *out)
+{
+        const char *sorted[HOST_ACC_MAX_FLAGS];
+        for (unsigned i = 0; i < a->nflags; i++)
+                sorted[i] = a->flags[i];
+        qsort(sorted, a->nflags, sizeof(sorted[0]), cmp_str);
+        sb_puts(out, "\n  Throttle / power events during this run:\n    ");
+        for (unsigned i = 0; i < a->nflags; i++) {
+                if (i)
+                        sb_puts(out, ", ");
+                sb_puts(out, sorted[i]);
+        }
+        if (a->nflags == 0)
+                sb_puts(out, "none \xE2\x80\x94 clean");
+        sb_putc(out, '\n');
+}
+
+static void text_projection(const struct report_host_acc *a, enum host_field f, double level,
+                            double slope_h, struct strbuf *out)
+{
+        if (f == HOST_F_MEM_AVAIL) {
+                double h = stat_hours_to_zero(level, slope_h);
+                if (!isnan(h))
+                        sb_printf(out, "  (reaches 0 in ~%.1f h)", h);
+                return;
+        }
+        if (f != HOST_F_SHM_USED || !(slope_h > 0))
+                return;
+        double total = a->acc[HOST_F_SHM_TOTAL].max; /* NAN when the column is absent */
+        if (isnan(total)) {
+                sb_puts(out, "  (/dev/shm size unknown: no projection)");
+                return;
+        }
+        double h = stat_hours_to_zero(total - level, -slope_h);
+        if (!isnan(h))
+                sb_printf(out, "  (fills /dev/shm in ~%.1f h)", h);
+}
+
+static void text_slopes(const struct report_host_acc *a, struct strbuf *out)
+{
+        double span_h = (a->last_t - a->first_t) / 3600;
+        sb_printf(out, "\n  Period: %s -> %s (%.1f h)\n", a->first_ts, a->last_ts,
+                  isfinite(span_h) ? span_h : 0.0);
+        sb_puts(out, "  Slope per hour (Theil-Sen, robust to spikes):\n");
+        bool decimated = false;
+        for (size_t i = 0; i < sizeof(slope_fields) / sizeof(slope_fields[0]); i++) {
+                enum host_field f = slope_fields[i].f;
+                const struct stat_series *s = &a->series[f];
+                double slope, level;
+                if (s->total < 8 ||
+                    stat_series_theil_sen(s, STAT_TS_MAX_POINTS, &slope, &level) < 0) {
+                        sb_printf(out, "  %-18s (too few samples)\n", host_field_names[f]);
+                        continue;
+                }
+                decimated |= !stat_series_exact(s);
+                double slope_h = slope * 3600;
+                sb_printf(out, "  %-18s %+8.1f %s", host_field_names[f], slope_h,
+                          slope_fields[i].unit);
+                text_projection(a, f, level, slope_h, out);
+                sb_putc(out, '\n');
+        }
+        if (decimated)
+                sb_printf(out, "  (more samples than %zu per series: trends use merged points)\n",
+                          a->series[HOST_F_MEM_AVAIL].cap);
+        if (a->flags_dropped)
+                sb_printf(out, "  (more than %d distinct throttle flags: some not listed)\n",
+                          HOST_ACC_MAX_FLAGS);
+}
+
+void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out)
+{
+        if (a->rows == 0)
+                return;
+        sb_putc(out, '\n');
+        sb_puts(out, rule);
+        sb_printf(out, "  SUMMARY over %llu samples (", (unsigned long long)a->rows);
+        put_clock(out, a->first_ts);
+        sb_puts(out, " -> ");
+        put_clock(out, a->last_ts);
+        sb_puts(out, ")\n");
+        sb_puts(out, rule);
+        text_stats(a, out);
+        text_trend(a, out);
+        text_flags(a, out);
+        text_slopes(a, out);
+}

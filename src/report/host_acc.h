@@ -1,0 +1,90 @@
+/* The host summary: what the reference monitor's summarise() prints (min/avg/max,
+ * the first-vs-last-quarter leak check, the throttle history), in its exact format,
+ * followed by vigil's robust slopes and projections. Fed one row at a time, either
+ * from host CSV rows (`vigil report`) or from the daemon's own values at each host
+ * sample (its exit summary), so both print the same text for the same rows. */
+#ifndef VIGIL_REPORT_HOST_ACC_H
+#define VIGIL_REPORT_HOST_ACC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "report/stats.h"
+#include "util/strbuf.h"
+
+/* The host log columns the summary uses (named as in the CSV header). */
+enum host_field {
+        HOST_F_CPU_TOTAL,      /* cpu_total_pct */
+        HOST_F_LOAD1,          /* load1 */
+        HOST_F_TEMP,           /* temp_c */
+        HOST_F_VOLT,           /* volt_core_v */
+        HOST_F_ARM_MHZ,        /* arm_mhz */
+        HOST_F_CORE_MHZ,       /* core_mhz */
+        HOST_F_V3D_MHZ,        /* v3d_mhz */
+        HOST_F_ARM_CFG_MHZ,    /* arm_cur_mhz_cfg */
+        HOST_F_MEM_USED,       /* mem_used_mb */
+        HOST_F_MEM_AVAIL,      /* mem_avail_mb */
+        HOST_F_SHM_USED,       /* shm_used_mb */
+        HOST_F_PLAYER_PSS,     /* player_pss_mb */
+        HOST_F_PLAYER_CPU,     /* player_cpu_pct */
+        HOST_F_CHROMIUM_PROCS, /* chromium_procs */
+        HOST_F_CHROMIUM_PSS,   /* chromium_pss_mb */
+        HOST_F_SHM_TOTAL,      /* shm_total_mb: an optional extra column */
+        HOST_F_COUNT
+};
+
+/* The CSV column name of each field. */
+extern const char *const host_field_names[HOST_F_COUNT];
+
+/* One host sample. Values in the CSV's units (%, C, V, MHz, MB, counts); NAN when
+ * missing. The strings are only read during report_host_acc_add(). */
+struct host_acc_row {
+        double t;              /* Unix time, seconds */
+        const char *timestamp; /* as logged: "2026-12-02T18:12:47.123" */
+        double v[HOST_F_COUNT];
+        const char *throttle_flags; /* comma-joined, as logged; NULL or "" for none */
+};
+
+#define HOST_ACC_MAX_FLAGS   64 /* distinct throttle flags remembered */
+#define HOST_ACC_FLAG_LEN    64
+#define HOST_ACC_MAX_CHANGES 2000 /* throttle-flag changes kept for chart markers */
+
+struct host_flag_change {
+        double t;
+        char flags[160]; /* the flags from then on ("" = none) */
+};
+
+struct report_host_acc {
+        uint64_t rows;
+        char first_ts[40], last_ts[40];
+        double first_t, last_t;
+        struct stat_acc acc[HOST_F_COUNT];
+        struct stat_series series[HOST_F_COUNT]; /* .p is NULL where not kept */
+        double dt_est;                           /* typical time between rows */
+        unsigned nflags;
+        char flags[HOST_ACC_MAX_FLAGS][HOST_ACC_FLAG_LEN]; /* the union, unsorted */
+        bool flags_dropped;                                /* more than fit */
+        char last_flags[160];
+        size_t nchanges;
+        uint64_t changes_dropped;
+        struct host_flag_change *changes; /* NULL unless charts are wanted */
+};
+
+/* Keep series for every chart the HTML report draws (not only the trend fields). */
+#define HOST_ACC_CHARTS 0x1
+
+/* Set up an empty accumulator; series keep at most series_cap points
+ * (STAT_SERIES_CAP for the same figures as `vigil report`). flags: HOST_ACC_*.
+ * 0 or -ENOMEM. Memory: about 32 bytes per series point, six series without
+ * HOST_ACC_CHARTS. Free with report_host_acc_free() (NULL-safe, idempotent). */
+int report_host_acc_init(struct report_host_acc *a, size_t series_cap, unsigned flags);
+void report_host_acc_free(struct report_host_acc *a);
+
+/* Add one row (rows in time order). Cheap: no allocation, no I/O. */
+void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row);
+
+/* Append the summary text to out: the reference summarise() block, exactly, then
+ * vigil's slopes per hour and projections. Nothing when no row was added. */
+void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out);
+
+#endif

@@ -1,0 +1,464 @@
+/* The HTTP server on libmicrohttpd. See http_server.h.
+ *
+ *   GET /metrics HTTP/1.1          ->  200, text/plain; version=0.0.4 (gzip if accepted
+ *                                      and the body is large enough to gain from it)
+ *
+ * Threads: MHD runs one internal polling thread; every callback below runs on it, so
+ * the render buffers in struct http_server need no lock. A scrape costs one copy of
+ * the published frame, one render into a reused buffer (and a deflate into another)
+ * and the copy MHD makes of the body. */
+#include "sink/http_server.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <microhttpd.h>
+#define ZLIB_CONST
+#include <zlib.h>
+
+#include "sink/basic_auth.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/parse.h"
+#include "util/pfile.h"
+#include "util/strbuf.h"
+
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define TLS_PRIORITIES       "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+#define REALM                "vigil"
+
+struct http_server {
+        struct MHD_Daemon *mhd;
+        http_snapshot_fn snapshot;
+        void *arg;
+        unsigned port;
+        struct web_config web;
+        bool auth_on;
+        struct basic_auth auth;
+        char *tls_cert, *tls_key; /* PEM text, alive as long as mhd */
+        /* Render state, server thread only. */
+        struct frame frame;
+        struct metrics_extra extra;
+        struct strbuf body;
+        z_stream z;
+        bool z_ready;
+        unsigned char *gz;
+        size_t gz_cap;
+        /* MHD's messages: kept while starting (for the error), then rate-limited. */
+        pthread_t starter;
+        char start_err[160];
+        struct ratelimit log_rl;
+};
+
+static const char index_html[] =
+    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>vigil</title></head>\n"
+    "<body><h1>vigil</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+
+/* ---- pure helpers ---- */
+
+int http_parse_listen(const char *listen, struct sockaddr_storage *ret_addr, socklen_t *ret_len)
+{
+        const char *colon = strrchr(listen, ':');
+        uint64_t port;
+        char host[128];
+        if (!colon || parse_u64(colon + 1, strlen(colon + 1), &port) < 0 || port > 65535 ||
+            colon[1] < '0' || colon[1] > '9')
+                return -EINVAL;
+        size_t hl = (size_t)(colon - listen);
+        struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+        if (hl == 0) {
+                snprintf(host, sizeof(host), "127.0.0.1");
+                hints.ai_flags = AI_NUMERICHOST;
+        } else if (listen[0] == '[') {
+                if (hl < 3 || colon[-1] != ']' || hl - 2 >= sizeof(host))
+                        return -EINVAL;
+                copy_bounded(host, sizeof(host), listen + 1, hl - 2);
+                hints.ai_family = AF_INET6;
+                hints.ai_flags = AI_NUMERICHOST;
+        } else {
+                if (hl >= sizeof(host) || memchr(listen, ':', hl) || memchr(listen, ']', hl))
+                        return -EINVAL;
+                copy_bounded(host, sizeof(host), listen, hl);
+        }
+        struct addrinfo *res = NULL;
+        int r = getaddrinfo(host, NULL, &hints, &res);
+        if (r != 0 || !res)
+                return r == EAI_NONAME || r == EAI_FAIL || r == EAI_NODATA ? -EADDRNOTAVAIL
+                                                                           : -EINVAL;
+        memset(ret_addr, 0, sizeof(*ret_addr));
+        memcpy(ret_addr, res->ai_addr, res->ai_addrlen);
+        *ret_len = res->ai_addrlen;
+        if (res->ai_family == AF_INET6)
+                ((struct sockaddr_in6 *)ret_addr)->sin6_port = htons((uint16_t)port);
+        else
+                ((struct sockaddr_in *)ret_addr)->sin_port = htons((uint16_t)port);
+        freeaddrinfo(res);
+        return 0;
+}
+
+bool http_accepts_gzip(const char *h)
+{
+        const char *p = h;
+        while (p && *p) {
+                while (*p == ' ' || *p == '\t' || *p == ',')
+                        p++;
+                const char *tok = p;
+                while (*p && !strchr(",; \t", *p))
+                        p++;
+                size_t tl = (size_t)(p - tok);
+                bool gz = (tl == 4 && !strncasecmp(tok, "gzip", 4)) ||
+                          (tl == 6 && !strncasecmp(tok, "x-gzip", 6));
+                bool q_zero = false;
+                while (*p && *p != ',') {
+                        if (*p != ';') {
+                                p++;
+                                continue;
+                        }
+                        for (p++; *p == ' ' || *p == '\t'; p++)
+                                ;
+                        if ((*p == 'q' || *p == 'Q') && p[1] == '=') {
+                                q_zero = true;
+                                for (p += 2; (*p >= '0' && *p <= '9') || *p == '.'; p++)
+                                        q_zero &= *p == '0' || *p == '.';
+                        }
+                }
+                if (gz && !q_zero)
+                        return true;
+        }
+        return false;
+}
+
+/* ---- responses ---- */
+
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r)
+{
+        if (!r)
+                return MHD_NO;
+        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+        enum MHD_Result ret = MHD_queue_response(c, status, r);
+        MHD_destroy_response(r);
+        return ret;
+}
+
+static struct MHD_Response *text_response(const char *text, const char *type)
+{
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+        if (r)
+                MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+        return r;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+        return queue(c, status, text_response(text, "text/plain; charset=utf-8"));
+}
+
+static enum MHD_Result reply_not_allowed(struct MHD_Connection *c)
+{
+        struct MHD_Response *r = text_response("method not allowed\n", "text/plain; charset=utf-8");
+        if (r)
+                MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        return queue(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+}
+
+/* Compress in[0..n) into s->gz as a gzip member; the stream's state is reused. */
+static int gzip_body(struct http_server *s, const char *in, size_t n, size_t *ret_len)
+{
+        if (!s->z_ready) {
+                /* A 4 KiB window: ~32 KiB of state, and metric lines repeat nearby. */
+                if (deflateInit2(&s->z, 1, Z_DEFLATED, 16 + 12, 5, Z_DEFAULT_STRATEGY) != Z_OK)
+                        return -ENOMEM;
+                s->z_ready = true;
+        } else if (deflateReset(&s->z) != Z_OK) {
+                return -EIO;
+        }
+        size_t bound = deflateBound(&s->z, (uLong)n);
+        if (bound > s->gz_cap) {
+                unsigned char *nb = realloc(s->gz, bound);
+                if (!nb)
+                        return -ENOMEM;
+                s->gz = nb;
+                s->gz_cap = bound;
+        }
+        s->z.next_in = (const Bytef *)in;
+        s->z.avail_in = (uInt)n;
+        s->z.next_out = s->gz;
+        s->z.avail_out = (uInt)bound;
+        if (deflate(&s->z, Z_FINISH) != Z_STREAM_END)
+                return -EIO;
+        *ret_len = bound - s->z.avail_out;
+        return 0;
+}
+
+static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connection *c)
+{
+        int have = s->snapshot(s->arg, &s->frame, &s->extra);
+        if (!(have & HTTP_SNAP_FRAME))
+                frame_clear(&s->frame);
+        sb_reset(&s->body);
+        if (metrics_render(&s->body, &s->frame, (have & HTTP_SNAP_EXTRA) ? &s->extra : NULL) < 0)
+                return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics too large\n");
+
+        const char *ae =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+        const void *data = s->body.buf;
+        size_t len = s->body.len, zlen;
+        bool gz = s->body.len >= HTTP_GZIP_MIN_BYTES && http_accepts_gzip(ae) &&
+                  gzip_body(s, s->body.buf, s->body.len, &zlen) == 0;
+        if (gz) {
+                data = s->gz;
+                len = zlen;
+        }
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+        if (!r)
+                return MHD_NO;
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, METRICS_CONTENT_TYPE);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+        if (gz)
+                MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+        return queue(c, MHD_HTTP_OK, r);
+}
+
+/* AUTH_OK, or the reply to a request without valid credentials has been queued. */
+static enum MHD_Result check_auth(struct http_server *s, struct MHD_Connection *c, bool *ret_ok)
+{
+        char *password = NULL;
+        char *user = MHD_basic_auth_get_username_password(c, &password);
+        enum auth_result a = basic_auth_check(&s->auth, user, password, now_mono_ns());
+        if (password) {
+                explicit_bzero(password, strlen(password));
+                MHD_free(password);
+        }
+        if (user)
+                MHD_free(user);
+        *ret_ok = a == AUTH_OK;
+        if (a == AUTH_OK)
+                return MHD_YES;
+        if (a == AUTH_BUSY) {
+                struct MHD_Response *r =
+                    text_response("too many attempts\n", "text/plain; charset=utf-8");
+                if (r)
+                        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+                return queue(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+        }
+        struct MHD_Response *r = text_response("unauthorized\n", "text/plain; charset=utf-8");
+        if (!r)
+                return MHD_NO;
+        enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, REALM, r);
+        MHD_destroy_response(r);
+        return ret;
+}
+
+/* A request that carries a body (GET and HEAD must not). */
+static bool has_body(struct MHD_Connection *c)
+{
+        const char *cl =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        return (cl && strcmp(cl, "0") != 0) ||
+               MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
+static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, const char *url,
+                               const char *method)
+{
+        if (s->auth_on) {
+                bool ok;
+                enum MHD_Result r = check_auth(s, c, &ok);
+                if (!ok)
+                        return r;
+        }
+        bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
+        if (!head && strcmp(method, MHD_HTTP_METHOD_GET) != 0)
+                return reply_not_allowed(c);
+        if (has_body(c))
+                return reply_text(c, MHD_HTTP_BAD_REQUEST, "request body not allowed\n");
+        if (!strcmp(url, "/metrics"))
+                return serve_metrics(s, c);
+        if (!strcmp(url, "/"))
+                return queue(c, MHD_HTTP_OK, text_response(index_html, "text/html; charset=utf-8"));
+        return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/* MHD calls this once when the headers are in and again when the (empty) body is.
+ * A reply queued at the first call makes MHD close the connection afterwards, so a
+ * well-formed GET or HEAD is answered at the second call and the connection stays
+ * open for the next scrape; anything refused is answered at once. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+        struct http_server *s = cls;
+        (void)version;
+        (void)upload_data;
+        bool plain =
+            (!strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD)) &&
+            !has_body(c);
+        if (!*con_cls && plain) {
+                *con_cls = s;
+                return MHD_YES;
+        }
+        *upload_data_size = 0;
+        return respond(s, c, url, method);
+}
+
+__attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+        struct http_server *s = cls;
+        char msg[sizeof(s->start_err)];
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        size_t n = strlen(msg);
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+                msg[--n] = '\0';
+        if (pthread_equal(pthread_self(), s->starter))
+                memcpy(s->start_err, msg, n + 1);
+        else if (ratelimit_ok(&s->log_rl, now_mono_ns(), NULL))
+                vlog(LOG_DEBUG, "http: %s", msg);
+}
+
+/* ---- start and stop ---- */
+
+static int read_pem(const char *path, char **ret, char *err, size_t cap)
+{
+        char *buf = malloc(HTTP_MAX_PEM + 1);
+        if (!buf)
+                return -ENOMEM;
+        int n = read_file_at(NULL, path, buf, HTTP_MAX_PEM + 1);
+        if (n < 0 || n >= HTTP_MAX_PEM) {
+                snprintf(err, cap, "%s: %s", path, n < 0 ? strerror(-n) : "file too large");
+                free(buf);
+                return n < 0 ? n : -EFBIG;
+        }
+        *ret = buf;
+        return 0;
+}
+
+static int setup_security(struct http_server *s, const struct web_config *web, char *err,
+                          size_t cap)
+{
+        int r;
+        if (web)
+                s->web = *web;
+        if (s->web.nusers) {
+                if ((r = basic_auth_init(&s->auth, &s->web)) < 0) {
+                        snprintf(err, cap, "basic auth: %s", strerror(-r));
+                        return r;
+                }
+                s->auth_on = true;
+        }
+        if (!s->web.tls)
+                return 0;
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+                snprintf(err, cap, "TLS requested but libmicrohttpd was built without it");
+                return -ENOTSUP;
+        }
+        if ((r = read_pem(s->web.cert_file, &s->tls_cert, err, cap)) < 0)
+                return r;
+        return read_pem(s->web.key_file, &s->tls_key, err, cap);
+}
+
+static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr_storage *addr)
+{
+        struct MHD_OptionItem ops[] = {
+            {MHD_OPTION_SOCK_ADDR, 0, (void *)addr},
+            {MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, NULL},
+            {MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_MAX_PER_IP, NULL},
+            {MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S, NULL},
+            {MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONNECTION_MEMORY, NULL},
+            {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
+            {MHD_OPTION_END, 0, NULL}, /* the TLS options go here */
+            {MHD_OPTION_END, 0, NULL},
+            {MHD_OPTION_END, 0, NULL},
+            {MHD_OPTION_END, 0, NULL},
+        };
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+        if (addr->ss_family == AF_INET6)
+                flags |= MHD_USE_IPv6;
+        if (s->web.tls) {
+                flags |= MHD_USE_TLS;
+                ops[6] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert};
+                ops[7] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key};
+                ops[8] =
+                    (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES};
+        }
+        /* MHD's thread inherits this mask: it must never take the daemon's signals. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        s->starter = pthread_self();
+        struct MHD_Daemon *d =
+            MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
+                             on_mhd_log, s, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return d;
+}
+
+int http_server_start(const struct http_server_config *cfg, struct http_server **ret, char *err,
+                      size_t cap)
+{
+        struct sockaddr_storage addr;
+        socklen_t alen;
+        int r = http_parse_listen(cfg->listen, &addr, &alen);
+        if (r < 0) {
+                snprintf(err, cap, "cannot listen on '%s': %s", cfg->listen,
+                         r == -EINVAL ? "expected ADDR:PORT, [IPV6]:PORT or :PORT"
+                                      : "no such address");
+                return r;
+        }
+        struct http_server *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->snapshot = cfg->snapshot;
+        s->arg = cfg->arg;
+        s->log_rl.interval_ns = 10 * NSEC_PER_SEC;
+        if ((r = setup_security(s, cfg->web, err, cap)) < 0)
+                goto out_free;
+        if ((r = sb_init_heap(&s->body, 16384, HTTP_MAX_BODY)) < 0)
+                goto out_free;
+        s->mhd = start_mhd(s, &addr);
+        if (!s->mhd) {
+                r = -EADDRNOTAVAIL;
+                snprintf(err, cap, "cannot listen on %s: %s", cfg->listen,
+                         s->start_err[0] ? s->start_err : "libmicrohttpd failed to start");
+                goto out_free;
+        }
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+        s->port = info ? info->port : 0;
+        *ret = s;
+        return 0;
+out_free:
+        http_server_stop(s);
+        return r;
+}
+
+unsigned http_server_port(const struct http_server *s)
+{
+        return s->port;
+}
+
+void http_server_stop(struct http_server *s)
+{
+        if (!s)
+                return;
+        if (s->mhd)
+                MHD_stop_daemon(s->mhd);
+        if (s->z_ready)
+                deflateEnd(&s->z);
+        free(s->gz);
+        sb_free(&s->body);
+        free(s->tls_cert);
+        if (s->tls_key) {
+                explicit_bzero(s->tls_key, strlen(s->tls_key));
+                free(s->tls_key);
+        }
+        explicit_bzero(&s->auth, sizeof(s->auth));
+        free(s);
+}

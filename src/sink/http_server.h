@@ -1,0 +1,74 @@
+/* The HTTP server behind --listen: GET /metrics (Prometheus text format, gzip when
+ * asked and worth it) and a landing page at /, on libmicrohttpd's own polling thread.
+ *
+ * It never samples and never touches the daemon's frame: each request asks the
+ * snapshot callback for a copy of the last published data and renders that. Limits
+ * hold whatever clients do: GET and HEAD only, bounded request size, connections in
+ * total and per client address, an idle timeout; optional TLS and basic auth from a
+ * web config (webconfig.h). */
+#ifndef VIGIL_SINK_HTTP_SERVER_H
+#define VIGIL_SINK_HTTP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/frame.h"
+#include "sink/metrics.h"
+#include "sink/webconfig.h"
+
+#define HTTP_MAX_CONNECTIONS   64         /* open connections in all */
+#define HTTP_MAX_PER_IP        16         /* open connections from one client address */
+#define HTTP_IDLE_TIMEOUT_S    10         /* a connection idle this long is closed */
+#define HTTP_CONNECTION_MEMORY 32768      /* per connection: request headers and I/O buffers */
+#define HTTP_MAX_BODY          (4u << 20) /* largest /metrics body rendered */
+#define HTTP_MAX_PEM           65536      /* largest TLS certificate or key file */
+/* Smaller bodies are sent uncompressed even when gzip is accepted: they fit in TCP's
+ * initial window (10 segments, about 14 KB) either way, so compressing them would
+ * cost CPU (more than the rest of the scrape) and save no round trip. */
+#define HTTP_GZIP_MIN_BYTES 12288
+
+/* What the snapshot callback filled. */
+enum {
+        HTTP_SNAP_NONE = 0,  /* nothing published yet: render an empty frame */
+        HTTP_SNAP_FRAME = 1, /* *f holds the last published frame */
+        HTTP_SNAP_EXTRA = 2, /* *x holds the counters kept outside the frame */
+};
+
+/* Copy the latest published data into *f and *x (server thread; must not block for
+ * long). Returns HTTP_SNAP_* bits. */
+typedef int (*http_snapshot_fn)(void *arg, struct frame *f, struct metrics_extra *x);
+
+struct http_server_config {
+        const char *listen;           /* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (loopback) */
+        const struct web_config *web; /* NULL: plain HTTP, no authentication; copied */
+        http_snapshot_fn snapshot;
+        void *arg;
+};
+
+struct http_server;
+
+/* Parse a listen address into *ret_addr and *ret_len: ":PORT" is 127.0.0.1, "[V6]:PORT"
+ * IPv6, "A.B.C.D:PORT" IPv4, "NAME:PORT" the first address NAME resolves to. Port 0
+ * asks the kernel for a free port. 0 or -EINVAL (bad form) / -EADDRNOTAVAIL (no such
+ * name). */
+int http_parse_listen(const char *listen, struct sockaddr_storage *ret_addr, socklen_t *ret_len);
+
+/* True when an Accept-Encoding header value accepts gzip (a "gzip" or "x-gzip" coding
+ * whose q is not 0). NULL: false. */
+bool http_accepts_gzip(const char *accept_encoding);
+
+/* Start serving. The server runs on a thread of its own, created with every signal
+ * blocked. On failure returns -errno and writes one line to err (cap bytes) saying
+ * why (bad address, port in use, unreadable certificate...). */
+int http_server_start(const struct http_server_config *cfg, struct http_server **ret, char *err,
+                      size_t cap);
+
+/* The TCP port the server listens on (useful after asking for port 0). */
+unsigned http_server_port(const struct http_server *s);
+
+/* Stop serving, close every connection and free s. Accepts NULL. */
+void http_server_stop(struct http_server *s);
+
+#endif

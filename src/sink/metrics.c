@@ -1,0 +1,594 @@
+/* The Prometheus text exposition of a frame. See metrics.h.
+ *
+ *   # HELP vigil_gpu_power_watts Power draw of the GPU.
+ *   # TYPE vigil_gpu_power_watts gauge
+ *   vigil_gpu_power_watts{gpu="0",uuid="GPU-5d6c..."} 231.5
+ *
+ * Families are written family by family (all GPUs of one family together), as the
+ * format requires. Most families come from tables of field offsets, so adding one is a
+ * table line. Rendering allocates nothing: it appends to the caller's buffer. */
+#include "sink/metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/vigil.h"
+
+#ifndef VIGIL_VERSION
+#define VIGIL_VERSION "unknown"
+#endif
+
+#define GAUGE   "gauge"
+#define COUNTER "counter"
+
+const char *const metrics_reason_names[METRICS_NREASONS] = {
+    "gpu_idle",
+    "applications_clocks_setting",
+    "sw_power_cap",
+    "hw_slowdown",
+    "sync_boost",
+    "sw_thermal_slowdown",
+    "hw_thermal_slowdown",
+    "hw_power_brake_slowdown",
+    "display_clock_setting",
+};
+
+/* The family being written: its header goes out with its first sample. */
+struct render {
+        struct strbuf *sb;
+        const char *name;
+        const char *type;
+        const char *help;
+        bool header_done;
+};
+
+/* One series of a table-driven family: a double field of a frame part times scale,
+ * with an optional label key="val". An entry with a name starts a family; the
+ * entries after it without a name add series to that family. */
+struct series_def {
+        const char *name;
+        const char *type;
+        const char *help;
+        const char *key;
+        const char *val;
+        size_t off;
+        double scale;
+};
+
+/* A family of one series; a family's first labelled series; one more series. */
+/* clang-format off */
+#define ONE(name, type, help, off, scale)           {name, type, help, NULL, NULL, off, scale}
+#define FIRST(name, type, help, key, val, off, scl) {name, type, help, key, val, off, scl}
+#define MORE(key, val, off, scale)                  {NULL, NULL, NULL, key, val, off, scale}
+/* clang-format on */
+
+#define HOFF(f)  offsetof(struct host_frame, f)
+#define WOFF(f)  offsetof(struct watch_frame, f)
+#define ROFF(f)  offsetof(struct rpi_frame, f)
+#define GOFF(f)  offsetof(struct gpu_frame, f)
+#define NDEFS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- samples ---- */
+
+static void fam_begin(struct render *r, const char *name, const char *type, const char *help)
+{
+        r->name = name;
+        r->type = type;
+        r->help = help;
+        r->header_done = false;
+}
+
+/* One output line, assembled on the stack and appended with one copy: a scrape writes
+ * hundreds of short pieces, and this keeps each to a memcpy. */
+struct line {
+        char b[1024];
+        size_t n;
+        bool over;
+};
+
+static void lput(struct line *l, const char *s, size_t len)
+{
+        if (len > sizeof(l->b) - l->n) {
+                l->over = true;
+                return;
+        }
+        memcpy(l->b + l->n, s, len);
+        l->n += len;
+}
+
+static void lputs(struct line *l, const char *s)
+{
+        lput(l, s, strlen(s));
+}
+
+/* A label value: as it is when it needs no escaping (the usual case), else escaped. */
+static void lput_label(struct line *l, const char *s)
+{
+        size_t n = 0;
+        while (s[n] >= 0x20 && s[n] < 0x7f && s[n] != '\\' && s[n] != '"')
+                n++;
+        if (!s[n]) {
+                lput(l, s, n);
+                return;
+        }
+        char tmp[512];
+        struct strbuf sb;
+        sb_init_fixed(&sb, tmp, sizeof(tmp));
+        metrics_put_label_value(&sb, s);
+        l->over |= sb.overflow;
+        lput(l, tmp, sb.len);
+}
+
+static void flush_line(struct render *r, struct line *l)
+{
+        if (l->over)
+                r->sb->overflow = true;
+        else
+                sb_put(r->sb, l->b, l->n);
+}
+
+/* One sample of the current family: name{base,key="val"} v. base is a pre-escaped
+ * label list (or NULL); key/val an optional label with a raw value. NAN is skipped. */
+static void sample(struct render *r, const char *base, const char *key, const char *val, double v)
+{
+        struct line l;
+        if (isnan(v))
+                return;
+        l.n = 0;
+        l.over = false;
+        if (!r->header_done) {
+                lput(&l, "# HELP ", 7);
+                lputs(&l, r->name);
+                lput(&l, " ", 1);
+                lputs(&l, r->help);
+                lput(&l, "\n# TYPE ", 8);
+                lputs(&l, r->name);
+                lput(&l, " ", 1);
+                lputs(&l, r->type);
+                lput(&l, "\n", 1);
+                r->header_done = true;
+        }
+        lputs(&l, r->name);
+        bool has_base = base && base[0];
+        if (has_base || key) {
+                lput(&l, "{", 1);
+                if (has_base)
+                        lputs(&l, base);
+                if (has_base && key)
+                        lput(&l, ",", 1);
+                if (key) {
+                        lputs(&l, key);
+                        lput(&l, "=\"", 2);
+                        lput_label(&l, val);
+                        lput(&l, "\"", 1);
+                }
+                lput(&l, "}", 1);
+        }
+        char num[40];
+        size_t nn = metrics_fmt_value(num, sizeof(num), v);
+        lput(&l, " ", 1);
+        lput(&l, num, nn);
+        lput(&l, "\n", 1);
+        flush_line(r, &l);
+}
+
+static double field_at(const void *obj, size_t off)
+{
+        double v;
+        memcpy(&v, (const char *)obj + off, sizeof(v));
+        return v;
+}
+
+/* Each family of defs[0..ndefs) over count objects of the given stride, family by
+ * family; bases[i] is object i's label list (NULL: skip it; bases NULL: no labels). */
+static void render_defs(struct render *r, const struct series_def *defs, size_t ndefs,
+                        const void *objs, size_t stride, unsigned count, const char *const *bases)
+{
+        for (size_t d = 0; d < ndefs;) {
+                size_t end = d + 1;
+                while (end < ndefs && !defs[end].name)
+                        end++;
+                fam_begin(r, defs[d].name, defs[d].type, defs[d].help);
+                for (unsigned i = 0; i < count; i++) {
+                        const char *obj = (const char *)objs + i * stride;
+                        if (bases && !bases[i])
+                                continue;
+                        for (size_t k = d; k < end; k++)
+                                sample(r, bases ? bases[i] : NULL, defs[k].key, defs[k].val,
+                                       field_at(obj, defs[k].off) * defs[k].scale);
+                }
+                d = end;
+        }
+}
+
+/* ---- host ---- */
+
+static const struct series_def host_defs[] = {
+    ONE("vigil_load1", GAUGE, "1-minute load average.", HOFF(load1), 1),
+    ONE("vigil_load5", GAUGE, "5-minute load average.", HOFF(load5), 1),
+    ONE("vigil_load15", GAUGE, "15-minute load average.", HOFF(load15), 1),
+    ONE("vigil_memory_total_bytes", GAUGE, "Total usable memory (MemTotal).", HOFF(mem_total_bytes),
+        1),
+    ONE("vigil_memory_available_bytes", GAUGE, "Memory available for new work (MemAvailable).",
+        HOFF(mem_avail_bytes), 1),
+    ONE("vigil_memory_used_bytes", GAUGE, "Memory in use: total minus available.",
+        HOFF(mem_used_bytes), 1),
+    ONE("vigil_swap_total_bytes", GAUGE, "Total swap space.", HOFF(swap_total_bytes), 1),
+    ONE("vigil_swap_free_bytes", GAUGE, "Unused swap space.", HOFF(swap_free_bytes), 1),
+};
+
+static const struct series_def host_defs2[] = {
+    ONE("vigil_shm_size_bytes", GAUGE, "Size of the /dev/shm file system.", HOFF(shm_total_bytes),
+        1),
+    ONE("vigil_shm_used_bytes", GAUGE, "Space used in /dev/shm.", HOFF(shm_used_bytes), 1),
+    ONE("vigil_shm_available_bytes", GAUGE, "Space available in /dev/shm.", HOFF(shm_avail_bytes),
+        1),
+    ONE("vigil_cpu_max_frequency_hertz", GAUGE, "Highest frequency the kernel may request (cpu0).",
+        HOFF(cpu_max_freq_hz), 1),
+    ONE("vigil_uptime_seconds", GAUGE, "Time since the system booted.", HOFF(uptime_s), 1),
+};
+
+static void render_cpus(struct render *r, const char *name, const char *help, const double *v,
+                        unsigned n, double scale, double all)
+{
+        char idx[12];
+        fam_begin(r, name, GAUGE, help);
+        sample(r, NULL, "cpu", "all", all * scale);
+        if (n > VIGIL_MAX_CPUS)
+                n = VIGIL_MAX_CPUS;
+        for (unsigned i = 0; i < n; i++) {
+                metrics_fmt_value(idx, sizeof(idx), i);
+                sample(r, NULL, "cpu", idx, v[i] * scale);
+        }
+}
+
+static void render_host(struct render *r, const struct host_frame *h)
+{
+        render_cpus(
+            r, "vigil_cpu_usage_ratio",
+            "Share of the last host interval the CPU was busy, 0-1 (cpu=\"all\": every core).",
+            h->cpu_pct, h->ncpu, 0.01, h->cpu_total_pct);
+        render_defs(r, host_defs, NDEFS(host_defs), h, 0, 1, NULL);
+        fam_begin(r, "vigil_swap_used_bytes", GAUGE, "Swap space in use: total minus free.");
+        sample(r, NULL, NULL, NULL, h->swap_total_bytes - h->swap_free_bytes);
+        render_defs(r, host_defs2, NDEFS(host_defs2), h, 0, 1, NULL);
+        render_cpus(r, "vigil_cpu_frequency_hertz",
+                    "Frequency the kernel requests for the core (scaling_cur_freq).",
+                    h->cpu_freq_hz, h->nfreq, 1, NAN);
+
+        fam_begin(r, "vigil_temperature_celsius", GAUGE,
+                  "Temperature of a hwmon sensor or thermal zone.");
+        unsigned nt = h->ntemps < VIGIL_MAX_TEMPS ? h->ntemps : VIGIL_MAX_TEMPS;
+        for (unsigned i = 0; i < nt; i++) {
+                char lab[200];
+                struct strbuf lb;
+                sb_init_fixed(&lb, lab, sizeof(lab));
+                sb_puts(&lb, "chip=\"");
+                metrics_put_label_value(&lb, h->temps[i].chip);
+                sb_puts(&lb, "\"");
+                if (!lb.overflow)
+                        sample(r, lab, "sensor", h->temps[i].sensor, h->temps[i].celsius);
+        }
+
+        fam_begin(r, "vigil_cpu_governor_info", GAUGE, "The cpufreq governor of cpu0.");
+        if (h->governor[0])
+                sample(r, NULL, "governor", h->governor, 1);
+}
+
+/* ---- process watches ---- */
+
+static const struct series_def watch_defs[] = {
+    ONE("vigil_processes", GAUGE, "Processes matching the watch.", WOFF(count), 1),
+    ONE("vigil_process_pss_bytes", GAUGE, "Total proportional set size of the matching processes.",
+        WOFF(pss_bytes), 1),
+    ONE("vigil_process_first_pss_bytes", GAUGE,
+        "Proportional set size of the matching process with the lowest pid.", WOFF(first_pss_bytes),
+        1),
+    ONE("vigil_process_cpu_usage_ratio", GAUGE,
+        "CPU used by the matching processes over the last interval (1 = one core).", WOFF(cpu_pct),
+        0.01),
+    ONE("vigil_process_threads", GAUGE, "Threads of the matching processes.", WOFF(threads), 1),
+    ONE("vigil_process_oldest_age_seconds", GAUGE, "Age of the oldest matching process.",
+        WOFF(oldest_age_s), 1),
+};
+
+static void render_watches(struct render *r, const struct frame *f)
+{
+        char labs[VIGIL_MAX_WATCHES][96];
+        const char *bases[VIGIL_MAX_WATCHES];
+        unsigned n = f->nwatches < VIGIL_MAX_WATCHES ? f->nwatches : VIGIL_MAX_WATCHES;
+        for (unsigned i = 0; i < n; i++) {
+                struct strbuf lb;
+                sb_init_fixed(&lb, labs[i], sizeof(labs[i]));
+                sb_puts(&lb, "watch=\"");
+                metrics_put_label_value(&lb, f->watches[i].name);
+                sb_putc(&lb, '"');
+                bases[i] = lb.overflow ? NULL : labs[i];
+        }
+        render_defs(r, watch_defs, NDEFS(watch_defs), f->watches, sizeof(f->watches[0]), n, bases);
+}
+
+/* ---- Raspberry Pi ---- */
+
+static const struct series_def rpi_defs[] = {
+    ONE("vigil_rpi_temperature_celsius", GAUGE, "SoC temperature reported by the firmware.",
+        ROFF(temp_c), 1),
+    ONE("vigil_rpi_core_voltage_volts", GAUGE, "Core voltage reported by the firmware.",
+        ROFF(volt_core_v), 1),
+    FIRST("vigil_rpi_clock_hertz", GAUGE, "Clock rate measured by the firmware.", "clock", "arm",
+          ROFF(arm_hz), 1),
+    MORE("clock", "core", ROFF(core_hz), 1),
+    MORE("clock", "v3d", ROFF(v3d_hz), 1),
+    MORE("clock", "h264", ROFF(h264_hz), 1),
+    MORE("clock", "pixel", ROFF(pixel_hz), 1),
+    FIRST("vigil_rpi_clock_max_hertz", GAUGE, "Configured maximum clock rate.", "clock", "arm",
+          ROFF(arm_max_hz), 1),
+};
+
+static void render_rpi(struct render *r, const struct rpi_frame *p)
+{
+        static const char *const conds[4] = {"under_voltage", "arm_frequency_capped", "throttled",
+                                             "soft_temperature_limit"};
+        if (!p->present)
+                return;
+        render_defs(r, rpi_defs, NDEFS(rpi_defs), p, 0, 1, NULL);
+
+        fam_begin(r, "vigil_rpi_throttled", GAUGE,
+                  "Firmware throttling condition (get_throttled): 1 when set, now or since boot.");
+        if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled <= 4294967295.0) {
+                uint32_t word = (uint32_t)p->throttled;
+                for (unsigned since = 0; since < 2; since++) {
+                        for (unsigned c = 0; c < 4; c++) {
+                                char lab[64];
+                                snprintf(lab, sizeof(lab), "condition=\"%s\"", conds[c]);
+                                sample(r, lab, "since", since ? "boot" : "now",
+                                       (word >> (c + 16 * since)) & 1);
+                        }
+                }
+        }
+
+        fam_begin(r, "vigil_rpi_v3d_busy_ratio", GAUGE,
+                  "Share of the last interval the V3D queue was busy, 0-1.");
+        unsigned nq = p->nv3d < VIGIL_V3D_QUEUES ? p->nv3d : VIGIL_V3D_QUEUES;
+        for (unsigned i = 0; i < nq; i++)
+                sample(r, NULL, "queue", p->v3d[i].queue, p->v3d[i].busy_ratio);
+
+        fam_begin(r, "vigil_rpi_info", GAUGE, "The board model (device tree).");
+        if (p->model[0])
+                sample(r, NULL, "model", p->model, 1);
+}
+
+/* ---- GPUs ---- */
+
+static const struct series_def gpu_defs[] = {
+    ONE("vigil_gpu_temperature_celsius", GAUGE, "GPU core temperature.", GOFF(temp_c), 1),
+    ONE("vigil_gpu_temperature_max_celsius", GAUGE,
+        "Highest GPU temperature for normal operation (GPU_MAX threshold).", GOFF(temp_max_c), 1),
+    ONE("vigil_gpu_power_watts", GAUGE, "Power draw of the GPU.", GOFF(power_w), 1),
+    ONE("vigil_gpu_power_limit_watts", GAUGE, "Power management limit.", GOFF(power_limit_w), 1),
+    ONE("vigil_gpu_enforced_power_limit_watts", GAUGE, "Power limit the driver enforces.",
+        GOFF(enforced_limit_w), 1),
+    ONE("vigil_gpu_energy_joules_total", COUNTER, "Energy used since the driver was loaded.",
+        GOFF(energy_j), 1),
+    FIRST("vigil_gpu_clock_hertz", GAUGE, "Current clock rate.", "clock", "graphics",
+          GOFF(gpu_clock_mhz), 1e6),
+    MORE("clock", "memory", GOFF(mem_clock_mhz), 1e6),
+    MORE("clock", "sm", GOFF(sm_clock_mhz), 1e6),
+    MORE("clock", "video", GOFF(video_clock_mhz), 1e6),
+    FIRST("vigil_gpu_utilization_ratio", GAUGE,
+          "Share of the last sample period the engine was busy, 0-1.", "engine", "gpu",
+          GOFF(util_gpu_pct), 0.01),
+    MORE("engine", "memory", GOFF(util_mem_pct), 0.01),
+    ONE("vigil_gpu_memory_used_bytes", GAUGE, "Frame buffer memory in use.", GOFF(vram_used_bytes),
+        1),
+    ONE("vigil_gpu_memory_total_bytes", GAUGE, "Frame buffer memory installed.",
+        GOFF(vram_total_bytes), 1),
+    ONE("vigil_gpu_pcie_link_generation", GAUGE, "Current PCIe link generation.", GOFF(pcie_gen),
+        1),
+    ONE("vigil_gpu_pcie_link_width", GAUGE, "Current PCIe link width (lanes).", GOFF(pcie_width),
+        1),
+    ONE("vigil_gpu_pcie_replay_errors_total", COUNTER, "PCIe replay counter.", GOFF(pcie_replay),
+        1),
+    FIRST("vigil_gpu_ecc_errors_total", COUNTER, "ECC errors since the driver was loaded.", "type",
+          "corrected", GOFF(ecc_corrected), 1),
+    MORE("type", "uncorrected", GOFF(ecc_uncorrected), 1),
+    FIRST("vigil_gpu_remapped_rows", GAUGE, "Memory rows remapped, by the error that caused it.",
+          "type", "correctable", GOFF(remapped_correctable), 1),
+    MORE("type", "uncorrectable", GOFF(remapped_uncorrectable), 1),
+    ONE("vigil_gpu_remapped_rows_pending", GAUGE, "1 when a row remapping waits for a GPU reset.",
+        GOFF(remap_pending), 1),
+    ONE("vigil_gpu_remapped_rows_failure", GAUGE, "1 when a row remapping has failed.",
+        GOFF(remap_failure), 1),
+};
+
+/* "gpu="N",uuid="..."" for each present GPU slot; NULL for the others. */
+static void gpu_bases(const struct frame *f, char (*labs)[160], const char **bases)
+{
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct gpu_frame *g = &f->gpus[i];
+                bases[i] = NULL;
+                if (i >= f->ngpus || !g->present)
+                        continue;
+                struct strbuf lb;
+                sb_init_fixed(&lb, labs[i], sizeof(labs[i]));
+                sb_printf(&lb, "gpu=\"%u\"", g->index);
+                if (g->uuid[0]) {
+                        sb_puts(&lb, ",uuid=\"");
+                        metrics_put_label_value(&lb, g->uuid);
+                        sb_putc(&lb, '"');
+                }
+                if (!lb.overflow)
+                        bases[i] = labs[i];
+        }
+}
+
+static void render_gpu_special(struct render *r, const struct frame *f, const char *const *bases)
+{
+        fam_begin(r, "vigil_gpu_up", GAUGE, "1 when the last sample of the GPU succeeded.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                if (bases[i])
+                        sample(r, bases[i], NULL, NULL, f->gpus[i].ok ? 1 : 0);
+        }
+        fam_begin(r, "vigil_gpu_info", GAUGE, "GPU identity: name and PCI bus id.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                char lab[320];
+                struct strbuf lb;
+                if (!bases[i])
+                        continue;
+                sb_init_fixed(&lb, lab, sizeof(lab));
+                sb_puts(&lb, bases[i]);
+                sb_puts(&lb, ",name=\"");
+                metrics_put_label_value(&lb, f->gpus[i].name);
+                sb_putc(&lb, '"');
+                if (!lb.overflow)
+                        sample(r, lab, "pci_bus_id", f->gpus[i].pci_bus_id, 1);
+        }
+        fam_begin(r, "vigil_gpu_pstate", GAUGE, "Performance state, 0 (highest) to 15 (lowest).");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                double p = f->gpus[i].pstate;
+                if (bases[i] && p >= 0 && p <= 15)
+                        sample(r, bases[i], NULL, NULL, p);
+        }
+}
+
+static void render_gpu_arrays(struct render *r, const struct frame *f, const char *const *bases)
+{
+        fam_begin(r, "vigil_gpu_clocks_event_reason", GAUGE,
+                  "1 when the clock-event (throttle) reason is active.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                double m = f->gpus[i].throttle_mask;
+                if (!bases[i] || !(m >= 0 && m < 18446744073709551616.0))
+                        continue;
+                for (unsigned b = 0; b < METRICS_NREASONS; b++)
+                        sample(r, bases[i], "reason", metrics_reason_names[b],
+                               ((uint64_t)m >> b) & 1);
+        }
+        const char *names[2] = {"vigil_gpu_fan_speed_ratio", "vigil_gpu_fan_target_ratio"};
+        const char *helps[2] = {"Intended fan speed, 0-1 (may exceed 1).",
+                                "Target fan speed, 0-1."};
+        for (unsigned k = 0; k < 2; k++) {
+                fam_begin(r, names[k], GAUGE, helps[k]);
+                for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                        const struct gpu_frame *g = &f->gpus[i];
+                        unsigned nf = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
+                        for (unsigned j = 0; bases[i] && j < nf; j++) {
+                                char idx[12];
+                                metrics_fmt_value(idx, sizeof(idx), j);
+                                sample(r, bases[i], "fan", idx,
+                                       (k ? g->fan_target_pct[j] : g->fan_speed_pct[j]) / 100);
+                        }
+                }
+        }
+}
+
+/* ---- counters kept outside the frame ---- */
+
+static void render_gpu_extra(struct render *r, const struct metrics_extra *x,
+                             const char *const *bases)
+{
+        char code[12];
+        fam_begin(r, "vigil_gpu_xid_errors_total", COUNTER, "Xid errors reported, by Xid code.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct metrics_gpu_extra *g = &x->gpus[i];
+                unsigned n = g->nxids < METRICS_MAX_XIDS ? g->nxids : METRICS_MAX_XIDS;
+                for (unsigned j = 0; bases[i] && j < n; j++) {
+                        metrics_fmt_value(code, sizeof(code), g->xids[j].xid);
+                        sample(r, bases[i], "xid", code, (double)g->xids[j].count);
+                }
+                if (bases[i] && g->xids_other)
+                        sample(r, bases[i], "xid", "other", (double)g->xids_other);
+        }
+        fam_begin(r, "vigil_gpu_anomalies_total", COUNTER, "Anomalies flagged, by type.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct metrics_gpu_extra *g = &x->gpus[i];
+                unsigned n = g->nanomalies < METRICS_MAX_ANOMALY_TYPES ? g->nanomalies
+                                                                       : METRICS_MAX_ANOMALY_TYPES;
+                for (unsigned j = 0; bases[i] && j < n; j++)
+                        sample(r, bases[i], "type", g->anomalies[j].type,
+                               (double)g->anomalies[j].count);
+        }
+        fam_begin(r, "vigil_gpu_clocks_event_reason_seconds_total", COUNTER,
+                  "Time spent with the clock-event (throttle) reason active.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                for (unsigned b = 0; bases[i] && b < METRICS_NREASONS; b++)
+                        sample(r, bases[i], "reason", metrics_reason_names[b],
+                               x->gpus[i].reason_seconds[b]);
+        }
+        fam_begin(r, "vigil_gpu_nvml_failures_total", COUNTER, "Samples in which NVML failed.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                if (bases[i])
+                        sample(r, bases[i], NULL, NULL, (double)x->gpus[i].nvml_failures);
+        }
+}
+
+static void render_rules(struct render *r, const struct metrics_extra *x)
+{
+        unsigned n = x->nrules < METRICS_MAX_RULES ? x->nrules : METRICS_MAX_RULES;
+        fam_begin(r, "vigil_rule_active", GAUGE, "1 while the monitoring rule's condition holds.");
+        for (unsigned i = 0; i < n; i++)
+                sample(r, NULL, "rule", x->rules[i].name, x->rules[i].active ? 1 : 0);
+        fam_begin(r, "vigil_rule_fired_total", COUNTER, "Times the monitoring rule became active.");
+        for (unsigned i = 0; i < n; i++)
+                sample(r, NULL, "rule", x->rules[i].name, (double)x->rules[i].fired);
+}
+
+/* ---- vigil itself ---- */
+
+static void render_self(struct render *r, const struct self_frame *s)
+{
+        static const char *const src[VCLOCK_COUNT] = {"host", "gpu", "pss"};
+        fam_begin(r, "vigil_samples_total", COUNTER, "Samples taken, by cadence.");
+        for (unsigned c = 0; c < VCLOCK_COUNT; c++)
+                sample(r, NULL, "source", src[c], (double)s->samples[c]);
+        fam_begin(r, "vigil_sample_duration_seconds", GAUGE, "Duration of the last sample.");
+        for (unsigned c = 0; c < VCLOCK_COUNT; c++) {
+                if (s->samples[c])
+                        sample(r, NULL, "source", src[c], s->sample_seconds[c]);
+        }
+        struct {
+                const char *name;
+                const char *help;
+                uint64_t v;
+        } counters[] = {
+            {"vigil_missed_deadlines_total", "Scheduler deadlines missed.", s->missed_deadlines},
+            {"vigil_write_errors_total", "Failed writes to the log directory.", s->write_errors},
+            {"vigil_events_dropped_total", "Events lost because the queue was full.",
+             s->events_dropped},
+            {"vigil_snapshots_total", "Diagnostic snapshots written.", s->snapshots},
+        };
+        for (unsigned i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+                fam_begin(r, counters[i].name, COUNTER, counters[i].help);
+                sample(r, NULL, NULL, NULL, (double)counters[i].v);
+        }
+        fam_begin(r, "vigil_start_time_seconds", GAUGE,
+                  "Start time of vigil, seconds since the epoch.");
+        /* To the millisecond: finer digits say nothing and cost a slow conversion. */
+        if (s->started_real_ns > 0)
+                sample(r, NULL, NULL, NULL, (double)(s->started_real_ns / 1000000) / 1e3);
+        fam_begin(r, "vigil_build_info", GAUGE, "vigil's version.");
+        sample(r, NULL, "version", VIGIL_VERSION, 1);
+}
+
+int metrics_render(struct strbuf *out, const struct frame *f, const struct metrics_extra *x)
+{
+        struct render r = {.sb = out};
+        char labs[VIGIL_MAX_GPUS][160];
+        const char *bases[VIGIL_MAX_GPUS];
+
+        render_host(&r, &f->host);
+        render_watches(&r, f);
+        render_rpi(&r, &f->rpi);
+        gpu_bases(f, labs, bases);
+        render_gpu_special(&r, f, bases);
+        render_defs(&r, gpu_defs, NDEFS(gpu_defs), f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS,
+                    bases);
+        render_gpu_arrays(&r, f, bases);
+        if (x) {
+                render_gpu_extra(&r, x, bases);
+                render_rules(&r, x);
+        }
+        render_self(&r, &f->self);
+        return out->overflow ? -ENOBUFS : 0;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# What vigil ships besides the binary: alert rules, the systemd unit, the man page.
+. "$(dirname "$0")/../lib.sh"
+[ "${VIGIL_LABEL:-plain}" = asan ] && exit 0 # nothing here depends on the build flavour
+
+rules="$TOP/dist/prometheus"
+check "promtool check rules" promtool check rules "$rules/vigil-rules.yml"
+out=$(cd "$rules" && promtool test rules vigil-rules.test.yml 2>&1)
+check "promtool test rules" grep -q SUCCESS <<<"$out" || echo "$out" | head -20
+# Every rule has a test that fires it.
+for alert in $(sed -n 's/^ *- alert: //p' "$rules/vigil-rules.yml"); do
+	check "rule $alert is tested" grep -q "alertname: $alert\$" "$rules/vigil-rules.test.yml"
+done
+
+if [ -f "$TOP/dist/vigil.8" ]; then
+	mkdir -p "$TMP/man/man8"
+	cp "$TOP/dist/vigil.8" "$TMP/man/man8/"
+	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$TOP/dist/vigil.8" 2>&1 >/dev/null)
+	check_eq "man page renders without warnings" "" "$warnings"
+	# Every option of --help is documented.
+	for opt in $("$VIGIL" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		check "man page documents $opt" grep -q -- "${opt//-/\\\\-}" "$TOP/dist/vigil.8"
+	done
+fi
+
+if command -v systemd-analyze >/dev/null; then
+	sed "s#/usr/local/bin/vigil#$VIGIL#" "$TOP/dist/systemd/vigil.service" >"$TMP/vigil.service"
+	out=$(MANPATH="$TMP/man" systemd-analyze verify "$TMP/vigil.service" 2>&1)
+	check_eq "systemd-analyze verify" "" "$out"
+fi
+
+# make install honours DESTDIR and PREFIX.
+make -s -C "$TOP" install DESTDIR="$TMP/root" PREFIX=/usr >/dev/null 2>&1
+for f in usr/bin/vigil usr/lib/systemd/system/vigil.service usr/share/vigil/vigil-rules.yml \
+	usr/share/man/man8/vigil.8; do
+	check "make install puts $f" test -f "$TMP/root/$f"
+done
+check "installed unit runs the installed binary" grep -q '^ExecStart=/usr/bin/vigil ' "$TMP/root/usr/lib/systemd/system/vigil.service"

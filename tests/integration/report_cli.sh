@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `vigil report` through the binary: text, exit statuses, gzip days, HTML.
+# (The summary's format is checked in the unit test test_report and against the
+# reference script in report_vs_reference.sh.)
+. "$(dirname "$0")/../lib.sh"
+
+[ -x "$VIGIL" ] || exit 0
+csv=$FIXTURES/csv
+if ! "$VIGIL" report --help >"$TMP/help.txt" 2>&1; then
+	not_ok "report_cli_dispatch (vigil report is not wired to report_main)"
+	exit 0
+fi
+ok report_cli_dispatch
+
+"$VIGIL" report "$csv/host-2026-12-02.csv" >"$TMP/out.txt" 2>"$TMP/err.txt"
+check_eq report_cli_exit_ok 0 $?
+check report_cli_summary grep -q '^  SUMMARY over 40 samples (18:12:47 -> 18:13:26)$' "$TMP/out.txt"
+check report_cli_reference_block cmp -s <(head -n "$(wc -l <"$csv/host-2026-12-02.summary")" "$TMP/out.txt") \
+	"$csv/host-2026-12-02.summary"
+
+# A compressed old day reads like a plain one.
+gzip -c "$csv/host-2026-12-02.csv" >"$TMP/host-2026-12-02.csv.gz"
+"$VIGIL" report "$TMP/host-2026-12-02.csv.gz" >"$TMP/gz.txt" 2>&1
+check report_cli_gzip cmp -s <(head -n 20 "$TMP/out.txt") <(head -n 20 "$TMP/gz.txt")
+
+"$VIGIL" report /nonexistent/host-2026-01-01.csv >"$TMP/out2.txt" 2>"$TMP/err2.txt"
+check_eq report_cli_unreadable_exit 2 $?
+check report_cli_unreadable_named grep -q 'cannot read /nonexistent/host-2026-01-01.csv' "$TMP/err2.txt"
+
+"$VIGIL" report >/dev/null 2>"$TMP/err3.txt"
+check_eq report_cli_no_args_exit 2 $?
+
+printf 'a,b,c\n1,2,3\n' >"$TMP/other.csv"
+"$VIGIL" report "$TMP/other.csv" >/dev/null 2>"$TMP/err4.txt"
+check_eq report_cli_foreign_exit 2 $?
+check report_cli_foreign_named grep -q 'other.csv: not a vigil host or GPU log' "$TMP/err4.txt"
+
+"$VIGIL" report --html "$TMP/r.html" "$csv/host-2026-12-02.csv" "$csv/gpu0-2026-12-02.csv" \
+	>/dev/null 2>&1
+check_eq report_cli_html_exit 0 $?
+check report_cli_html_doc grep -q '^<!DOCTYPE html>' "$TMP/r.html"
+check report_cli_html_no_script bash -c "! grep -q '<script' '$TMP/r.html'"
+check report_cli_html_charts bash -c "[ \$(grep -o '<svg ' '$TMP/r.html' | wc -l) -eq 11 ]"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Process watches end to end on this machine's real /proc: the player and Chromium
+# columns of the host log come from watches named player and chromium.
+. "$(dirname "$0")/../lib.sh"
+
+pids=()
+start() { # start NAME: a sleeping process whose command line is "NAME 60"
+	bash -c "exec -a '$1' sleep 60" &
+	pids+=($!)
+}
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
+start "python3-run_linux.py-$$"
+for i in 1 2 3; do start "chromium-$$-renderer"; done
+sleep 0.3
+
+"$VIGIL" --watch "player=run_linux.py-$$" --watch "chromium=chromium-$$" --interval 0.2 \
+	--pss-interval 0.1 --count 3 --log-dir "$TMP/log" --quiet 2>"$TMP/err"
+CSV=$(ls "$TMP"/log/host-*.csv)
+cell() { csv_cell "$CSV" 3 "$1"; }
+check_eq "chromium_procs counts the three" 3 "$(cell chromium_procs)"
+check_eq "player_threads" 1 "$(cell player_threads)"
+check "player_pss_mb is a positive number" python3 -c "import sys; assert 0 < float('$(cell player_pss_mb)') < 100"
+check "chromium_pss_mb is the sum of three" python3 -c "assert 3 * 0.05 < float('$(cell chromium_pss_mb)') < 300"
+check "uptime_s is the player's age" python3 -c "assert 0.2 < float('$(cell uptime_s)') < 30"
+check_eq "player_cpu_pct of a sleeper" 0.0 "$(cell player_cpu_pct)"
+
+# A watch that matches nothing: count 0, PSS as the reference writes it (0.0).
+"$VIGIL" --watch "chromium=no-such-process-$$" --interval 0.1 --count 2 --log-dir "$TMP/log2" --quiet 2>/dev/null
+CSV=$(ls "$TMP"/log2/host-*.csv)
+check_eq "no chromium: count 0" 0 "$(csv_cell "$CSV" 2 chromium_procs)"
+check_eq "no chromium: pss 0.0" 0.0 "$(csv_cell "$CSV" 2 chromium_pss_mb)"
+check_eq "no player watch: empty" "" "$(csv_cell "$CSV" 2 player_pss_mb)"
+
+# vigil never counts itself, even when its own command line matches.
+"$VIGIL" --watch "chromium=--watch" --interval 0.1 --count 2 --log-dir "$TMP/log3" --quiet 2>/dev/null
+CSV=$(ls "$TMP"/log3/host-*.csv)
+check_eq "vigil excludes itself" 0 "$(csv_cell "$CSV" 2 chromium_procs)"
