@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "core/vigil.h"
 #include "sink/eventlog.h"
+#include "sink/metrics.h"
 #include "util/strbuf.h"
 
 #define ANOMALY_LOG_NS (60 * NSEC_PER_SEC) /* ANOMALY_LOG_COOLDOWN_SEC */
@@ -272,6 +273,7 @@ static void run_rules(struct gpu_rules *r, struct gpu_rule_state *st, struct gpu
                 if (res == RULE_QUIET)
                         continue;
                 count(s, rule->kind);
+                out->counted |= 1u << rule->kind;
                 if (res != RULE_FLAG)
                         continue;
                 if (flags.len)
@@ -311,7 +313,7 @@ void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
                     struct gpu_stats *stats, int64_t mono_ns, struct gpu_rules_out *out)
 {
         struct gpu_rule_state *st = &r->gpu[slot];
-        out->nlog = out->nevent = 0;
+        out->nlog = out->nevent = out->counted = 0;
         g->flags[0] = '\0';
         if (!g->ok) {
                 step_failed(st, g, stats, out);
@@ -360,6 +362,25 @@ static int gpu_rules_det_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
+/* The same sample in the counters /metrics shows beside the frame. */
+static void add_metrics(struct vigil_ctx *ctx, unsigned slot, const struct gpu_frame *g,
+                        unsigned counted)
+{
+        struct metrics_extra *x = ctx->extra;
+        if (!x)
+                return;
+        if (!g->ok) {
+                x->gpus[slot].nvml_failures++;
+                return;
+        }
+        for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
+                if (counted & (1u << k))
+                        metrics_extra_add_anomaly(x, slot, gpu_anomaly_names[k]);
+        if (VAL_OK(g->throttle_mask))
+                metrics_extra_add_reason_seconds(x, slot, (uint64_t)g->throttle_mask,
+                                                 (double)ctx->opt->gpu_interval_ns / 1e9);
+}
+
 static void gpu_rules_det_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_rules_det *d = state;
@@ -369,6 +390,7 @@ static void gpu_rules_det_feed(void *state, struct vigil_ctx *ctx, const struct 
                 if (!g->sampled)
                         continue;
                 gpu_rules_step(&d->rules, slot, g, &f->gpu_stats[slot], t->mono_ns, &d->out);
+                add_metrics(ctx, slot, g, d->out.counted);
                 for (unsigned i = 0; i < d->out.nlog; i++)
                         vlog(d->out.level[i], "gpu%u: %s", g->index, d->out.log[i]);
                 for (unsigned i = 0; i < d->out.nevent; i++)

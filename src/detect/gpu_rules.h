@@ -22,6 +22,7 @@
 
 /* The lines one sample produced, for the caller to write. */
 struct gpu_rules_out {
+        unsigned counted; /* bit (1 << enum gpu_anomaly) per anomaly counted this sample */
         unsigned nlog, nevent;
         enum log_level level[GPU_RULES_MAX_LINES];
         char log[GPU_RULES_MAX_LINES][GPU_RULES_LINE];   /* stderr, without "vigil: gpuN: " */
@@ -64,7 +65,8 @@ const struct gpu_stats *gpu_rules_stats(const struct frame *f, unsigned slot);
 void gpu_rules_note_crash(struct frame *f, unsigned slot);
 
 /* The detector (registered in core/registry.c): the rules on the GPU clock, their lines
- * to stderr and events.log. */
+ * to stderr and events.log, and the /metrics counters in ctx->extra (anomalies by type,
+ * seconds per clock-event reason, NVML failures). */
 extern const struct vigil_detector detector_gpu_rules;
 
 #endif

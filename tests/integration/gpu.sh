@@ -261,6 +261,24 @@ VIGIL_NVML_SCENARIO="$SCEN/temp-fan-inversion" "$VIGIL" --nvml "$NVML_SIM" --gpu
 check "live: a GPU line per host line" test "$(grep -c '^  gpu0 ' "$TMP/live.out")" -eq 5
 check "live: worst temperature and the flag" grep -Eq '^  gpu0    8[5-8]C   450/600W   2400MHz  fans  40%  40%  GpuIdle  TEMP_FAN_INV\(8[5-8]C@40%\)$' "$TMP/live.out"
 
+# --- /metrics: the GPU's readings and the counters the rules keep -------------------
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+VIGIL_NVML_SCENARIO="$SCEN/power-breach" "$VIGIL" --nvml "$NVML_SIM" --gpu-interval 0.01 \
+	--interval 0.05 --log-dir "$TMP/metrics" --quiet --listen "127.0.0.1:$PORT" 2>"$TMP/metrics.err" &
+pid=$!
+m=
+for _ in $(seq 100); do
+	sleep 0.1
+	m=$(curl -s "http://127.0.0.1:$PORT/metrics") && grep -q 'type="power_breach"' <<<"$m" && break
+done
+kill -TERM "$pid"
+wait "$pid"
+base='gpu="0",uuid="GPU-3f5c8e2a-9d41-4b7e-a6c0-12d4e8f0b9a1"'
+check "metrics: GPU temperature" grep -qx "vigil_gpu_temperature_celsius{$base} 45" <<<"$m"
+check "metrics: power breaches counted" grep -Eqx "vigil_gpu_anomalies_total\{$base,type=\"power_breach\"\} [1-9][0-9]*" <<<"$m"
+check "metrics: seconds idle" grep -Eqx "vigil_gpu_clocks_event_reason_seconds_total\{$base,reason=\"gpu_idle\"\} 0\.[0-9]+" <<<"$m"
+check "metrics: no NVML failures" grep -qx "vigil_gpu_nvml_failures_total{$base} 0" <<<"$m"
+
 # --- vigil xid ---------------------------------------------------------------------------
 check_eq "xid 79" "Xid 79: GPU has fallen off the bus. Action: reboot the machine; if it repeats, check the PCIe slot and riser, the power supply and cooling." "$("$VIGIL" xid 79)"
 check "xid 119" grep -q '^Xid 119: GSP RPC timeout. Action: reset the GPU' <<<"$("$VIGIL" xid 119)"

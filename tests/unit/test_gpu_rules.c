@@ -216,8 +216,11 @@ static void test_power_breach(void **state)
             {45, 400000, 600000, 30, 30, 0, ""},
         };
         feed_table(&r, t, sizeof(t) / sizeof(t[0]));
-        assert_int_equal(r.stats.anomalies[GPU_ANOM_POWER_BREACH], 5);
-        assert_int_equal(r.stats.period_anomalies[GPU_ANOM_POWER_BREACH], 5);
+        assert_int_equal(r.out.counted, 0); /* the last sample: nothing */
+        feed(&r, &(struct reading){45, 650000, 600000, 30, 30, 0, ""});
+        assert_int_equal(r.out.counted, 1u << GPU_ANOM_POWER_BREACH);
+        assert_int_equal(r.stats.anomalies[GPU_ANOM_POWER_BREACH], 6);
+        assert_int_equal(r.stats.period_anomalies[GPU_ANOM_POWER_BREACH], 6);
         assert_true(r.stats.peak_power_w == 701.5);
 }
 
@@ -258,6 +261,9 @@ static void test_flag_order(void **state)
                 feed(&r, &(struct reading){45, 85000, 600000, 30, 30, 1, ""});
         assert_string_equal(feed(&r, &(struct reading){90, 600000, 450000, 50, 30, 1, ""}),
                             "TDP_REDUCED(450W)|FAN_SPIKE|TEMP_FAN_INV(90C@50%)|PWR+150W");
+        assert_int_equal(r.out.counted, (1u << GPU_ANOM_TDP_CHANGE) | (1u << GPU_ANOM_FAN_SPIKE) |
+                                            (1u << GPU_ANOM_FAN_INVERSION) |
+                                            (1u << GPU_ANOM_POWER_BREACH));
         assert_string_equal(
             feed(&r, &(struct reading){90, 20000, 600000, 30, 30, 4, ""}),
             "TDP_RESTORED(600W)|FAN_SPIKE|TEMP_FAN_INV(90C@30%)|SPUR_THROT(3%ofLim)");
