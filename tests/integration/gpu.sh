@@ -278,6 +278,9 @@ check "metrics: GPU temperature" grep -qx "vigil_gpu_temperature_celsius{$base} 
 check "metrics: power breaches counted" grep -Eqx "vigil_gpu_anomalies_total\{$base,type=\"power_breach\"\} [1-9][0-9]*" <<<"$m"
 check "metrics: seconds idle" grep -Eqx "vigil_gpu_clocks_event_reason_seconds_total\{$base,reason=\"gpu_idle\"\} 0\.[0-9]+" <<<"$m"
 check "metrics: no NVML failures" grep -qx "vigil_gpu_nvml_failures_total{$base} 0" <<<"$m"
+if command -v promtool >/dev/null; then
+	check_eq "metrics: promtool finds nothing to say" "0 " "$(promtool check metrics <<<"$m" 2>&1; echo "$? ")"
+fi
 
 # --- vigil xid ---------------------------------------------------------------------------
 check_eq "xid 79" "Xid 79: GPU has fallen off the bus. Action: reboot the machine; if it repeats, check the PCIe slot and riser, the power supply and cooling." "$("$VIGIL" xid 79)"
