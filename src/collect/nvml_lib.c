@@ -69,6 +69,9 @@ static const struct nvml_sym nvml_syms[] = {
 
 #define NSYMS (sizeof(nvml_syms) / sizeof(nvml_syms[0]))
 
+/* The driver's library by soname, then the development link. */
+static const char *const defaults[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+
 static void *try_open(const char *name)
 {
         return dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -95,7 +98,6 @@ static int resolve(struct nvml_lib *lib, char *err, size_t cap)
 
 int nvml_lib_open(struct nvml_lib *lib, const char *path, char *err, size_t cap)
 {
-        static const char *const defaults[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
         memset(lib, 0, sizeof(*lib));
         if (path && path[0]) {
                 lib->dl = try_open(path);
