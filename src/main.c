@@ -1,11 +1,16 @@
 /* vigil's entry point: subcommands, then the daemon. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/control.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "detect/xid_catalog.h"
 #include "report/report.h"
+#include "util/parse.h"
+#include "util/strbuf.h"
 
 /* `vigil status|snapshot [--log-dir DIR] [--config FILE] [REASON...]`: find the log
  * directory the same way the daemon does, the rest is the reason. */
@@ -39,10 +44,38 @@ static int control_main(const char *cmd, int argc, char **argv)
         return control_cmd_snapshot(opt.log_dir, reason[0] ? reason : "requested");
 }
 
+/* `vigil xid CODE`: what the Xid means and what to do. 0 when the catalog lists it,
+ * 1 when it does not, 2 when CODE is not a number. */
+static int xid_main(int argc, char **argv)
+{
+        uint64_t code;
+        char buf[512];
+        struct strbuf sb;
+        if (argc != 1) {
+                fprintf(stderr, "usage: vigil xid CODE\n");
+                return 2;
+        }
+        if (parse_u64(argv[0], strlen(argv[0]), &code) < 0 || code > UINT_MAX) {
+                fprintf(stderr, "vigil xid: '%.64s' is not an Xid number\n", argv[0]);
+                return 2;
+        }
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        if (xid_describe(&sb, (unsigned)code) < 0) {
+                fprintf(stderr,
+                        "Xid %llu: not in vigil's catalog; see NVIDIA's Xid documentation\n",
+                        (unsigned long long)code);
+                return 1;
+        }
+        printf("%s\n", sb.buf);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         if (argc > 1 && !strcmp(argv[1], "report"))
                 return report_main(argc - 1, argv + 1);
+        if (argc > 1 && !strcmp(argv[1], "xid"))
+                return xid_main(argc - 2, argv + 2);
         if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "snapshot")))
                 return control_main(argv[1], argc - 2, argv + 2);
 

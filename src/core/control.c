@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/lock.h"
+#include "sink/gpu_summary.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -50,10 +51,16 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                         continue;
                 if (!g->ok)
                         sb_printf(out, "gpu%u %s: FAILING (%s)\n", g->index, g->name, g->error);
-                else
+                else if (g->nfans && VAL_OK(g->fan_speed_pct[0]))
                         sb_printf(out, "gpu%u %s: %.0f C, %.0f/%.0f W, fans %.0f%%\n", g->index,
                                   g->name, g->temp_c, g->power_w, g->power_limit_w,
                                   g->fan_speed_pct[0]);
+                else
+                        sb_printf(out, "gpu%u %s: %.0f C, %.0f/%.0f W\n", g->index, g->name,
+                                  g->temp_c, g->power_w, g->power_limit_w);
+                sb_printf(out, "gpu%u: ", g->index);
+                gpu_status_line(out, &f->gpu_stats[i], up);
+                sb_putc(out, '\n');
         }
 }
 

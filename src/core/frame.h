@@ -84,14 +84,19 @@ struct gpu_frame {
         bool present;   /* the slot is in use */
         bool ok;        /* the last sample succeeded (false: the GPU failed every call) */
         char error[96]; /* why the last sample failed */
-        unsigned index; /* NVML index */
+        bool sampled;   /* sampled on this GPU tick (false while a failing GPU is backed off);
+                         * meaningful on ticks where VCLOCK_GPU is due */
+        unsigned consecutive_failures; /* failed samples in a row, the last one included */
+        uint64_t crash_seq; /* +1 at the first failed sample of each streak (snapshot hook) */
+        unsigned index;     /* NVML index */
         char name[96];
         char uuid[96];
         char pci_bus_id[32];
         int64_t sampled_real_ns;
 
         double temp_c;
-        double temp_max_c; /* GPU_MAX threshold */
+        double temp_max_c;                       /* GPU_MAX threshold */
+        double shutdown_temp_c, slowdown_temp_c; /* static thresholds, read at (re)init */
         double power_w;
         double power_limit_w; /* management limit */
         double enforced_limit_w;
@@ -109,6 +114,30 @@ struct gpu_frame {
         double ecc_corrected, ecc_uncorrected;    /* volatile totals */
         double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
         char flags[256]; /* anomaly flags of this sample, '|'-joined */
+};
+
+/* Anomaly kinds counted per GPU (detect/gpu_rules.c; names in gpu_anomaly_names[]). */
+enum gpu_anomaly {
+        GPU_ANOM_TDP_CHANGE,
+        GPU_ANOM_FAN_SPIKE,
+        GPU_ANOM_FAN_INVERSION,
+        GPU_ANOM_SPURIOUS_THROTTLE,
+        GPU_ANOM_POWER_BREACH, /* every sample over the limit, flagged PWR+ or not */
+        GPU_ANOM_COUNT
+};
+#define GPU_THROTTLE_BITS 10 /* clock-event reason bits 0x1 .. 0x200 */
+
+/* Per-GPU counters since start, kept by the GPU rules (the main loop's thread). The
+ * period_* fields count since the last summary.log line, which resets them. */
+struct gpu_stats {
+        uint64_t samples;        /* answered samples */
+        uint64_t failed_samples; /* samples the GPU did not answer (NVML failures) */
+        uint64_t crashes;        /* failure streaks started, plus critical events */
+        uint64_t anomalies[GPU_ANOM_COUNT];
+        uint64_t period_samples, period_failed_samples, period_crashes;
+        uint64_t period_anomalies[GPU_ANOM_COUNT];
+        double peak_temp_c, peak_power_w;           /* NAN before the first reading */
+        double throttle_seconds[GPU_THROTTLE_BITS]; /* time each reason bit was set */
 };
 
 /* vigil's own health, for /metrics and status. Owned by the main loop. */
@@ -130,6 +159,7 @@ struct frame {
         struct rpi_frame rpi;
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
+        struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
         struct self_frame self;
 };
 

@@ -18,6 +18,7 @@ extern const struct vigil_source vigil_source_sys_cpufreq;
 extern const struct vigil_source vigil_source_rpi;
 extern const struct vigil_source source_kmsg;
 extern const struct vigil_source vigil_source_procs;
+extern const struct vigil_source source_nvml;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -30,6 +31,7 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_sys_cpufreq,
         &vigil_source_rpi,         /* Raspberry Pi firmware; absent elsewhere */
         &vigil_source_procs,       /* --watch: one /proc scan per host tick, PSS on its own clock */
+        &source_nvml,              /* NVIDIA GPUs on the GPU clock (sets ctx->nvml) */
         &source_kmsg,              /* kernel log ring for snapshots (sets ctx->kmsg) */
         NULL,
 };
@@ -37,20 +39,28 @@ const struct vigil_source *const vigil_sources[] = {
 /* Detectors: read the frame after all sources, raise flags and events. */
 extern const struct vigil_detector vigil_detector_rpi;
 extern const struct vigil_detector vigil_detector_trend;
+extern const struct vigil_detector detector_gpu_rules;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi,       /* Pi thresholds and /dev/shm, every machine */
         &vigil_detector_trend,     /* leak trends; the exit summary */
+        &detector_gpu_rules,       /* the GPU logger's flags and counters */
         NULL,
 };
 
 /* Sinks: write the frame out. */
 extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
+extern const struct vigil_sink sink_gpu_csv;
+extern const struct vigil_sink sink_gpu_summary;
+extern const struct vigil_sink sink_sysinfo;
 extern const struct vigil_sink sink_http;
 
 const struct vigil_sink *const vigil_sinks[] = {
         &sink_host_csv,
+        &sink_gpu_csv,             /* gpuN-YYYY-MM-DD.csv */
+        &sink_gpu_summary,         /* summary.log every 5 minutes */
+        &sink_sysinfo,             /* system-info.txt */
         &sink_live,
         &sink_http,                /* /metrics and the dashboard: reads the published frame */
         NULL,

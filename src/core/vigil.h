@@ -20,6 +20,7 @@
 struct eventlog;
 struct metrics_extra;
 struct kmsg;
+struct nvml_shared;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -47,6 +48,9 @@ struct vigil_ctx {
         const char *log_dir;     /* NULL with --no-log */
         bool disk_paused;        /* the disk guard has paused file writes */
         bool live;               /* the live view is on */
+        /* The loaded NVML and the GPUs sampled (collect/nvml_lib.h), published by the
+         * NVML source while it runs; NULL without GPUs. */
+        struct nvml_shared *nvml;
         pthread_t main_thread;
         /* Counters that live outside the frame (Xids, anomalies, throttle time, rules),
          * owned by the main loop like the frame; detectors add to them. */

@@ -10,6 +10,7 @@
 
 #include "core/vigil.h"
 #include "sink/host_row.h"
+#include "sink/live_gpu.h"
 #include "sink/sinks.h"
 #include "util/fmt.h"
 #include "util/strbuf.h"
@@ -20,7 +21,8 @@ struct live {
         bool colour;
         bool header_done;
         struct host_row hr;
-        char line[2048];
+        struct live_gpu gpus; /* worst GPU values since the last line */
+        char line[2048 + VIGIL_MAX_GPUS * 160];
 };
 
 static int live_init(struct vigil_ctx *ctx, void **ret_state)
@@ -32,6 +34,7 @@ static int live_init(struct vigil_ctx *ctx, void **ret_state)
                 return -ENOMEM;
         const char *nc = getenv("NO_COLOR");
         s->colour = isatty(STDOUT_FILENO) && !(nc && nc[0]);
+        live_gpu_reset(&s->gpus);
         *ret_state = s;
         return 0;
 }
@@ -134,6 +137,8 @@ static void build_line(struct live *s, struct strbuf *sb, const struct vigil_opt
 static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct live *s = state;
+        if (t->due & VCLOCK_BIT(VCLOCK_GPU))
+                live_gpu_feed(&s->gpus, ctx->frame);
         if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)))
                 return 0;
         host_row_build(&s->hr, ctx->frame);
@@ -144,6 +149,7 @@ static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         struct strbuf sb;
         sb_init_fixed(&sb, s->line, sizeof(s->line));
         build_line(s, &sb, ctx->opt);
+        live_gpu_lines(&s->gpus, ctx->frame, &sb);
         fwrite(sb.buf, 1, sb.len, stdout);
         fflush(stdout);
         return 0;
@@ -157,7 +163,7 @@ static void live_fini(void *state, struct vigil_ctx *ctx)
 
 const struct vigil_sink sink_live = {
     .name = "live",
-    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
     .init = live_init,
     .write = live_write,
     .fini = live_fini,

@@ -1,0 +1,324 @@
+/* Reading a GPU through NVML. See nvml_read.h. What one sample reads, in the
+ * reference logger's order (values as NVML gives them):
+ *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,
+ *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1,
+ *   fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
+ *   enforced limit, energy 1000000 mJ, SM/video clocks, replays, ECC, remapped rows. */
+#include "collect/nvml_read.h"
+
+#include <string.h>
+
+struct reader {
+        const struct nvml_lib *lib;
+        struct nvml_gpu *gpu;
+        struct nvml_read_result *res;
+};
+
+bool nvml_fatal(nvmlReturn_t r)
+{
+        return r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_UNINITIALIZED ||
+               r == NVML_ERROR_DRIVER_NOT_LOADED || r == NVML_ERROR_RESET_REQUIRED ||
+               r == NVML_ERROR_GPU_NOT_FOUND || r == NVML_ERROR_LIB_RM_VERSION_MISMATCH;
+}
+
+/* Codes that will not change while vigil runs: ask once. */
+static bool permanent(nvmlReturn_t r)
+{
+        return r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_NO_PERMISSION ||
+               r == NVML_ERROR_FUNCTION_NOT_FOUND;
+}
+
+/* Whether to make the call for field: the library has it, the GPU has not refused it,
+ * and the GPU has not been found gone in this sample. */
+static bool want(const struct reader *rd, unsigned field, bool have_fn)
+{
+        return have_fn && !rd->res->fatal && !(rd->gpu->unsupported & (1ULL << field));
+}
+
+/* Record what a call returned; true when its value may be used. */
+static bool got(struct reader *rd, unsigned field, nvmlReturn_t r)
+{
+        struct nvml_read_result *res = rd->res;
+        res->asked++;
+        if (r == NVML_SUCCESS) {
+                res->answered++;
+                return true;
+        }
+        if (permanent(r)) {
+                if (field != NF_TEMP)
+                        rd->gpu->unsupported |= 1ULL << field;
+                res->answered++;
+                return false;
+        }
+        if (nvml_fatal(r))
+                res->fatal = r;
+        else if (!res->first_error)
+                res->first_error = r;
+        return false;
+}
+
+static void read_u32(struct reader *rd, unsigned field,
+                     nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), double scale, double *dst)
+{
+        unsigned int v;
+        if (want(rd, field, fn != NULL) && got(rd, field, fn(rd->gpu->handle, &v)))
+                *dst = (double)v / scale;
+}
+
+static void read_clock(struct reader *rd, unsigned field, int type, double *dst)
+{
+        unsigned int v;
+        const struct nvml_lib *lib = rd->lib;
+        if (want(rd, field, lib->clock_info) &&
+            got(rd, field, lib->clock_info(rd->gpu->handle, type, &v)))
+                *dst = v;
+}
+
+static void read_thermal(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        nvmlDevice_t h = rd->gpu->handle;
+        unsigned int t;
+        if (want(rd, NF_TEMP, lib->temperature) &&
+            got(rd, NF_TEMP, lib->temperature(h, NVML_TEMPERATURE_GPU, &t)))
+                g->temp_c = t;
+}
+
+static void read_power(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        read_u32(rd, NF_POWER, lib->power_usage, 1000.0, &g->power_w);
+        read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &g->power_limit_w);
+}
+
+static void read_perf(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        int p;
+        nvmlUtilization_t u;
+        if (want(rd, NF_PSTATE, lib->pstate) &&
+            got(rd, NF_PSTATE, lib->pstate(rd->gpu->handle, &p)) && p >= 0 && p <= 15)
+                g->pstate = p;
+        read_clock(rd, NF_CLK_GFX, NVML_CLOCK_GRAPHICS, &g->gpu_clock_mhz);
+        read_clock(rd, NF_CLK_MEM, NVML_CLOCK_MEM, &g->mem_clock_mhz);
+        if (want(rd, NF_UTIL, lib->utilization) &&
+            got(rd, NF_UTIL, lib->utilization(rd->gpu->handle, &u))) {
+                g->util_gpu_pct = u.gpu;
+                g->util_mem_pct = u.memory;
+        }
+}
+
+/* nvmlDeviceGetMemoryInfo_v2 with its version word; v1 when the driver refuses it. */
+static void read_memory(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_gpu *gpu = rd->gpu;
+        if (lib->memory_v2 && !gpu->memory_v1 && want(rd, NF_MEMORY, true)) {
+                nvmlMemory_v2_t m;
+                memset(&m, 0, sizeof(m));
+                m.version = nvmlMemory_v2;
+                nvmlReturn_t r = lib->memory_v2(gpu->handle, &m);
+                if (r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH && !permanent(r)) {
+                        if (got(rd, NF_MEMORY, r)) {
+                                g->vram_used_bytes = (double)m.used;
+                                g->vram_total_bytes = (double)m.total;
+                        }
+                        return;
+                }
+                gpu->memory_v1 = true;
+        }
+        nvmlMemory_t m1;
+        if (want(rd, NF_MEMORY, lib->memory_v1) &&
+            got(rd, NF_MEMORY, lib->memory_v1(gpu->handle, &m1))) {
+                g->vram_used_bytes = (double)m1.used;
+                g->vram_total_bytes = (double)m1.total;
+        }
+}
+
+static void read_pcie_reasons(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        unsigned long long mask;
+        read_u32(rd, NF_PCIE_GEN, lib->pcie_gen, 1.0, &g->pcie_gen);
+        read_u32(rd, NF_PCIE_WIDTH, lib->pcie_width, 1.0, &g->pcie_width);
+        if (want(rd, NF_REASONS, lib->clock_reasons) &&
+            got(rd, NF_REASONS, lib->clock_reasons(rd->gpu->handle, &mask)))
+                g->throttle_mask = (double)mask;
+}
+
+static void read_fans(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_gpu *gpu = rd->gpu;
+        unsigned int v;
+        g->nfans = gpu->nfans;
+        for (unsigned i = 0; i < gpu->nfans; i++) {
+                unsigned fs = NF_FAN0 + i, ft = NF_TARGET0 + i;
+                if (gpu->legacy_fan) {
+                        if (want(rd, fs, lib->fan_speed) &&
+                            got(rd, fs, lib->fan_speed(gpu->handle, &v)))
+                                g->fan_speed_pct[i] = v;
+                } else if (want(rd, fs, lib->fan_speed_v2) &&
+                           got(rd, fs, lib->fan_speed_v2(gpu->handle, i, &v))) {
+                        g->fan_speed_pct[i] = v;
+                }
+                if (want(rd, ft, lib->target_fan_speed) &&
+                    got(rd, ft, lib->target_fan_speed(gpu->handle, i, &v)))
+                        g->fan_target_pct[i] = v;
+        }
+}
+
+static void read_sensor0(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        nvmlGpuThermalSettings_t ts;
+        if (!want(rd, NF_THERMAL, lib->thermal_settings))
+                return;
+        memset(&ts, 0, sizeof(ts));
+        if (got(rd, NF_THERMAL, lib->thermal_settings(rd->gpu->handle, 0, &ts)) && ts.count >= 1) {
+                g->s0_temp = ts.sensor[0].currentTemp;
+                g->s0_target = ts.sensor[0].target;
+                g->s0_controller = ts.sensor[0].controller;
+        }
+}
+
+/* vigil's additions to the reference's fields. */
+static void read_extra(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        nvmlDevice_t h = rd->gpu->handle;
+        unsigned long long v;
+        unsigned int corr, unc, pend, fail;
+        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &g->enforced_limit_w);
+        if (want(rd, NF_ENERGY, lib->energy) && got(rd, NF_ENERGY, lib->energy(h, &v)))
+                g->energy_j = (double)v / 1000.0;
+        read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
+        read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
+        read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &g->pcie_replay);
+        if (want(rd, NF_ECC_CORR, lib->total_ecc) &&
+            got(rd, NF_ECC_CORR,
+                lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &v)))
+                g->ecc_corrected = (double)v;
+        if (want(rd, NF_ECC_UNC, lib->total_ecc) &&
+            got(rd, NF_ECC_UNC,
+                lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &v)))
+                g->ecc_uncorrected = (double)v;
+        if (want(rd, NF_REMAP, lib->remapped_rows) &&
+            got(rd, NF_REMAP, lib->remapped_rows(h, &corr, &unc, &pend, &fail))) {
+                g->remapped_correctable = corr;
+                g->remapped_uncorrectable = unc;
+                g->remap_pending = pend;
+                g->remap_failure = fail;
+        }
+}
+
+void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                      struct nvml_read_result *res)
+{
+        struct reader rd = {lib, gpu, res};
+        memset(res, 0, sizeof(*res));
+        g->temp_max_c = gpu->gpu_max_c;
+        g->shutdown_temp_c = gpu->shutdown_c;
+        g->slowdown_temp_c = gpu->slowdown_c;
+        read_thermal(&rd, g);
+        read_power(&rd, g);
+        read_perf(&rd, g);
+        read_memory(&rd, g);
+        read_pcie_reasons(&rd, g);
+        read_fans(&rd, g);
+        read_sensor0(&rd, g);
+        read_extra(&rd, g);
+}
+
+bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)
+{
+        if (res->fatal) {
+                *ret_error = res->fatal;
+                return true;
+        }
+        if (res->asked > 0 && res->answered == 0) {
+                *ret_error = res->first_error ? res->first_error : NVML_ERROR_UNKNOWN;
+                return true;
+        }
+        return false;
+}
+
+/* A string call into buf; "" when it fails. Returns the code. */
+static nvmlReturn_t read_string(nvmlReturn_t (*fn)(nvmlDevice_t, char *, unsigned int),
+                                nvmlDevice_t h, char *buf, unsigned int cap)
+{
+        buf[0] = '\0';
+        if (!fn)
+                return NVML_ERROR_FUNCTION_NOT_FOUND;
+        nvmlReturn_t r = fn(h, buf, cap);
+        buf[cap - 1] = '\0';
+        if (r != NVML_SUCCESS)
+                buf[0] = '\0';
+        return r;
+}
+
+static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
+                             nvmlReturn_t *fatal)
+{
+        unsigned int v;
+        if (!lib->temperature_threshold || *fatal)
+                return VAL_MISSING;
+        nvmlReturn_t r = lib->temperature_threshold(h, type, &v);
+        if (nvml_fatal(r))
+                *fatal = r;
+        return r == NVML_SUCCESS ? (double)v : VAL_MISSING;
+}
+
+/* The fan count: nvmlDeviceGetNumFans, or one fan when only the old single-fan call
+ * exists and answers. */
+static nvmlReturn_t read_fan_count(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+{
+        unsigned int n = 0;
+        nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+        gpu->nfans = 0;
+        gpu->legacy_fan = false;
+        if (lib->num_fans) {
+                r = lib->num_fans(gpu->handle, &n);
+                if (r == NVML_SUCCESS)
+                        gpu->nfans = n < VIGIL_MAX_FANS ? n : VIGIL_MAX_FANS;
+                gpu->legacy_fan = gpu->nfans > 0 && !lib->fan_speed_v2 && lib->fan_speed;
+                if (gpu->legacy_fan)
+                        gpu->nfans = 1;
+        } else if (lib->fan_speed) {
+                r = lib->fan_speed(gpu->handle, &n);
+                gpu->legacy_fan = r == NVML_SUCCESS;
+                gpu->nfans = r == NVML_SUCCESS ? 1 : 0;
+        }
+        return nvml_fatal(r) ? r : NVML_SUCCESS;
+}
+
+nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+{
+        nvmlDevice_t h = gpu->handle;
+        nvmlReturn_t fatal = NVML_SUCCESS, r;
+        nvmlPciInfo_t pci;
+        unsigned int mw;
+        gpu->unsupported = 0;
+        gpu->memory_v1 = false;
+        r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
+        if (nvml_fatal(r))
+                return r;
+        read_string(lib->uuid, h, gpu->uuid, sizeof(gpu->uuid));
+        read_string(lib->serial, h, gpu->serial, sizeof(gpu->serial));
+        read_string(lib->vbios, h, gpu->vbios, sizeof(gpu->vbios));
+        gpu->pci_bus_id[0] = '\0';
+        memset(&pci, 0, sizeof(pci));
+        if (lib->pci_info && lib->pci_info(h, &pci) == NVML_SUCCESS) {
+                pci.busId[sizeof(pci.busId) - 1] = '\0';
+                memcpy(gpu->pci_bus_id, pci.busId, sizeof(gpu->pci_bus_id));
+        }
+        gpu->shutdown_c = read_threshold(lib, h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
+        gpu->slowdown_c = read_threshold(lib, h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
+        gpu->gpu_max_c = read_threshold(lib, h, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
+        gpu->power_limit_w = VAL_MISSING;
+        if (lib->power_limit && lib->power_limit(h, &mw) == NVML_SUCCESS)
+                gpu->power_limit_w = mw / 1000.0;
+        if (!fatal)
+                fatal = read_fan_count(lib, gpu);
+        return fatal;
+}

@@ -1,0 +1,72 @@
+/* Reading one GPU through the NVML function table: the per-sample values and the
+ * identity and static thresholds read at (re)initialisation. Pure with respect to the
+ * process: no logging, no allocation, no state but the GPU's own (struct nvml_gpu), so
+ * it runs on a fake function table in the unit tests. */
+#ifndef VIGIL_COLLECT_NVML_READ_H
+#define VIGIL_COLLECT_NVML_READ_H
+
+#include <stdbool.h>
+
+#include "collect/nvml_lib.h"
+#include "core/frame.h"
+
+/* One bit per call in nvml_gpu.unsupported. */
+enum nvml_field {
+        NF_TEMP, /* never cached: it is every sample's first call */
+        NF_POWER,
+        NF_LIMIT,
+        NF_ENFORCED,
+        NF_ENERGY,
+        NF_PSTATE,
+        NF_CLK_GFX,
+        NF_CLK_SM,
+        NF_CLK_MEM,
+        NF_CLK_VIDEO,
+        NF_UTIL,
+        NF_MEMORY,
+        NF_PCIE_GEN,
+        NF_PCIE_WIDTH,
+        NF_REPLAY,
+        NF_REASONS,
+        NF_THERMAL,
+        NF_ECC_CORR,
+        NF_ECC_UNC,
+        NF_REMAP,
+        NF_FAN0,
+        NF_TARGET0 = NF_FAN0 + VIGIL_MAX_FANS,
+        NF_COUNT = NF_TARGET0 + VIGIL_MAX_FANS
+};
+_Static_assert(NF_COUNT <= 64, "nvml_gpu.unsupported is 64 bits");
+
+/* What a sample's calls returned. */
+struct nvml_read_result {
+        unsigned asked;           /* calls made */
+        unsigned answered;        /* calls that succeeded or said "not supported" */
+        nvmlReturn_t fatal;       /* a code that means the GPU is gone (nvml_fatal) */
+        nvmlReturn_t first_error; /* the first other failure, 0 if none */
+};
+
+/* True for the codes after which no further call on the GPU makes sense this sample:
+ * GPU_IS_LOST, UNINITIALIZED, DRIVER_NOT_LOADED, RESET_REQUIRED, GPU_NOT_FOUND,
+ * LIB_RM_VERSION_MISMATCH. */
+bool nvml_fatal(nvmlReturn_t r);
+
+/* Read every per-sample value of gpu into g, which the caller has cleared (missing
+ * values stay NAN). nvmlDeviceGetTemperature is the first call. A call that answers
+ * NOT_SUPPORTED, NO_PERMISSION or FUNCTION_NOT_FOUND is recorded in gpu->unsupported
+ * and not made again; after a fatal code no further call is made. Static values
+ * (thresholds, fan count) come from gpu. */
+void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                      struct nvml_read_result *res);
+
+/* True when a sample's result is a failed sample: a fatal code, or calls were made and
+ * none was answered. *ret_error gets the code to report. */
+bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error);
+
+/* (Re)read the identity (name, UUID, PCI bus id, serial, VBIOS), the static thresholds,
+ * the fan count and the power limit of gpu->handle, and forget which fields were
+ * unsupported. Never calls nvmlDeviceGetTemperature. 0, or the fatal NVML code that
+ * stopped it (the GPU is not answering). */
+nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu);
+
+#endif

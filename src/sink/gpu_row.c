@@ -1,0 +1,158 @@
+/* GPU CSV rows. See gpu_row.h. */
+#include "sink/gpu_row.h"
+
+#include <string.h>
+
+#include "detect/throttle_reasons.h"
+#include "util/fmt.h"
+
+static const char *const head_cols[] = {
+    "timestamp",    "gpu_temp",  "gpu_tlimit", "power_instant",    "power_limit",
+    "pstate",       "gpu_clock", "mem_clock",  "gpu_util",         "mem_util",
+    "vram_used_mb", "pcie_gen",  "pcie_width", "throttle_bitmask", "throttle_reasons",
+};
+static const char *const sensor_cols[] = {"sensor0_temp", "sensor0_target", "sensor0_controller",
+                                          "flags"};
+static const char *const extra_cols[] = {
+    "sm_clock",
+    "video_clock",
+    "power_enforced_limit",
+    "energy_j",
+    "vram_total_mb",
+    "pcie_replay",
+    "ecc_corrected",
+    "ecc_uncorrected",
+    "remapped_correctable",
+    "remapped_uncorrectable",
+    "remap_pending",
+    "remap_failure",
+};
+
+#define NHEAD   (sizeof(head_cols) / sizeof(head_cols[0]))
+#define NSENSOR (sizeof(sensor_cols) / sizeof(sensor_cols[0]))
+#define NEXTRA  (sizeof(extra_cols) / sizeof(extra_cols[0]))
+
+unsigned gpu_row_columns(unsigned nfans)
+{
+        return (unsigned)(NHEAD + 2 * nfans + NSENSOR + NEXTRA);
+}
+
+void gpu_row_header(struct strbuf *sb, unsigned nfans)
+{
+        for (size_t i = 0; i < NHEAD; i++)
+                sb_printf(sb, "%s%s", i ? "," : "", head_cols[i]);
+        for (unsigned i = 0; i < nfans; i++)
+                sb_printf(sb, ",fan%u_speed_pct,fan%u_target_pct", i, i);
+        for (size_t i = 0; i < NSENSOR; i++)
+                sb_printf(sb, ",%s", sensor_cols[i]);
+        for (size_t i = 0; i < NEXTRA; i++)
+                sb_printf(sb, ",%s", extra_cols[i]);
+        sb_putc(sb, '\n');
+}
+
+/* ",N" for a whole number, "," when missing. */
+static void cell_int(struct strbuf *sb, double v)
+{
+        if (VAL_OK(v))
+                sb_printf(sb, ",%.0f", v);
+        else
+                sb_putc(sb, ',');
+}
+
+static void cell_fixed(struct strbuf *sb, double v, int decimals)
+{
+        if (VAL_OK(v))
+                sb_printf(sb, ",%.*f", decimals, v);
+        else
+                sb_putc(sb, ',');
+}
+
+/* Whole MiB, as Python's used // (1024 * 1024). */
+static void cell_mib(struct strbuf *sb, double bytes)
+{
+        if (VAL_OK(bytes) && bytes >= 0)
+                sb_printf(sb, ",%llu", (unsigned long long)bytes >> 20);
+        else
+                sb_putc(sb, ',');
+}
+
+static void empty_cells(struct strbuf *sb, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                sb_putc(sb, ',');
+}
+
+static void reference_cells(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans)
+{
+        cell_int(sb, g->temp_c);
+        /* The reference leaves gpu_tlimit empty when the threshold reads 0. */
+        if (VAL_OK(g->temp_max_c) && g->temp_max_c != 0 && VAL_OK(g->temp_c))
+                sb_printf(sb, ",%.0f", g->temp_max_c - g->temp_c);
+        else
+                sb_putc(sb, ',');
+        cell_fixed(sb, g->power_w, 2);
+        cell_fixed(sb, g->power_limit_w, 0);
+        cell_int(sb, g->pstate);
+        cell_int(sb, g->gpu_clock_mhz);
+        cell_int(sb, g->mem_clock_mhz);
+        cell_int(sb, g->util_gpu_pct);
+        cell_int(sb, g->util_mem_pct);
+        cell_mib(sb, g->vram_used_bytes);
+        cell_int(sb, g->pcie_gen);
+        cell_int(sb, g->pcie_width);
+        if (VAL_OK(g->throttle_mask)) {
+                uint64_t mask = (uint64_t)g->throttle_mask;
+                sb_printf(sb, ",0x%04llx,", (unsigned long long)mask);
+                throttle_decode(sb, mask);
+        } else {
+                empty_cells(sb, 2);
+        }
+        for (unsigned i = 0; i < nfans; i++) {
+                bool have = i < g->nfans && i < VIGIL_MAX_FANS;
+                cell_int(sb, have ? g->fan_speed_pct[i] : VAL_MISSING);
+                cell_int(sb, have ? g->fan_target_pct[i] : VAL_MISSING);
+        }
+        cell_int(sb, g->s0_temp);
+        cell_int(sb, g->s0_target);
+        cell_int(sb, g->s0_controller);
+        sb_putc(sb, ',');
+        sb_csv_cell(sb, g->flags);
+}
+
+static void extra_cells(struct strbuf *sb, const struct gpu_frame *g)
+{
+        cell_int(sb, g->sm_clock_mhz);
+        cell_int(sb, g->video_clock_mhz);
+        cell_fixed(sb, g->enforced_limit_w, 0);
+        cell_fixed(sb, g->energy_j, 3);
+        cell_mib(sb, g->vram_total_bytes);
+        cell_int(sb, g->pcie_replay);
+        cell_int(sb, g->ecc_corrected);
+        cell_int(sb, g->ecc_uncorrected);
+        cell_int(sb, g->remapped_correctable);
+        cell_int(sb, g->remapped_uncorrectable);
+        cell_int(sb, g->remap_pending);
+        cell_int(sb, g->remap_failure);
+}
+
+void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans)
+{
+        char ts[40], err[96];
+        fmt_time_gpu(ts, sizeof(ts), g->sampled_real_ns);
+        sb_puts(sb, ts);
+        if (!g->ok) {
+                /* Everything up to flags empty, then the error, then vigil's columns. */
+                empty_cells(sb, (unsigned)(NHEAD - 1 + 2 * nfans + NSENSOR - 1));
+                memcpy(err, "NVML_FAILED:", 12);
+                size_t n = strnlen(g->error, 80);
+                memcpy(err + 12, g->error, n);
+                err[12 + n] = '\0';
+                sb_putc(sb, ',');
+                sb_csv_cell(sb, err);
+                empty_cells(sb, (unsigned)NEXTRA);
+        } else {
+                reference_cells(sb, g, nfans);
+                extra_cells(sb, g);
+        }
+        sb_putc(sb, '\n');
+}
