@@ -15,18 +15,20 @@ BUILD    ?= build
 CC       ?= cc
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
+# Headers of every package; linked at start only what every run needs. libmicrohttpd
+# (and the GnuTLS stack behind it), zlib and libcrypt are opened with dlopen by the
+# HTTP server when --listen asks for it (src/util/dynlib.h): a run without it maps none.
 PKGS     := libmicrohttpd inih zlib
-HAVE_SYSTEMD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo 1)
-ifeq ($(HAVE_SYSTEMD),1)
-PKGS     += libsystemd
-SYSTEMD_CFLAGS := -DHAVE_SYSTEMD=1
-endif
+LINK_PKGS := inih
 
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
 CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -DVIGIL_VERSION=\"$(VERSION)\" \
-	$(SYSTEMD_CFLAGS) -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CFLAGS)
-LIBS     := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcrypt -ldl -lpthread -lm
+	-Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CFLAGS)
+# --as-needed: libm is mapped (about 0.5 MB resident) only if some code calls into it.
+LIBS     := -Wl,--as-needed $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
+# The unit tests also inflate what the server gzipped.
+TEST_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 LDFLAGS_ALL := $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 SRC      := $(shell find src -name '*.c' ! -name main.c | sort)
@@ -53,7 +55,7 @@ $(BUILD)/vigil: $(BUILD)/src/main.o $(BUILD)/libvigil.a
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS) \
-		$(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+		$(TEST_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The simulated NVML: a shared library with the real soname, built from the tests
 # (tests/nvml-sim/README.md). It exports only NVML's names. The old/ variant models an

@@ -14,10 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
-
 #include "core/control.h"
 #include "core/diskguard.h"
 #include "core/lock.h"
@@ -27,6 +23,7 @@
 #include "sink/metrics.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/notify.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
@@ -315,15 +312,6 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
         }
 }
 
-static void notify(const char *state)
-{
-#ifdef HAVE_SYSTEMD
-        sd_notify(0, state);
-#else
-        (void)state;
-#endif
-}
-
 static bool should_stop(struct daemon *d, const struct tick *t)
 {
         const struct vigil_options *o = d->ctx.opt;
@@ -339,7 +327,8 @@ static void loop(struct daemon *d)
         struct vigil_ctx *ctx = &d->ctx;
         struct tick t;
         memset(&t, 0, sizeof(t));
-        int64_t last_watchdog = 0;
+        /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
+        int64_t watchdog_ns = notify_watchdog_ns() / 2, last_watchdog = 0;
         while (!ctx->stop_requested) {
                 int64_t next = sched_next(&d->sched);
                 struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
@@ -360,8 +349,8 @@ static void loop(struct daemon *d)
                 t.final = should_stop(d, &t);
                 run_detectors_and_sinks(d, &t);
                 publish(d);
-                if (t.mono_ns - last_watchdog >= NSEC_PER_SEC) {
-                        notify("WATCHDOG=1");
+                if (watchdog_ns && t.mono_ns - last_watchdog >= watchdog_ns) {
+                        notify_send("WATCHDOG=1");
                         last_watchdog = t.mono_ns;
                 }
                 if (t.final)
@@ -436,9 +425,9 @@ int vigil_daemon_run(struct vigil_options *opt)
         eventlog_printf(d->ctx.events, frame->self.started_real_ns, "type=START version=%s pid=%d",
                         VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
-        notify("READY=1");
+        notify_send("READY=1");
         loop(d);
-        notify("STOPPING=1");
+        notify_send("STOPPING=1");
         vigil_flush_all(&d->ctx);
         eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
                         (unsigned long long)frame->self.samples[VCLOCK_HOST]);

@@ -1,7 +1,6 @@
 /* Absolute-deadline scheduling. See sched.h. */
 #include "core/sched.h"
 
-#include <math.h>
 #include <string.h>
 
 void sched_init(struct sched *s, int64_t origin_ns)
@@ -33,13 +32,25 @@ int64_t sched_next(const struct sched *s)
         return next;
 }
 
-/* Bucket b holds lateness up to 1 us * 2^(b/4). */
+/* 2^(k/4) for k = 0..3: the steps between buckets. */
+static const double quarter_pow2[4] = {1.0, 1.1892071150027211, 1.4142135623730951,
+                                       1.6817928305074290};
+
+/* The upper bound of bucket b, in ns: 1 us * 2^(b/4). Computed without libm (log2 and
+ * pow would map its 0.5 MB for this alone). */
+static double bucket_bound_ns(unsigned b)
+{
+        return 1000.0 * (double)(1ULL << (b / 4)) * quarter_pow2[b % 4];
+}
+
+/* Bucket b holds lateness up to bucket_bound_ns(b): the first bucket whose bound is
+ * at least ns. */
 static unsigned lateness_bucket(int64_t ns)
 {
-        if (ns <= 1000)
-                return 0;
-        double b = ceil(4.0 * log2((double)ns / 1000.0));
-        return b >= SCHED_LATENESS_BUCKETS - 1 ? SCHED_LATENESS_BUCKETS - 1 : (unsigned)b;
+        unsigned b = 0;
+        while (b < SCHED_LATENESS_BUCKETS - 1 && bucket_bound_ns(b) < (double)ns)
+                b++;
+        return b;
 }
 
 unsigned sched_due(struct sched *s, int64_t now_ns)
@@ -78,14 +89,17 @@ int64_t sched_lateness_quantile(const struct sched *s, double q)
 {
         if (s->nlateness == 0)
                 return -1;
-        uint64_t want = (uint64_t)ceil(q * (double)s->nlateness);
+        double x = q * (double)s->nlateness; /* the rank wanted, rounded up */
+        uint64_t want = x > 0 ? (uint64_t)x : 0;
+        if ((double)want < x)
+                want++;
         if (want == 0)
                 want = 1;
         uint64_t seen = 0;
         for (unsigned b = 0; b < SCHED_LATENESS_BUCKETS; b++) {
                 seen += s->lateness[b];
                 if (seen >= want)
-                        return (int64_t)(1000.0 * pow(2.0, b / 4.0));
+                        return (int64_t)bucket_bound_ns(b);
         }
         return -1;
 }

@@ -5,14 +5,30 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "util/dynlib.h"
+
+static const struct dynlib_sym crypt_syms[] = {DYNLIB_SYM(struct basic_auth, crypt_r)};
+
 int basic_auth_init(struct basic_auth *a, const struct web_config *cfg)
 {
+        char err[256];
         memset(a, 0, sizeof(*a));
         a->cfg = cfg;
         if (getrandom(a->key, sizeof(a->key), 0) != (ssize_t)sizeof(a->key))
                 return errno ? -errno : -EIO;
+        a->crypt_handle = dynlib_open(BASIC_AUTH_CRYPT_SONAME, crypt_syms, 1, a, err, sizeof(err));
+        if (!a->crypt_handle) {
+                explicit_bzero(a->key, sizeof(a->key));
+                return -ENOENT;
+        }
         a->tokens = BASIC_AUTH_BURST;
         return 0;
+}
+
+void basic_auth_fini(struct basic_auth *a)
+{
+        dynlib_close(a->crypt_handle);
+        explicit_bzero(a, sizeof(*a));
 }
 
 static void digest_of(const struct basic_auth *a, const char *user, const char *password,
@@ -44,7 +60,7 @@ static bool take_token(struct basic_auth *a, int64_t now_ns)
 /* crypt(3) password against hash; a constant-time comparison of the results. */
 static bool crypt_matches(struct basic_auth *a, const char *password, const char *hash)
 {
-        const char *out = crypt_r(password, hash, &a->cd);
+        const char *out = a->crypt_r(password, hash, &a->cd);
         size_t n = strlen(hash);
         return out && out[0] != '*' && strlen(out) == n && ct_equal(out, hash, n);
 }

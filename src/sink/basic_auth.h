@@ -4,7 +4,10 @@
  * same credentials on every scrape: a verified password is remembered as a keyed
  * SHA-256 digest (never the password itself), so a repeat costs a hash, not a crypt.
  * Verifications that do need crypt(3) are rationed (a token bucket), so a stream of
- * wrong passwords cannot keep the server thread busy. */
+ * wrong passwords cannot keep the server thread busy.
+ *
+ * libcrypt is opened at run time by basic_auth_init: only a web config with users
+ * needs it. */
 #ifndef VIGIL_SINK_BASIC_AUTH_H
 #define VIGIL_SINK_BASIC_AUTH_H
 
@@ -18,6 +21,7 @@
 #define BASIC_AUTH_MAX_PASSWORD 256 /* longer passwords are refused unchecked */
 #define BASIC_AUTH_RATE         4.0 /* crypt(3) verifications per second, sustained */
 #define BASIC_AUTH_BURST        8.0 /* ... and in a burst */
+#define BASIC_AUTH_CRYPT_SONAME "libcrypt.so.1"
 
 enum auth_result {
         AUTH_OK,   /* the user and password match */
@@ -32,11 +36,17 @@ struct basic_auth {
         unsigned char digest[WEBCONFIG_MAX_USERS][SHA256_DIGEST_LEN];
         double tokens;
         int64_t refill_ns;
+        void *crypt_handle;
+        __typeof__(crypt_r) *crypt_r;
         struct crypt_data cd; /* crypt_r's work area */
 };
 
-/* Set up for cfg's users (cfg->nusers > 0). 0 or -errno (no randomness). */
+/* Set up for cfg's users (cfg->nusers > 0); opens libcrypt. 0, -ENOENT (libcrypt
+ * cannot be loaded) or -errno (no randomness). Undo with basic_auth_fini. */
 int basic_auth_init(struct basic_auth *a, const struct web_config *cfg);
+
+/* Give back what basic_auth_init took and wipe *a. Accepts a zeroed *a. */
+void basic_auth_fini(struct basic_auth *a);
 
 /* Check one user/password pair at monotonic time now_ns. Takes the same path for an
  * unknown user as for a wrong password. Single-threaded: one caller at a time. */

@@ -19,22 +19,21 @@
 #include <string.h>
 #include <strings.h>
 
-#include <microhttpd.h>
-#define ZLIB_CONST
-#include <zlib.h>
-
 #include "sink/basic_auth.h"
+#include "sink/mhd_lib.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
+#include "util/zlib_lib.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define TLS_PRIORITIES       "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define REALM                "vigil"
 
 struct http_server {
+        struct mhd_lib lib;
         struct MHD_Daemon *mhd;
         http_snapshot_fn snapshot;
         void *arg;
@@ -47,6 +46,8 @@ struct http_server {
         struct frame frame;
         struct metrics_extra extra;
         struct strbuf body;
+        struct zlib_lib zlib; /* opened at the first body worth compressing */
+        int zlib_state;       /* 0 not tried yet, 1 open, -1 not available: never gzip */
         z_stream z;
         bool z_ready;
         unsigned char *gz;
@@ -137,50 +138,68 @@ bool http_accepts_gzip(const char *h)
 
 /* ---- responses ---- */
 
-static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r)
+static enum MHD_Result queue(struct http_server *s, struct MHD_Connection *c, unsigned status,
+                             struct MHD_Response *r)
 {
         if (!r)
                 return MHD_NO;
-        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-        enum MHD_Result ret = MHD_queue_response(c, status, r);
-        MHD_destroy_response(r);
+        s->lib.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+        enum MHD_Result ret = s->lib.MHD_queue_response(c, status, r);
+        s->lib.MHD_destroy_response(r);
         return ret;
 }
 
-static struct MHD_Response *text_response(const char *text, const char *type)
+static struct MHD_Response *text_response(struct http_server *s, const char *text, const char *type)
 {
-        struct MHD_Response *r =
-            MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+        struct MHD_Response *r = s->lib.MHD_create_response_from_buffer(strlen(text), (void *)text,
+                                                                        MHD_RESPMEM_PERSISTENT);
         if (r)
-                MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+                s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
         return r;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+static enum MHD_Result reply_text(struct http_server *s, struct MHD_Connection *c, unsigned status,
+                                  const char *text)
 {
-        return queue(c, status, text_response(text, "text/plain; charset=utf-8"));
+        return queue(s, c, status, text_response(s, text, "text/plain; charset=utf-8"));
 }
 
-static enum MHD_Result reply_not_allowed(struct MHD_Connection *c)
+static enum MHD_Result reply_not_allowed(struct http_server *s, struct MHD_Connection *c)
 {
-        struct MHD_Response *r = text_response("method not allowed\n", "text/plain; charset=utf-8");
+        struct MHD_Response *r =
+            text_response(s, "method not allowed\n", "text/plain; charset=utf-8");
         if (r)
-                MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-        return queue(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+                s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        return queue(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+}
+
+/* zlib, opened at the first body worth compressing. False when it cannot be: the
+ * bodies then go out uncompressed, which every client accepts. */
+static bool have_zlib(struct http_server *s)
+{
+        char why[256];
+        if (s->zlib_state == 0) {
+                s->zlib_state = zlib_lib_open(&s->zlib, why, sizeof(why)) == 0 ? 1 : -1;
+                if (s->zlib_state < 0)
+                        vlog(LOG_WARN, "http: no gzip: %s", why);
+        }
+        return s->zlib_state > 0;
 }
 
 /* Compress in[0..n) into s->gz as a gzip member; the stream's state is reused. */
 static int gzip_body(struct http_server *s, const char *in, size_t n, size_t *ret_len)
 {
+        if (!have_zlib(s))
+                return -ENOENT;
         if (!s->z_ready) {
                 /* A 4 KiB window: ~32 KiB of state, and metric lines repeat nearby. */
-                if (deflateInit2(&s->z, 1, Z_DEFLATED, 16 + 12, 5, Z_DEFAULT_STRATEGY) != Z_OK)
+                if (zlib_deflate_init2(&s->zlib, &s->z, 1, 16 + 12, 5, Z_DEFAULT_STRATEGY) != Z_OK)
                         return -ENOMEM;
                 s->z_ready = true;
-        } else if (deflateReset(&s->z) != Z_OK) {
+        } else if (s->zlib.deflateReset(&s->z) != Z_OK) {
                 return -EIO;
         }
-        size_t bound = deflateBound(&s->z, (uLong)n);
+        size_t bound = s->zlib.deflateBound(&s->z, (uLong)n);
         if (bound > s->gz_cap) {
                 unsigned char *nb = realloc(s->gz, bound);
                 if (!nb)
@@ -192,7 +211,7 @@ static int gzip_body(struct http_server *s, const char *in, size_t n, size_t *re
         s->z.avail_in = (uInt)n;
         s->z.next_out = s->gz;
         s->z.avail_out = (uInt)bound;
-        if (deflate(&s->z, Z_FINISH) != Z_STREAM_END)
+        if (s->zlib.deflate(&s->z, Z_FINISH) != Z_STREAM_END)
                 return -EIO;
         *ret_len = bound - s->z.avail_out;
         return 0;
@@ -205,10 +224,10 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
                 frame_clear(&s->frame);
         sb_reset(&s->body);
         if (metrics_render(&s->body, &s->frame, (have & HTTP_SNAP_EXTRA) ? &s->extra : NULL) < 0)
-                return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics too large\n");
+                return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics too large\n");
 
         const char *ae =
-            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+            s->lib.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
         const void *data = s->body.buf;
         size_t len = s->body.len, zlen;
         bool gz = s->body.len >= HTTP_GZIP_MIN_BYTES && http_accepts_gzip(ae) &&
@@ -218,53 +237,54 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
                 len = zlen;
         }
         struct MHD_Response *r =
-            MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+            s->lib.MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
         if (!r)
                 return MHD_NO;
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, METRICS_CONTENT_TYPE);
-        MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+        s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, METRICS_CONTENT_TYPE);
+        s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
         if (gz)
-                MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-        return queue(c, MHD_HTTP_OK, r);
+                s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+        return queue(s, c, MHD_HTTP_OK, r);
 }
 
 /* AUTH_OK, or the reply to a request without valid credentials has been queued. */
 static enum MHD_Result check_auth(struct http_server *s, struct MHD_Connection *c, bool *ret_ok)
 {
         char *password = NULL;
-        char *user = MHD_basic_auth_get_username_password(c, &password);
+        char *user = s->lib.MHD_basic_auth_get_username_password(c, &password);
         enum auth_result a = basic_auth_check(&s->auth, user, password, now_mono_ns());
         if (password) {
                 explicit_bzero(password, strlen(password));
-                MHD_free(password);
+                s->lib.MHD_free(password);
         }
         if (user)
-                MHD_free(user);
+                s->lib.MHD_free(user);
         *ret_ok = a == AUTH_OK;
         if (a == AUTH_OK)
                 return MHD_YES;
         if (a == AUTH_BUSY) {
                 struct MHD_Response *r =
-                    text_response("too many attempts\n", "text/plain; charset=utf-8");
+                    text_response(s, "too many attempts\n", "text/plain; charset=utf-8");
                 if (r)
-                        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-                return queue(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+                        s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+                return queue(s, c, MHD_HTTP_TOO_MANY_REQUESTS, r);
         }
-        struct MHD_Response *r = text_response("unauthorized\n", "text/plain; charset=utf-8");
+        struct MHD_Response *r = text_response(s, "unauthorized\n", "text/plain; charset=utf-8");
         if (!r)
                 return MHD_NO;
-        enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, REALM, r);
-        MHD_destroy_response(r);
+        enum MHD_Result ret = s->lib.MHD_queue_basic_auth_fail_response(c, REALM, r);
+        s->lib.MHD_destroy_response(r);
         return ret;
 }
 
 /* A request that carries a body (GET and HEAD must not). */
-static bool has_body(struct MHD_Connection *c)
+static bool has_body(struct http_server *s, struct MHD_Connection *c)
 {
         const char *cl =
-            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+            s->lib.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         return (cl && strcmp(cl, "0") != 0) ||
-               MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+               s->lib.MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_TRANSFER_ENCODING);
 }
 
 static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, const char *url,
@@ -278,14 +298,15 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, 
         }
         bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
         if (!head && strcmp(method, MHD_HTTP_METHOD_GET) != 0)
-                return reply_not_allowed(c);
-        if (has_body(c))
-                return reply_text(c, MHD_HTTP_BAD_REQUEST, "request body not allowed\n");
+                return reply_not_allowed(s, c);
+        if (has_body(s, c))
+                return reply_text(s, c, MHD_HTTP_BAD_REQUEST, "request body not allowed\n");
         if (!strcmp(url, "/metrics"))
                 return serve_metrics(s, c);
         if (!strcmp(url, "/"))
-                return queue(c, MHD_HTTP_OK, text_response(index_html, "text/html; charset=utf-8"));
-        return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+                return queue(s, c, MHD_HTTP_OK,
+                             text_response(s, index_html, "text/html; charset=utf-8"));
+        return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
 /* MHD calls this once when the headers are in and again when the (empty) body is.
@@ -301,7 +322,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         (void)upload_data;
         bool plain =
             (!strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD)) &&
-            !has_body(c);
+            !has_body(s, c);
         if (!*con_cls && plain) {
                 *con_cls = s;
                 return MHD_YES;
@@ -349,14 +370,16 @@ static int setup_security(struct http_server *s, const struct web_config *web, c
                 s->web = *web;
         if (s->web.nusers) {
                 if ((r = basic_auth_init(&s->auth, &s->web)) < 0) {
-                        snprintf(err, cap, "basic auth: %s", strerror(-r));
+                        snprintf(err, cap, "basic auth %s",
+                                 r == -ENOENT ? "needs libcrypt (Debian package libcrypt1)"
+                                              : strerror(-r));
                         return r;
                 }
                 s->auth_on = true;
         }
         if (!s->web.tls)
                 return 0;
-        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        if (s->lib.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
                 snprintf(err, cap, "TLS requested but libmicrohttpd was built without it");
                 return -ENOTSUP;
         }
@@ -395,8 +418,8 @@ static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr
         pthread_sigmask(SIG_SETMASK, &all, &old);
         s->starter = pthread_self();
         struct MHD_Daemon *d =
-            MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
-                             on_mhd_log, s, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+            s->lib.MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER,
+                                    on_mhd_log, s, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return d;
 }
@@ -419,6 +442,8 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
         s->snapshot = cfg->snapshot;
         s->arg = cfg->arg;
         s->log_rl.interval_ns = 10 * NSEC_PER_SEC;
+        if ((r = mhd_lib_open(&s->lib, cfg->mhd_library, err, cap)) < 0)
+                goto out_free;
         if ((r = setup_security(s, cfg->web, err, cap)) < 0)
                 goto out_free;
         if ((r = sb_init_heap(&s->body, 16384, HTTP_MAX_BODY)) < 0)
@@ -430,7 +455,8 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                          s->start_err[0] ? s->start_err : "libmicrohttpd failed to start");
                 goto out_free;
         }
-        const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+        const union MHD_DaemonInfo *info =
+            s->lib.MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
         s->port = info ? info->port : 0;
         *ret = s;
         return 0;
@@ -449,9 +475,10 @@ void http_server_stop(struct http_server *s)
         if (!s)
                 return;
         if (s->mhd)
-                MHD_stop_daemon(s->mhd);
+                s->lib.MHD_stop_daemon(s->mhd);
         if (s->z_ready)
-                deflateEnd(&s->z);
+                s->zlib.deflateEnd(&s->z);
+        zlib_lib_close(&s->zlib);
         free(s->gz);
         sb_free(&s->body);
         free(s->tls_cert);
@@ -459,6 +486,7 @@ void http_server_stop(struct http_server *s)
                 explicit_bzero(s->tls_key, strlen(s->tls_key));
                 free(s->tls_key);
         }
-        explicit_bzero(&s->auth, sizeof(s->auth));
+        basic_auth_fini(&s->auth);
+        mhd_lib_close(&s->lib);
         free(s);
 }

@@ -45,6 +45,7 @@ struct http_server_config {
         const struct web_config *web; /* NULL: plain HTTP, no authentication; copied */
         http_snapshot_fn snapshot;
         void *arg;
+        const char *mhd_library; /* NULL: libmicrohttpd.so.12 (tests name another) */
 };
 
 struct http_server;
@@ -59,9 +60,12 @@ int http_parse_listen(const char *listen, struct sockaddr_storage *ret_addr, soc
  * whose q is not 0). NULL: false. */
 bool http_accepts_gzip(const char *accept_encoding);
 
-/* Start serving. The server runs on a thread of its own, created with every signal
- * blocked. On failure returns -errno and writes one line to err (cap bytes) saying
- * why (bad address, port in use, unreadable certificate...). */
+/* Start serving. libmicrohttpd is opened here (dlopen: a run without --listen never
+ * maps it); libcrypt too when the web config has users, and zlib at the first body
+ * worth compressing. The server runs on a thread of its own, created with every
+ * signal blocked. On failure returns -errno and writes one line to err (cap bytes)
+ * saying why (bad address, port in use, unreadable certificate, -ENOENT: a library
+ * missing...). */
 int http_server_start(const struct http_server_config *cfg, struct http_server **ret, char *err,
                       size_t cap);
 

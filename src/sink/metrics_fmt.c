@@ -28,6 +28,14 @@ static size_t put_u64(char *out, size_t cap, uint64_t u)
         return n;
 }
 
+/* round(x) for 0 <= x < 2^53, without libm: the integer part fits a uint64 exactly,
+ * and so does x minus it. */
+static double round_nonneg(double x)
+{
+        double t = (double)(uint64_t)x;
+        return x - t >= 0.5 ? t + 1.0 : t;
+}
+
 /* Fixed notation with the fewest decimals that read back to v (|v| in [1e-5, 1e15)).
  * n / 10^d is one correctly rounded division, which is what reading "n e-d" gives
  * when n < 2^53, so the test is exact. 0 when no such form exists. */
@@ -39,7 +47,10 @@ static size_t fmt_fixed(char *out, size_t cap, double v)
         if (!(a >= 1e-5 && a < 1e15))
                 return 0;
         for (unsigned d = 1; d < sizeof(p10) / sizeof(p10[0]); d++) {
-                double s = round(a * p10[d]);
+                double x = a * p10[d];
+                if (x >= 9007199254740992.0)
+                        return 0;
+                double s = round_nonneg(x);
                 if (s >= 9007199254740992.0)
                         return 0;
                 if (s / p10[d] != a)
@@ -73,7 +84,7 @@ size_t metrics_fmt_value(char *out, size_t cap, double v)
                 int n = snprintf(out, cap, "%s", word);
                 return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
         }
-        if (v == trunc(v) && fabs(v) < 1e15) {
+        if (fabs(v) < 1e15 && v == (double)(int64_t)v) {
                 if (v >= 0)
                         return put_u64(out, cap, (uint64_t)v);
                 if (cap < 2)

@@ -539,6 +539,14 @@ static void test_start_errors(void **state)
         assert_string_equal(err, "cannot listen on 'nonsense': expected ADDR:PORT, [IPV6]:PORT or "
                                  ":PORT");
         http_server_stop(NULL);
+        /* libmicrohttpd is opened at start: without it, one line naming the package. */
+        cfg.listen = "127.0.0.1:0";
+        cfg.mhd_library = "libmicrohttpd-vigil-test-missing.so.12";
+        assert_int_equal(http_server_start(&cfg, &s2, err, sizeof(err)), -ENOENT);
+        assert_null(s2);
+        const char *need = "--listen needs libmicrohttpd (Debian package libmicrohttpd12): ";
+        assert_int_equal(strncmp(err, need, strlen(need)), 0);
+        assert_non_null(strstr(err, "libmicrohttpd-vigil-test-missing.so.12"));
 }
 
 /* The server's threads block the daemon's signals; the caller's mask is unchanged. */

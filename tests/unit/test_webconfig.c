@@ -246,6 +246,9 @@ static void test_auth(void **state)
         memset(longpw, 'x', sizeof(longpw) - 1);
         longpw[sizeof(longpw) - 1] = '\0';
         assert_int_equal(basic_auth_check(&a, "prometheus", longpw, t), AUTH_FAIL);
+        basic_auth_fini(&a);
+        assert_null(a.crypt_handle);
+        basic_auth_fini(&a); /* a wiped state is fine to finish again */
 }
 
 /* Wrong passwords use up the crypt(3) budget; remembered good ones still pass. */
@@ -273,6 +276,7 @@ static void test_auth_budget(void **state)
                 assert_int_equal(basic_auth_check(&a, "bob", "nope", t), AUTH_FAIL);
         assert_int_equal(basic_auth_check(&a, "bob", "nope", t), AUTH_BUSY);
         assert_int_equal(basic_auth_check(&a, "alice", "s3cret", t), AUTH_OK);
+        basic_auth_fini(&a);
 }
 
 int main(void)

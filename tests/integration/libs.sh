@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Shared libraries in memory: a run without --listen maps none of the HTTP stack
+# (libmicrohttpd and the GnuTLS libraries behind it, zlib, libcrypt) nor libsystemd;
+# --listen opens libmicrohttpd, a web config with users libcrypt, and the first
+# response worth compressing zlib.
+. "$(dirname "$0")/../lib.sh"
+
+HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG' # "secret", cost 4
+ROOT_ARGS=()
+[ -d "$FIXTURES/x86-server" ] && ROOT_ARGS=(--root "$FIXTURES/x86-server")
+
+# mapped PID NAME: true when the process maps a library whose file name starts NAME.
+mapped() {
+	grep -q "/$2[.-]" "/proc/$1/maps"
+}
+
+"$VIGIL" --no-log --quiet --interval 0.1 --duration 30 2>"$TMP/plain.err" &
+pid=$!
+sleep 0.5
+for lib in libmicrohttpd libgnutls libsystemd libz libcrypt; do
+	check "without --listen: $lib not mapped" bash -c "! grep -q '/$lib[.-]' /proc/$pid/maps"
+done
+kill -TERM "$pid"
+wait "$pid"
+check_eq "without --listen: exits 0" 0 $?
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'basic_auth_users:\n  prometheus: %s\n' "$HASH" >"$TMP/web.yml"
+"$VIGIL" --no-log --quiet --interval 0.1 --duration 60 "${ROOT_ARGS[@]}" \
+	--listen "127.0.0.1:$port" --web-config "$TMP/web.yml" 2>"$TMP/listen.err" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q serving "$TMP/listen.err" && break
+	sleep 0.1
+done
+check "--listen: libmicrohttpd mapped" mapped "$pid" libmicrohttpd
+check "--listen with users: libcrypt mapped" mapped "$pid" libcrypt
+check "--listen: zlib not mapped before a gzip response" bash -c "! grep -q '/libz[.-]' /proc/$pid/maps"
+check "--listen: libsystemd not mapped" bash -c "! grep -q '/libsystemd[.-]' /proc/$pid/maps"
+code=$(curl -s -u prometheus:secret -H 'Accept-Encoding: gzip' -D "$TMP/h" -o "$TMP/b" \
+	-w '%{http_code}' "http://127.0.0.1:$port/metrics")
+check_eq "--listen: authenticated scrape" 200 "$code"
+if grep -qi '^Content-Encoding: gzip' "$TMP/h"; then
+	check "gzip response: zlib mapped" mapped "$pid" libz
+	check "gzip response inflates" bash -c "gzip -dc '$TMP/b' | grep -q '^vigil_build_info'"
+else
+	check "small response: zlib still not mapped" bash -c "! grep -q '/libz[.-]' /proc/$pid/maps"
+fi
+kill -TERM "$pid"
+wait "$pid"
+check_eq "--listen: exits 0" 0 $?
