@@ -20,6 +20,7 @@
 
 #include "core/control.h"
 #include "core/diskguard.h"
+#include "core/history.h"
 #include "core/lock.h"
 #include "core/sched.h"
 #include "core/vigil.h"
@@ -315,6 +316,30 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
         }
 }
 
+/* events.log tap: every line becomes a dashboard marker, placed on the monotonic
+ * clock (the history's time base) by its age on the wall clock. */
+static void marker_tap(void *arg, int64_t real_ns, const char *text, size_t len)
+{
+        struct vigil_ctx *ctx = arg;
+        int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);
+        history_add_marker(ctx->history, mono, text, len);
+}
+
+/* With --listen: the dashboard's history, fed with events.log's lines (an events log
+ * without a file under --no-log). Without memory the dashboard just has no charts. */
+static void start_history(struct daemon *d, const struct vigil_options *opt)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        if (!opt->listen[0])
+                return;
+        ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        if (!ctx->history)
+                return;
+        if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
+                return;
+        eventlog_set_tap(ctx->events, marker_tap, ctx);
+}
+
 static void notify(const char *state)
 {
 #ifdef HAVE_SYSTEMD
@@ -360,6 +385,7 @@ static void loop(struct daemon *d)
                 t.final = should_stop(d, &t);
                 run_detectors_and_sinks(d, &t);
                 publish(d);
+                history_push(ctx->history, ctx->frame, &t);
                 if (t.mono_ns - last_watchdog >= NSEC_PER_SEC) {
                         notify("WATCHDOG=1");
                         last_watchdog = t.mono_ns;
@@ -420,6 +446,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         } else {
                 vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
         }
+        start_history(d, opt);
         install_signals();
         /* Wake-ups within 1 us of the deadline instead of the default 50 us slack. */
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -448,6 +475,7 @@ int vigil_daemon_run(struct vigil_options *opt)
 out_free:
         if (d) {
                 eventlog_close(d->ctx.events);
+                history_free(d->ctx.history);
                 if (d->lock_fd >= 0)
                         close(d->lock_fd);
                 pthread_mutex_destroy(&d->ctx.pub_lock);
