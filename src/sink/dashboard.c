@@ -107,7 +107,8 @@ static void now_host(struct strbuf *out, const struct frame *f)
         sb_puts(out, "</td></tr>\n");
         for (unsigned w = 0; w < f->nwatches && w < VIGIL_MAX_WATCHES; w++) {
                 now_row_begin(out, f->watches[w].name);
-                dash_value(out, f->watches[w].count, 0, "processes");
+                sb_puts(out, "processes ");
+                dash_value(out, f->watches[w].count, 0, NULL);
                 sb_puts(out, " &middot; PSS ");
                 dash_value(out, f->watches[w].pss_bytes * MB, 1, "MB");
                 sb_puts(out, "</td></tr>\n");

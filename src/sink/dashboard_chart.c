@@ -12,6 +12,7 @@
 
 #define BAND_KINDS_PER_GROUP 10 /* GPU: lost + 9 reason bits (idle left out); Pi: 4 */
 #define MIN_WINDOW_RECORDS   10
+#define LEGEND_CHAR_W        6.2 /* report/svg.c: average glyph width at font-size 11 */
 #define FLAG_LABEL           "anomaly flags raised (the GPU CSV rows say which)"
 
 double dash_real_s(const struct dash *d, int64_t mono_ns)
@@ -106,18 +107,35 @@ static bool all_zero(const struct dash *d, size_t ns)
         return true;
 }
 
-void dash_draw(struct dash *d, const struct dash_chart *c)
+/* How many of the n series, from the first, fit in one legend line after title (the
+ * geometry of report/svg.c's legend); at least one. */
+static size_t legend_fit(const char *title, const struct dash_series *s, size_t n)
+{
+        double x = 8 + (double)strlen(title) * LEGEND_CHAR_W * 1.1 + 18;
+        size_t k = 0;
+        while (k < n && k < SVG_MAX_SERIES) {
+                x += 16 + (double)strlen(s[k].name) * LEGEND_CHAR_W;
+                if (k > 0 && x > DASH_CHART_W - 12)
+                        break;
+                x += 14;
+                k++;
+        }
+        return k ? k : 1;
+}
+
+/* One chart of series s[0..ns) under title. */
+static void draw_part(struct dash *d, const struct dash_chart *c, const char *title,
+                      const struct dash_series *s, size_t ns)
 {
         struct svg_series ss[SVG_MAX_SERIES];
-        size_t ns = c->ns < SVG_MAX_SERIES ? c->ns : SVG_MAX_SERIES;
         bool any = false;
         for (size_t k = 0; k < ns; k++) {
                 double *y = d->y + k * d->n;
                 for (size_t i = 0; i < d->n; i++) {
-                        y[i] = value(d->h, i, &c->s[k]);
+                        y[i] = value(d->h, i, &s[k]);
                         any |= isfinite(y[i]);
                 }
-                ss[k] = (struct svg_series){.name = c->s[k].name, .x = d->x, .y = y, .n = d->n};
+                ss[k] = (struct svg_series){.name = s[k].name, .x = d->x, .y = y, .n = d->n};
         }
         if (!any && !c->always)
                 return;
@@ -128,7 +146,7 @@ void dash_draw(struct dash *d, const struct dash_chart *c)
                 y_max = 1;
         }
         struct svg_chart_spec spec = {
-            .title = c->title,
+            .title = title,
             .y_label = c->y_label,
             .width = DASH_CHART_W,
             .height = DASH_CHART_H,
@@ -151,6 +169,19 @@ void dash_draw(struct dash *d, const struct dash_chart *c)
         if (r < 0 && !d->err)
                 d->err = r;
         sb_puts(d->out, "</div>\n");
+}
+
+void dash_draw(struct dash *d, const struct dash_chart *c)
+{
+        char more[96];
+        snprintf(more, sizeof(more), "%s (cont.)", c->title);
+        size_t ns = c->ns < SVG_MAX_SERIES ? c->ns : SVG_MAX_SERIES;
+        for (size_t start = 0; start < ns;) {
+                const char *title = start ? more : c->title;
+                size_t k = legend_fit(title, c->s + start, ns - start);
+                draw_part(d, c, title, c->s + start, k);
+                start += k;
+        }
 }
 
 /* The N of a "gpu=N" key in an events line, or -1. */

@@ -67,7 +67,9 @@ void dash_close(struct dash *d);
 /* A chart series with the given source (helper for designated lists). */
 struct dash_series dash_series(const char *name, enum dash_src src, unsigned idx, unsigned field,
                                double scale);
-/* Draw c (in a <div class="chart">) unless no series has data and c->always is false. */
+/* Draw c (in a <div class="chart">) unless no series has data and c->always is false.
+ * Series whose legends would run past the chart's width go on to further charts
+ * titled "TITLE (cont.)". */
 void dash_draw(struct dash *d, const struct dash_chart *c);
 
 /* The markers for GPU gpu's charts (gpu < 0: for the host charts) into d->m: every

@@ -10,9 +10,8 @@
 
 #define LOST_KIND 0 /* band_label[0]; reason bit b uses b + 1 */
 
-static const char *const fan_names[VIGIL_MAX_FANS] = {
-    "fan0_speed_pct", "fan1_speed_pct", "fan2_speed_pct", "fan3_speed_pct",
-    "fan4_speed_pct", "fan5_speed_pct", "fan6_speed_pct", "fan7_speed_pct"};
+static const char *const fan_names[VIGIL_MAX_FANS] = {"fan0", "fan1", "fan2", "fan3",
+                                                      "fan4", "fan5", "fan6", "fan7"};
 
 void dash_gpu_now(struct strbuf *out, const struct frame *f, unsigned g)
 {

@@ -221,12 +221,75 @@ static void test_overflow(void **state)
         history_free(h);
 }
 
+/* Legends that would run past a chart's width: the series go on to further charts,
+ * and every legend entry ends inside its chart. */
+static void test_legend_split(void **state)
+{
+        (void)state;
+        struct history *h = history_new(NSEC_PER_SEC, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        frame_clear(&fr);
+        fr.nwatches = VIGIL_MAX_WATCHES;
+        for (unsigned w = 0; w < VIGIL_MAX_WATCHES; w++) {
+                watch_frame_clear(&fr.watches[w]);
+                snprintf(fr.watches[w].name, sizeof(fr.watches[w].name),
+                         "a_rather_long_watch_name_no_%02u", w);
+                fr.watches[w].count = w;
+                fr.watches[w].pss_bytes = 1e6 * w;
+        }
+        fr.ngpus = 1;
+        gpu_frame_clear(&fr.gpus[0]);
+        fr.gpus[0].present = fr.gpus[0].ok = true;
+        fr.gpus[0].nfans = VIGIL_MAX_FANS;
+        for (unsigned k = 0; k < VIGIL_MAX_FANS; k++)
+                fr.gpus[0].fan_speed_pct[k] = 30 + k;
+        fr.gpus[0].temp_c = 50;
+        for (int i = 0; i < 3; i++) {
+                struct tick t = {.due = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
+                                 .mono_ns = (i + 1) * NSEC_PER_SEC,
+                                 .real_ns = REAL0 + (i + 1) * NSEC_PER_SEC};
+                history_push(h, &fr, &t);
+        }
+        struct strbuf out;
+        assert_int_equal(sb_init_heap(&out, 65536, 4u << 20), 0);
+        struct dashboard_info info = {.hostname = "x"};
+        assert_int_equal(dashboard_render(&out, h, &fr, &info), 0);
+        char name[48];
+        for (unsigned w = 0; w < VIGIL_MAX_WATCHES; w++) {
+                snprintf(name, sizeof(name), ">a_rather_long_watch_name_no_%02u</text>", w);
+                assert_int_equal(count_str(out.buf, name), 2); /* count and PSS legends */
+        }
+        assert_true(count_str(out.buf, ">Processes (cont.)</text>") >= 7);
+        assert_int_equal(count_str(out.buf, ">GPU 0 temperature and fans (cont.)</text>"), 1);
+        for (unsigned k = 0; k < VIGIL_MAX_FANS; k++) {
+                snprintf(name, sizeof(name), ">fan%u</text>", k);
+                assert_int_equal(count_str(out.buf, name), 1);
+        }
+        /* Legend texts sit at y 15: each ends before the right margin (6.2 px a glyph). */
+        unsigned legends = 0;
+        for (const char *p = strstr(out.buf, "\" y=\"15\">"); p;
+             p = strstr(p + 1, "\" y=\"15\">")) {
+                const char *x = p;
+                while (x > out.buf && x[-1] != '"')
+                        x--;
+                double x0 = strtod(x, NULL);
+                const char *t = p + 9;
+                size_t len = (size_t)(strchr(t, '<') - t);
+                if (!(x0 + 6.2 * (double)len <= 600 - 12 + 0.01))
+                        fail_msg("legend at %.1f: %.*s", x0, (int)len, t);
+                legends++;
+        }
+        assert_true(legends >= 2 * VIGIL_MAX_WATCHES + VIGIL_MAX_FANS + 1);
+        sb_free(&out);
+        history_free(h);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_page),
             cmocka_unit_test(test_empty_and_null),
             cmocka_unit_test(test_overflow),
+            cmocka_unit_test(test_legend_split),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
