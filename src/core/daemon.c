@@ -16,6 +16,7 @@
 
 #include "core/control.h"
 #include "core/diskguard.h"
+#include "core/history.h"
 #include "core/lock.h"
 #include "core/sched.h"
 #include "core/vigil.h"
@@ -312,6 +313,30 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
         }
 }
 
+/* events.log tap: every line becomes a dashboard marker, placed on the monotonic
+ * clock (the history's time base) by its age on the wall clock. */
+static void marker_tap(void *arg, int64_t real_ns, const char *text, size_t len)
+{
+        struct vigil_ctx *ctx = arg;
+        int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);
+        history_add_marker(ctx->history, mono, text, len);
+}
+
+/* With --listen: the dashboard's history, fed with events.log's lines (an events log
+ * without a file under --no-log). Without memory the dashboard just has no charts. */
+static void start_history(struct daemon *d, const struct vigil_options *opt)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        if (!opt->listen[0])
+                return;
+        ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        if (!ctx->history)
+                return;
+        if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
+                return;
+        eventlog_set_tap(ctx->events, marker_tap, ctx);
+}
+
 static bool should_stop(struct daemon *d, const struct tick *t)
 {
         const struct vigil_options *o = d->ctx.opt;
@@ -349,6 +374,7 @@ static void loop(struct daemon *d)
                 t.final = should_stop(d, &t);
                 run_detectors_and_sinks(d, &t);
                 publish(d);
+                history_push(ctx->history, ctx->frame, &t);
                 if (watchdog_ns && t.mono_ns - last_watchdog >= watchdog_ns) {
                         notify_send("WATCHDOG=1");
                         last_watchdog = t.mono_ns;
@@ -409,6 +435,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         } else {
                 vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
         }
+        start_history(d, opt);
         install_signals();
         /* Wake-ups within 1 us of the deadline instead of the default 50 us slack. */
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -437,6 +464,7 @@ int vigil_daemon_run(struct vigil_options *opt)
 out_free:
         if (d) {
                 eventlog_close(d->ctx.events);
+                history_free(d->ctx.history);
                 if (d->lock_fd >= 0)
                         close(d->lock_fd);
                 pthread_mutex_destroy(&d->ctx.pub_lock);

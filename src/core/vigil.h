@@ -21,6 +21,7 @@ struct eventlog;
 struct metrics_extra;
 struct kmsg;
 struct nvml_shared;
+struct history;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -60,6 +61,10 @@ struct vigil_ctx {
         struct frame *published;
         struct metrics_extra *published_extra;
         uint64_t published_seq;
+        /* Recent values and event markers for the dashboard (core/history.h): written
+         * by the main loop after each tick, copied by the HTTP thread. NULL without
+         * --listen. */
+        struct history *history;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

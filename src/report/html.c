@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/html_style.h"
 #include "report/report_data.h"
 #include "report/svg.h"
 #include "util/xml.h"
@@ -17,16 +18,6 @@
 #define CHART_W     960
 #define CHART_H     230
 #define MAX_MARKERS (HOST_ACC_MAX_CHANGES + EVENTS_MAX_LINES)
-
-static const char style[] =
-    "body{font-family:sans-serif;margin:1.5em auto;max-width:1000px;color:#222}"
-    "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}"
-    "pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}"
-    "table{border-collapse:collapse;font-size:12px;width:100%}"
-    "td{border-top:1px solid #e4e4e4;padding:2px 6px;vertical-align:top}"
-    "td.t{white-space:nowrap;color:#555}td.x{font-family:monospace;word-break:break-all}"
-    ".chart{margin:.6em 0}.note{color:#666;font-size:12px}"
-    "ul.find li{margin:.2em 0}";
 
 /* Chart data built from one series: the arrays live as long as the chart spec. */
 struct chart_series {
@@ -380,7 +371,8 @@ void report_html_build(const struct report_data *d, struct strbuf *out)
         sb_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                      "<title>vigil report ");
         sb_xml_puts(out, from);
-        sb_printf(out, "</title><style>%s</style></head><body>\n<h1>vigil report</h1>\n", style);
+        sb_printf(out, "</title><style>%s</style></head><body>\n<h1>vigil report</h1>\n",
+                  report_html_style);
         sb_printf(out, "<p>%s &rarr; %s (%.1f h), %zu files.</p>\n", from, to,
                   isfinite(d->t1 - d->t0) ? (d->t1 - d->t0) / 3600 : 0.0, d->nfiles);
         if (d->have_host)

@@ -246,7 +246,9 @@ static void draw_x_axis(struct strbuf *out, const struct frame_geo *g, enum svg_
                 char label[40];
                 svg_time_label(label, sizeof(label), t, step, axis, g->x0);
                 draw_line(out, x, g->top, x, bottom, "#e6e6e6", NULL);
-                draw_text(out, x, bottom + 14, "middle", NULL, label);
+                /* A label at the right edge would be cut in half: end it at its tick. */
+                bool edge = x + (double)strlen(label) * CHAR_W / 2 > g->left + g->pw + MARGIN_R;
+                draw_text(out, x, bottom + 14, edge ? "end" : "middle", NULL, label);
         }
 }
 

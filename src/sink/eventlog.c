@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ struct eventlog {
         uint64_t lines;
         uint64_t errors;
         int paused;
+        bool no_file; /* eventlog_open_none: lines only reach the tap */
+        eventlog_tap_fn tap;
+        void *tap_arg;
 };
 
 static int el_openfd(struct eventlog *el)
@@ -48,17 +52,33 @@ int eventlog_open(struct eventlog **ret, const char *dir)
         return 0;
 }
 
+int eventlog_open_none(struct eventlog **ret)
+{
+        struct eventlog *el = calloc(1, sizeof(*el));
+        if (!el)
+                return -ENOMEM;
+        el->fd = -1;
+        el->no_file = true;
+        *ret = el;
+        return 0;
+}
+
+void eventlog_set_tap(struct eventlog *el, eventlog_tap_fn fn, void *arg)
+{
+        if (!el)
+                return;
+        el->tap = fn;
+        el->tap_arg = arg;
+}
+
 void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
 {
         char line[4096];
         if (!el)
                 return;
-        if (el->paused) {
-                el->errors++;
-                return;
-        }
         size_t n = fmt_time_iso_us(line, sizeof(line), real_ns);
         line[n++] = ' ';
+        size_t text = n;
         va_list ap;
         va_start(ap, fmt);
         int m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
@@ -68,6 +88,14 @@ void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
         n += (size_t)m;
         if (n > sizeof(line) - 2)
                 n = sizeof(line) - 2;
+        if (el->tap)
+                el->tap(el->tap_arg, real_ns, line + text, n - text);
+        if (el->no_file)
+                return;
+        if (el->paused) {
+                el->errors++;
+                return;
+        }
         line[n++] = '\n';
         if (el->size + n > EVENTLOG_MAX_BYTES) {
                 close(el->fd);
@@ -91,7 +119,7 @@ void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
 
 void eventlog_reopen(struct eventlog *el)
 {
-        if (!el)
+        if (!el || el->no_file)
                 return;
         if (el->fd >= 0)
                 close(el->fd);

@@ -3,6 +3,7 @@
 #ifndef VIGIL_SINK_EVENTLOG_H
 #define VIGIL_SINK_EVENTLOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define EVENTLOG_MAX_BYTES (50ULL * 1024 * 1024)
@@ -11,6 +12,16 @@ struct eventlog;
 
 /* Open DIR/events.log (created 0640). 0 or -errno; *ret owned by the caller. */
 int eventlog_open(struct eventlog **ret, const char *dir);
+/* An events log that writes no file (--no-log): its lines only reach the tap. 0 or
+ * -ENOMEM; *ret owned by the caller. */
+int eventlog_open_none(struct eventlog **ret);
+
+/* Called with the text of every line (after the timestamp, without the newline; len
+ * bytes, NUL-terminated), before it is written, also while writing is paused. */
+typedef void (*eventlog_tap_fn)(void *arg, int64_t real_ns, const char *text, size_t len);
+/* Set (or with fn NULL clear) the tap of el; el may be NULL. */
+void eventlog_set_tap(struct eventlog *el, eventlog_tap_fn fn, void *arg);
+
 /* Append "TIMESTAMP " + formatted text + "\n" (local time with microseconds, as
  * Python's datetime.isoformat()). Lines are capped at 4 KB. Failures are counted. */
 void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)

@@ -2,6 +2,7 @@
  *
  *   GET /metrics HTTP/1.1          ->  200, text/plain; version=0.0.4 (gzip if accepted
  *                                      and the body is large enough to gain from it)
+ *   GET / HTTP/1.1                 ->  200, text/html: the dashboard (gzip the same way)
  *
  * Threads: MHD runs one internal polling thread; every callback below runs on it, so
  * the render buffers in struct http_server need no lock. A scrape costs one copy of
@@ -29,6 +30,7 @@
 #include "util/zlib_lib.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define HTML_CONTENT_TYPE    "text/html; charset=utf-8"
 #define TLS_PRIORITIES       "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define REALM                "vigil"
 
@@ -36,6 +38,7 @@ struct http_server {
         struct mhd_lib lib;
         struct MHD_Daemon *mhd;
         http_snapshot_fn snapshot;
+        http_page_fn page;
         void *arg;
         unsigned port;
         struct web_config web;
@@ -217,15 +220,9 @@ static int gzip_body(struct http_server *s, const char *in, size_t n, size_t *re
         return 0;
 }
 
-static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connection *c)
+/* Send s->body as type, gzipped when the client accepts it and it is worth it. */
+static enum MHD_Result send_body(struct http_server *s, struct MHD_Connection *c, const char *type)
 {
-        int have = s->snapshot(s->arg, &s->frame, &s->extra);
-        if (!(have & HTTP_SNAP_FRAME))
-                frame_clear(&s->frame);
-        sb_reset(&s->body);
-        if (metrics_render(&s->body, &s->frame, (have & HTTP_SNAP_EXTRA) ? &s->extra : NULL) < 0)
-                return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics too large\n");
-
         const char *ae =
             s->lib.MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
         const void *data = s->body.buf;
@@ -240,11 +237,40 @@ static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connectio
             s->lib.MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
         if (!r)
                 return MHD_NO;
-        s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, METRICS_CONTENT_TYPE);
+        s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
         s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
         if (gz)
                 s->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
         return queue(s, c, MHD_HTTP_OK, r);
+}
+
+/* A copy of the last published data in s->frame and s->extra; HTTP_SNAP_* bits. */
+static int take_snapshot(struct http_server *s)
+{
+        int have = s->snapshot(s->arg, &s->frame, &s->extra);
+        if (!(have & HTTP_SNAP_FRAME))
+                frame_clear(&s->frame);
+        return have;
+}
+
+static enum MHD_Result serve_metrics(struct http_server *s, struct MHD_Connection *c)
+{
+        int have = take_snapshot(s);
+        sb_reset(&s->body);
+        if (metrics_render(&s->body, &s->frame, (have & HTTP_SNAP_EXTRA) ? &s->extra : NULL) < 0)
+                return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "metrics too large\n");
+        return send_body(s, c, METRICS_CONTENT_TYPE);
+}
+
+static enum MHD_Result serve_page(struct http_server *s, struct MHD_Connection *c)
+{
+        if (!s->page)
+                return queue(s, c, MHD_HTTP_OK, text_response(s, index_html, HTML_CONTENT_TYPE));
+        take_snapshot(s);
+        sb_reset(&s->body);
+        if (s->page(s->arg, &s->body, &s->frame) < 0 || s->body.overflow)
+                return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "page too large\n");
+        return send_body(s, c, HTML_CONTENT_TYPE);
 }
 
 /* AUTH_OK, or the reply to a request without valid credentials has been queued. */
@@ -304,8 +330,7 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, 
         if (!strcmp(url, "/metrics"))
                 return serve_metrics(s, c);
         if (!strcmp(url, "/"))
-                return queue(s, c, MHD_HTTP_OK,
-                             text_response(s, index_html, "text/html; charset=utf-8"));
+                return serve_page(s, c);
         return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -440,6 +465,7 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
         if (!s)
                 return -ENOMEM;
         s->snapshot = cfg->snapshot;
+        s->page = cfg->page;
         s->arg = cfg->arg;
         s->log_rl.interval_ns = 10 * NSEC_PER_SEC;
         if ((r = mhd_lib_open(&s->lib, cfg->mhd_library, err, cap)) < 0)

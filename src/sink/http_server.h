@@ -1,5 +1,6 @@
 /* The HTTP server behind --listen: GET /metrics (Prometheus text format, gzip when
- * asked and worth it) and a landing page at /, on libmicrohttpd's own polling thread.
+ * asked and worth it) and the dashboard page at / (or a fixed landing page when no
+ * page renderer is configured), on libmicrohttpd's own polling thread.
  *
  * It never samples and never touches the daemon's frame: each request asks the
  * snapshot callback for a copy of the last published data and renders that. Limits
@@ -17,6 +18,7 @@
 #include "core/frame.h"
 #include "sink/metrics.h"
 #include "sink/webconfig.h"
+#include "util/strbuf.h"
 
 #define HTTP_MAX_CONNECTIONS   64         /* open connections in all */
 #define HTTP_MAX_PER_IP        16         /* open connections from one client address */
@@ -40,11 +42,17 @@ enum {
  * long). Returns HTTP_SNAP_* bits. */
 typedef int (*http_snapshot_fn)(void *arg, struct frame *f, struct metrics_extra *x);
 
+/* Render the page served at / (server thread) into out, bounded by HTTP_MAX_BODY, from
+ * the frame copy f the server just took (cleared when nothing was published yet).
+ * 0, or -errno (the server answers 500). */
+typedef int (*http_page_fn)(void *arg, struct strbuf *out, const struct frame *f);
+
 struct http_server_config {
         const char *listen;           /* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (loopback) */
         const struct web_config *web; /* NULL: plain HTTP, no authentication; copied */
         http_snapshot_fn snapshot;
-        void *arg;
+        http_page_fn page;       /* NULL: / is a fixed landing page */
+        void *arg;               /* passed to snapshot and page */
         const char *mhd_library; /* NULL: libmicrohttpd.so.12 (tests name another) */
 };
 

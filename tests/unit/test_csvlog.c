@@ -146,6 +146,60 @@ static void test_eventlog(void **state)
         assert_string_equal(buf, "2026-12-02T12:00:00.123456 type=TEST value=42\n");
 }
 
+/* What a tap saw: the lines' text and times. */
+struct tapped {
+        unsigned n;
+        char text[4][64];
+        int64_t real_ns[4];
+};
+
+static void tap(void *arg, int64_t real_ns, const char *text, size_t len)
+{
+        struct tapped *t = arg;
+        assert_int_equal(strlen(text), len);
+        if (t->n < 4) {
+                snprintf(t->text[t->n], sizeof(t->text[0]), "%s", text);
+                t->real_ns[t->n++] = real_ns;
+        }
+}
+
+/* The tap sees every line, written or paused; a file-less log writes nothing. */
+static void test_eventlog_tap(void **state)
+{
+        (void)state;
+        struct eventlog *el;
+        struct tapped t = {0};
+        char buf[512], path[128];
+        snprintf(path, sizeof(path), "%s/events.log", dir);
+        unlink(path);
+        assert_int_equal(eventlog_open(&el, dir), 0);
+        eventlog_set_tap(el, tap, &t);
+        eventlog_printf(el, noon, "type=A n=%d", 1);
+        eventlog_set_paused(el, 1);
+        eventlog_printf(el, noon + 5, "type=B");
+        eventlog_set_paused(el, 0);
+        eventlog_close(el);
+        slurp("events.log", buf, sizeof(buf));
+        assert_string_equal(buf, "2026-12-02T12:00:00.000000 type=A n=1\n");
+        assert_int_equal(t.n, 2);
+        assert_string_equal(t.text[0], "type=A n=1");
+        assert_string_equal(t.text[1], "type=B");
+        assert_true(t.real_ns[1] == noon + 5);
+
+        assert_int_equal(eventlog_open_none(&el), 0);
+        eventlog_set_tap(el, tap, &t);
+        eventlog_printf(el, noon, "type=C");
+        eventlog_reopen(el);
+        assert_int_equal(eventlog_sync(el), 0);
+        assert_int_equal(eventlog_lines(el), 0);
+        assert_int_equal(eventlog_write_errors(el), 0);
+        eventlog_close(el);
+        assert_int_equal(t.n, 3);
+        assert_string_equal(t.text[2], "type=C");
+        slurp("events.log", buf, sizeof(buf));
+        assert_string_equal(buf, "2026-12-02T12:00:00.000000 type=A n=1\n");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -153,6 +207,7 @@ int main(void)
             cmocka_unit_test(test_torn_line_repaired),
             cmocka_unit_test(test_retention),
             cmocka_unit_test(test_eventlog),
+            cmocka_unit_test(test_eventlog_tap),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

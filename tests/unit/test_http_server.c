@@ -69,6 +69,31 @@ static char *expected_body(const struct frame *f, const struct metrics_extra *x)
         return sb.buf;
 }
 
+/* The page at / when a renderer is configured: the frame's CPU and pad_bytes of 'x'. */
+static size_t page_pad;
+static int page_result;
+
+static int page(void *arg, struct strbuf *out, const struct frame *f)
+{
+        (void)arg;
+        sb_printf(out, "<html>cpu=%.1f ", f->host.cpu_total_pct);
+        for (size_t i = 0; i < page_pad; i++)
+                sb_putc(out, 'x');
+        sb_puts(out, "</html>");
+        return page_result;
+}
+
+static struct http_server *start_page(void)
+{
+        struct http_server_config cfg = {
+            .listen = "127.0.0.1:0", .snapshot = snapshot, .page = page, .arg = NULL};
+        struct http_server *s = NULL;
+        char err[256] = "";
+        if (http_server_start(&cfg, &s, err, sizeof(err)) < 0)
+                fail_msg("start: %s", err);
+        return s;
+}
+
 static struct http_server *start(const struct web_config *web)
 {
         struct http_server_config cfg = {
@@ -587,6 +612,43 @@ static void test_signal_mask(void **state)
         http_server_stop(s);
 }
 
+/* GET / with a page renderer: the snapshot's frame, HTML, gzip when large, 500 when the
+ * renderer fails. */
+static void test_page(void **state)
+{
+        (void)state;
+        char v[128];
+        build_data();
+        struct http_server *s = start_page();
+        unsigned calls = snap_calls;
+        page_pad = 10;
+        page_result = 0;
+        request(http_server_port(s), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 200);
+        assert_string_equal(header(&rep, "Content-Type", v, sizeof(v)), "text/html; charset=utf-8");
+        assert_string_equal(rep.body, "<html>cpu=12.5 xxxxxxxxxx</html>");
+        assert_int_equal(snap_calls, calls + 1);
+        /* Nothing published yet: the renderer gets a cleared frame. */
+        snap_result = HTTP_SNAP_NONE;
+        request(http_server_port(s), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_string_equal(rep.body, "<html>cpu=nan xxxxxxxxxx</html>");
+        page_pad = 3 * HTTP_GZIP_MIN_BYTES;
+        request(http_server_port(s),
+                "GET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 200);
+        assert_string_equal(header(&rep, "Content-Encoding", v, sizeof(v)), "gzip");
+        assert_true(rep.body_len < 1000);
+        page_result = -ENOSPC;
+        request(http_server_port(s), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 500);
+        assert_string_equal(rep.body, "page too large\n");
+        http_server_stop(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -595,7 +657,7 @@ int main(void)
             cmocka_unit_test(test_refusals),         cmocka_unit_test(test_connection_limits),
             cmocka_unit_test(test_keep_alive),       cmocka_unit_test(test_basic_auth),
             cmocka_unit_test(test_tls_setup),        cmocka_unit_test(test_start_errors),
-            cmocka_unit_test(test_signal_mask),
+            cmocka_unit_test(test_signal_mask),      cmocka_unit_test(test_page),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

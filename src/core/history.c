@@ -1,0 +1,527 @@
+/* The dashboard's ring of recent records and markers. See history.h.
+ *
+ * A record is an array of 4-byte slots (float values, uint32 words):
+ *   [0..3]  host: HH_*           [4..6] Pi: HR_*      [7] Pi throttled word
+ *   [8]     record flags         then 2 per watch: HW_*
+ *   then per GPU: HG_* (6), clock-event mask, HIST_GPU_* flags, one slot per fan */
+#include "core/history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SL_HOST    0
+#define SL_RPI     4
+#define SL_RPI_THR 7
+#define SL_FLAGS   8
+#define SL_WATCH   9
+#define GPU_MASK   HG_COUNT
+#define GPU_FLAGS  (HG_COUNT + 1)
+#define GPU_FANS   (HG_COUNT + 2)
+
+#define REC_RPI_THR 1u /* the Pi throttled word was read in the period */
+
+union hist_slot {
+        float f;
+        uint32_t u;
+};
+
+struct hist_layout {
+        unsigned nwatches, ngpus;
+        unsigned nfans[VIGIL_MAX_GPUS];
+        unsigned gpu_off[VIGIL_MAX_GPUS]; /* first slot of each GPU */
+        unsigned stride;                  /* slots per record */
+};
+
+struct hist_marker {
+        int64_t mono_ns;
+        char text[HISTORY_MARKER_LEN];
+};
+
+struct history {
+        pthread_mutex_t lock;
+        int64_t period_ns;
+        unsigned every; /* host ticks per record */
+        size_t cap;     /* records */
+        /* The ring, changed under lock. */
+        struct hist_layout lay;
+        union hist_slot *slots; /* cap * lay.stride */
+        int64_t *mono;          /* cap */
+        size_t slots_alloc;     /* slots allocated (copies reuse a larger ring) */
+        size_t mono_alloc;      /* times allocated */
+        size_t head, n;         /* next record written; records stored */
+        bool have_anchor;
+        int64_t anchor_mono, anchor_real;
+        struct hist_marker markers[HISTORY_MAX_MARKERS];
+        size_t mhead, mn;
+        /* The record being built: main thread only. */
+        union hist_slot *acc;
+        unsigned acc_ticks, acc_gpu_samples;
+};
+
+struct history *history_new(int64_t interval_ns, int64_t span_ns, unsigned max_records)
+{
+        if (interval_ns <= 0 || span_ns <= 0 || max_records == 0)
+                return NULL;
+        struct history *h = calloc(1, sizeof(*h));
+        if (!h)
+                return NULL;
+        pthread_mutex_init(&h->lock, NULL);
+        int64_t min_period = (span_ns + max_records - 1) / max_records;
+        int64_t every = (min_period + interval_ns - 1) / interval_ns;
+        h->every = every < 1 ? 1 : every > 1000000 ? 1000000 : (unsigned)every;
+        h->period_ns = interval_ns * h->every;
+        int64_t cap = (span_ns + h->period_ns - 1) / h->period_ns;
+        h->cap = cap < 1 ? 1 : cap > max_records ? max_records : (size_t)cap;
+        return h;
+}
+
+void history_free(struct history *h)
+{
+        if (!h)
+                return;
+        pthread_mutex_destroy(&h->lock);
+        free(h->slots);
+        free(h->mono);
+        free(h->acc);
+        free(h);
+}
+
+/* ---- layout ---- */
+
+static unsigned cap_u(unsigned v, unsigned max)
+{
+        return v > max ? max : v;
+}
+
+/* The layout frame f needs, at least as large as cur. */
+static void layout_for(const struct hist_layout *cur, const struct frame *f,
+                       struct hist_layout *out)
+{
+        *out = *cur;
+        unsigned nw = cap_u(f->nwatches, VIGIL_MAX_WATCHES);
+        unsigned ng = cap_u(f->ngpus, VIGIL_MAX_GPUS);
+        if (nw > out->nwatches)
+                out->nwatches = nw;
+        if (ng > out->ngpus)
+                out->ngpus = ng;
+        for (unsigned g = 0; g < ng; g++) {
+                unsigned nf = cap_u(f->gpus[g].nfans, VIGIL_MAX_FANS);
+                if (nf > out->nfans[g])
+                        out->nfans[g] = nf;
+        }
+        unsigned off = SL_WATCH + HW_COUNT * out->nwatches;
+        for (unsigned g = 0; g < out->ngpus; g++) {
+                out->gpu_off[g] = off;
+                off += GPU_FANS + out->nfans[g];
+        }
+        out->stride = off;
+}
+
+static bool layout_grew(const struct hist_layout *cur, const struct frame *f)
+{
+        if (f->nwatches > cur->nwatches && cur->nwatches < VIGIL_MAX_WATCHES)
+                return true;
+        if (f->ngpus > cur->ngpus && cur->ngpus < VIGIL_MAX_GPUS)
+                return true;
+        for (unsigned g = 0; g < cur->ngpus && g < f->ngpus; g++)
+                if (f->gpus[g].nfans > cur->nfans[g] && cur->nfans[g] < VIGIL_MAX_FANS)
+                        return true;
+        return false;
+}
+
+static void acc_reset(struct history *h)
+{
+        const struct hist_layout *l = &h->lay;
+        for (unsigned i = 0; i < l->stride; i++)
+                h->acc[i].f = NAN;
+        h->acc[SL_RPI_THR].u = 0;
+        h->acc[SL_FLAGS].u = 0;
+        for (unsigned g = 0; g < l->ngpus; g++) {
+                h->acc[l->gpu_off[g] + GPU_MASK].u = 0;
+                h->acc[l->gpu_off[g] + GPU_FLAGS].u = 0;
+        }
+        h->acc_ticks = 0;
+        h->acc_gpu_samples = 0;
+}
+
+/* A new ring for f's layout; the records stored so far are dropped. */
+static int relayout(struct history *h, const struct frame *f)
+{
+        struct hist_layout nl;
+        layout_for(&h->lay, f, &nl);
+        union hist_slot *slots = calloc(h->cap * nl.stride, sizeof(*slots));
+        union hist_slot *acc = calloc(nl.stride, sizeof(*acc));
+        int64_t *mono = calloc(h->cap, sizeof(*mono));
+        if (!slots || !acc || !mono) {
+                free(slots);
+                free(acc);
+                free(mono);
+                return -ENOMEM;
+        }
+        pthread_mutex_lock(&h->lock);
+        union hist_slot *old_slots = h->slots;
+        int64_t *old_mono = h->mono;
+        h->lay = nl;
+        h->slots = slots;
+        h->slots_alloc = h->cap * nl.stride;
+        h->mono = mono;
+        h->mono_alloc = h->cap;
+        h->head = h->n = 0;
+        pthread_mutex_unlock(&h->lock);
+        free(old_slots);
+        free(old_mono);
+        free(h->acc);
+        h->acc = acc;
+        acc_reset(h);
+        return 0;
+}
+
+/* ---- folding ---- */
+
+static void put_max(union hist_slot *s, double v)
+{
+        if (!VAL_OK(v))
+                return;
+        float x = (float)v;
+        if (isnan(s->f) || x > s->f)
+                s->f = x;
+}
+
+static void put_min(union hist_slot *s, double v)
+{
+        if (!VAL_OK(v))
+                return;
+        float x = (float)v;
+        if (isnan(s->f) || x < s->f)
+                s->f = x;
+}
+
+/* A bit word held in a double; false when missing or not a 32-bit word. */
+static bool word_of(double v, uint32_t *ret)
+{
+        if (!(v >= 0 && v < 4294967296.0))
+                return false;
+        *ret = (uint32_t)v;
+        return true;
+}
+
+static void fold_gpus(struct history *h, const struct frame *f)
+{
+        const struct hist_layout *l = &h->lay;
+        for (unsigned g = 0; g < l->ngpus && g < f->ngpus; g++) {
+                const struct gpu_frame *gf = &f->gpus[g];
+                union hist_slot *s = h->acc + l->gpu_off[g];
+                if (!gf->present)
+                        continue;
+                s[GPU_FLAGS].u |= HIST_GPU_SEEN;
+                if (!gf->ok) {
+                        s[GPU_FLAGS].u |= HIST_GPU_FAILED;
+                        continue;
+                }
+                if (gf->flags[0])
+                        s[GPU_FLAGS].u |= HIST_GPU_FLAGGED;
+                put_max(&s[HG_TEMP_C], gf->temp_c);
+                put_max(&s[HG_POWER_W], gf->power_w);
+                put_min(&s[HG_POWER_LIMIT_W], gf->power_limit_w);
+                put_min(&s[HG_GPU_CLOCK_MHZ], gf->gpu_clock_mhz);
+                put_min(&s[HG_MEM_CLOCK_MHZ], gf->mem_clock_mhz);
+                put_max(&s[HG_UTIL_PCT], gf->util_gpu_pct);
+                uint32_t mask;
+                if (word_of(gf->throttle_mask, &mask))
+                        s[GPU_MASK].u |= mask;
+                for (unsigned k = 0; k < l->nfans[g] && k < gf->nfans; k++)
+                        put_max(&s[GPU_FANS + k], gf->fan_speed_pct[k]);
+        }
+}
+
+static void fold_host(struct history *h, const struct frame *f)
+{
+        union hist_slot *a = h->acc;
+        put_max(&a[SL_HOST + HH_CPU_PCT], f->host.cpu_total_pct);
+        put_min(&a[SL_HOST + HH_MEM_AVAIL_BYTES], f->host.mem_avail_bytes);
+        put_max(&a[SL_HOST + HH_TEMP_C], f->host.temp_c);
+        put_max(&a[SL_HOST + HH_SHM_USED_BYTES], f->host.shm_used_bytes);
+        if (f->rpi.present) {
+                put_max(&a[SL_RPI + HR_TEMP_C], f->rpi.temp_c);
+                put_min(&a[SL_RPI + HR_ARM_HZ], f->rpi.arm_hz);
+                put_min(&a[SL_RPI + HR_VOLT_V], f->rpi.volt_core_v);
+                uint32_t w;
+                if (word_of(f->rpi.throttled, &w)) {
+                        a[SL_RPI_THR].u |= w;
+                        a[SL_FLAGS].u |= REC_RPI_THR;
+                }
+        }
+        for (unsigned w = 0; w < h->lay.nwatches && w < f->nwatches; w++) {
+                union hist_slot *s = a + SL_WATCH + HW_COUNT * w;
+                put_max(&s[HW_PROCS], f->watches[w].count);
+                put_max(&s[HW_PSS_BYTES], f->watches[w].pss_bytes);
+        }
+}
+
+static void commit(struct history *h, const struct tick *t)
+{
+        size_t stride = h->lay.stride;
+        pthread_mutex_lock(&h->lock);
+        memcpy(h->slots + h->head * stride, h->acc, stride * sizeof(*h->acc));
+        h->mono[h->head] = t->mono_ns;
+        h->head = (h->head + 1) % h->cap;
+        if (h->n < h->cap)
+                h->n++;
+        h->have_anchor = true;
+        h->anchor_mono = t->mono_ns;
+        h->anchor_real = t->real_ns;
+        pthread_mutex_unlock(&h->lock);
+}
+
+void history_push(struct history *h, const struct frame *f, const struct tick *t)
+{
+        if (!h)
+                return;
+        if ((!h->acc || layout_grew(&h->lay, f)) && relayout(h, f) < 0)
+                return;
+        if (t->due & VCLOCK_BIT(VCLOCK_GPU)) {
+                fold_gpus(h, f);
+                h->acc_gpu_samples++;
+        }
+        if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)))
+                return;
+        fold_host(h, f);
+        if (++h->acc_ticks < h->every)
+                return;
+        if (h->acc_gpu_samples == 0)
+                fold_gpus(h, f);
+        commit(h, t);
+        acc_reset(h);
+}
+
+void history_add_marker(struct history *h, int64_t mono_ns, const char *text, size_t len)
+{
+        if (!h)
+                return;
+        const char *nl = memchr(text, '\n', len);
+        if (nl)
+                len = (size_t)(nl - text);
+        if (len > HISTORY_MARKER_LEN - 1)
+                len = HISTORY_MARKER_LEN - 1;
+        pthread_mutex_lock(&h->lock);
+        struct hist_marker *m = &h->markers[h->mhead];
+        m->mono_ns = mono_ns;
+        memcpy(m->text, text, len);
+        m->text[len] = '\0';
+        h->mhead = (h->mhead + 1) % HISTORY_MAX_MARKERS;
+        if (h->mn < HISTORY_MAX_MARKERS)
+                h->mn++;
+        pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- copying ---- */
+
+/* Copy src's records into dst, oldest first at index 0 of dst's ring. Both locked
+ * or private; dst's ring is large enough. */
+static void copy_records(struct history *dst, const struct history *src)
+{
+        size_t stride = src->lay.stride;
+        size_t first = (src->head + src->cap - src->n) % src->cap;
+        size_t part = src->n < src->cap - first ? src->n : src->cap - first;
+        memcpy(dst->slots, src->slots + first * stride, part * stride * sizeof(*dst->slots));
+        memcpy(dst->mono, src->mono + first, part * sizeof(*dst->mono));
+        memcpy(dst->slots + part * stride, src->slots,
+               (src->n - part) * stride * sizeof(*dst->slots));
+        memcpy(dst->mono + part, src->mono, (src->n - part) * sizeof(*dst->mono));
+        dst->n = src->n;
+        dst->head = src->n % src->cap;
+}
+
+/* Make dst's ring hold at least nslots slots and cap times. 0 or -ENOMEM. */
+static int grow(struct history *dst, size_t nslots, size_t cap)
+{
+        if (nslots > dst->slots_alloc) {
+                union hist_slot *slots = realloc(dst->slots, nslots * sizeof(*slots));
+                if (!slots)
+                        return -ENOMEM;
+                dst->slots = slots;
+                dst->slots_alloc = nslots;
+        }
+        if (cap > dst->mono_alloc) {
+                int64_t *mono = realloc(dst->mono, cap * sizeof(*mono));
+                if (!mono)
+                        return -ENOMEM;
+                dst->mono = mono;
+                dst->mono_alloc = cap;
+        }
+        return 0;
+}
+
+int history_copy(struct history *dst, struct history *src)
+{
+        pthread_mutex_lock(&src->lock);
+        while (src->cap * src->lay.stride > dst->slots_alloc || src->cap > dst->mono_alloc) {
+                size_t nslots = src->cap * src->lay.stride, cap = src->cap;
+                pthread_mutex_unlock(&src->lock);
+                int r = grow(dst, nslots, cap);
+                if (r < 0)
+                        return r;
+                pthread_mutex_lock(&src->lock);
+        }
+        dst->cap = src->cap;
+        dst->period_ns = src->period_ns;
+        dst->every = src->every;
+        dst->lay = src->lay;
+        dst->n = dst->head = 0;
+        if (src->slots)
+                copy_records(dst, src);
+        dst->have_anchor = src->have_anchor;
+        dst->anchor_mono = src->anchor_mono;
+        dst->anchor_real = src->anchor_real;
+        memcpy(dst->markers, src->markers, sizeof(dst->markers));
+        dst->mhead = src->mhead;
+        dst->mn = src->mn;
+        pthread_mutex_unlock(&src->lock);
+        return 0;
+}
+
+/* ---- reading ---- */
+
+size_t history_count(const struct history *h)
+{
+        return h->n;
+}
+
+size_t history_capacity(const struct history *h)
+{
+        return h->cap;
+}
+
+int64_t history_period_ns(const struct history *h)
+{
+        return h->period_ns;
+}
+
+unsigned history_ticks_per_record(const struct history *h)
+{
+        return h->every;
+}
+
+size_t history_bytes(const struct history *h)
+{
+        size_t stride = h->lay.stride;
+        return h->slots_alloc * sizeof(union hist_slot) + h->mono_alloc * sizeof(int64_t) +
+               (h->acc ? stride * sizeof(union hist_slot) : 0) + sizeof(h->markers);
+}
+
+/* Slot off of record i, or NULL. */
+static const union hist_slot *slot(const struct history *h, size_t i, unsigned off)
+{
+        if (i >= h->n || off >= h->lay.stride)
+                return NULL;
+        size_t idx = (h->head + h->cap - h->n + i) % h->cap;
+        return &h->slots[idx * h->lay.stride + off];
+}
+
+static double fval(const union hist_slot *s)
+{
+        return s ? (double)s->f : NAN;
+}
+
+int64_t history_mono_ns(const struct history *h, size_t i)
+{
+        if (i >= h->n)
+                return 0;
+        return h->mono[(h->head + h->cap - h->n + i) % h->cap];
+}
+
+bool history_anchor(const struct history *h, int64_t *ret_mono_ns, int64_t *ret_real_ns)
+{
+        if (!h->have_anchor)
+                return false;
+        *ret_mono_ns = h->anchor_mono;
+        *ret_real_ns = h->anchor_real;
+        return true;
+}
+
+double history_host(const struct history *h, size_t i, enum hist_host field)
+{
+        return (unsigned)field < HH_COUNT ? fval(slot(h, i, SL_HOST + field)) : NAN;
+}
+
+double history_rpi(const struct history *h, size_t i, enum hist_rpi field)
+{
+        return (unsigned)field < HR_COUNT ? fval(slot(h, i, SL_RPI + field)) : NAN;
+}
+
+bool history_rpi_throttled(const struct history *h, size_t i, uint32_t *ret)
+{
+        const union hist_slot *fl = slot(h, i, SL_FLAGS);
+        if (!fl || !(fl->u & REC_RPI_THR))
+                return false;
+        *ret = slot(h, i, SL_RPI_THR)->u;
+        return true;
+}
+
+double history_watch(const struct history *h, size_t i, unsigned watch, enum hist_watch field)
+{
+        if (watch >= h->lay.nwatches || (unsigned)field >= HW_COUNT)
+                return NAN;
+        return fval(slot(h, i, SL_WATCH + HW_COUNT * watch + field));
+}
+
+double history_gpu(const struct history *h, size_t i, unsigned gpu, enum hist_gpu field)
+{
+        if (gpu >= h->lay.ngpus || (unsigned)field >= HG_COUNT)
+                return NAN;
+        return fval(slot(h, i, h->lay.gpu_off[gpu] + field));
+}
+
+double history_gpu_fan(const struct history *h, size_t i, unsigned gpu, unsigned fan)
+{
+        if (gpu >= h->lay.ngpus || fan >= h->lay.nfans[gpu])
+                return NAN;
+        return fval(slot(h, i, h->lay.gpu_off[gpu] + GPU_FANS + fan));
+}
+
+uint32_t history_gpu_mask(const struct history *h, size_t i, unsigned gpu)
+{
+        const union hist_slot *s =
+            gpu < h->lay.ngpus ? slot(h, i, h->lay.gpu_off[gpu] + GPU_MASK) : NULL;
+        return s ? s->u : 0;
+}
+
+unsigned history_gpu_flags(const struct history *h, size_t i, unsigned gpu)
+{
+        const union hist_slot *s =
+            gpu < h->lay.ngpus ? slot(h, i, h->lay.gpu_off[gpu] + GPU_FLAGS) : NULL;
+        return s ? s->u : 0;
+}
+
+unsigned history_nwatches(const struct history *h)
+{
+        return h->lay.nwatches;
+}
+
+unsigned history_ngpus(const struct history *h)
+{
+        return h->lay.ngpus;
+}
+
+unsigned history_nfans(const struct history *h, unsigned gpu)
+{
+        return gpu < h->lay.ngpus ? h->lay.nfans[gpu] : 0;
+}
+
+size_t history_nmarkers(const struct history *h)
+{
+        return h->mn;
+}
+
+const char *history_marker(const struct history *h, size_t i, int64_t *ret_mono_ns)
+{
+        if (i >= h->mn)
+                return NULL;
+        const struct hist_marker *m =
+            &h->markers[(h->mhead + HISTORY_MAX_MARKERS - h->mn + i) % HISTORY_MAX_MARKERS];
+        *ret_mono_ns = m->mono_ns;
+        return m->text;
+}

@@ -1,0 +1,12 @@
+/* The shared style sheet. See html_style.h. */
+#include "report/html_style.h"
+
+const char report_html_style[] =
+    "body{font-family:sans-serif;margin:1.5em auto;max-width:1000px;color:#222}"
+    "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}"
+    "pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}"
+    "table{border-collapse:collapse;font-size:12px;width:100%}"
+    "td{border-top:1px solid #e4e4e4;padding:2px 6px;vertical-align:top}"
+    "td.t{white-space:nowrap;color:#555}td.x{font-family:monospace;word-break:break-all}"
+    ".chart{margin:.6em 0}.note{color:#666;font-size:12px}"
+    "ul.find li{margin:.2em 0}";

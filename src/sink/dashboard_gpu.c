@@ -1,0 +1,137 @@
+/* The dashboard's GPU group. See dashboard_gpu.h.
+ *
+ *   <h2>GPU 0: NVIDIA H100 80GB HBM3</h2><p class="lost">GPU LOST: ...</p>
+ *   <div class="grid">temperature and fans, power, clocks, utilisation</div> */
+#include "sink/dashboard_gpu.h"
+
+#include <stdio.h>
+
+#include "util/xml.h"
+
+#define LOST_KIND 0 /* band_label[0]; reason bit b uses b + 1 */
+
+static const char *const fan_names[VIGIL_MAX_FANS] = {"fan0", "fan1", "fan2", "fan3",
+                                                      "fan4", "fan5", "fan6", "fan7"};
+
+void dash_gpu_now(struct strbuf *out, const struct frame *f, unsigned g)
+{
+        const struct gpu_frame *gf = &f->gpus[g];
+        if (!gf->present)
+                return;
+        sb_printf(out, "<tr><th>GPU %u</th><td>", gf->index);
+        if (!gf->ok) {
+                sb_puts(out, "<span class=\"bad\">LOST</span> ");
+                sb_xml_puts(out, gf->error);
+                sb_puts(out, "</td></tr>\n");
+                return;
+        }
+        sb_xml_puts(out, gf->name);
+        sb_puts(out, " &middot; ");
+        dash_value(out, gf->temp_c, 0, "&deg;C");
+        sb_puts(out, " &middot; ");
+        dash_value(out, gf->power_w, 1, "W");
+        sb_puts(out, " of ");
+        dash_value(out, gf->power_limit_w, 0, "W");
+        sb_puts(out, " &middot; util ");
+        dash_value(out, gf->util_gpu_pct, 0, "%");
+        for (unsigned k = 0; k < gf->nfans && k < VIGIL_MAX_FANS; k++) {
+                sb_printf(out, " &middot; fan%u ", k);
+                dash_value(out, gf->fan_speed_pct[k], 0, "%");
+        }
+        if (gf->flags[0]) {
+                sb_puts(out, " &middot; <span class=\"bad\">");
+                sb_xml_puts(out, gf->flags);
+                sb_puts(out, "</span>");
+        }
+        sb_puts(out, "</td></tr>\n");
+}
+
+/* Lost spans, then the spans of each clock-event reason except GPU idle (on whenever
+ * the GPU has nothing to do, it would cover every idle chart). */
+static size_t gpu_bands(struct dash *d, unsigned g)
+{
+        snprintf(d->band_label[LOST_KIND], sizeof(d->band_label[LOST_KIND]),
+                 "GPU LOST: NVML answered nothing");
+        for (size_t i = 0; i < d->n; i++) {
+                unsigned fl = history_gpu_flags(d->h, i, g);
+                d->on[i] = (fl & HIST_GPU_SEEN) && (fl & HIST_GPU_FAILED);
+        }
+        size_t nb = dash_spans(d, 0, LOST_KIND, "#d62728");
+        for (unsigned bit = 1; bit < METRICS_NREASONS && bit + 1 < DASH_BAND_KIND; bit++) {
+                bool any = false;
+                for (size_t i = 0; i < d->n; i++) {
+                        d->on[i] = history_gpu_mask(d->h, i, g) >> bit & 1u;
+                        any |= d->on[i];
+                }
+                if (!any)
+                        continue;
+                snprintf(d->band_label[bit + 1], sizeof(d->band_label[bit + 1]), "throttle: %s",
+                         metrics_reason_names[bit]);
+                nb = dash_spans(d, nb, bit + 1, svg_palette(bit + 3));
+        }
+        return nb;
+}
+
+static void heading(struct dash *d, unsigned g)
+{
+        const struct gpu_frame *gf = &d->f->gpus[g];
+        sb_printf(d->out, "<h2>GPU %u", gf->index);
+        if (gf->name[0]) {
+                sb_puts(d->out, ": ");
+                sb_xml_puts(d->out, gf->name);
+        }
+        sb_puts(d->out, "</h2>\n");
+        if (!gf->ok) {
+                sb_puts(d->out, "<p class=\"lost\">GPU LOST: ");
+                sb_xml_puts(d->out, gf->error[0] ? gf->error : "NVML answers nothing");
+                sb_puts(d->out, "</p>\n");
+        }
+}
+
+void dash_gpu_group(struct dash *d, unsigned g)
+{
+        if (!d->f->gpus[g].present)
+                return;
+        char title[64];
+        unsigned idx = d->f->gpus[g].index;
+        size_t nm = dash_markers(d, (int)g);
+        size_t nb = gpu_bands(d, g);
+        heading(d, g);
+        sb_puts(d->out, "<div class=\"grid\">\n");
+        snprintf(title, sizeof(title), "GPU %u temperature and fans", idx);
+        struct dash_chart c = {.title = title,
+                               .y_label = "\xC2\xB0"
+                                          "C / %",
+                               .y_zero = true,
+                               .y_min = NAN,
+                               .y_max = NAN,
+                               .always = true,
+                               .m = d->m,
+                               .nm = nm,
+                               .b = d->b,
+                               .nb = nb};
+        c.s[c.ns++] = dash_series("gpu_temp", DS_GPU, g, HG_TEMP_C, 0);
+        for (unsigned k = 0; k < history_nfans(d->h, g) && c.ns < SVG_MAX_SERIES; k++)
+                c.s[c.ns++] = dash_series(fan_names[k], DS_FAN, g, k, 0);
+        dash_draw(d, &c);
+        snprintf(title, sizeof(title), "GPU %u power", idx);
+        c.y_label = "W";
+        c.ns = 0;
+        c.s[c.ns++] = dash_series("power_instant", DS_GPU, g, HG_POWER_W, 0);
+        c.s[c.ns++] = dash_series("power_limit", DS_GPU, g, HG_POWER_LIMIT_W, 0);
+        dash_draw(d, &c);
+        snprintf(title, sizeof(title), "GPU %u clocks", idx);
+        c.y_label = "MHz";
+        c.ns = 0;
+        c.s[c.ns++] = dash_series("gpu_clock (lowest)", DS_GPU, g, HG_GPU_CLOCK_MHZ, 0);
+        c.s[c.ns++] = dash_series("mem_clock (lowest)", DS_GPU, g, HG_MEM_CLOCK_MHZ, 0);
+        dash_draw(d, &c);
+        snprintf(title, sizeof(title), "GPU %u utilisation", idx);
+        c.y_label = "%";
+        c.y_min = 0;
+        c.y_max = 100;
+        c.ns = 0;
+        c.s[c.ns++] = dash_series("gpu_util", DS_GPU, g, HG_UTIL_PCT, 0);
+        dash_draw(d, &c);
+        sb_puts(d->out, "</div>\n");
+}

@@ -1,0 +1,16 @@
+/* The dashboard's GPU parts (internal to sink/dashboard*.c): a GPU's line in the
+ * current values and its chart group. */
+#ifndef VIGIL_SINK_DASHBOARD_GPU_H
+#define VIGIL_SINK_DASHBOARD_GPU_H
+
+#include "core/frame.h"
+#include "sink/dashboard_chart.h"
+#include "util/strbuf.h"
+
+/* The current values of GPU slot g of f as one row of the values table. */
+void dash_gpu_now(struct strbuf *out, const struct frame *f, unsigned g);
+
+/* GPU slot g's heading, a banner while it is lost, and its charts. */
+void dash_gpu_group(struct dash *d, unsigned g);
+
+#endif
