@@ -19,7 +19,7 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 # (and the GnuTLS stack behind it), zlib and libcrypt are opened with dlopen by the
 # HTTP server when --listen asks for it (src/util/dynlib.h): a run without it maps none.
 PKGS     := libmicrohttpd inih zlib
-LINK_PKGS := inih zlib
+LINK_PKGS := inih
 
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g

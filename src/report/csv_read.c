@@ -35,13 +35,20 @@ int csv_reader_open(struct csv_reader *r, const char *path)
                 ret = -errno;
                 goto out_free;
         }
-        gzFile gz = gzdopen(fd, "rb");
+        char why[256];
+        if (zlib_lib_open(&r->z, why, sizeof(why)) < 0) {
+                close(fd);
+                ret = -ENOENT;
+                goto out_free;
+        }
+        gzFile gz = r->z.gzdopen(fd, "rb");
         if (!gz) {
                 close(fd);
+                zlib_lib_close(&r->z);
                 ret = -ENOMEM;
                 goto out_free;
         }
-        gzbuffer(gz, 64 * 1024);
+        r->z.gzbuffer(gz, 64 * 1024);
         r->gz = gz;
         return 0;
 out_free:
@@ -64,8 +71,10 @@ void csv_reader_close(struct csv_reader *r)
 {
         if (!r)
                 return;
-        if (r->gz)
-                gzclose_r((gzFile)r->gz);
+        if (r->gz) {
+                r->z.gzclose_r((gzFile)r->gz);
+                zlib_lib_close(&r->z);
+        }
         r->gz = NULL;
         free(r->buf);
         r->buf = NULL;
@@ -99,10 +108,10 @@ static int refill(struct csv_reader *r)
                 r->eof = true;
                 return 0;
         }
-        int n = gzread((gzFile)r->gz, r->buf + r->end, (unsigned)room);
+        int n = r->z.gzread((gzFile)r->gz, r->buf + r->end, (unsigned)room);
         if (n < 0) {
                 int errnum;
-                gzerror((gzFile)r->gz, &errnum);
+                r->z.gzerror((gzFile)r->gz, &errnum);
                 if (errnum == Z_BUF_ERROR) {
                         /* A truncated compressed file: what came before it stands. */
                         r->eof = true;

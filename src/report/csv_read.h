@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/zlib_lib.h"
+
 #define CSV_MAX_LINE   65536
 #define CSV_MAX_FIELDS 512
 #define CSV_BUF_SIZE   (256 * 1024)
@@ -23,8 +25,9 @@ struct csv_field {
 };
 
 struct csv_reader {
-        void *gz;        /* the open file (a gzFile); NULL when reading memory */
-        const char *mem; /* memory source */
+        void *gz;          /* the open file (a gzFile); NULL when reading memory */
+        struct zlib_lib z; /* zlib, loaded while a file is open */
+        const char *mem;   /* memory source */
         size_t mem_len, mem_pos;
         char *buf;         /* CSV_BUF_SIZE bytes */
         size_t start, end; /* unread bytes are buf[start..end) */

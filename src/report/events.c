@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+#include "util/zlib_lib.h"
 
 #include "report/tstamp.h"
 #include "util/parse.h"
@@ -140,9 +140,16 @@ int events_load(struct event_list *l, const char *path, double t0, double t1)
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        gzFile gz = gzdopen(fd, "rb");
+        struct zlib_lib z;
+        char why[256];
+        if (zlib_lib_open(&z, why, sizeof(why)) < 0) {
+                close(fd);
+                return -ENOENT;
+        }
+        gzFile gz = z.gzdopen(fd, "rb");
         if (!gz) {
                 close(fd);
+                zlib_lib_close(&z);
                 return -ENOMEM;
         }
         char *buf = malloc(READ_CHUNK);
@@ -153,7 +160,7 @@ int events_load(struct event_list *l, const char *path, double t0, double t1)
         }
         size_t len = 0;
         for (;;) {
-                int n = gzread(gz, buf + len, (unsigned)(READ_CHUNK - len));
+                int n = z.gzread(gz, buf + len, (unsigned)(READ_CHUNK - len));
                 if (n <= 0)
                         break;
                 len += (size_t)n;
@@ -164,6 +171,7 @@ int events_load(struct event_list *l, const char *path, double t0, double t1)
                 events_add_line(l, buf, len < LINE_MAX_READ ? len : LINE_MAX_READ, t0, t1);
         free(buf);
 out_close:
-        gzclose_r(gz);
+        z.gzclose_r(gz);
+        zlib_lib_close(&z);
         return ret;
 }

@@ -10,6 +10,7 @@
 
 static const struct dynlib_sym zlib_syms[] = {
     SYM(deflateInit2_), SYM(deflateReset), SYM(deflateBound), SYM(deflate), SYM(deflateEnd),
+    SYM(gzdopen),       SYM(gzbuffer),     SYM(gzread),       SYM(gzerror), SYM(gzclose_r),
 };
 
 int zlib_lib_open(struct zlib_lib *lib, char *err, size_t cap)

@@ -1,5 +1,6 @@
-/* zlib's deflate, opened at run time: only a /metrics response large enough to gzip
- * needs it, so a run that never sends one never maps the library. <zlib.h> gives the
+/* zlib, opened at run time: only a /metrics response large enough to gzip, or a
+ * compressed day read by `vigil report`, needs it, so a daemon that never sends one
+ * never maps the library. <zlib.h> gives the
  * types at build time; each pointer is typed from its declaration there. */
 #ifndef VIGIL_UTIL_ZLIB_LIB_H
 #define VIGIL_UTIL_ZLIB_LIB_H
@@ -18,6 +19,11 @@ struct zlib_lib {
         __typeof__(deflateBound) *deflateBound;
         __typeof__(deflate) *deflate;
         __typeof__(deflateEnd) *deflateEnd;
+        __typeof__(gzdopen) *gzdopen;
+        __typeof__(gzbuffer) *gzbuffer;
+        __typeof__(gzread) *gzread;
+        __typeof__(gzerror) *gzerror;
+        __typeof__(gzclose_r) *gzclose_r;
 };
 
 /* Open libz.so.1 and fill *lib. 0, or -ENOENT with the loader's reason in err (cap
