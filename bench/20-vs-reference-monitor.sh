@@ -69,6 +69,9 @@ print(f"watched processes: player {v0.get('watch_player_count')}, "
 print(f"vigil mailbox path read: {v0['rpi_mailbox_values']}")
 print(f"vigil vcgencmd path read: {v0['rpi_vcgencmd_values']}")
 print(f"reference read: {f0['ref_values']}")
+for i, (v, f) in enumerate(runs):
+    print(f"run {i + 1}: vigil host part by source (us): {v['host_breakdown_us']}; "
+          f"command lines read per sample {v['procs_cmdline_reads_per_sample']}")
 print(f"reference runs per sample: {f0['ref_spawns_per_sample']} ({f0['ref_spawned']})")
 rows = []
 for v, f in runs:
@@ -79,7 +82,7 @@ for v, f in runs:
     # On a Pi the temperature comes from hwmon: one vcgencmd run fewer than here,
     # where this machine has no hwmon or thermal zone.
     ref_pi = ref - spawn if nsp == 8 else ref
-    rows.append(dict(hp=hp, hn=hn, mb=mb, vc=vc, ref=ref, ref_pi=ref_pi, spawn=spawn,
+    rows.append(dict(hp=hp, hn=hn, mb=mb, vc=vc, ls=float(v['proc_listing_us']), ref=ref, ref_pi=ref_pi, spawn=spawn,
                      vig=hp + mb, vig_vc=hp + vc))
 def col(k):
     xs = [r[k] for r in rows]
@@ -95,6 +98,7 @@ show('reference, less one vcgencmd run (temp from hwmon on a Pi)', 'ref_pi', Tru
 show('one vcgencmd run from the reference (subprocess.run)', 'spawn', True)
 show('vigil host sources + watches on /proc, PSS every sample', 'hp')
 show('vigil host sources + watches, no PSS this sample', 'hn')
+show('listing /proc alone (readdir of every entry: the scan floor)', 'ls')
 show('vigil Pi source (mailbox, fake firmware) + detectors', 'mb')
 show('vigil Pi source, vcgencmd fallback incl. children', 'vc')
 show('vigil whole path, mailbox', 'vig')

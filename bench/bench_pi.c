@@ -11,16 +11,20 @@
  *                value comes from a vcgencmd run: CPU includes the children
  *                (getrusage(RUSAGE_CHILDREN)), as the reference's is measured
  *
+ * Beside them, what listing /proc alone costs (the floor of the watches' scan).
  * Each part is initialised from the registry as the daemon does. Rounds alternate
  * between the parts; each figure is the median over rounds. Output is one
  * "key value" line per figure (microseconds of CPU per sample), for bench scripts.
  *
  * usage: bench_pi ROUNDS PER_ROUND MAILBOX_ROOT VCGENCMD_ROOT [VCGENCMD_PER_ROUND] */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 
+#include "collect/procs.h"
 #include "core/frame.h"
 #include "core/options.h"
 #include "core/vigil.h"
@@ -131,6 +135,66 @@ static void print_rpi(const char *path, const struct rpi_frame *r)
             r->arm_hz / 1e6, origin[r->clock_src], r->throttled, origin[r->throttle_src]);
 }
 
+/* What reading the CPU clock costs (a system call for a process clock). */
+static double timer_cost_ns(void)
+{
+        int64_t c0 = cpu_time_ns();
+        for (unsigned k = 0; k < 10000; k++)
+                cpu_time_ns();
+        return (double)(cpu_time_ns() - c0) / 10000;
+}
+
+/* Where the host part's time goes: each source timed on its own (a separate pass, so
+ * the timer calls do not weigh on the headline figures), less one clock read each. */
+static void print_breakdown(struct part *p, unsigned due, unsigned n)
+{
+        int64_t ns[MAX_PLUG] = {0};
+        double timer = timer_cost_ns();
+        struct tick t;
+        memset(&t, 0, sizeof(t));
+        t.due = due;
+        for (unsigned k = 0; k < n; k++) {
+                t.mono_ns = now_mono_ns();
+                t.real_ns = now_real_ns();
+                for (size_t i = 0; vigil_sources[i] && i < MAX_PLUG; i++) {
+                        if (!p->src_on[i])
+                                continue;
+                        int64_t c0 = cpu_time_ns();
+                        vigil_sources[i]->sample(p->src_state[i], &p->ctx, &t);
+                        ns[i] += cpu_time_ns() - c0;
+                }
+        }
+        printf("host_breakdown_us");
+        for (size_t i = 0; vigil_sources[i] && i < MAX_PLUG; i++)
+                if (p->src_on[i])
+                        printf(" %s=%.1f", vigil_sources[i]->name,
+                               ((double)ns[i] / n - timer) / 1e3);
+        printf("\n");
+}
+
+/* The watches' count of command lines read so far. */
+static uint64_t cmdline_reads(const struct part *p)
+{
+        for (size_t i = 0; vigil_sources[i] && i < MAX_PLUG; i++)
+                if (p->src_on[i] && !strcmp(vigil_sources[i]->name, "procs"))
+                        return procs_cmdline_reads(p->src_state[i]);
+        return 0;
+}
+
+/* What listing /proc alone costs (rewinddir + readdir of every entry): the part of the
+ * watches' work no implementation can skip. CPU ns per listing. */
+static double proc_listing(DIR *d, unsigned n)
+{
+        volatile unsigned entries = 0;
+        int64_t c0 = cpu_time_ns();
+        for (unsigned k = 0; k < n; k++) {
+                rewinddir(d);
+                while (readdir(d))
+                        entries++;
+        }
+        return (double)(cpu_time_ns() - c0) / n;
+}
+
 /* CPU ns per sample of n samples of p (children included when asked). */
 static double timed(struct part *p, unsigned due, unsigned n, bool children)
 {
@@ -152,11 +216,12 @@ int main(int argc, char **argv)
         unsigned per = (unsigned)strtoul(argv[2], NULL, 10);
         unsigned vper = argc > 5 ? (unsigned)strtoul(argv[5], NULL, 10) : 20;
         static struct part host, mbox, vc;
-        double hp[MAX_ROUNDS], hn[MAX_ROUNDS], mb[MAX_ROUNDS], vg[MAX_ROUNDS];
+        double hp[MAX_ROUNDS], hn[MAX_ROUNDS], mb[MAX_ROUNDS], vg[MAX_ROUNDS], ls[MAX_ROUNDS];
+        DIR *proc = opendir("/proc");
         const unsigned host_pss = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_PSS);
         const unsigned host_only = VCLOCK_BIT(VCLOCK_HOST);
 
-        if (rounds == 0 || per == 0 || vper == 0)
+        if (rounds == 0 || per == 0 || vper == 0 || !proc)
                 return 2;
         if (rounds > MAX_ROUNDS)
                 rounds = MAX_ROUNDS;
@@ -170,24 +235,37 @@ int main(int argc, char **argv)
                 return 1;
         }
         /* Warm up: the first scans classify every process, the first sample primes
-         * the CPU counters. */
+         * the CPU counters. The watches classify a process again on every scan during
+         * its first second (a fork caught before its exec), so the measured samples,
+         * which follow each other far faster than the daemon's, start after that
+         * second: what remains is the machine's own process churn. */
         for (unsigned k = 0; k < 3; k++) {
                 part_sample(&host, host_pss);
                 part_sample(&mbox, host_only);
         }
-        part_sample(&vc, host_only);
+        struct timespec settle = {1, 100000000};
+        nanosleep(&settle, NULL);
+        uint64_t reads0 = cmdline_reads(&host);
         for (unsigned r = 0; r < rounds; r++) {
                 hp[r] = timed(&host, host_pss, per, false);
                 hn[r] = timed(&host, host_only, per, false);
                 mb[r] = timed(&mbox, host_only, per, false);
-                vg[r] = timed(&vc, host_only, vper, true);
+                ls[r] = proc_listing(proc, per);
         }
+        print_breakdown(&host, host_pss, per);
+        printf("procs_cmdline_reads_per_sample %.3f\n",
+               (double)(cmdline_reads(&host) - reads0) / (2.0 * rounds * per + per));
+        /* Last: its children would be new processes to the watches' scans. */
+        part_sample(&vc, host_only);
+        for (unsigned r = 0; r < rounds; r++)
+                vg[r] = timed(&vc, host_only, vper, true);
         printf("sources_host %u\n", host.nsrc);
         printf("detectors %u\n", mbox.ndet);
         for (unsigned w = 0; w < frame.nwatches; w++)
                 printf("watch_%s_count %.0f\n", frame.watches[w].name, frame.watches[w].count);
         printf("host_procs_pss_us %.2f\n", median(hp, rounds) / 1e3);
         printf("host_procs_nopss_us %.2f\n", median(hn, rounds) / 1e3);
+        printf("proc_listing_us %.2f\n", median(ls, rounds) / 1e3);
         printf("rpi_mailbox_us %.2f\n", median(mb, rounds) / 1e3);
         printf("rpi_vcgencmd_us %.2f\n", median(vg, rounds) / 1e3);
         /* What each path read, so a run that silently read nothing shows. */
@@ -198,5 +276,6 @@ int main(int argc, char **argv)
         part_fini(&vc);
         part_fini(&mbox);
         part_fini(&host);
+        closedir(proc);
         return 0;
 }

@@ -126,7 +126,7 @@ static unsigned sample_gpu(const struct fns *f, nvmlDevice_t h, unsigned nfans)
         f->ecc(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &ull);
         f->ecc(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ull);
         f->remapped(h, &c, &unc, &pend, &fail);
-        return 22 + 2 * nfans;
+        return 20 + 2 * nfans;
 }
 
 static int cmp_double(const void *a, const void *b)
