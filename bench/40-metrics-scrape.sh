@@ -6,7 +6,9 @@
 # 1. CPU per scrape: bench/metrics_scrape.py scrapes each with one kept-alive client
 #    connection; server CPU from /proc/PID/task/*/schedstat (cross-checked against
 #    /proc/PID/stat over the whole run), less each server's idle CPU (vigil keeps
-#    sampling at its default 1 s) measured beforehand over the same wall time.
+#    sampling at its default 1 s) measured beforehand over the same wall time. A second
+#    node_exporter runs with --web.disable-exporter-metrics (no go_*, process_* and
+#    promhttp_* series: its collectors' output alone).
 # 2. Under load: wrk against vigil while it samples at 100 ms (--interval 0.1):
 #    throughput, p99 latency, errors, and the missed deadlines of its exit line; the
 #    same wrk against node_exporter for comparison.
@@ -15,7 +17,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter || true)}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 VIGIL_SCRAPES=${VIGIL_SCRAPES:-4000}
 NE_SCRAPES=${NE_SCRAPES:-1000}
 IDLE_S=${IDLE_S:-10}
@@ -45,13 +47,15 @@ for _ in range(100):
 sys.exit(1)
 PY
 }
-start_ne() { # PORT
-	"$NE" --web.listen-address="127.0.0.1:$1" --collector.disable-defaults \
+start_ne() { # PORT [FLAG...]
+	local port=$1
+	shift
+	"$NE" --web.listen-address="127.0.0.1:$port" "$@" --collector.disable-defaults \
 		--collector.cpu --collector.meminfo --collector.loadavg --collector.hwmon \
 		--collector.thermal_zone --collector.cpufreq >/dev/null 2>&1 &
 	ne_pid=$!
 	pids+=("$ne_pid")
-	wait_port "$1"
+	wait_port "$port"
 }
 out=$(mktemp -d)
 
@@ -63,28 +67,35 @@ pids+=("$vpid")
 wait_port "$vp"
 np=$(free_port)
 start_ne "$np"
+ne1=$ne_pid
+bp=$(free_port)
+start_ne "$bp" --web.disable-exporter-metrics
 "$PY" bench/metrics_scrape.py --idle "$IDLE_S" --rounds "$ROUNDS" \
-	"vigil=$vpid@$vp:$VIGIL_SCRAPES" "node_exporter=$ne_pid@$np:$NE_SCRAPES" >"$out/scrape"
-kill "$vpid" "$ne_pid"
-wait "$vpid" "$ne_pid" 2>/dev/null || true
+	"vigil=$vpid@$vp:$VIGIL_SCRAPES" "node_exporter=$ne1@$np:$NE_SCRAPES" \
+	"ne_bare=$ne_pid@$bp:$NE_SCRAPES" >"$out/scrape"
+kill "$vpid" "$ne1" "$ne_pid"
+wait "$vpid" "$ne1" "$ne_pid" 2>/dev/null || true
 "$PY" - "$out/scrape" <<'PY'
 import statistics, sys
 d = {}
 for line in open(sys.argv[1]):
     k, _, v = line.rstrip('\n').partition(' ')
     d[k] = v
-for s in ('vigil', 'node_exporter'):
-    print(f"  {s:<14} {float(d[s + '_scrape_us']):8.1f} us CPU per scrape "
+names = {'vigil': 'vigil', 'node_exporter': 'node_exporter',
+         'ne_bare': 'node_exporter --web.disable-exporter-metrics'}
+for s in ('vigil', 'node_exporter', 'ne_bare'):
+    print(f"  {names[s]}:\n     {float(d[s + '_scrape_us']):8.1f} us CPU per scrape "
           f"(rounds: {d[s + '_rounds_us']}; {d[s + '_scrapes']} scrapes); "
           f"idle {float(d[s + '_idle_pct']):.3f}% of a core; body {d[s + '_body_bytes']} bytes, "
           f"{d[s + '_series']} series; whole run {d[s + '_total_sched_ms']} ms "
           f"(/proc/PID/stat: {d[s + '_total_stat_ms']} ms)")
 v = [float(x) for x in d['vigil_rounds_us'].split()]
-n = [float(x) for x in d['node_exporter_rounds_us'].split()]
-r = sorted(b / a for a, b in zip(v, n))
-m = statistics.median(r)
-print(f"  ratio node_exporter / vigil: {m:.1f}x (rounds {r[0]:.1f}-{r[-1]:.1f}; "
-      f"target >= 20x: {'met' if m >= 20 else 'MISSED'})")
+for s in ('node_exporter', 'ne_bare'):
+    n = [float(x) for x in d[s + '_rounds_us'].split()]
+    r = sorted(b / a for a, b in zip(v, n))
+    m = statistics.median(r)
+    print(f"  ratio {names[s]} / vigil: {m:.1f}x (rounds {r[0]:.1f}-{r[-1]:.1f}; "
+          f"target >= 20x: {'met' if m >= 20 else 'MISSED'})")
 PY
 
 echo "-- wrk, $WRK_CONN connections for $WRK_S s, vigil sampling at 100 ms"
