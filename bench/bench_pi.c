@@ -18,6 +18,7 @@
  *
  * usage: bench_pi ROUNDS PER_ROUND MAILBOX_ROOT VCGENCMD_ROOT [VCGENCMD_PER_ROUND] */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,7 @@ static void print_breakdown(struct part *p, unsigned due, unsigned n)
         for (size_t i = 0; vigil_sources[i] && i < MAX_PLUG; i++)
                 if (p->src_on[i])
                         printf(" %s=%.1f", vigil_sources[i]->name,
-                               ((double)ns[i] / n - timer) / 1e3);
+                               fmax((double)ns[i] / n - timer, 0.0) / 1e3);
         printf("\n");
 }
 
