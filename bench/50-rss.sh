@@ -110,7 +110,10 @@ else
 fi
 "$PY" - "$out/peaks" <<'PY'
 import sys
-peak = dict(line.rstrip('\n').split('|') for line in open(sys.argv[1]))
+try:
+    peak = dict(line.rstrip('\n').split('|') for line in open(sys.argv[1]))
+except FileNotFoundError:
+    sys.exit('nothing was measured')
 mb = {k: int(v) / 1024 for k, v in peak.items()}
 gpu = mb.get('vigil host + healthy-1gpu (simulated NVML)')
 gpu_l = mb.get('vigil host + healthy-1gpu --listen')
@@ -118,11 +121,11 @@ if gpu is not None:
     print(f"target: vigil host + 1 GPU under 4 MB: {gpu:.2f} MB "
           f"({'met' if gpu < 4 else 'MISSED'}); with --listen {gpu_l:.2f} MB "
           f"({'met' if gpu_l < 4 else 'MISSED'})")
-else:
+elif 'vigil host' in mb:
     print(f"target: vigil host + 1 GPU under 4 MB: not measured (no GPU source); "
           f"host alone {mb['vigil host']:.2f} MB ({'under' if mb['vigil host'] < 4 else 'OVER'} 4 MB)")
 for other in ('reference monitor_player.py (0.2 s loop)', 'node_exporter, the 6 host collectors'):
-    if other in mb:
+    if other in mb and 'vigil host' in mb and 'vigil host + Pi --listen' in mb:
         print(f"  {other}: {mb[other]:.2f} MB = {mb[other] / mb['vigil host']:.1f}x vigil host, "
               f"{mb[other] / mb['vigil host + Pi --listen']:.1f}x vigil host + Pi --listen")
 PY
