@@ -68,8 +68,12 @@ static int setup(const char *lib, const char *log_dir)
 /* level 0: the sources; 1: and the detectors; 2: and the sinks. */
 static void one_sample(struct tick *t, int level)
 {
-        t->mono_ns = now_mono_ns();
-        t->real_ns = now_real_ns();
+        /* The daemon reads the clocks once per tick whatever runs: not the source's
+         * cost, and not the floor's either. */
+        if (level > 0) {
+                t->mono_ns = now_mono_ns();
+                t->real_ns = now_real_ns();
+        }
         for (size_t i = 0; vigil_sources[i] && i < MAX_PLUG; i++)
                 if (src_on[i])
                         vigil_sources[i]->sample(src_state[i], &ctx, t);
