@@ -38,7 +38,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test bench fuzz soak clean format format-check cross
+.PHONY: all run test check unit install deps deps-test deps-bench bench fuzz soak clean format format-check cross
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -91,6 +91,9 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+deps-bench:
+	@scripts/deps.sh bench
+
 run: deps
 	$(MAKE) all
 	@scripts/run-here.sh $(BUILD)/vigil
@@ -117,8 +120,9 @@ install: all
 	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
 	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example
 
-bench: all $(BENCH_BIN)
-	@bench/run.sh
+bench: deps-bench
+	$(MAKE) all $(BENCH_BIN)
+	@BUILD=$(BUILD) bench/run.sh
 
 fuzz:
 	@fuzz/run.sh $(FUZZ_SECONDS)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Install the Debian packages vigil needs that are missing.
-# Usage: scripts/deps.sh build|test
+# Usage: scripts/deps.sh build|test|bench
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lists=("$here/packages.build")
-[ "${1:-build}" = test ] && lists+=("$here/packages.test")
+case "${1:-build}" in
+test) lists+=("$here/packages.test") ;;
+bench) lists+=("$here/packages.bench") ;;
+esac
 
 missing=()
 for pkg in $(grep -hv '^\s*#' "${lists[@]}" | awk 'NF {print $1}'); do

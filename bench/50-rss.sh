@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Peak resident memory (VmHWM of /proc/PID/status, read just before the process is
+# stopped) of vigil in its configurations, of the reference Pi monitor running its own
+# main loop, and of node_exporter, all measured the same way in one run. Each runs
+# RSS_SECONDS; the HTTP servers are scraped 20 times first. RssAnon/RssFile (current,
+# not peak) show what the peak is made of: file pages are mostly shared libraries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${BUILD:-build}
+PY=${BENCH_PYTHON:-/usr/bin/python3}
+SECS=${RSS_SECONDS:-4}
+NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter || true)}
+out=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$out"
+}
+trap cleanup EXIT
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+scrape() { # PORT N: N scrapes once /metrics answers
+	"$PY" - "$1" "$2" <<'PY'
+import http.client, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+for _ in range(100):
+    try:
+        c = http.client.HTTPConnection('127.0.0.1', port, timeout=2)
+        for _ in range(n):
+            c.request('GET', '/metrics', headers={'Accept-Encoding': 'gzip'})
+            c.getresponse().read()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)
+PY
+}
+# measure LABEL PORT|- COMMAND...: run, scrape PORT if given, read VmHWM, stop.
+measure() {
+	local label=$1 port=$2
+	shift 2
+	"$@" >/dev/null 2>"$out/err" &
+	local pid=$!
+	pids+=("$pid")
+	sleep "$SECS"
+	[ "$port" = - ] || scrape "$port" 20 || echo "  ($label: no /metrics answer)"
+	if [ ! -r "/proc/$pid/status" ]; then
+		echo "  $label: exited early: $(tail -1 "$out/err")"
+		return
+	fi
+	awk -v l="$label" '/^VmHWM/ {h = $2} /^RssAnon/ {a = $2} /^RssFile/ {f = $2}
+		/^RssShmem/ {s = $2} END {
+		printf "  %-44s %6.2f MB peak  (now: anon %.2f, file %.2f, shmem %.2f MB)\n",
+			l, h / 1024, a / 1024, f / 1024, s / 1024 }' "/proc/$pid/status"
+	awk -v l="$label" '/^VmHWM/ {print l "|" $2}' "/proc/$pid/status" >>"$out/peaks"
+	if [ -n "${BREAKDOWN:-}" ]; then # the largest mappings by resident size
+		awk '/^[0-9a-f]+-[0-9a-f]+ / {n = $6 == "" ? "[anon]" : $6; sub(".*/", "", n)}
+			/^Rss:/ {r[n] += $2} END {for (n in r) if (r[n] >= 64) print r[n], n}' \
+			"/proc/$pid/smaps" | sort -rn | head -12 |
+			awk '{s = s sprintf("%s %d, ", $2, $1)} END {print "      kB: " s}'
+		BREAKDOWN=
+	fi
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+V=("$B/vigil" --no-log --quiet --interval 0.1)
+pi=(--root "$PWD/tests/fixtures/pi4-healthy")
+echo "-- vigil (sampling at 100 ms)"
+BREAKDOWN=1 measure "vigil host" - "${V[@]}"
+p=$(free_port)
+measure "vigil host --listen" "$p" "${V[@]}" --listen "127.0.0.1:$p"
+measure "vigil host + Pi (pi4-healthy fixture)" - "${V[@]}" "${pi[@]}"
+p=$(free_port)
+measure "vigil host + Pi --listen" "$p" "${V[@]}" "${pi[@]}" --listen "127.0.0.1:$p"
+if grep -q 'source_nvml' src/core/registry.c && [ -f "$B/nvml-sim/libnvidia-ml.so.1" ]; then
+	for scn in healthy-1gpu healthy-8gpu; do
+		export VIGIL_NVML_SCENARIO=$PWD/tests/nvml-sim/scenarios/$scn
+		g=(--nvml "$PWD/$B/nvml-sim/libnvidia-ml.so.1")
+		measure "vigil host + $scn (simulated NVML)" - "${V[@]}" "${g[@]}"
+		p=$(free_port)
+		measure "vigil host + $scn --listen" "$p" "${V[@]}" "${g[@]}" --listen "127.0.0.1:$p"
+	done
+	unset VIGIL_NVML_SCENARIO
+else
+	echo "  (no GPU source in this tree: the GPU configurations are not measured)"
+fi
+
+echo "-- the others"
+seed=
+for d in "${SEEDS:-}" ../shared/seeds /work/shared/seeds; do
+	[ -n "$d" ] && seed=$(ls "$d"/004_*.txt 2>/dev/null | head -1 || true)
+	[ -n "$seed" ] && break
+done
+if [ -n "$seed" ] && "$PY" -c 'import psutil' 2>/dev/null; then
+	awk 'f || /^"""/ {f = 1; print}' "$seed" >"$out/monitor_player.py"
+	PATH="$PWD/tests/fixtures/bin:$PATH" measure "reference monitor_player.py (0.2 s loop)" - \
+		"$PY" "$out/monitor_player.py" --interval 0.2 --quiet
+else
+	echo "  (reference monitor not measured: seeds/004_*.txt or python3-psutil missing)"
+fi
+if [ -n "$NE" ]; then
+	p=$(free_port)
+	measure "node_exporter, the 6 host collectors" "$p" "$NE" --web.listen-address="127.0.0.1:$p" \
+		--collector.disable-defaults --collector.cpu --collector.meminfo --collector.loadavg \
+		--collector.hwmon --collector.thermal_zone --collector.cpufreq
+	p=$(free_port)
+	measure "node_exporter, default collectors" "$p" "$NE" --web.listen-address="127.0.0.1:$p"
+else
+	echo "  (node_exporter not installed)"
+fi
+"$PY" - "$out/peaks" <<'PY'
+import sys
+try:
+    peak = dict(line.rstrip('\n').split('|') for line in open(sys.argv[1]))
+except FileNotFoundError:
+    sys.exit('nothing was measured')
+mb = {k: int(v) / 1024 for k, v in peak.items()}
+gpu = mb.get('vigil host + healthy-1gpu (simulated NVML)')
+gpu_l = mb.get('vigil host + healthy-1gpu --listen')
+if gpu is not None:
+    print(f"target: vigil host + 1 GPU under 4 MB: {gpu:.2f} MB "
+          f"({'met' if gpu < 4 else 'MISSED'}); with --listen {gpu_l:.2f} MB "
+          f"({'met' if gpu_l < 4 else 'MISSED'})")
+elif 'vigil host' in mb:
+    print(f"target: vigil host + 1 GPU under 4 MB: not measured (no GPU source); "
+          f"host alone {mb['vigil host']:.2f} MB ({'under' if mb['vigil host'] < 4 else 'OVER'} 4 MB)")
+for other in ('reference monitor_player.py (0.2 s loop)', 'node_exporter, the 6 host collectors'):
+    if other in mb and 'vigil host' in mb and 'vigil host + Pi --listen' in mb:
+        print(f"  {other}: {mb[other]:.2f} MB = {mb[other] / mb['vigil host']:.1f}x vigil host, "
+              f"{mb[other] / mb['vigil host + Pi --listen']:.1f}x vigil host + Pi --listen")
+PY
