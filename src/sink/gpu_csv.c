@@ -15,7 +15,8 @@ struct gpu_csv {
         unsigned n;
         struct csvlog log[VIGIL_MAX_GPUS];
         unsigned nfans[VIGIL_MAX_GPUS]; /* fan column pairs in each open file */
-        char header[1024];
+        char header[VIGIL_MAX_GPUS][1024]; /* built when a file is opened, reused per row */
+        size_t header_len[VIGIL_MAX_GPUS];
         char row[2048];
 };
 
@@ -39,15 +40,20 @@ static int gpu_csv_init(struct vigil_ctx *ctx, void **ret_state)
 static int write_one(struct gpu_csv *s, unsigned slot, const struct gpu_frame *g)
 {
         struct strbuf hb, rb;
-        if (s->log[slot].fd < 0)
+        if (s->log[slot].fd < 0 || !s->header_len[slot]) {
+                /* A new file takes the GPU's current fan count; its header is kept. */
                 s->nfans[slot] = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
-        sb_init_fixed(&hb, s->header, sizeof(s->header));
-        gpu_row_header(&hb, s->nfans[slot]);
+                sb_init_fixed(&hb, s->header[slot], sizeof(s->header[slot]));
+                gpu_row_header(&hb, s->nfans[slot]);
+                if (hb.overflow)
+                        return -E2BIG;
+                s->header_len[slot] = hb.len;
+        }
         sb_init_fixed(&rb, s->row, sizeof(s->row));
         gpu_row_csv(&rb, g, s->nfans[slot]);
-        if (hb.overflow || rb.overflow)
+        if (rb.overflow)
                 return -E2BIG;
-        return csvlog_write(&s->log[slot], g->sampled_real_ns, s->header, s->row, rb.len);
+        return csvlog_write(&s->log[slot], g->sampled_real_ns, s->header[slot], s->row, rb.len);
 }
 
 static int gpu_csv_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
