@@ -14,7 +14,7 @@
 struct gpu_csv {
         unsigned n;
         struct csvlog log[VIGIL_MAX_GPUS];
-        unsigned nfans[VIGIL_MAX_GPUS]; /* fan column pairs in each open file */
+        unsigned nfans[VIGIL_MAX_GPUS];    /* fan column pairs in each open file */
         char header[VIGIL_MAX_GPUS][1024]; /* built when a file is opened, reused per row */
         size_t header_len[VIGIL_MAX_GPUS];
         char row[2048];
