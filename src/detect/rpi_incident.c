@@ -210,8 +210,7 @@ static void section_history(struct snapshot *s, const struct incident *in)
         }
 }
 
-static void print_value(struct snapshot *s, const char *key, double v, double scale,
-                        int decimals)
+static void print_value(struct snapshot *s, const char *key, double v, double scale, int decimals)
 {
         snapshot_printf(s, " %s=", key);
         if (VAL_OK(v))
