@@ -26,6 +26,12 @@
  * persistence mode can take 1-3 s, which the 2 s floor mostly covers, and which is then
  * reported as a hang, not lost).
  *
+ * Cost, measured with bench/60-gpu.sh on the simulator (2-core VM): the handoff (a
+ * condition-variable wake each way and two job copies) is about 14 us of CPU per GPU
+ * sample, against 0.7 us for the simulator's 24 calls themselves; the daemon with 8
+ * GPUs at 100 ms went from 0.28 % to 0.41 % of a core. The price of one GPU never
+ * stopping the others.
+ *
  * Exit: an idle or done worker is told to quit and joined. A worker still inside a call
  * cannot be stopped: it is detached and abandoned; it owns its struct (and its copy of
  * the function table) from then on, and frees them if the call ever returns. */
