@@ -2,6 +2,14 @@
  * reads every field of each selected GPU (nvml_read.c) into frame->gpus[slot]:
  *   gpu0 45 C (max 90), 85.00/600 W, P8, 1200/9000 MHz, 10/5 %, fans 30/30 %, reasons 0x1
  *
+ * The calls about a GPU run on that GPU's worker thread (nvml_worker.h: the handoff, the
+ * wait bound and the hang threshold), so a call that hangs in the driver stops only that
+ * GPU: its sample is a failure, "NVML call hung for N s", on the back-off below, while
+ * the other GPUs and the host keep their cadence; when the call returns its sample is
+ * published and the GPU goes on. nvmlInit, the GPU count and the driver version at start
+ * stay on the main thread. The state in ctx->nvml stays main-thread state: a job works
+ * on a copy of its GPU's, merged back when the result is collected.
+ *
  * Failures follow the reference logger's run() loop, per GPU: a sample the GPU does not
  * answer is a failed sample (ok = false, error = NVML's text), never a row of zeros;
  * after a failure the GPU is asked again only after min(5 intervals, 5 s), and after
@@ -10,12 +18,14 @@
  * again its identity, thresholds and fan count are read anew. Messages about failures
  * and recoveries come from the GPU rules (detect/gpu_rules.c), which see the frame. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collect/nvml.h"
 #include "collect/nvml_lib.h"
 #include "collect/nvml_read.h"
+#include "collect/nvml_worker.h"
 #include "core/vigil.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -29,6 +39,10 @@
 struct nvml_source {
         struct nvml_shared sh;
         struct vigil_ctx *ctx;
+        struct nvml_worker *worker[VIGIL_MAX_GPUS];
+        bool reidentify[VIGIL_MAX_GPUS]; /* answered again after a hang: re-read identity */
+        int64_t wait_ns, hang_ns;        /* nvml_worker_wait_ns, nvml_worker_hang_ns */
+        unsigned hung_at_exit;           /* workers abandoned inside a call */
 };
 
 /* The GPUs --gpu selects, in NVML index order as listed. */
@@ -59,15 +73,20 @@ static void select_gpus(struct nvml_shared *sh, const char *list, unsigned count
         }
 }
 
+static void set_driver_version(struct nvml_shared *sh, const char *v)
+{
+        if (strcmp(v, sh->driver_version) != 0) {
+                copy_bounded(sh->driver_version, sizeof(sh->driver_version), v, strlen(v));
+                sh->driver_gen++;
+        }
+}
+
 static void read_driver_version(struct nvml_shared *sh)
 {
         char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
         if (sh->lib.driver_version && sh->lib.driver_version(v, sizeof(v)) == NVML_SUCCESS) {
                 v[sizeof(v) - 1] = '\0';
-                if (strcmp(v, sh->driver_version) != 0) {
-                        memcpy(sh->driver_version, v, sizeof(v));
-                        sh->driver_gen++;
-                }
+                set_driver_version(sh, v);
         }
 }
 
@@ -79,24 +98,6 @@ static void publish_identity(const struct nvml_gpu *gpu, struct gpu_frame *g)
         memcpy(g->name, gpu->name, sizeof(g->name));
         memcpy(g->uuid, gpu->uuid, sizeof(g->uuid));
         memcpy(g->pci_bus_id, gpu->pci_bus_id, sizeof(g->pci_bus_id));
-}
-
-/* Get the handle and the static facts of one GPU. 0 or the NVML code that failed (the
- * handle stays NULL then, so the next try starts over). */
-static nvmlReturn_t acquire(struct nvml_shared *sh, struct nvml_gpu *gpu)
-{
-        nvmlDevice_t h = NULL;
-        nvmlReturn_t r = sh->lib.get_handle(gpu->index, &h);
-        if (r != NVML_SUCCESS)
-                return r;
-        gpu->handle = h;
-        r = nvml_read_identity(&sh->lib, gpu);
-        if (r != NVML_SUCCESS) {
-                gpu->handle = NULL;
-                return r;
-        }
-        gpu->handle_gen++;
-        return NVML_SUCCESS;
 }
 
 static void log_gpu(const struct nvml_shared *sh, const struct nvml_gpu *gpu, nvmlReturn_t r)
@@ -143,6 +144,49 @@ static int start_nvml(struct nvml_source *s, const struct vigil_options *o, enum
         return 0;
 }
 
+static void stop_workers(struct nvml_source *s)
+{
+        for (unsigned i = 0; i < s->sh.ngpus; i++) {
+                if (!nvml_worker_stop(s->worker[i]))
+                        s->hung_at_exit++;
+                s->worker[i] = NULL;
+        }
+}
+
+static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
+                      const struct tick *t);
+
+/* Start the workers and let each acquire its GPU, all at once, waiting at most the hang
+ * threshold: a GPU still busy then is named and collected at a later tick. */
+static int start_workers(struct nvml_source *s, struct vigil_ctx *ctx)
+{
+        struct nvml_job job;
+        int64_t now = now_mono_ns();
+        for (unsigned i = 0; i < s->sh.ngpus; i++) {
+                int r = nvml_worker_start(&s->worker[i], &s->sh.lib);
+                if (r < 0) {
+                        vlog(LOG_ERR, "NVML: cannot start a worker thread: %s", strerror(-r));
+                        stop_workers(s);
+                        return r;
+                }
+                memset(&job, 0, sizeof(job));
+                job.gpu = s->sh.gpu[i];
+                job.g = ctx->frame->gpus[i];
+                nvml_worker_submit(s->worker[i], &job, now);
+        }
+        for (unsigned i = 0; i < s->sh.ngpus; i++) {
+                if (!nvml_worker_wait(s->worker[i], now + s->hang_ns)) {
+                        vlog(LOG_WARN,
+                             "gpu%u: not answering at start: NVML call still running after %lld s",
+                             s->sh.gpu[i].index, (long long)(s->hang_ns / NSEC_PER_SEC));
+                        continue;
+                }
+                nvml_worker_collect(s->worker[i], &job);
+                apply_job(s, i, &job, NULL);
+        }
+        return 0;
+}
+
 static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
 {
         const struct vigil_options *o = ctx->opt;
@@ -165,22 +209,27 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
                 free(s);
                 return -ENODEV;
         }
+        s->ctx = ctx;
+        s->wait_ns = nvml_worker_wait_ns(o->gpu_interval_ns);
+        s->hang_ns = nvml_worker_hang_ns(o->gpu_interval_ns);
         read_driver_version(&s->sh);
         ctx->frame->ngpus = s->sh.ngpus;
-        for (unsigned i = 0; i < s->sh.ngpus; i++) {
-                struct nvml_gpu *gpu = &s->sh.gpu[i];
-                nvmlReturn_t nr = acquire(&s->sh, gpu);
-                log_gpu(&s->sh, gpu, nr);
-                publish_identity(gpu, &ctx->frame->gpus[i]);
+        for (unsigned i = 0; i < s->sh.ngpus; i++)
+                publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);
+        r = start_workers(s, ctx);
+        if (r < 0) {
+                if (!s->hung_at_exit)
+                        s->sh.lib.shutdown();
+                free(s);
+                return r;
         }
-        s->ctx = ctx;
         ctx->nvml = &s->sh;
         *ret_state = s;
         return 0;
 }
 
 static void on_failure(struct nvml_source *s, struct nvml_gpu *gpu, struct gpu_frame *g,
-                       nvmlReturn_t err, const struct tick *t)
+                       const char *error, const struct tick *t)
 {
         int64_t iv = s->ctx->opt->gpu_interval_ns;
         int64_t wait = iv * RETRY_INTERVALS < RETRY_MAX_NS ? iv * RETRY_INTERVALS : RETRY_MAX_NS;
@@ -193,73 +242,119 @@ static void on_failure(struct nvml_source *s, struct nvml_gpu *gpu, struct gpu_f
         /* Half an interval early, so a tick that is a little less late still counts. */
         gpu->next_try_mono_ns = t->mono_ns + wait - iv / 2;
         g->ok = false;
-        const char *e = nvml_lib_strerror(&s->sh.lib, err);
-        copy_bounded(g->error, sizeof(g->error), e, strlen(e));
+        copy_bounded(g->error, sizeof(g->error), error, strlen(error));
 }
 
-static void on_success(struct nvml_source *s, struct nvml_gpu *gpu, struct gpu_frame *g)
+static void on_success(struct nvml_source *s, unsigned slot, const struct nvml_job *job,
+                       struct gpu_frame *g)
 {
+        struct nvml_gpu *gpu = &s->sh.gpu[slot];
         g->ok = true;
-        if (gpu->consecutive_failures > 0) {
-                /* Answering again: it may have been reset; read what it is now. */
-                gpu->handle_gen++;
-                nvml_read_identity(&s->sh.lib, gpu);
-                read_driver_version(&s->sh);
-                publish_identity(gpu, g);
-        }
+        /* Answering again without its identity read anew (the job was in flight when the
+         * failures were counted: a hang): the next job reads it. */
+        s->reidentify[slot] = gpu->consecutive_failures > 0 && !job->identified;
         gpu->consecutive_failures = 0;
         gpu->next_try_mono_ns = 0;
 }
 
-/* A failing GPU gets a fresh handle before it is asked again. */
-static nvmlReturn_t reacquire(struct nvml_shared *sh, struct nvml_gpu *gpu)
+static void finish_sample(struct nvml_source *s, unsigned slot, struct gpu_frame *g,
+                          const struct tick *t)
 {
-        nvmlDevice_t h = NULL;
-        nvmlReturn_t r = sh->lib.get_handle(gpu->index, &h);
-        if (r == NVML_SUCCESS)
-                gpu->handle = h;
-        return r;
+        g->sampled = true;
+        g->sampled_real_ns = t->real_ns;
+        g->consecutive_failures = s->sh.gpu[slot].consecutive_failures;
+        g->crash_seq = s->sh.gpu[slot].crash_seq;
 }
 
-static bool sample_one(struct nvml_source *s, unsigned slot, const struct tick *t)
+/* A finished job: what it learnt goes back into the GPU's state; a sample job's
+ * result is this tick's sample (t is NULL for the acquiring job at start). */
+static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
+                      const struct tick *t)
 {
         struct nvml_gpu *gpu = &s->sh.gpu[slot];
         struct gpu_frame *g = &s->ctx->frame->gpus[slot];
-        struct nvml_read_result res;
-        nvmlReturn_t err = NVML_SUCCESS;
-        gpu_frame_clear(g);
-        g->sampled = true;
-        g->sampled_real_ns = t->real_ns;
-        if (!gpu->handle) { /* not answering at start: identify it once it does */
-                err = acquire(&s->sh, gpu);
-                if (err == NVML_SUCCESS)
+        nvml_gpu_merge(gpu, &job->gpu);
+        if (job->have_driver)
+                set_driver_version(&s->sh, job->driver_version);
+        if (!job->sample) { /* the first acquisition */
+                log_gpu(&s->sh, gpu, job->err);
+                if (job->identified)
                         publish_identity(gpu, g);
-        } else if (gpu->consecutive_failures > 0) {
-                err = reacquire(&s->sh, gpu);
+                return;
         }
-        if (err == NVML_SUCCESS) {
-                nvml_read_sample(&s->sh.lib, gpu, g, &res);
-                nvml_read_failed(&res, &err);
-        }
-        if (err != NVML_SUCCESS)
-                on_failure(s, gpu, g, err, t);
+        *g = job->g;
+        if (job->identified)
+                publish_identity(gpu, g);
+        if (job->err != NVML_SUCCESS)
+                on_failure(s, gpu, g, nvml_lib_strerror(&s->sh.lib, job->err), t);
         else
-                on_success(s, gpu, g);
-        g->consecutive_failures = gpu->consecutive_failures;
-        g->crash_seq = gpu->crash_seq;
-        return err == NVML_SUCCESS;
+                on_success(s, slot, job, g);
+        finish_sample(s, slot, g, t);
+}
+
+/* The GPU's worker has been inside one call for longer than the hang threshold. */
+static void publish_hung(struct nvml_source *s, unsigned slot, int64_t busy_since,
+                         const struct tick *t)
+{
+        struct gpu_frame *g = &s->ctx->frame->gpus[slot];
+        char msg[64];
+        gpu_frame_clear(g);
+        snprintf(msg, sizeof(msg), "NVML call hung for %lld s",
+                 (long long)((t->mono_ns - busy_since) / NSEC_PER_SEC));
+        on_failure(s, &s->sh.gpu[slot], g, msg, t);
+        finish_sample(s, slot, g, t);
+}
+
+static void submit(struct nvml_source *s, unsigned slot, struct nvml_job *job, const struct tick *t)
+{
+        const struct nvml_gpu *gpu = &s->sh.gpu[slot];
+        memset(job, 0, sizeof(*job));
+        job->gpu = *gpu;
+        job->g = s->ctx->frame->gpus[slot];
+        job->sample = true;
+        job->reacquire = gpu->consecutive_failures > 0;
+        job->reidentify = gpu->consecutive_failures > 0 || s->reidentify[slot];
+        nvml_worker_submit(s->worker[slot], job, t->mono_ns);
 }
 
 static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct nvml_source *s = state;
+        struct nvml_job job;
+        bool submitted[VIGIL_MAX_GPUS] = {false}, any = false;
+        int64_t busy_since = 0;
+        for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
+                ctx->frame->gpus[slot].sampled = false;
+                enum nvml_worker_state st = nvml_worker_state(s->worker[slot], &busy_since);
+                switch (nvml_worker_plan(st, busy_since, t->mono_ns,
+                                         s->sh.gpu[slot].next_try_mono_ns, s->hang_ns)) {
+                case NA_COLLECT:
+                        nvml_worker_collect(s->worker[slot], &job);
+                        apply_job(s, slot, &job, t);
+                        break;
+                case NA_HUNG:
+                        publish_hung(s, slot, busy_since, t);
+                        break;
+                case NA_SUBMIT:
+                        submit(s, slot, &job, t);
+                        submitted[slot] = any = true;
+                        break;
+                case NA_NONE:
+                        break;
+                }
+        }
+        /* One deadline for all: the GPUs answer in parallel. */
+        int64_t deadline = any ? now_mono_ns() + s->wait_ns : 0;
+        for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
+                if (!submitted[slot] || !nvml_worker_wait(s->worker[slot], deadline))
+                        continue;
+                nvml_worker_collect(s->worker[slot], &job);
+                apply_job(s, slot, &job, t);
+        }
         bool all_ok = true;
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
-                struct gpu_frame *g = &ctx->frame->gpus[slot];
-                g->sampled = false;
-                if (t->mono_ns < s->sh.gpu[slot].next_try_mono_ns)
-                        continue;
-                all_ok &= sample_one(s, slot, t);
+                const struct gpu_frame *g = &ctx->frame->gpus[slot];
+                all_ok &= !g->sampled || g->ok;
         }
         return all_ok ? 0 : -EIO;
 }
@@ -271,7 +366,15 @@ static void nvml_fini(void *state)
                 return;
         if (s->ctx && s->ctx->nvml == &s->sh)
                 s->ctx->nvml = NULL;
-        s->sh.lib.shutdown();
+        stop_workers(s);
+        /* A worker still inside a call is left running (nvml_worker.h); the driver is not
+         * shut down under it. */
+        if (s->hung_at_exit)
+                vlog(LOG_WARN,
+                     "NVML: %u GPU call(s) still hung at exit: left running, nvmlShutdown skipped",
+                     s->hung_at_exit);
+        else
+                s->sh.lib.shutdown();
         /* The library stays mapped until exit: a driver keeps state (and threads) past
          * nvmlShutdown, which unloading would cut off. */
         free(s);

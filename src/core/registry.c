@@ -38,11 +38,13 @@ const struct vigil_source *const vigil_sources[] = {
 
 /* Detectors: read the frame after all sources, raise flags and events. */
 extern const struct vigil_detector vigil_detector_rpi;
+extern const struct vigil_detector vigil_detector_rpi_incident;
 extern const struct vigil_detector vigil_detector_trend;
 extern const struct vigil_detector detector_gpu_rules;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi,       /* Pi thresholds and /dev/shm, every machine */
+        &vigil_detector_rpi_incident, /* incidents/ snapshots on the same rules */
         &vigil_detector_trend,     /* leak trends; the exit summary */
         &detector_gpu_rules,       /* the GPU logger's flags and counters */
         NULL,

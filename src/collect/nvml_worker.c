@@ -1,0 +1,248 @@
+/* Per-GPU NVML worker threads and the job they run. See nvml_worker.h. A job reads
+ * what nvml_read.c reads, one GPU, e.g.
+ *   gpu1: handle 0x..., temperature 45 C, power 85000 mW, ... (24 calls) */
+#include "collect/nvml_worker.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collect/nvml_read.h"
+#include "core/vigil.h"
+#include "util/clock.h"
+
+#define WAIT_MAX_NS (50 * NSEC_PER_MSEC)
+#define HANG_MIN_NS (2 * NSEC_PER_SEC)
+#define HANG_IVS    2
+
+struct nvml_worker {
+        pthread_mutex_t lock;
+        pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast at every state change */
+        pthread_t thread;
+        struct nvml_lib lib; /* its own copy: it may outlive the source (abandoned) */
+        enum nvml_worker_state state;
+        bool quit;      /* main loop: end the thread (only while not BUSY) */
+        bool abandoned; /* main loop gave up on a BUSY worker: it frees itself */
+        int64_t busy_since;
+        struct nvml_job job; /* the worker's while BUSY, the main loop's otherwise */
+};
+
+/* Get the handle and the static facts of the GPU. 0 or the NVML code that failed (the
+ * handle stays NULL then, so the next try starts over). */
+static nvmlReturn_t acquire(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+{
+        nvmlDevice_t h = NULL;
+        nvmlReturn_t r = lib->get_handle(gpu->index, &h);
+        if (r != NVML_SUCCESS)
+                return r;
+        gpu->handle = h;
+        r = nvml_read_identity(lib, gpu);
+        if (r != NVML_SUCCESS) {
+                gpu->handle = NULL;
+                return r;
+        }
+        gpu->handle_gen++;
+        return NVML_SUCCESS;
+}
+
+/* A failing GPU gets a fresh handle before it is asked again. */
+static nvmlReturn_t reacquire(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+{
+        nvmlDevice_t h = NULL;
+        nvmlReturn_t r = lib->get_handle(gpu->index, &h);
+        if (r == NVML_SUCCESS)
+                gpu->handle = h;
+        return r;
+}
+
+static void read_driver(const struct nvml_lib *lib, struct nvml_job *job)
+{
+        char v[sizeof(job->driver_version)] = "";
+        if (lib->driver_version && lib->driver_version(v, sizeof(v)) == NVML_SUCCESS) {
+                v[sizeof(v) - 1] = '\0';
+                memcpy(job->driver_version, v, sizeof(v));
+                job->have_driver = true;
+        }
+}
+
+void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
+{
+        struct nvml_gpu *gpu = &job->gpu;
+        nvmlReturn_t err = NVML_SUCCESS;
+        job->identified = job->have_driver = false;
+        if (!gpu->handle) { /* not answering so far: identify it once it does */
+                err = acquire(lib, gpu);
+                job->identified = err == NVML_SUCCESS;
+        } else if (job->reacquire) {
+                err = reacquire(lib, gpu);
+        }
+        if (err == NVML_SUCCESS && job->sample) {
+                struct nvml_read_result res;
+                gpu_frame_clear(&job->g);
+                nvml_read_sample(lib, gpu, &job->g, &res);
+                nvml_read_failed(&res, &err);
+                if (err == NVML_SUCCESS && job->reidentify) {
+                        /* Answering again: it may have been reset; read what it is now. */
+                        gpu->handle_gen++;
+                        nvml_read_identity(lib, gpu);
+                        read_driver(lib, job);
+                        job->identified = true;
+                }
+        }
+        job->err = err;
+}
+
+void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src)
+{
+        unsigned failures = dst->consecutive_failures;
+        uint64_t failed = dst->failed_samples, crash_seq = dst->crash_seq;
+        int64_t next_try = dst->next_try_mono_ns;
+        *dst = *src;
+        dst->consecutive_failures = failures;
+        dst->failed_samples = failed;
+        dst->crash_seq = crash_seq;
+        dst->next_try_mono_ns = next_try;
+}
+
+enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since, int64_t now,
+                                  int64_t next_try, int64_t hang_ns)
+{
+        switch (st) {
+        case NW_DONE:
+                return NA_COLLECT;
+        case NW_BUSY:
+                return now - busy_since >= hang_ns && now >= next_try ? NA_HUNG : NA_NONE;
+        case NW_IDLE:
+                break;
+        }
+        return now >= next_try ? NA_SUBMIT : NA_NONE;
+}
+
+int64_t nvml_worker_wait_ns(int64_t interval_ns)
+{
+        return interval_ns / 2 < WAIT_MAX_NS ? interval_ns / 2 : WAIT_MAX_NS;
+}
+
+int64_t nvml_worker_hang_ns(int64_t interval_ns)
+{
+        return interval_ns * HANG_IVS > HANG_MIN_NS ? interval_ns * HANG_IVS : HANG_MIN_NS;
+}
+
+static void worker_free(struct nvml_worker *w)
+{
+        pthread_cond_destroy(&w->cond);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+}
+
+static void *worker_main(void *arg)
+{
+        struct nvml_worker *w = arg;
+        pthread_mutex_lock(&w->lock);
+        for (;;) {
+                while (w->state != NW_BUSY && !w->quit)
+                        pthread_cond_wait(&w->cond, &w->lock);
+                if (w->quit)
+                        break;
+                pthread_mutex_unlock(&w->lock);
+                nvml_job_run(&w->lib, &w->job);
+                pthread_mutex_lock(&w->lock);
+                if (w->abandoned) {
+                        pthread_mutex_unlock(&w->lock);
+                        worker_free(w);
+                        return NULL;
+                }
+                w->state = NW_DONE;
+                pthread_cond_broadcast(&w->cond);
+        }
+        pthread_mutex_unlock(&w->lock);
+        return NULL;
+}
+
+int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
+{
+        struct nvml_worker *w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->lib = *lib;
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&w->cond, &ca);
+        pthread_condattr_destroy(&ca);
+        pthread_mutex_init(&w->lock, NULL);
+        int r = vigil_thread_create(&w->thread, worker_main, w);
+        if (r < 0) {
+                worker_free(w);
+                return r;
+        }
+        *ret = w;
+        return 0;
+}
+
+enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_busy_since)
+{
+        pthread_mutex_lock(&w->lock);
+        enum nvml_worker_state st = w->state;
+        if (ret_busy_since)
+                *ret_busy_since = w->busy_since;
+        pthread_mutex_unlock(&w->lock);
+        return st;
+}
+
+void nvml_worker_submit(struct nvml_worker *w, const struct nvml_job *job, int64_t now)
+{
+        pthread_mutex_lock(&w->lock);
+        if (w->state == NW_IDLE) {
+                w->job = *job;
+                w->busy_since = now;
+                w->state = NW_BUSY;
+                pthread_cond_broadcast(&w->cond);
+        }
+        pthread_mutex_unlock(&w->lock);
+}
+
+bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline)
+{
+        struct timespec ts = {.tv_sec = deadline / NSEC_PER_SEC,
+                              .tv_nsec = deadline % NSEC_PER_SEC};
+        pthread_mutex_lock(&w->lock);
+        while (w->state == NW_BUSY)
+                if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) == ETIMEDOUT)
+                        break;
+        bool done = w->state == NW_DONE;
+        pthread_mutex_unlock(&w->lock);
+        return done;
+}
+
+void nvml_worker_collect(struct nvml_worker *w, struct nvml_job *ret_job)
+{
+        pthread_mutex_lock(&w->lock);
+        if (w->state == NW_DONE) {
+                *ret_job = w->job;
+                w->state = NW_IDLE;
+        }
+        pthread_mutex_unlock(&w->lock);
+}
+
+bool nvml_worker_stop(struct nvml_worker *w)
+{
+        if (!w)
+                return true;
+        pthread_mutex_lock(&w->lock);
+        if (w->state == NW_BUSY) {
+                pthread_t t = w->thread; /* w may be freed as soon as the lock is released */
+                w->abandoned = true;
+                pthread_mutex_unlock(&w->lock);
+                pthread_detach(t);
+                return false;
+        }
+        w->quit = true;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+        worker_free(w);
+        return true;
+}

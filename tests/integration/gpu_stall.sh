@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A driver call that hangs (the simulator's `stall`): GPU 1's call blocks for seconds.
+# Its sample becomes a failure row "NVML call hung for N s" (and the failure line and
+# event), GPU 0 and the host keep sampling all through the stall, and when the call
+# returns GPU 1 is recovered by the usual rules. Then a call still hung at exit: the
+# daemon exits anyway and says so. Counts rows only; no timing is asserted.
+. "$(dirname "$0")/../lib.sh"
+
+SCEN="$TOP/tests/nvml-sim/scenarios"
+if [ ! -f "$NVML_SIM" ]; then
+	not_ok "gpu_stall: the simulated NVML is not built ($NVML_SIM)"
+	exit 0
+fi
+rows() { python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))) - 1)' "$1"; }
+# two_gpus STALL_LINE: GPU 0 and 1 of healthy-8gpu, then STALL_LINE.
+two_gpus() {
+	sed -n '/^driver/p; /^gpu [01] /p' "$SCEN/healthy-8gpu"
+	grep '^set [01] ' "$SCEN/healthy-8gpu"
+	echo "$1"
+}
+# between FILE FROM TO: rows of FILE whose timestamp is in [FROM, TO] (the GPU CSV's
+# "2026/01/02 03:04:05.678" and the host CSV's "2026-01-02T03:04:05.678" both compare).
+between() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+norm = lambda s: s.replace('/', '-').replace('T', ' ')
+lo, hi = norm(sys.argv[2]), norm(sys.argv[3])
+rows = list(csv.reader(open(sys.argv[1], newline='')))[1:]
+print(sum(1 for r in rows if lo <= norm(r[0]) <= hi))
+PY
+}
+
+# --- GPU 1 stalls 4 s at step 10; the run lasts about 7 s ----------------------------
+two_gpus 'at 1 step 10 stall 4000' >"$TMP/stall.scen"
+VIGIL_NVML_SCENARIO="$TMP/stall.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
+	--gpu-interval 0.01 --interval 0.05 --count 140 --log-dir "$TMP/stall" --quiet 2>"$TMP/stall.err"
+check_eq "stall: exits 0" 0 $?
+c0=$(ls "$TMP/stall"/gpu0-*.csv 2>/dev/null | head -1)
+c1=$(ls "$TMP/stall"/gpu1-*.csv 2>/dev/null | head -1)
+host=$(ls "$TMP/stall"/host-*.csv 2>/dev/null | head -1)
+check "stall: both GPU files and the host file" test -n "$c0" -a -n "$c1" -a -n "$host"
+hung=$(grep -m1 'NVML_FAILED:NVML call hung for [0-9]* s' "$c1")
+check "stall: gpu1 has a 'hung' failure row" test -n "$hung"
+check_eq "stall: the first one says 2 s" "NVML_FAILED:NVML call hung for 2 s" \
+	"$(grep -m1 -o 'NVML_FAILED:NVML call hung[^,]*' "$c1")"
+check_eq "stall: gpu1 good rows before the stall (steps 1-9; the 10th is the stalled one)" 9 \
+	"$(awk 'NR > 1 && !/NVML_FAILED/ {n++} /NVML_FAILED/ {exit} END {print n + 0}' "$c1")"
+# The stall window, as the CSV shows it: from the first hung row to the first good row
+# after it (the stalled sample, published when the call returned).
+from=${hung%%,*}
+to=$(awk -F, -v from="$from" 'NR > 1 && $1 > from && !/NVML_FAILED/ {print $1; exit}' "$c1")
+check "stall: gpu1 answers again after the stall" test -n "$to"
+n0=$(between "$c0" "$from" "${to:-9}")
+check "stall: gpu0 kept sampling through the stall ($n0 rows)" test "$n0" -ge 20
+nh=$(between "$host" "$from" "${to:-9}")
+check "stall: the host kept sampling through the stall ($nh rows)" test "$nh" -ge 5
+check_eq "stall: gpu0 never failed" 0 "$(grep -c NVML_FAILED "$c0")"
+check "stall: gpu1 good rows after the recovery" \
+	test "$(awk -F, -v to="${to:-9}" 'NR > 1 && $1 > to && !/NVML_FAILED/' "$c1" | wc -l)" -ge 10
+check "stall: the failure line" grep -q 'gpu1: NVML FAILED — GPU crash? NVML call hung for 2 s' "$TMP/stall.err"
+check "stall: the recovery line" grep -Eq 'gpu1: GPU RECOVERED after [0-9]+ failures' "$TMP/stall.err"
+check "stall: events.log failure" grep -q 'type=NVML_FAILED gpu=1 error="NVML call hung for 2 s"' "$TMP/stall/events.log"
+check "stall: events.log recovery" grep -q 'type=GPU_RECOVERED gpu=1 failures=' "$TMP/stall/events.log"
+check "stall: nothing about gpu0" bash -c "! grep -q 'gpu0: NVML FAILED\|type=NVML_FAILED gpu=0' '$TMP/stall.err' '$TMP/stall/events.log'"
+check "stall: nothing abandoned at exit" bash -c "! grep -q 'still hung at exit' '$TMP/stall.err'"
+
+# --- a call still hung at exit: the daemon leaves it and exits -----------------------
+two_gpus 'at 1 step 5 stall 600000' >"$TMP/forever.scen"
+VIGIL_NVML_SCENARIO="$TMP/forever.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
+	--gpu-interval 0.01 --interval 0.05 --count 60 --log-dir "$TMP/forever" --quiet \
+	2>"$TMP/forever.err"
+check_eq "hung at exit: exits 0" 0 $?
+check "hung at exit: said so" grep -q 'NVML: 1 GPU call(s) still hung at exit: left running, nvmlShutdown skipped' "$TMP/forever.err"
+check "hung at exit: the failure row" grep -q 'NVML_FAILED:NVML call hung for' "$TMP/forever"/gpu1-*.csv
+check "hung at exit: gpu0 rows" test "$(rows "$(ls "$TMP/forever"/gpu0-*.csv | head -1)")" -ge 100

@@ -1,0 +1,320 @@
+/* Unit tests: the NVML worker's handoff (collect/nvml_worker.c). The decisions are pure
+ * functions tested on numbers; the job runs on a fake function table; the thread's
+ * states are driven with a fake call that blocks until the test opens a gate, so no
+ * test depends on how fast anything runs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collect/nvml_worker.h"
+#include "util/clock.h"
+
+#define MS NSEC_PER_MSEC
+#define S  NSEC_PER_SEC
+
+static struct {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool gated;  /* the temperature call blocks while the gate is closed */
+        bool open;   /* the gate */
+        bool inside; /* a call is waiting at the gate */
+        nvmlReturn_t temp_ret, handle_ret;
+        unsigned handles, temps, names, drivers;
+} fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static struct nvmlDevice_st *const dev = (struct nvmlDevice_st *)&fake;
+
+static nvmlReturn_t f_handle(unsigned i, nvmlDevice_t *d)
+{
+        (void)i;
+        pthread_mutex_lock(&fake.lock);
+        fake.handles++;
+        nvmlReturn_t r = fake.handle_ret;
+        pthread_mutex_unlock(&fake.lock);
+        if (r == NVML_SUCCESS)
+                *d = dev;
+        return r;
+}
+
+static nvmlReturn_t f_temp(nvmlDevice_t d, int s, unsigned *v)
+{
+        (void)d;
+        (void)s;
+        pthread_mutex_lock(&fake.lock);
+        fake.temps++;
+        fake.inside = true;
+        pthread_cond_broadcast(&fake.cond);
+        while (fake.gated && !fake.open)
+                pthread_cond_wait(&fake.cond, &fake.lock);
+        fake.inside = false;
+        nvmlReturn_t r = fake.temp_ret;
+        pthread_mutex_unlock(&fake.lock);
+        *v = 45;
+        return r;
+}
+
+static nvmlReturn_t f_name(nvmlDevice_t d, char *buf, unsigned n)
+{
+        (void)d;
+        pthread_mutex_lock(&fake.lock);
+        fake.names++;
+        pthread_mutex_unlock(&fake.lock);
+        snprintf(buf, n, "Fake GPU");
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t f_driver(char *buf, unsigned n)
+{
+        pthread_mutex_lock(&fake.lock);
+        fake.drivers++;
+        pthread_mutex_unlock(&fake.lock);
+        snprintf(buf, n, "999.1");
+        return NVML_SUCCESS;
+}
+
+static struct nvml_lib lib;
+
+static int setup(void **state)
+{
+        (void)state;
+        pthread_mutex_lock(&fake.lock);
+        fake.gated = fake.open = fake.inside = false;
+        fake.temp_ret = fake.handle_ret = NVML_SUCCESS;
+        fake.handles = fake.temps = fake.names = fake.drivers = 0;
+        pthread_mutex_unlock(&fake.lock);
+        memset(&lib, 0, sizeof(lib));
+        lib.get_handle = f_handle;
+        lib.temperature = f_temp;
+        lib.name = f_name;
+        lib.driver_version = f_driver;
+        return 0;
+}
+
+static void gate_open(void)
+{
+        pthread_mutex_lock(&fake.lock);
+        fake.open = true;
+        pthread_cond_broadcast(&fake.cond);
+        pthread_mutex_unlock(&fake.lock);
+}
+
+/* Block until the worker is at the gate (it is then BUSY, inside a call). */
+static void wait_inside(void)
+{
+        pthread_mutex_lock(&fake.lock);
+        while (!fake.inside)
+                pthread_cond_wait(&fake.cond, &fake.lock);
+        pthread_mutex_unlock(&fake.lock);
+}
+
+static void new_job(struct nvml_job *job, bool have_handle)
+{
+        memset(job, 0, sizeof(*job));
+        gpu_frame_clear(&job->g);
+        job->gpu.index = 1;
+        job->gpu.handle = have_handle ? dev : NULL;
+        job->sample = true;
+}
+
+static void test_plan(void **state)
+{
+        (void)state;
+        int64_t hang = 2 * S;
+        /* A finished job is collected whatever the back-off says. */
+        assert_int_equal(nvml_worker_plan(NW_DONE, 0, 10 * S, 99 * S, hang), NA_COLLECT);
+        /* Idle: submitted once due. */
+        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 0, hang), NA_SUBMIT);
+        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 10 * S, hang), NA_SUBMIT);
+        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 10 * S + 1, hang), NA_NONE);
+        /* Busy: nothing until the hang threshold, then a failure when due. */
+        assert_int_equal(nvml_worker_plan(NW_BUSY, 9 * S, 10 * S, 0, hang), NA_NONE);
+        assert_int_equal(nvml_worker_plan(NW_BUSY, 8 * S + 1, 10 * S, 0, hang), NA_NONE);
+        assert_int_equal(nvml_worker_plan(NW_BUSY, 8 * S, 10 * S, 0, hang), NA_HUNG);
+        assert_int_equal(nvml_worker_plan(NW_BUSY, 1 * S, 10 * S, 11 * S, hang), NA_NONE);
+        assert_int_equal(nvml_worker_plan(NW_BUSY, 1 * S, 11 * S, 11 * S, hang), NA_HUNG);
+}
+
+static void test_bounds(void **state)
+{
+        (void)state;
+        assert_int_equal(nvml_worker_wait_ns(100 * MS), 50 * MS);
+        assert_int_equal(nvml_worker_wait_ns(10 * MS), 5 * MS);
+        assert_int_equal(nvml_worker_wait_ns(5 * S), 50 * MS);
+        assert_int_equal(nvml_worker_hang_ns(100 * MS), 2 * S);
+        assert_int_equal(nvml_worker_hang_ns(1 * S), 2 * S);
+        assert_int_equal(nvml_worker_hang_ns(5 * S), 10 * S);
+}
+
+static void test_merge_keeps_failure_state(void **state)
+{
+        (void)state;
+        struct nvml_gpu dst, src;
+        memset(&dst, 0, sizeof(dst));
+        memset(&src, 0, sizeof(src));
+        dst.consecutive_failures = 3;
+        dst.failed_samples = 7;
+        dst.crash_seq = 2;
+        dst.next_try_mono_ns = 12345;
+        src.handle = dev;
+        src.handle_gen = 4;
+        src.unsupported = 0x5;
+        snprintf(src.name, sizeof(src.name), "New");
+        src.consecutive_failures = 0; /* the copy the job started from */
+        nvml_gpu_merge(&dst, &src);
+        assert_ptr_equal(dst.handle, dev);
+        assert_int_equal(dst.handle_gen, 4);
+        assert_int_equal(dst.unsupported, 0x5);
+        assert_string_equal(dst.name, "New");
+        assert_int_equal(dst.consecutive_failures, 3);
+        assert_int_equal(dst.failed_samples, 7);
+        assert_int_equal(dst.crash_seq, 2);
+        assert_int_equal(dst.next_try_mono_ns, 12345);
+}
+
+static void test_job_acquires_then_samples(void **state)
+{
+        (void)state;
+        struct nvml_job job;
+        new_job(&job, false);
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_SUCCESS);
+        assert_true(job.identified);
+        assert_ptr_equal(job.gpu.handle, dev);
+        assert_int_equal(job.gpu.handle_gen, 1);
+        assert_string_equal(job.gpu.name, "Fake GPU");
+        assert_true(job.g.temp_c == 45);
+        assert_false(job.have_driver);
+        /* With a handle: no new handle, no identity. */
+        job.g.temp_c = VAL_MISSING;
+        nvml_job_run(&lib, &job);
+        assert_true(!job.identified);
+        assert_int_equal(fake.handles, 1);
+        assert_int_equal(fake.names, 1);
+        assert_int_equal(fake.temps, 2);
+        assert_true(job.g.temp_c == 45);
+}
+
+static void test_job_acquire_only(void **state)
+{
+        (void)state;
+        struct nvml_job job;
+        new_job(&job, false);
+        job.sample = false;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_SUCCESS);
+        assert_true(job.identified);
+        assert_int_equal(fake.temps, 0);
+        fake.handle_ret = NVML_ERROR_GPU_IS_LOST;
+        new_job(&job, false);
+        job.sample = false;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
+        assert_false(job.identified);
+        assert_null(job.gpu.handle);
+}
+
+static void test_job_failure_and_recovery(void **state)
+{
+        (void)state;
+        struct nvml_job job;
+        new_job(&job, true);
+        fake.temp_ret = NVML_ERROR_GPU_IS_LOST;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
+        assert_false(job.identified);
+        /* The retry: a fresh handle first; answering, so the identity is read anew. */
+        fake.temp_ret = NVML_SUCCESS;
+        job.reacquire = job.reidentify = true;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_SUCCESS);
+        assert_int_equal(fake.handles, 1);
+        assert_true(job.identified);
+        assert_int_equal(job.gpu.handle_gen, 1);
+        assert_true(job.have_driver);
+        assert_string_equal(job.driver_version, "999.1");
+        /* A failed retry does not re-identify. */
+        fake.handle_ret = NVML_ERROR_GPU_IS_LOST;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
+        assert_false(job.identified);
+        assert_false(job.have_driver);
+}
+
+static void test_worker_handoff(void **state)
+{
+        (void)state;
+        struct nvml_worker *w = NULL;
+        struct nvml_job job, out;
+        int64_t since = -1;
+        assert_int_equal(nvml_worker_start(&w, &lib), 0);
+        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
+        /* A job that completes: wait without a real deadline (an hour away). */
+        new_job(&job, true);
+        nvml_worker_submit(w, &job, 1000);
+        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
+        assert_int_equal(nvml_worker_state(w, &since), NW_DONE);
+        assert_int_equal(since, 1000);
+        memset(&out, 0, sizeof(out));
+        nvml_worker_collect(w, &out);
+        assert_int_equal(out.err, NVML_SUCCESS);
+        assert_true(out.g.temp_c == 45);
+        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
+        /* A job stuck in a call: BUSY, a deadline in the past only looks, and it is
+         * "hung" once the threshold has passed on the clock the caller gives. */
+        fake.gated = true;
+        nvml_worker_submit(w, &job, 5 * S);
+        wait_inside();
+        assert_false(nvml_worker_wait(w, 0));
+        assert_int_equal(nvml_worker_state(w, &since), NW_BUSY);
+        assert_int_equal(nvml_worker_plan(NW_BUSY, since, 6 * S, 0, 2 * S), NA_NONE);
+        assert_int_equal(nvml_worker_plan(NW_BUSY, since, 7 * S, 0, 2 * S), NA_HUNG);
+        /* A second submit while busy is ignored; collect while busy leaves out alone. */
+        nvml_worker_submit(w, &job, 9 * S);
+        out.err = 77;
+        nvml_worker_collect(w, &out);
+        assert_int_equal(out.err, 77);
+        /* The call returns: the late result is there to collect. */
+        gate_open();
+        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
+        nvml_worker_state(w, &since);
+        assert_int_equal(since, 5 * S);
+        nvml_worker_collect(w, &out);
+        assert_int_equal(out.err, NVML_SUCCESS);
+        assert_true(nvml_worker_stop(w));
+        assert_true(nvml_worker_stop(NULL));
+}
+
+static void test_worker_abandoned(void **state)
+{
+        (void)state;
+        struct nvml_worker *w = NULL;
+        struct nvml_job job;
+        assert_int_equal(nvml_worker_start(&w, &lib), 0);
+        fake.gated = true;
+        new_job(&job, true);
+        nvml_worker_submit(w, &job, 0);
+        wait_inside();
+        /* Still inside the call: not joined; the thread frees itself when it returns. */
+        assert_false(nvml_worker_stop(w));
+        gate_open();
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_plan),
+            cmocka_unit_test(test_bounds),
+            cmocka_unit_test(test_merge_keeps_failure_state),
+            cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
+            cmocka_unit_test_setup(test_job_acquire_only, setup),
+            cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
+            cmocka_unit_test_setup(test_worker_handoff, setup),
+            cmocka_unit_test_setup(test_worker_abandoned, setup),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
