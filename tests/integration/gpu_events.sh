@@ -37,7 +37,12 @@ start() {
 		--listen "127.0.0.1:$PORT" "$@" 2>"$TMP/$name.err" &
 	PID=$!
 }
-stop() { kill -TERM "$PID"; wait "$PID"; }
+# stop: SIGTERM, and check the exit status (a sanitizer's report exits non-zero).
+stop() {
+	kill -TERM "$PID"
+	wait "$PID"
+	check_eq "exit status 0 after SIGTERM (pid $PID)" 0 $?
+}
 metrics() { curl -s "http://127.0.0.1:$PORT/metrics"; }
 # wait_for SECONDS COMMAND...: poll every 0.1 s until the command succeeds.
 wait_for() {
@@ -148,7 +153,7 @@ check "flood: status counts the crashes" grep -q 'gpu0: Status: .* | 355 crash |
 # --- the listener survives a failed wait ----------------------------------------------
 { cat "$SCEN/healthy-1gpu"; printf 'at 0 step 5 wait_error 999\nat 0 step 400 xid 43\n'; } >"$TMP/restart.scen"
 start restart "$TMP/restart.scen"
-wait_for 40 bash -c "grep -q 'event=Xid(43)' '$TMP/restart/events.log'"
+wait_for 40 bash -c "grep -qs 'event=Xid(43)' '$TMP/restart/events.log'"
 check "restart: an Xid after the failure still arrives" test $? -eq 0
 m=$(metrics)
 stop
@@ -160,6 +165,7 @@ check_eq "restart: started twice" 2 "$(grep -c 'event listener started: gpu0 mas
 # --- fan spikes: one snapshot per 10 s -------------------------------------------------
 PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$SCEN/fan-spike" "$VIGIL" --nvml "$NVML_SIM" --root "$ROOT" \
 	--gpu-interval 0.01 --interval 0.05 --count 30 --log-dir "$TMP/spike" --quiet 2>"$TMP/spike.err"
+check_eq "spike: exits 0" 0 $?
 spikes=$(ls "$TMP"/spike/spikes/spike-*.log 2>/dev/null)
 check_eq "spike: one snapshot for four flagged samples in 10 s" 1 "$(grep -c . <<<"$spikes")"
 check "spike: header" grep -qx '=== FAN SPIKE DETECTED ===' "$spikes"
@@ -179,10 +185,10 @@ check "spike: no crash snapshot" test ! -d "$TMP/spike/crashes"
 
 # --- vigil snapshot [REASON] -------------------------------------------------------------
 start req "$SCEN/healthy-1gpu"
-wait_for 20 bash -c "grep -q 'event listener started' '$TMP/req.err'"
+wait_for 20 bash -c "grep -qs 'event listener started' '$TMP/req.err'"
 "$VIGIL" snapshot --log-dir "$TMP/req" "disk check 1" >/dev/null 2>&1
 check_eq "snapshot: command exits 0" 0 $?
-wait_for 20 bash -c "grep -q 'type=CRASH_SNAPSHOT' '$TMP/req/events.log'"
+wait_for 20 bash -c "grep -qs 'type=CRASH_SNAPSHOT' '$TMP/req/events.log'"
 m=$(metrics)
 stop
 req=$(crash_files "$TMP/req")
@@ -195,7 +201,7 @@ check "snapshot: no follow-ups for a request" bash -c "! ls '$TMP'/req/crashes/*
 # --- the old driver's nvmlEventSetWait -----------------------------------------------------
 if [ -f "$NVML_OLD" ]; then
 	NVML="$NVML_OLD" start old "$SCEN/xid-flood"
-	wait_for 30 bash -c "grep -q 'event=Xid(31)' '$TMP/old/events.log'"
+	wait_for 30 bash -c "grep -qs 'event=Xid(31)' '$TMP/old/events.log'"
 	check "old driver: events through nvmlEventSetWait" test $? -eq 0
 	stop
 fi
@@ -209,3 +215,6 @@ wait_for 30 bash -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q 'xid=\"31\
 check "--no-log: events counted" test $? -eq 0
 stop
 check "--no-log: says the snapshot was not written" grep -q 'crash snapshot not written (--no-log)' "$TMP/nolog.err"
+
+# --- no sanitizer or leak report in any run --------------------------------------------
+check "no sanitizer report" bash -c "! grep -l 'Sanitizer\|runtime error' '$TMP'/*.err"
