@@ -183,6 +183,21 @@ check "spike: events.log" grep -q "type=SPIKE_SNAPSHOT gpu=0 number=1 file=spike
 check_eq "spike: the other three held back" 3 "$(grep -c 'type=SNAPSHOT_SUPPRESSED gpu=0 kind=spike' "$TMP/spike/events.log")"
 check "spike: no crash snapshot" test ! -d "$TMP/spike/crashes"
 
+# --- eight GPUs, one set: each event lands on its GPU, cooldowns are per GPU ---------
+{ cat "$SCEN/healthy-8gpu"; printf 'at 3 step 10 xid 48\nat 6 step 12 xid 94\nat 6 step 12 event clock count=25\n'; } >"$TMP/eight.scen"
+start eight "$TMP/eight.scen"
+wait_for 30 bash -c "grep -qs 'gpu=6 event=Xid(94)' '$TMP/eight/events.log' && [ \$(ls '$TMP'/eight/crashes/crash-*.log 2>/dev/null | grep -vc programs) -ge 2 ]"
+check "8 GPUs: both events arrived, two snapshots" test $? -eq 0
+m=$(metrics)
+stop
+check "8 GPUs: one listener for all" test "$(grep -c 'event listener started: gpu0 mask=0xc01f, gpu1 mask=0xc01f, gpu2' "$TMP/eight.err")" -eq 1
+check "8 GPUs: Xid 48 on gpu3" grep -q 'type=NVML_EVENT gpu=3 event=Xid(48) .*meaning="double-bit ECC error"' "$TMP/eight/events.log"
+check_eq "8 GPUs: counted on gpu3 only" 1 "$(grep -c '^vigil_gpu_xid_errors_total{' <<<"$(grep 'xid="48"' <<<"$m")")"
+check "8 GPUs: gpu3's series" grep -q '^vigil_gpu_xid_errors_total{gpu="3",.*xid="48"} 1$' <<<"$m"
+check "8 GPUs: gpu3's snapshot names its GPU" grep -lq '^GPU: NVIDIA H100 80GB HBM3 (00000000:48:00.0)$' $(crash_files "$TMP/eight")
+check_eq "8 GPUs: 25 clock events counted on gpu6" 25 "$(awk '/^vigil_gpu_events_total\{gpu="6",/ && /type="clock"/ { print $2 }' <<<"$m")"
+check_eq "8 GPUs: 25 in one second are one burst line" 1 "$(grep -c 'type=NVML_EVENT gpu=6 event=ClockBurst count=10 window=1.0s' "$TMP/eight/events.log")"
+
 # --- vigil snapshot [REASON] -------------------------------------------------------------
 start req "$SCEN/healthy-1gpu"
 wait_for 20 bash -c "grep -qs 'event listener started' '$TMP/req.err'"
