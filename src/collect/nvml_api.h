@@ -338,6 +338,10 @@ typedef nvmlReturn_t (*nvmlDeviceGetSupportedEventTypes_fn)(nvmlDevice_t device,
                                                             unsigned long long *eventTypes);
 typedef nvmlReturn_t (*nvmlEventSetWait_v2_fn)(nvmlEventSet_t set, nvmlEventData_t *data,
                                                unsigned int timeoutms);
+/* The name before nvmlEventSetWait_v2 (same arguments; older drivers fill only the
+ * first three fields of the event data). */
+typedef nvmlReturn_t (*nvmlEventSetWait_fn)(nvmlEventSet_t set, nvmlEventData_t *data,
+                                            unsigned int timeoutms);
 typedef nvmlReturn_t (*nvmlEventSetFree_fn)(nvmlEventSet_t set);
 
 #endif

@@ -63,7 +63,7 @@ static const struct nvml_sym nvml_syms[] = {
     SYM(event_set_create, false, "nvmlEventSetCreate"),
     SYM(register_events, false, "nvmlDeviceRegisterEvents"),
     SYM(supported_event_types, false, "nvmlDeviceGetSupportedEventTypes"),
-    SYM(event_set_wait, false, "nvmlEventSetWait_v2"),
+    SYM(event_set_wait, false, "nvmlEventSetWait_v2", "nvmlEventSetWait"),
     SYM(event_set_free, false, "nvmlEventSetFree"),
 };
 

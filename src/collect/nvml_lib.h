@@ -67,7 +67,7 @@ struct nvml_lib {
         nvmlEventSetCreate_fn event_set_create;
         nvmlDeviceRegisterEvents_fn register_events;
         nvmlDeviceGetSupportedEventTypes_fn supported_event_types;
-        nvmlEventSetWait_v2_fn event_set_wait;
+        nvmlEventSetWait_v2_fn event_set_wait; /* _v2, else nvmlEventSetWait */
         nvmlEventSetFree_fn event_set_free;
 };
 

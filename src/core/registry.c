@@ -41,12 +41,14 @@ extern const struct vigil_detector vigil_detector_rpi;
 extern const struct vigil_detector vigil_detector_rpi_incident;
 extern const struct vigil_detector vigil_detector_trend;
 extern const struct vigil_detector detector_gpu_rules;
+extern const struct vigil_detector detector_gpu_events;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi,       /* Pi thresholds and /dev/shm, every machine */
         &vigil_detector_rpi_incident, /* incidents/ snapshots on the same rules */
         &vigil_detector_trend,     /* leak trends; the exit summary */
         &detector_gpu_rules,       /* the GPU logger's flags and counters */
+        &detector_gpu_events,      /* NVML events, crash and spike snapshots: after the rules */
         NULL,
 };
 

@@ -500,6 +500,12 @@ static void render_gpu_extra(struct render *r, const struct metrics_extra *x,
                 if (bases[i] && g->xids_other)
                         sample(r, bases[i], "xid", "other", (double)g->xids_other);
         }
+        fam_begin(r, "vigil_gpu_events_total", COUNTER, "NVML events received, by type.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                for (unsigned k = 0; bases[i] && k < METRICS_NEVENT_TYPES; k++)
+                        sample(r, bases[i], "type", metrics_event_names[k],
+                               (double)x->gpus[i].events[k]);
+        }
         fam_begin(r, "vigil_gpu_anomalies_total", COUNTER, "Anomalies flagged, by type.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 const struct metrics_gpu_extra *g = &x->gpus[i];
@@ -526,6 +532,12 @@ static void render_gpu_extra(struct render *r, const struct metrics_extra *x,
 static void render_rules(struct render *r, const struct metrics_extra *x)
 {
         unsigned n = x->nrules < METRICS_MAX_RULES ? x->nrules : METRICS_MAX_RULES;
+        fam_begin(r, "vigil_snapshots_suppressed_total", COUNTER,
+                  "Diagnostic snapshots not written because of their cooldown.");
+        sample(r, NULL, NULL, NULL, (double)x->snapshots_suppressed);
+        fam_begin(r, "vigil_gpu_event_listener_restarts_total", COUNTER,
+                  "Times the NVML event listener was restarted after a failure.");
+        sample(r, NULL, NULL, NULL, (double)x->event_listener_restarts);
         fam_begin(r, "vigil_rule_active", GAUGE, "1 while the monitoring rule's condition holds.");
         for (unsigned i = 0; i < n; i++)
                 sample(r, NULL, "rule", x->rules[i].name, x->rules[i].active ? 1 : 0);

@@ -20,6 +20,7 @@
 #define METRICS_MAX_RULES         16 /* host rules reported */
 #define METRICS_NAME_LEN          32 /* anomaly type and rule names, NUL included */
 #define METRICS_NREASONS          9  /* known clock-event reason bits (0x1 .. 0x100) */
+#define METRICS_NEVENT_TYPES      7  /* NVML event types counted (metrics_event_names) */
 
 /* Counters of one GPU (same slot as frame->gpus[]). Filled by the main loop. */
 struct metrics_gpu_extra {
@@ -37,6 +38,19 @@ struct metrics_gpu_extra {
         } anomalies[METRICS_MAX_ANOMALY_TYPES];
         /* Seconds spent with each clock-event reason bit set (index = bit number). */
         double reason_seconds[METRICS_NREASONS];
+        /* NVML events received, by type (index: enum metrics_event_type). */
+        uint64_t events[METRICS_NEVENT_TYPES];
+};
+
+/* The NVML event types vigil listens for, as counted in events[]. */
+enum metrics_event_type {
+        METRICS_EV_SINGLE_BIT_ECC,
+        METRICS_EV_DOUBLE_BIT_ECC,
+        METRICS_EV_PSTATE,
+        METRICS_EV_XID,
+        METRICS_EV_CLOCK,
+        METRICS_EV_GPU_UNAVAILABLE,
+        METRICS_EV_GPU_RECOVERY_ACTION,
 };
 
 /* One host rule (the Raspberry Pi monitor's temperature warning, throttling, /dev/shm
@@ -53,7 +67,13 @@ struct metrics_extra {
         struct metrics_gpu_extra gpus[VIGIL_MAX_GPUS];
         unsigned nrules;
         struct metrics_rule rules[METRICS_MAX_RULES];
+        uint64_t snapshots_suppressed;    /* snapshots the cooldowns held back */
+        uint64_t event_listener_restarts; /* NVML event set rebuilt after a failure */
 };
+
+/* The names of the event types, as label values ("single_bit_ecc", "double_bit_ecc",
+ * "pstate", "xid", "clock", "gpu_unavailable", "gpu_recovery_action"). */
+extern const char *const metrics_event_names[METRICS_NEVENT_TYPES];
 
 /* The names of the known clock-event reason bits, as label values (bit i = 1 << i). */
 extern const char *const metrics_reason_names[METRICS_NREASONS];
@@ -78,6 +98,9 @@ void metrics_extra_clear(struct metrics_extra *x);
 /* Count one Xid on GPU slot gpu. Codes past METRICS_MAX_XIDS distinct ones go to
  * xids_other. 0, or -EINVAL for a bad slot. */
 int metrics_extra_add_xid(struct metrics_extra *x, unsigned gpu, uint32_t xid);
+
+/* Count one NVML event of type on GPU slot gpu. -EINVAL for a bad slot or type. */
+int metrics_extra_add_event(struct metrics_extra *x, unsigned gpu, enum metrics_event_type type);
 
 /* Count one anomaly of the given type on GPU slot gpu. -ENOSPC when the type is new and
  * the table is full, -EINVAL for a bad slot or an empty or too long type. */

@@ -32,6 +32,24 @@ int metrics_extra_add_xid(struct metrics_extra *x, unsigned gpu, uint32_t xid)
         return 0;
 }
 
+const char *const metrics_event_names[METRICS_NEVENT_TYPES] = {
+    [METRICS_EV_SINGLE_BIT_ECC] = "single_bit_ecc",
+    [METRICS_EV_DOUBLE_BIT_ECC] = "double_bit_ecc",
+    [METRICS_EV_PSTATE] = "pstate",
+    [METRICS_EV_XID] = "xid",
+    [METRICS_EV_CLOCK] = "clock",
+    [METRICS_EV_GPU_UNAVAILABLE] = "gpu_unavailable",
+    [METRICS_EV_GPU_RECOVERY_ACTION] = "gpu_recovery_action",
+};
+
+int metrics_extra_add_event(struct metrics_extra *x, unsigned gpu, enum metrics_event_type type)
+{
+        if (gpu >= VIGIL_MAX_GPUS || (unsigned)type >= METRICS_NEVENT_TYPES)
+                return -EINVAL;
+        x->gpus[gpu].events[type]++;
+        return 0;
+}
+
 /* A label-friendly name: 1 to METRICS_NAME_LEN-1 bytes. */
 static bool name_ok(const char *name)
 {

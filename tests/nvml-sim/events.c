@@ -161,13 +161,15 @@ static struct timespec deadline_after(unsigned int ms)
         return t;
 }
 
-/* Queued events come first, in order; then a lost registered GPU answers GPU_IS_LOST
- * (every time, without waiting); otherwise wait up to timeoutms for one. */
-nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+/* A pending wait_error comes first; then queued events, in order; then a lost registered
+ * GPU answers GPU_IS_LOST (every time, without waiting); otherwise wait up to timeoutms
+ * for one. */
+static nvmlReturn_t event_wait(const char *fn, nvmlEventSet_t set, nvmlEventData_t *data,
+                               unsigned int timeoutms)
 {
         nvmlReturn_t r;
         pthread_mutex_lock(&sim.lock);
-        sim_log(__func__, -1);
+        sim_log(fn, -1);
         struct sim_evset *s = sim.refcount ? find_set(set) : NULL;
         if (!sim.refcount || !s || !data) {
                 r = !sim.refcount ? NVML_ERROR_UNINITIALIZED : NVML_ERROR_INVALID_ARGUMENT;
@@ -179,6 +181,11 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
         for (;;) {
                 if (s->dead || !sim.refcount) {
                         r = NVML_ERROR_UNINITIALIZED;
+                        break;
+                }
+                if (sim.wait_errors) {
+                        sim.wait_errors--;
+                        r = sim.wait_error_code;
                         break;
                 }
                 if (s->len) {
@@ -198,7 +205,8 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
                         break;
                 }
                 if (pthread_cond_timedwait(&sim.cond, &sim.lock, &deadline) == ETIMEDOUT &&
-                    !s->len && !s->dead && sim.refcount && !registered_gpu_lost(s)) {
+                    !s->len && !s->dead && sim.refcount && !registered_gpu_lost(s) &&
+                    !sim.wait_errors) {
                         r = NVML_ERROR_TIMEOUT;
                         break;
                 }
@@ -208,4 +216,17 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
                 free(s);
         pthread_mutex_unlock(&sim.lock);
         return r;
+}
+
+/* The old driver has only the unversioned name (same arguments). */
+#ifndef SIM_OLD_DRIVER
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+        return event_wait(__func__, set, data, timeoutms);
+}
+#endif
+
+nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+        return event_wait(__func__, set, data, timeoutms);
 }

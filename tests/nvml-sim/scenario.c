@@ -428,6 +428,19 @@ static int line_at(struct loader *ld, struct cursor *c)
                 op.kind = tok_is(&t, "lost") ? OP_LOST : OP_RECOVERED;
                 return add_op(ld, g, &op) < 0 ? -1 : want_end(ld, c);
         }
+        if (tok_is(&t, "wait_error")) {
+                op.kind = OP_WAIT_ERROR;
+                if (want_num(ld, c, "a return code", 1, INT32_MAX, &v) < 0)
+                        return -1;
+                op.val = v;
+                if (event_options(ld, c, &op) < 0)
+                        return -1;
+                if (op.val != v)
+                        return fail(ld, "wait_error takes only count=");
+                if (op.val == NVML_ERROR_TIMEOUT)
+                        return fail(ld, "wait_error 10 is a timeout, not an error");
+                return add_op(ld, g, &op);
+        }
         if (tok_is(&t, "stall")) {
                 op.kind = OP_STALL;
                 if (want_num(ld, c, "milliseconds", 0, (int64_t)MAX_STALL, &op.val) < 0)

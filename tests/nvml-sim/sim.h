@@ -76,7 +76,16 @@ struct sim_value {
         uint64_t start, len;
 };
 
-enum sim_op_kind { OP_SET, OP_RAMP, OP_FAIL, OP_EVENT, OP_LOST, OP_RECOVERED, OP_STALL };
+enum sim_op_kind {
+        OP_SET,
+        OP_RAMP,
+        OP_FAIL,
+        OP_EVENT,
+        OP_LOST,
+        OP_RECOVERED,
+        OP_STALL,
+        OP_WAIT_ERROR
+};
 
 /* One timeline entry: at step `step`, do `kind`. */
 struct sim_op {
@@ -84,8 +93,8 @@ struct sim_op {
         uint32_t seq; /* file order, to keep same-step entries in order */
         uint8_t kind;
         int16_t field;
-        int64_t val;             /* SET/RAMP: value; FAIL: code; EVENT: eventData; STALL: ms */
-        uint64_t arg;            /* RAMP: steps; EVENT: count */
+        int64_t val;  /* SET/RAMP: value; FAIL, WAIT_ERROR: code; EVENT: eventData; STALL: ms */
+        uint64_t arg; /* RAMP: steps; EVENT, WAIT_ERROR: count */
         unsigned long long type; /* EVENT: NVML_EVENT_* */
 };
 
@@ -133,6 +142,8 @@ struct sim {
         unsigned ngpus;
         struct sim_evset *sets;
         unsigned nsets;
+        uint64_t wait_errors; /* event waits still to fail (wait_error) */
+        int wait_error_code;  /* with this code */
         int log_fd;
 };
 
@@ -212,6 +223,7 @@ SIM_DECLARE(nvmlEventSetCreate);
 SIM_DECLARE(nvmlDeviceRegisterEvents);
 SIM_DECLARE(nvmlDeviceGetSupportedEventTypes);
 SIM_DECLARE(nvmlEventSetWait_v2);
+SIM_DECLARE(nvmlEventSetWait);
 SIM_DECLARE(nvmlEventSetFree);
 /* Names a driver older than the one modelled lacks (README.md: the old variant). */
 #ifndef SIM_OLD_DRIVER

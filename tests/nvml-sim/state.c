@@ -77,6 +77,11 @@ static void apply_op(struct sim_gpu *g, const struct sim_op *op)
                 g->stall_armed = true;
                 g->stall_ms = (unsigned)op->val;
                 break;
+        case OP_WAIT_ERROR:
+                sim.wait_error_code = (int)op->val;
+                sim.wait_errors += op->arg;
+                pthread_cond_broadcast(&sim.cond);
+                break;
         }
 }
 

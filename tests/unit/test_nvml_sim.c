@@ -62,6 +62,7 @@
         X(nvmlDeviceRegisterEvents)                                                                \
         X(nvmlDeviceGetSupportedEventTypes)                                                        \
         X(nvmlEventSetWait_v2)                                                                     \
+        X(nvmlEventSetWait)                                                                        \
         X(nvmlEventSetFree)
 
 struct nvml {
@@ -228,6 +229,8 @@ static void test_bad_scenarios(void **state)
             {"driver 1\n", ":0: no 'gpu' line"},
             {"gpu 0\nunsupported 0 fan*,nope\n", ":2: unknown field 'nope'"},
             {"gpu 0\nat 0 step 2 xid 79 count=0\n", ":2: '0' is not a number from 1 to"},
+            {"gpu 0\nat 0 step 2 wait_error 10\n", ":2: wait_error 10 is a timeout, not an error"},
+            {"gpu 0\nat 0 step 2 wait_error 999 data=3\n", ":2: wait_error takes only count="},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 nvmlReturn_t r;
@@ -454,6 +457,30 @@ static void test_lost_and_recovered(void **state)
         assert_int_equal(N.nvmlEventSetFree(set), NVML_SUCCESS);
 }
 
+/* wait_error: the next waits fail with the code, whatever the set; then all is as before. */
+static void test_wait_error(void **state)
+{
+        (void)state;
+        nvmlDevice_t d = start(scenario("gpu 0\nset 0 temp=1 events=0x8\n"
+                                        "at 0 step 2 wait_error 999 count=2\n"
+                                        "at 0 step 2 xid 31\n"),
+                               0);
+        nvmlEventSet_t set;
+        nvmlEventData_t ev;
+        assert_int_equal(N.nvmlEventSetCreate(&set), NVML_SUCCESS);
+        assert_int_equal(N.nvmlDeviceRegisterEvents(d, NVML_EVENT_XID_CRITICAL_ERROR, set),
+                         NVML_SUCCESS);
+        temp(d);
+        assert_int_equal(N.nvmlEventSetWait_v2(set, &ev, 0), NVML_ERROR_TIMEOUT);
+        temp(d); /* step 2 */
+        assert_int_equal(N.nvmlEventSetWait_v2(set, &ev, 0), NVML_ERROR_UNKNOWN);
+        assert_int_equal(N.nvmlEventSetWait(set, &ev, 0), NVML_ERROR_UNKNOWN);
+        assert_int_equal(N.nvmlEventSetWait(set, &ev, 0), NVML_SUCCESS);
+        assert_true(ev.eventType == NVML_EVENT_XID_CRITICAL_ERROR && ev.eventData == 31);
+        assert_int_equal(N.nvmlEventSetWait_v2(set, &ev, 0), NVML_ERROR_TIMEOUT);
+        assert_int_equal(N.nvmlEventSetFree(set), NVML_SUCCESS);
+}
+
 static void test_events(void **state)
 {
         (void)state;
@@ -617,6 +644,8 @@ static void test_old_driver(void **state)
         assert_null(old.nvmlDeviceGetFanSpeed_v2);
         assert_null(old.nvmlDeviceGetNumFans);
         assert_null(old.nvmlDeviceGetThermalSettings);
+        assert_null(old.nvmlEventSetWait_v2);
+        assert_non_null(old.nvmlEventSetWait);
         assert_non_null(old.nvmlInit_v2);
         setenv("VIGIL_NVML_SCENARIO", "tests/nvml-sim/scenarios/fan-spike", 1);
         assert_int_equal(old.nvmlInit(), NVML_SUCCESS);
@@ -650,6 +679,7 @@ int main(void)
             cmocka_unit_test_teardown(test_events, shutdown_all),
             cmocka_unit_test_teardown(test_events_across_threads, shutdown_all),
             cmocka_unit_test_teardown(test_stall_and_log, shutdown_all),
+            cmocka_unit_test_teardown(test_wait_error, shutdown_all),
             cmocka_unit_test_teardown(test_eight_gpus, shutdown_all),
             cmocka_unit_test_teardown(test_old_driver, shutdown_all),
         };

@@ -1,0 +1,106 @@
+/* The NVML event listener: one thread, one event set for every sampled GPU, and a
+ * bounded queue to the main loop. An event as the thread receives it:
+ *   nvmlEventSetWait_v2 -> {device=gpu0, eventType=0x8 (Xid), eventData=79}
+ *
+ * The thread only enqueues: it never touches the frame, the counters or the log
+ * files. What it has to say (started, failed, restarting) goes into a small note
+ * queue that the main loop drains and logs (nvml_listener_take_note).
+ *
+ * Failures: when the event set cannot be created, or a wait returns anything but
+ * SUCCESS or TIMEOUT (GPU_IS_LOST included), the set is freed and built again after a
+ * back-off of 1 s, doubling to 60 s; the back-off returns to 1 s after 60 s without a
+ * failure. A GPU whose registration fails (lost) is left out of the set until the
+ * main loop hands its handle again (nvml_listener_set_handle, after the GPU answered
+ * again). Events that happen while the set is being rebuilt are not seen: NVML only
+ * reports events to a set registered before they happened.
+ *
+ * Memory: the queue holds cap events of 40 bytes (1024: 40 KiB), allocated once. */
+#ifndef VIGIL_COLLECT_NVML_EVENTS_H
+#define VIGIL_COLLECT_NVML_EVENTS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collect/nvml_lib.h"
+
+#define NVML_EVQ_DEFAULT_CAP         1024 /* events queued for the main loop */
+#define NVML_EVQ_MAX_CAP             65536
+#define NVML_LISTENER_WAIT_MS        500 /* one wait; also how soon a stop is noticed */
+#define NVML_LISTENER_BACKOFF_MIN_NS (1LL * 1000000000LL)
+#define NVML_LISTENER_BACKOFF_MAX_NS (60LL * 1000000000LL)
+#define NVML_LISTENER_NOTE_LEN       200
+#define NVML_LISTENER_NOTES          8
+
+/* The event types vigil listens for, when the GPU supports them. */
+#define NVML_LISTENER_TYPES                                                                        \
+        (NVML_EVENT_SINGLE_BIT_ECC | NVML_EVENT_DOUBLE_BIT_ECC | NVML_EVENT_PSTATE |               \
+         NVML_EVENT_XID_CRITICAL_ERROR | NVML_EVENT_CLOCK | NVML_EVENT_GPU_UNAVAILABLE_ERROR |     \
+         NVML_EVENT_GPU_RECOVERY_ACTION)
+
+/* One event, as received. */
+struct nvml_event {
+        int64_t mono_ns;         /* CLOCK_MONOTONIC when the wait returned it */
+        int64_t real_ns;         /* CLOCK_REALTIME, for the log line */
+        unsigned long long type; /* NVML_EVENT_* bits */
+        unsigned long long data; /* the Xid, the recovery action, else 0 */
+        unsigned slot;           /* GPU slot (frame->gpus[slot]) */
+};
+
+/* A bounded FIFO of events, safe between one producer and one consumer thread. */
+struct nvml_evq {
+        pthread_mutex_t lock;
+        struct nvml_event *buf;
+        size_t cap, head, len;
+        uint64_t pushed;  /* accepted since init */
+        uint64_t dropped; /* refused because the queue was full */
+};
+
+/* Allocate a queue of cap events (1..NVML_EVQ_MAX_CAP). 0, -EINVAL or -ENOMEM. */
+int nvml_evq_init(struct nvml_evq *q, size_t cap);
+/* Free the queue; accepts a zeroed or finished one. */
+void nvml_evq_fini(struct nvml_evq *q);
+/* Append e; false (and counted as dropped) when the queue is full. */
+bool nvml_evq_push(struct nvml_evq *q, const struct nvml_event *e);
+/* Move up to cap of the oldest events into out, oldest first; returns how many. */
+size_t nvml_evq_pop(struct nvml_evq *q, struct nvml_event *out, size_t cap);
+/* Events refused so far. */
+uint64_t nvml_evq_dropped(struct nvml_evq *q);
+
+/* The back-off after cur_ns: 1 s when cur_ns is 0, else doubled, at most 60 s. Pure. */
+int64_t nvml_listener_backoff(int64_t cur_ns);
+
+struct nvml_listener; /* opaque: the thread and its state */
+
+/* Start the listener thread for ngpus GPUs (at most VIGIL_MAX_GPUS) whose handles
+ * are handles[slot] (NULL: not acquired yet; left out until set). lib is borrowed and
+ * must stay loaded and initialised until nvml_listener_stop() returns. A library
+ * without nvmlEventSetCreate, nvmlDeviceRegisterEvents or an event wait gives
+ * -ENOTSUP. 0 or -errno; *ret is the caller's, ended with nvml_listener_stop(). */
+int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, unsigned ngpus,
+                        const nvmlDevice_t handles[], size_t queue_cap);
+
+/* Main loop: GPU slot's handle was (re)acquired: register it again. */
+void nvml_listener_set_handle(struct nvml_listener *l, unsigned slot, nvmlDevice_t handle);
+
+/* Main loop: up to cap queued events into out, oldest first; returns how many. */
+size_t nvml_listener_drain(struct nvml_listener *l, struct nvml_event *out, size_t cap);
+
+/* Events dropped because the queue was full, and times the set was rebuilt after a
+ * failure. */
+uint64_t nvml_listener_dropped(struct nvml_listener *l);
+uint64_t nvml_listener_restarts(struct nvml_listener *l);
+
+/* Main loop: the oldest note of the thread ("event listener started: gpu0 mask=0xc01f",
+ * "event wait failed: GPU is lost; restarting in 1 s") into out (cap bytes); false
+ * when there is none. *ret_warn tells a failure from an informational note. Notes past
+ * NVML_LISTENER_NOTES unread are dropped (the restarts are still counted). */
+bool nvml_listener_take_note(struct nvml_listener *l, char *out, size_t cap, bool *ret_warn);
+
+/* Stop and join the thread (within one wait, NVML_LISTENER_WAIT_MS), free the event
+ * set and everything else; accepts NULL. Events still queued are discarded: drain
+ * them first. */
+void nvml_listener_stop(struct nvml_listener *l);
+
+#endif
