@@ -13,7 +13,9 @@
  *   === Throttle history ===           each change of the throttled word since start
  *   === Watched processes ===          the --watch groups as last sampled
  * Bounded memory: the rows and the history live in two byte rings allocated at start
- * (about 70 KB, touched as they fill). Off with --no-log (nowhere to write). */
+ * (about 70 KB, touched as they fill). Off with --no-log (nowhere to write).
+ * It also answers `vigil snapshot REASON` where no GPU is sampled: the same file,
+ * titled REQUESTED SNAPSHOT, with no cooldown. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 
 #include "collect/kmsg.h"
+#include "collect/nvml_lib.h"
 #include "core/vigil.h"
 #include "detect/rpi_rules.h"
 #include "detect/rpi_throttle.h"
@@ -237,7 +240,7 @@ static void section_procs(struct snapshot *s, const struct frame *f)
 }
 
 static int write_incident(struct incident *in, struct vigil_ctx *ctx, const struct tick *t,
-                          const char *reason, char *path, size_t cap)
+                          const char *title, const char *reason, char *path, size_t cap)
 {
         const struct frame *f = ctx->frame;
         struct snapshot *s;
@@ -249,7 +252,7 @@ static int write_incident(struct incident *in, struct vigil_ctx *ctx, const stru
         sb_init_fixed(&xb, extra, sizeof(extra));
         extra_lines(f, &xb);
         struct snapshot_header h = {
-            .title = "RASPBERRY PI INCIDENT",
+            .title = title,
             .real_ns = t->real_ns,
             .error = reason,
             .uptime_s = (t->mono_ns - f->self.started_mono_ns) / NSEC_PER_SEC,
@@ -286,7 +289,7 @@ static void on_incident(struct incident *in, struct vigil_ctx *ctx, const struct
                 vlog(LOG_WARN, "Incident (%s): no snapshot, the disk is full", reason);
                 return;
         }
-        int r = write_incident(in, ctx, t, reason, path, sizeof(path));
+        int r = write_incident(in, ctx, t, "RASPBERRY PI INCIDENT", reason, path, sizeof(path));
         if (r < 0) {
                 vlog(LOG_ERR, "Incident (%s): snapshot failed: %s", reason, strerror(-r));
                 ctx->frame->self.write_errors++;
@@ -299,6 +302,26 @@ static void on_incident(struct incident *in, struct vigil_ctx *ctx, const struct
                         path);
 }
 
+/* `vigil snapshot REASON` on a machine without GPUs (with GPUs the GPU event detector
+ * answers it with crash-kind snapshots): the same snapshot, titled as requested, with
+ * no cooldown. */
+static void on_request(struct incident *in, struct vigil_ctx *ctx, const struct tick *t)
+{
+        char reason[200], path[1024];
+        snprintf(reason, sizeof(reason), "Requested: %s", ctx->snapshot_reason);
+        ctx->snapshot_requested = 0;
+        int r = write_incident(in, ctx, t, "REQUESTED SNAPSHOT", reason, path, sizeof(path));
+        if (r < 0) {
+                vlog(LOG_ERR, "Requested snapshot failed: %s", strerror(-r));
+                ctx->frame->self.write_errors++;
+                return;
+        }
+        ctx->frame->self.snapshots++;
+        vlog(LOG_INFO, "Snapshot: %s (%s)", path, reason);
+        eventlog_printf(ctx->events, t->real_ns, "type=SNAPSHOT reason=\"%s\" snapshot=%s",
+                        ctx->snapshot_reason, path);
+}
+
 static void incident_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct incident *in = state;
@@ -309,6 +332,8 @@ static void incident_feed(void *state, struct vigil_ctx *ctx, const struct tick 
         unsigned mask = new_triggers(in);
         if (mask)
                 on_incident(in, ctx, t, mask);
+        if (ctx->snapshot_requested && (!ctx->nvml || ctx->nvml->ngpus == 0))
+                on_request(in, ctx, t);
 }
 
 static void incident_fini(void *state)

@@ -105,3 +105,21 @@ check "last 50: the newest row is the full one" grep -q ',1814.50390625,' <<<"$(
 check "last 50: the row before is not" bash -c "! grep -q ',1814.50390625,' <<<'$(section "$f" 'Recent host samples (last 50)' | tail -2 | head -1)'"
 check_eq "throttle history: one line, the word at start" "start -> 0x0 (none)" \
 	"$(section "$f" 'Throttle history' | cut -d' ' -f2-)"
+
+# --- `vigil snapshot REASON` on a machine without GPUs: an incident-kind file ----------
+tree req pi4-healthy
+"$VIGIL" --root "$TMP/req" --interval 0.05 --gpu none --log-dir "$TMP/req.log" --quiet 2>"$TMP/req.err" &
+pid=$!
+wait_for test -s "$TMP/req.log/vigil.pid"
+"$VIGIL" snapshot --log-dir "$TMP/req.log" "screen went blank" >/dev/null 2>&1
+check_eq "requested: command exits 0" 0 $?
+wait_for grep -q 'type=SNAPSHOT' "$TMP/req.log/events.log"
+kill -TERM "$pid"
+wait "$pid"
+check_eq "requested: exits 0" 0 $?
+f=$(incidents req | head -1)
+check_eq "requested: one file" 1 "$(incidents req | wc -l)"
+check "requested: titled as requested" grep -qx '=== REQUESTED SNAPSHOT ===' "$f"
+check "requested: the reason" grep -qx 'Error: Requested: screen went blank' "$f"
+check "requested: recent rows" grep -q '^=== Recent host samples (last 50) ===$' "$f"
+check "requested: events.log names it" grep -q 'type=SNAPSHOT reason="screen went blank" snapshot=' "$TMP/req.log/events.log"
