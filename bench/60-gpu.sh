@@ -25,10 +25,12 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# The calls of one sample, from the simulator's log: the lines from one
-# "nvmlDeviceGetTemperature 0" to the next, taken from the middle of the log.
+# The calls of one sample of GPU 0, from the simulator's log: GPU 0's lines from one
+# "nvmlDeviceGetTemperature 0" to the next, taken from the middle of the log (vigil
+# reads each GPU on its own thread, so the GPUs' lines interleave; the event
+# listener's calls name no GPU).
 calls_of_sample() {
-	awk '$0 == "nvmlDeviceGetTemperature 0" {n++} n == 5' "$1"
+	awk '$NF != "0" {next} $0 == "nvmlDeviceGetTemperature 0" {n++} n == 5' "$1"
 }
 
 echo "-- a. NVML source vs the bare call loop ($REPEAT runs each, alternating)"
@@ -41,7 +43,7 @@ for scn in healthy-1gpu healthy-8gpu; do
 	calls_of_sample "$out/log-floor" >"$out/calls-floor"
 	calls_of_sample "$out/log-vigil" >"$out/calls-vigil"
 	if cmp -s "$out/calls-floor" "$out/calls-vigil"; then
-		same="the same $(wc -l <"$out/calls-vigil") calls per sample"
+		same="the same $(wc -l <"$out/calls-vigil") calls per GPU sample"
 	else
 		same="DIFFERENT calls: vigil $(wc -l <"$out/calls-vigil"), floor $(wc -l <"$out/calls-floor")"
 	fi
