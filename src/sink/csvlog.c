@@ -59,6 +59,21 @@ static int repair_tail(int fd, uint64_t *size)
         }
 }
 
+/* Write the header into the empty open file; on failure the file is left empty. */
+static int write_header(struct csvlog *l, const char *header)
+{
+        size_t hl = strlen(header);
+        ssize_t w = write(l->fd, header, hl);
+        if (w != (ssize_t)hl) {
+                int e = w < 0 ? -errno : -ENOSPC;
+                if (ftruncate(l->fd, 0) < 0)
+                        e = -errno;
+                return e;
+        }
+        l->size = hl;
+        return 0;
+}
+
 static int open_day(struct csvlog *l, const char *date, const char *header)
 {
         snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
@@ -83,19 +98,28 @@ static int open_day(struct csvlog *l, const char *date, const char *header)
         l->size = size;
         snprintf(l->date, sizeof(l->date), "%s", date);
         if (size == 0) {
-                size_t hl = strlen(header);
-                ssize_t w = write(fd, header, hl);
-                if (w != (ssize_t)hl) {
-                        int e = w < 0 ? -errno : -ENOSPC;
-                        if (ftruncate(fd, 0) < 0)
-                                e = -errno;
+                int r = write_header(l, header);
+                if (r < 0) {
                         close(fd);
                         l->fd = -1;
-                        return e;
+                        return r;
                 }
-                l->size = hl;
         }
         return 0;
+}
+
+/* Another program may have cut the file (logrotate's copytruncate) or appended to it:
+ * rows land at its end anyway (O_APPEND); follow its size, so a failed write rolls
+ * back to the true end, and give an emptied file its header again. */
+static int follow_size(struct csvlog *l, const char *header)
+{
+        struct stat st;
+        if (fstat(l->fd, &st) < 0)
+                return -errno;
+        if ((uint64_t)st.st_size == l->size)
+                return 0;
+        l->size = (uint64_t)st.st_size;
+        return l->size == 0 ? write_header(l, header) : 0;
 }
 
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row, size_t len)
@@ -108,6 +132,13 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
         }
         if (l->fd < 0) {
                 int r = open_day(l, date, header);
+                if (r < 0) {
+                        l->write_errors++;
+                        l->last_error = r;
+                        return r;
+                }
+        } else {
+                int r = follow_size(l, header);
                 if (r < 0) {
                         l->write_errors++;
                         l->last_error = r;

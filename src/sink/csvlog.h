@@ -27,7 +27,9 @@ void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned
 
 /* Append one row (row must end with '\n') to the file of real_ns's local day,
  * opening, rotating and writing header (ending with '\n') as needed. A short write
- * is rolled back (ftruncate) so no torn row stays. 0 or -errno. */
+ * is rolled back (ftruncate) so no torn row stays. A file truncated by another program
+ * (copytruncate) is followed: rows go to its new end, after a new header if it was
+ * emptied. 0 or -errno. */
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
                  size_t len);
 
