@@ -20,13 +20,21 @@ wait_until() {
 	done
 }
 
+# more_than N COMMAND...: COMMAND prints a number greater than N (for wait_until, which
+# re-runs it each poll; a "$(...)" in wait_until's arguments would be evaluated once).
+more_than() {
+	local n=$1
+	shift
+	[ "$("$@")" -gt "$n" ]
+}
+
 # host_samples PID ERRFILE: ask vigil (SIGUSR1) for its status on stderr and print the
 # host sample count of the newest status.
 host_samples() {
 	local before
 	before=$(grep -c '^samples: host' "$2")
 	kill -USR1 "$1"
-	wait_until 10 test "$(grep -c '^samples: host' "$2")" -gt "$before" || { echo 0; return; }
+	wait_until 10 more_than "$before" grep -c '^samples: host' "$2" || { echo 0; return; }
 	grep '^samples: host' "$2" | tail -1 | sed 's/^samples: host \([0-9]*\),.*/\1/'
 }
 

@@ -43,7 +43,7 @@ disk_case() {
 	check "$name: still running" kill -0 "$PID"
 	rm -f "$d/filler"
 	# Wait for rows to resume, then a little more.
-	wait_until 20 test "$(rows_now "$d")" -gt "$r2"
+	wait_until 20 more_than "$r2" rows_now "$d"
 	sleep 1.5
 	r3=$(rows_now "$d")
 	check "$name: writing resumed after space returned ($r2 -> $r3)" test "$r3" -gt "$r2"
