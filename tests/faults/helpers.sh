@@ -38,14 +38,14 @@ host_samples() {
 	grep '^samples: host' "$2" | tail -1 | sed 's/^samples: host \([0-9]*\),.*/\1/'
 }
 
-# csv_whole DIR: every *.csv in DIR is whole: the first row is the header, no other row
+# csv_whole DIR [GLOB]: every *.csv (or GLOB) in DIR is whole: the first row is the header, no other row
 # is a header, every row has the header's cell count, the file ends with a newline and
 # holds no NUL byte. Prints "FILES ROWS" (data rows in all); problems on stderr, status 1.
 csv_whole() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "${2:-*.csv}" <<'PY'
 import csv, glob, os, sys
 bad, files, rows = 0, 0, 0
-for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
+for p in sorted(glob.glob(os.path.join(sys.argv[1], sys.argv[2]))):
     files += 1
     data = open(p, "rb").read()
     if not data:
