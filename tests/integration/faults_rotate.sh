@@ -37,7 +37,7 @@ ts = []
 for p in sys.argv[1:]:
     ts += [r[0] for r in list(csv.reader(open(p)))[1:]]
 bad = [(a, b) for a, b in zip(ts, ts[1:]) if b < a]
-print(bad[:3], file=sys.stderr)
+if bad: print(bad[:3], file=sys.stderr)
 sys.exit(bool(bad))' "$csv".5 "$csv".4 "$csv".3 "$csv".2 "$csv".1 "$csv"
 	check "$name: no NUL byte anywhere" bash -c "! grep -qaP '\\x00' '$csv'*"
 }
