@@ -436,7 +436,7 @@ static int open_proc(struct procs_state *s, const char *root)
         s->rooted = root_is_set(root);
         s->self_pid = s->rooted ? 0 : (int32_t)getpid();
         if (s->rooted)
-                s->uptime_fd = openat(s->proc_fd, "uptime", O_RDONLY | O_CLOEXEC);
+                s->uptime_fd = openat(s->proc_fd, "uptime", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         return procs_table_open(s);
 }
 

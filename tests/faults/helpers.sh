@@ -52,7 +52,13 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], sys.argv[2]))):
         continue
     if b"\0" in data or not data.endswith(b"\n"):
         print(f"{p}: NUL byte or no final newline", file=sys.stderr); bad = 1; continue
-    r = list(csv.reader(data.decode().splitlines()))
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as e:
+        print(f"{p}: not UTF-8 text: {e}", file=sys.stderr); bad = 1; continue
+    if any(ord(c) < 32 and c not in "\n" for c in text):
+        print(f"{p}: control character in a cell", file=sys.stderr); bad = 1
+    r = list(csv.reader(text.splitlines()))
     if r[0][0] != "timestamp":
         print(f"{p}: first row is not the header: {r[0][:3]}", file=sys.stderr); bad = 1
     for i, row in enumerate(r[1:], 2):
