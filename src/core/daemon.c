@@ -145,12 +145,21 @@ static int make_dir(const char *dir)
         return 0;
 }
 
+/* What would grant access, after a permission error on the log directory. */
+static const char *perm_hint(int r)
+{
+        if (r == -EACCES || r == -EPERM || r == -EROFS)
+                return "; run as root, or choose a writable --log-dir";
+        return "";
+}
+
 static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
 {
         pid_t owner = 0;
         int r = make_dir(opt->log_dir);
         if (r < 0) {
-                vlog(LOG_ERR, "cannot create log directory %s: %s", opt->log_dir, strerror(-r));
+                vlog(LOG_ERR, "cannot create log directory %s: %s%s", opt->log_dir, strerror(-r),
+                     perm_hint(r));
                 return r;
         }
         d->lock_fd = lock_acquire(opt->log_dir, &owner);
@@ -160,12 +169,14 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return -EWOULDBLOCK;
         }
         if (d->lock_fd < 0) {
-                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s", opt->log_dir, strerror(-d->lock_fd));
+                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s%s", opt->log_dir, strerror(-d->lock_fd),
+                     perm_hint(d->lock_fd));
                 return d->lock_fd;
         }
         r = eventlog_open(&d->ctx.events, opt->log_dir);
         if (r < 0) {
-                vlog(LOG_ERR, "cannot open %s/events.log: %s", opt->log_dir, strerror(-r));
+                vlog(LOG_ERR, "cannot open %s/events.log: %s%s", opt->log_dir, strerror(-r),
+                     perm_hint(r));
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
