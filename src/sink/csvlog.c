@@ -14,6 +14,7 @@
 #include "util/fmt.h"
 
 #define MAX_DAYS_SCANNED 4096
+#define CLOCK_JUMP_NS    (3600LL * 1000000000LL)
 
 void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned retention_days)
 {
@@ -122,14 +123,28 @@ static int follow_size(struct csvlog *l, const char *header)
         return l->size == 0 ? write_header(l, header) : 0;
 }
 
+/* The time retention counts back from at a change of day: the new row's, unless the
+ * wall clock jumped (back, or ahead by more than an hour since the last row): then the
+ * earlier of the two, so a clock set wrong, or set right again after being wrong,
+ * never deletes the days a right clock would keep. */
+static int64_t prune_anchor(const struct csvlog *l, int64_t real_ns)
+{
+        if (l->last_real_ns == 0)
+                return real_ns;
+        if (real_ns < l->last_real_ns || real_ns - l->last_real_ns > CLOCK_JUMP_NS)
+                return real_ns < l->last_real_ns ? real_ns : l->last_real_ns;
+        return real_ns;
+}
+
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row, size_t len)
 {
         char date[16];
         fmt_date(date, sizeof(date), real_ns);
         if (l->fd >= 0 && strcmp(date, l->date) != 0) {
                 csvlog_close(l);
-                csvlog_prune(l->dir, l->prefix, l->retention_days, real_ns);
+                csvlog_prune(l->dir, l->prefix, l->retention_days, prune_anchor(l, real_ns));
         }
+        l->last_real_ns = real_ns;
         if (l->fd < 0) {
                 int r = open_day(l, date, header);
                 if (r < 0) {
