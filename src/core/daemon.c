@@ -316,7 +316,8 @@ static void watch_writes(struct daemon *d, const struct tick *t, int err)
                 }
                 return;
         }
-        if (!w->failing || t->mono_ns - w->last_error_mono_ns < NSEC_PER_SEC)
+        /* No write while the disk guard pauses them is no sign that writes work. */
+        if (!w->failing || d->ctx.disk_paused || t->mono_ns - w->last_error_mono_ns < NSEC_PER_SEC)
                 return;
         w->failing = false;
         double gap = (double)(t->real_ns - w->since_real_ns) / 1e9;

@@ -57,6 +57,13 @@ disk_case() {
 		check_eq "$name: pause said once" 1 "$(grep -c 'pausing writes' "$TMP/$name.err")"
 		check "$name: resume said" grep -q 'resuming writes' "$TMP/$name.err"
 		check "$name: the gap is in events.log" grep -q 'type=DISK_RESUMED .*paused_s=' "$d/events.log"
+		# Failed writes before the pause are reported as recovered only once writing
+		# has resumed and works, not while paused.
+		local resumed recovered
+		resumed=$(grep -n 'resuming writes' "$TMP/$name.err" | head -1 | cut -d: -f1)
+		recovered=$(grep -n 'writes recovered' "$TMP/$name.err" | head -1 | cut -d: -f1)
+		check "$name: write recovery said after the resume, if at all" \
+			test "${recovered:-999999}" -gt "${resumed:-0}"
 	else
 		check_eq "$name: failure said once" 1 "$(grep -c 'failed: No space left on device' "$TMP/$name.err")"
 		check "$name: recovery said" grep -q 'writes recovered: [1-9][0-9]* rows dropped' "$TMP/$name.err"
