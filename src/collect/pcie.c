@@ -196,7 +196,7 @@ static void read_config(const char *root, struct pcie_state *s)
         s->config_error = path_join(path, sizeof(path), root, rel);
         if (s->config_error < 0)
                 return;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 s->config_error = -errno;
                 return;

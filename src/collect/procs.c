@@ -40,6 +40,7 @@
 
 #include "collect/procs_table.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 
@@ -413,6 +414,15 @@ static int procs_sample(void *state, struct vigil_ctx *ctx, const struct tick *t
                 r = sample_host(s, ctx, t->mono_ns);
         if (pss && r == 0)
                 sample_pss(s, ctx);
+        if (s->pss_unreadable && !s->pss_warned &&
+            (s->pss_errno == EACCES || s->pss_errno == EPERM)) {
+                /* Said once: the PSS of another user's process needs ptrace rights. */
+                vlog(LOG_WARN,
+                     "watch: PSS of %u processes not readable (%s): run as root or grant "
+                     "CAP_SYS_PTRACE; their watches' PSS is left empty",
+                     s->pss_unreadable, strerror(s->pss_errno));
+                s->pss_warned = true;
+        }
         return r;
 }
 
@@ -436,7 +446,7 @@ static int open_proc(struct procs_state *s, const char *root)
         s->rooted = root_is_set(root);
         s->self_pid = s->rooted ? 0 : (int32_t)getpid();
         if (s->rooted)
-                s->uptime_fd = openat(s->proc_fd, "uptime", O_RDONLY | O_CLOEXEC);
+                s->uptime_fd = openat(s->proc_fd, "uptime", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         return procs_table_open(s);
 }
 

@@ -20,7 +20,7 @@ int procs_open_pid_file(const struct procs_state *s, int32_t pid, const char *na
         int n = snprintf(rel, sizeof(rel), "%d/%s", (int)pid, name);
         if (n < 0 || (size_t)n >= sizeof(rel))
                 return -ENAMETOOLONG;
-        int fd = openat(s->proc_fd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int fd = openat(s->proc_fd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         return fd < 0 ? -errno : fd;
 }
 

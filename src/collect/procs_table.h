@@ -70,6 +70,7 @@ struct procs_state {
         uint64_t cmdline_reads;
         unsigned pss_unreadable;
         int pss_errno;
+        bool pss_warned;                 /* the missing permission has been reported */
         char buf[PROCS_CMDLINE_MAX + 1]; /* read buffer of every file */
 };
 

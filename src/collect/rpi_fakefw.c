@@ -228,7 +228,7 @@ static int fake_open(const char *path, void **ret_priv)
         int r = -ENOMEM;
         if (!text || !fw)
                 goto out_free;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 r = -errno;
                 goto out_free;

@@ -7,6 +7,7 @@
  * Files are kept open and re-read with one pread per sample. */
 #include "collect/sys_cpufreq.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -141,11 +142,23 @@ static double read_khz(struct cpufreq_state *st, int fd)
         return hz;
 }
 
+/* A governor's name is one word ("schedutil"); anything else (binary, several lines)
+ * is not one, and is left missing rather than copied into a CSV cell or a label. */
+static bool governor_word(const char *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+                        return false;
+        return true;
+}
+
 static void read_governor(int fd, char *out, size_t cap)
 {
         char buf[64];
         int r = attr_read(fd, buf, sizeof(buf));
         size_t n = r > 0 ? attr_trim_len(buf, (size_t)r) : 0;
+        if (!governor_word(buf, n))
+                n = 0;
         copy_bounded(out, cap, buf, n);
 }
 

@@ -85,6 +85,23 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct m
         return seq;
 }
 
+/* Log files are fdatasync'ed this often: a power loss loses at most this much. */
+#define SYNC_EVERY_NS NSEC_PER_SEC
+/* A write failure is logged when it starts, then at most this often while it lasts. */
+#define WRITE_FAIL_LOG_EVERY_NS (60 * NSEC_PER_SEC)
+
+/* Failed log writes (EIO, ENOSPC...): said once when they start, rate-limited while
+ * they last, and the gap recorded in events.log when writes succeed again. */
+struct write_health {
+        uint64_t seen_errors; /* self.write_errors already accounted for */
+        bool failing;
+        int last_error;        /* -errno */
+        uint64_t dropped;      /* rows lost in this episode */
+        int64_t since_real_ns; /* episode start */
+        int64_t last_error_mono_ns;
+        int64_t last_log_mono_ns; /* 0 = never logged */
+};
+
 /* The running plug-ins and the loop's own state. */
 struct daemon {
         struct vigil_ctx ctx;
@@ -98,6 +115,8 @@ struct daemon {
         bool sink_on[32];
         int lock_fd;
         uint64_t source_errors;
+        int64_t last_sync_mono_ns;
+        struct write_health wh;
 };
 
 void vigil_flush_all(struct vigil_ctx *ctx)
@@ -126,12 +145,21 @@ static int make_dir(const char *dir)
         return 0;
 }
 
+/* What would grant access, after a permission error on the log directory. */
+static const char *perm_hint(int r)
+{
+        if (r == -EACCES || r == -EPERM || r == -EROFS)
+                return "; run as root, or choose a writable --log-dir";
+        return "";
+}
+
 static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
 {
         pid_t owner = 0;
         int r = make_dir(opt->log_dir);
         if (r < 0) {
-                vlog(LOG_ERR, "cannot create log directory %s: %s", opt->log_dir, strerror(-r));
+                vlog(LOG_ERR, "cannot create log directory %s: %s%s", opt->log_dir, strerror(-r),
+                     perm_hint(r));
                 return r;
         }
         d->lock_fd = lock_acquire(opt->log_dir, &owner);
@@ -141,12 +169,14 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return -EWOULDBLOCK;
         }
         if (d->lock_fd < 0) {
-                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s", opt->log_dir, strerror(-d->lock_fd));
+                vlog(LOG_ERR, "cannot lock %s/vigil.pid: %s%s", opt->log_dir, strerror(-d->lock_fd),
+                     perm_hint(d->lock_fd));
                 return d->lock_fd;
         }
         r = eventlog_open(&d->ctx.events, opt->log_dir);
         if (r < 0) {
-                vlog(LOG_ERR, "cannot open %s/events.log: %s", opt->log_dir, strerror(-r));
+                vlog(LOG_ERR, "cannot open %s/events.log: %s%s", opt->log_dir, strerror(-r),
+                     perm_hint(r));
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
@@ -239,15 +269,64 @@ static void run_sources(struct daemon *d, const struct tick *t)
         }
 }
 
-static void run_detectors_and_sinks(struct daemon *d, const struct tick *t)
+/* Returns the last error a sink's write returned this tick (-errno), or 0. */
+static int run_detectors_and_sinks(struct daemon *d, const struct tick *t)
 {
         struct vigil_ctx *ctx = &d->ctx;
+        int err = 0;
         for (size_t i = 0; vigil_detectors[i]; i++)
                 if (d->det_on[i] && (vigil_detectors[i]->clocks & t->due))
                         vigil_detectors[i]->feed(d->det_state[i], ctx, t);
-        for (size_t i = 0; vigil_sinks[i]; i++)
-                if (d->sink_on[i] && (vigil_sinks[i]->clocks & t->due))
-                        vigil_sinks[i]->write(d->sink_state[i], ctx, t);
+        for (size_t i = 0; vigil_sinks[i]; i++) {
+                if (!d->sink_on[i] || !(vigil_sinks[i]->clocks & t->due))
+                        continue;
+                int r = vigil_sinks[i]->write(d->sink_state[i], ctx, t);
+                if (r < 0)
+                        err = r;
+        }
+        return err;
+}
+
+/* After the sinks: say when writes start failing (then once a minute at most), and
+ * when they have succeeded for a second again, record the gap in events.log. */
+static void watch_writes(struct daemon *d, const struct tick *t, int err)
+{
+        struct write_health *w = &d->wh;
+        uint64_t errors = d->ctx.frame->self.write_errors;
+        uint64_t fresh = errors - w->seen_errors;
+        w->seen_errors = errors;
+        if (fresh) {
+                if (err < 0)
+                        w->last_error = err;
+                if (!w->failing) {
+                        w->failing = true;
+                        w->dropped = 0;
+                        w->since_real_ns = t->real_ns;
+                }
+                w->dropped += fresh;
+                w->last_error_mono_ns = t->mono_ns;
+                if (!w->last_log_mono_ns ||
+                    t->mono_ns - w->last_log_mono_ns >= WRITE_FAIL_LOG_EVERY_NS) {
+                        vlog(LOG_WARN,
+                             "writing to %s failed: %s; %llu rows dropped so far, retrying "
+                             "on every sample",
+                             d->ctx.log_dir, strerror(w->last_error ? -w->last_error : EIO),
+                             (unsigned long long)w->dropped);
+                        w->last_log_mono_ns = t->mono_ns;
+                }
+                return;
+        }
+        /* No write while the disk guard pauses them is no sign that writes work. */
+        if (!w->failing || d->ctx.disk_paused || t->mono_ns - w->last_error_mono_ns < NSEC_PER_SEC)
+                return;
+        w->failing = false;
+        double gap = (double)(t->real_ns - w->since_real_ns) / 1e9;
+        const char *why = strerror(w->last_error ? -w->last_error : EIO);
+        vlog(LOG_INFO, "writes recovered: %llu rows dropped over %.0f s (%s)",
+             (unsigned long long)w->dropped, gap, why);
+        eventlog_printf(d->ctx.events, t->real_ns,
+                        "type=WRITE_RESUMED dropped_rows=%llu failed_s=%.0f error=\"%s\"",
+                        (unsigned long long)w->dropped, gap, why);
 }
 
 static void publish(struct daemon *d)
@@ -372,7 +451,11 @@ static void loop(struct daemon *d)
                         if (t.due & VCLOCK_BIT(c))
                                 t.seq[c]++;
                 t.final = should_stop(d, &t);
-                run_detectors_and_sinks(d, &t);
+                watch_writes(d, &t, run_detectors_and_sinks(d, &t));
+                if (t.mono_ns - d->last_sync_mono_ns >= SYNC_EVERY_NS) {
+                        vigil_flush_all(ctx);
+                        d->last_sync_mono_ns = t.mono_ns;
+                }
                 publish(d);
                 history_push(ctx->history, ctx->frame, &t);
                 if (watchdog_ns && t.mono_ns - last_watchdog >= watchdog_ns) {

@@ -3,6 +3,8 @@
 
 #include <sys/statvfs.h>
 
+#include "util/clock.h"
+
 void diskguard_init(struct diskguard *g, uint64_t min_free_mb, int64_t check_every_ns)
 {
         g->min_free_bytes = min_free_mb * 1024 * 1024;
@@ -16,7 +18,10 @@ void diskguard_init(struct diskguard *g, uint64_t min_free_mb, int64_t check_eve
 int diskguard_check(struct diskguard *g, const char *dir, int64_t mono_ns, int64_t real_ns,
                     bool force)
 {
-        if (!force && g->last_check_ns != 0 && mono_ns - g->last_check_ns < g->check_every_ns)
+        /* While paused, look every second: writing resumes soon after space returns. */
+        int64_t every =
+            g->paused && g->check_every_ns > NSEC_PER_SEC ? NSEC_PER_SEC : g->check_every_ns;
+        if (!force && g->last_check_ns != 0 && mono_ns - g->last_check_ns < every)
                 return 0;
         g->last_check_ns = mono_ns;
         struct statvfs sv;

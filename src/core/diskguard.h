@@ -1,6 +1,7 @@
 /* The disk guard: file writes pause while the log directory's file system has less
  * than the configured free space, and resume when it has more again (the reference
- * logger's MIN_DISK_MB rule, checked every 30 s, and at once after ENOSPC). */
+ * logger's MIN_DISK_MB rule, checked every 30 s, every second while paused, and at once
+ * after ENOSPC). */
 #ifndef VIGIL_CORE_DISKGUARD_H
 #define VIGIL_CORE_DISKGUARD_H
 

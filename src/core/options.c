@@ -2,12 +2,14 @@
 #include "core/options.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <ini.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -318,6 +320,8 @@ int options_set(struct vigil_options *o, const char *key, const char *value, cha
         return set_value(o, d, value, err, cap);
 }
 
+#define CONFIG_MAX_BYTES (1024 * 1024)
+
 struct ini_ctx {
         struct vigil_options *o;
         FILE *fp;
@@ -327,14 +331,62 @@ struct ini_ctx {
         int failed;
 };
 
-/* A line reader that counts lines, so errors can name the line. */
+/* A line reader that counts lines, so errors can name the line, and refuses what
+ * the INI parser would silently mangle: a NUL byte, a line longer than its buffer. */
 static char *ini_read_line(char *str, int num, void *stream)
 {
         struct ini_ctx *ctx = stream;
-        char *r = fgets(str, num, ctx->fp);
-        if (r)
-                ctx->lineno++;
-        return r;
+        int n = 0, c = EOF;
+        if (ctx->failed)
+                return NULL;
+        while (n < num - 1 && (c = getc(ctx->fp)) != EOF) {
+                if (c == '\0') {
+                        snprintf(ctx->err, ctx->cap, "line %d: NUL byte", ctx->lineno + 1);
+                        ctx->failed = 1;
+                        return NULL;
+                }
+                str[n++] = (char)c;
+                if (c == '\n')
+                        break;
+        }
+        if (n == 0)
+                return NULL;
+        str[n] = '\0';
+        ctx->lineno++;
+        if (c != '\n' && n == num - 1) {
+                c = getc(ctx->fp);
+                if (c != EOF && c != '\n') {
+                        snprintf(ctx->err, ctx->cap, "line %d: longer than %d characters",
+                                 ctx->lineno, num - 2);
+                        ctx->failed = 1;
+                        return NULL;
+                }
+        }
+        return str;
+}
+
+/* Open a config file: a regular file of at most 1 MB (not a directory, not a FIFO that
+ * would block). NULL with *err set on failure. */
+static FILE *open_config(const char *path, char *err, unsigned cap)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat st;
+        const char *why = NULL;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                why = strerror(errno);
+        else if (!S_ISREG(st.st_mode))
+                why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+        else if (st.st_size > CONFIG_MAX_BYTES)
+                why = "larger than 1 MB";
+        FILE *fp = why ? NULL : fdopen(fd, "r");
+        if (!why && !fp)
+                why = strerror(errno);
+        if (why) {
+                snprintf(err, cap, "config %.512s: %s", path, why);
+                if (fd >= 0)
+                        close(fd);
+        }
+        return fp;
 }
 
 static int on_ini_key(void *user, const char *section, const char *name, const char *value)
@@ -364,12 +416,9 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
 int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap)
 {
         char msg[300];
-        FILE *fp = fopen(path, "re");
-        if (!fp) {
-                int e = errno;
-                snprintf(err, cap, "config %.512s: %s", path, strerror(e));
-                return -e;
-        }
+        FILE *fp = open_config(path, err, cap);
+        if (!fp)
+                return -EINVAL;
         struct ini_ctx ctx = {o, fp, 0, msg, sizeof(msg), 0};
         msg[0] = '\0';
         int r = ini_parse_stream(ini_read_line, &ctx, on_ini_key, &ctx);

@@ -14,6 +14,7 @@
 #include "util/fmt.h"
 
 #define MAX_DAYS_SCANNED 4096
+#define CLOCK_JUMP_NS    (3600LL * 1000000000LL)
 
 void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned retention_days)
 {
@@ -59,6 +60,21 @@ static int repair_tail(int fd, uint64_t *size)
         }
 }
 
+/* Write the header into the empty open file; on failure the file is left empty. */
+static int write_header(struct csvlog *l, const char *header)
+{
+        size_t hl = strlen(header);
+        ssize_t w = write(l->fd, header, hl);
+        if (w != (ssize_t)hl) {
+                int e = w < 0 ? -errno : -ENOSPC;
+                if (ftruncate(l->fd, 0) < 0)
+                        e = -errno;
+                return e;
+        }
+        l->size = hl;
+        return 0;
+}
+
 static int open_day(struct csvlog *l, const char *date, const char *header)
 {
         snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
@@ -83,19 +99,41 @@ static int open_day(struct csvlog *l, const char *date, const char *header)
         l->size = size;
         snprintf(l->date, sizeof(l->date), "%s", date);
         if (size == 0) {
-                size_t hl = strlen(header);
-                ssize_t w = write(fd, header, hl);
-                if (w != (ssize_t)hl) {
-                        int e = w < 0 ? -errno : -ENOSPC;
-                        if (ftruncate(fd, 0) < 0)
-                                e = -errno;
+                int r = write_header(l, header);
+                if (r < 0) {
                         close(fd);
                         l->fd = -1;
-                        return e;
+                        return r;
                 }
-                l->size = hl;
         }
         return 0;
+}
+
+/* Another program may have cut the file (logrotate's copytruncate) or appended to it:
+ * rows land at its end anyway (O_APPEND); follow its size, so a failed write rolls
+ * back to the true end, and give an emptied file its header again. */
+static int follow_size(struct csvlog *l, const char *header)
+{
+        struct stat st;
+        if (fstat(l->fd, &st) < 0)
+                return -errno;
+        if ((uint64_t)st.st_size == l->size)
+                return 0;
+        l->size = (uint64_t)st.st_size;
+        return l->size == 0 ? write_header(l, header) : 0;
+}
+
+/* The time retention counts back from at a change of day: the new row's, unless the
+ * wall clock jumped (back, or ahead by more than an hour since the last row): then the
+ * earlier of the two, so a clock set wrong, or set right again after being wrong,
+ * never deletes the days a right clock would keep. */
+static int64_t prune_anchor(const struct csvlog *l, int64_t real_ns)
+{
+        if (l->last_real_ns == 0)
+                return real_ns;
+        if (real_ns < l->last_real_ns || real_ns - l->last_real_ns > CLOCK_JUMP_NS)
+                return real_ns < l->last_real_ns ? real_ns : l->last_real_ns;
+        return real_ns;
 }
 
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row, size_t len)
@@ -104,10 +142,18 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
         fmt_date(date, sizeof(date), real_ns);
         if (l->fd >= 0 && strcmp(date, l->date) != 0) {
                 csvlog_close(l);
-                csvlog_prune(l->dir, l->prefix, l->retention_days, real_ns);
+                csvlog_prune(l->dir, l->prefix, l->retention_days, prune_anchor(l, real_ns));
         }
+        l->last_real_ns = real_ns;
         if (l->fd < 0) {
                 int r = open_day(l, date, header);
+                if (r < 0) {
+                        l->write_errors++;
+                        l->last_error = r;
+                        return r;
+                }
+        } else {
+                int r = follow_size(l, header);
                 if (r < 0) {
                         l->write_errors++;
                         l->last_error = r;

@@ -18,16 +18,21 @@ struct csvlog {
         uint64_t size; /* bytes in the open file */
         uint64_t rows; /* rows written since start */
         uint64_t write_errors;
-        int last_error; /* -errno of the last failed write, 0 after a success */
-        int repaired;   /* bytes cut from a torn last line at the last open */
+        int last_error;       /* -errno of the last failed write, 0 after a success */
+        int repaired;         /* bytes cut from a torn last line at the last open */
+        int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
 };
 
 /* Set up (no file is opened until the first row). */
 void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned retention_days);
 
 /* Append one row (row must end with '\n') to the file of real_ns's local day,
- * opening, rotating and writing header (ending with '\n') as needed. A short write
- * is rolled back (ftruncate) so no torn row stays. 0 or -errno. */
+ * opening, rotating and writing header (ending with '\n') as needed. At a change of
+ * day older days are pruned (csvlog_prune), counting back from the earlier of the new
+ * row's time and the last row's when the wall clock jumped. A short write
+ * is rolled back (ftruncate) so no torn row stays. A file truncated by another program
+ * (copytruncate) is followed: rows go to its new end, after a new header if it was
+ * emptied. 0 or -errno. */
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
                  size_t len);
 

@@ -11,7 +11,7 @@ int attr_open(const char *root, const char *path)
         int r = path_join(full, sizeof(full), root, path);
         if (r < 0)
                 return r;
-        int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         return fd < 0 ? -errno : fd;
 }
 

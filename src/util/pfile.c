@@ -38,7 +38,8 @@ int pfile_open(struct pfile *f, const char *root, const char *path, size_t cap)
         int r = path_join(f->path, sizeof(f->path), root, path);
         if (r < 0)
                 return r;
-        int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK: a FIFO planted in a hostile tree must not block the open. */
+        int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
         f->buf = malloc(cap);

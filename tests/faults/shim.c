@@ -1,0 +1,79 @@
+/* LD_PRELOAD shim for the fault tests: write(2) to a file whose path contains
+ * $FAULT_MATCH fails with EIO on every $FAULT_EIO_EVERY-th such call while the file
+ * $FAULT_SWITCH exists; fdatasync/fsync calls on matching files and injected failures
+ * are appended to $FAULT_LOG as "fdatasync PATH" / "eio PATH" lines. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static unsigned long calls;
+
+static int fd_path(int fd, char *out, size_t cap)
+{
+        char link[64];
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, out, cap - 1);
+        if (n < 0)
+                return -1;
+        out[n] = '\0';
+        return 0;
+}
+
+static int matches(int fd, char *path, size_t cap)
+{
+        const char *m = getenv("FAULT_MATCH");
+        return m && *m && fd_path(fd, path, cap) == 0 && strstr(path, m);
+}
+
+static void note(const char *what, const char *path)
+{
+        const char *logp = getenv("FAULT_LOG");
+        if (!logp)
+                return;
+        char line[4200];
+        int n = snprintf(line, sizeof(line), "%s %s\n", what, path);
+        int fd = (int)syscall(SYS_openat, AT_FDCWD, logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+                              0644);
+        if (fd < 0)
+                return;
+        syscall(SYS_write, fd, line, (size_t)n);
+        syscall(SYS_close, fd);
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+        char path[4096];
+        const char *every = getenv("FAULT_EIO_EVERY");
+        const char *sw = getenv("FAULT_SWITCH");
+        if (every && sw && access(sw, F_OK) == 0 && matches(fd, path, sizeof(path)) &&
+            ++calls % strtoul(every, NULL, 10) == 0) {
+                note("eio", path);
+                errno = EIO;
+                return -1;
+        }
+        return syscall(SYS_write, fd, buf, len);
+}
+
+static int count_sync(int fd, long nr)
+{
+        char path[4096];
+        if (matches(fd, path, sizeof(path)))
+                note(nr == SYS_fsync ? "fsync" : "fdatasync", path);
+        return (int)syscall(nr, fd);
+}
+
+int fdatasync(int fd)
+{
+        return count_sync(fd, SYS_fdatasync);
+}
+
+int fsync(int fd)
+{
+        return count_sync(fd, SYS_fsync);
+}
