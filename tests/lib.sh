@@ -7,7 +7,7 @@ VIGIL="$BUILD_DIR/vigil"
 NVML_SIM="$BUILD_DIR/nvml-sim/libnvidia-ml.so.1"
 FIXTURES="$TOP/tests/fixtures"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/vigil-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+[ -n "${KEEP_TMP:-}" ] && echo "TMP=$TMP" || trap 'rm -rf "$TMP"' EXIT
 export TZ=UTC NO_COLOR=1
 
 ok() { echo "ok $*"; }

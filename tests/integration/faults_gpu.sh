@@ -43,6 +43,8 @@ check "lost: failure in events.log" grep -q 'type=NVML_FAILED gpu=0 error="GPU i
 check "lost: recovery in events.log" grep -q 'type=GPU_RECOVERED gpu=0' "$TMP/lost/events.log"
 check_eq "lost: failure said once" 1 "$(grep -c 'gpu0: NVML FAILED' "$TMP/lost.err")"
 check "lost: recovery said" grep -q 'gpu0: GPU RECOVERED after' "$TMP/lost.err"
+crash=$(ls "$TMP/lost"/crashes/crash-*.log 2>/dev/null | grep -v -e followup -e programs | head -1)
+check "lost: a crash snapshot of the first failure" grep -qx 'Error: NVML_FAILED: GPU is lost' "$crash"
 
 # --- no library, not a library, a library without NVML's symbols ---------------------
 printf 'not an ELF file\n' >"$TMP/garbage.so"
