@@ -6,9 +6,15 @@
 #   watches over a churn of short-lived processes, and /metrics and / on loopback
 #   scraped in a loop by two clients. Prints RSS, open fds and threads at the start
 #   (after a warm-up), the middle and the end, with the missed deadlines, samples and
-#   scrapes. Fails when RSS grows more than SOAK_RSS_TOLERANCE_KB (default 256 kB)
-#   from the middle to the end, when fds or threads grow at all, when a scrape fails,
-#   or when the daemon does not stop cleanly.
+#   scrapes. Fails when RSS grows from the middle to the end by more than the chart
+#   ring's fill (below) plus SOAK_RSS_TOLERANCE_KB (default 256 kB), when fds or
+#   threads grow at all, when a scrape fails, or when the daemon does not stop cleanly.
+#
+#   The chart ring (README "Memory") is allocated at start but its pages are touched
+#   as it fills, one point a second for its first 900 s, in the daemon and in the HTTP
+#   server's copy: a point is 8 + 4 x (9 + 2 x 2 watches + 8 GPUs x (8 + 0 fans)) = 316
+#   bytes here. That growth is expected and allowed; past 900 s (a soak of 1800 s or
+#   more has its middle there) the allowance is the tolerance alone.
 #   Then SOAK_VALGRIND_SECONDS (default 60; 0 skips it) of the same under
 #   valgrind --leak-check=full --error-exitcode=1, stopped by SIGTERM: any memory
 #   error, leak (definite or possible), failed scrape or unclean exit fails.
@@ -210,8 +216,11 @@ final_ok=$(scrapes "$tmp/counts" ok)
 echo "scrapes in all: $final_ok good, $final_fail failed"
 
 growth=$((row[end.rss] - row[middle.rss]))
-echo "RSS middle -> end: ${growth} kB (tolerance $rss_tol kB)"
-[ "$growth" -le "$rss_tol" ] || fail "RSS grew $growth kB from the middle to the end"
+ring_points() { local t=$1; [ "$t" -le 900 ] && echo "$t" || echo 900; }
+ring_kb=$((2 * 316 * ($(ring_points "${row[end.t]}") - $(ring_points "${row[middle.t]}")) / 1024))
+allow=$((ring_kb + rss_tol))
+echo "RSS middle -> end: ${growth} kB (allowed: chart ring fill $ring_kb kB + tolerance $rss_tol kB)"
+[ "$growth" -le "$allow" ] || fail "RSS grew $growth kB from the middle to the end (allowed $allow kB)"
 [ "${row[end.fds]}" -le "${row[middle.fds]}" ] || fail "open fds grew: ${row[middle.fds]} -> ${row[end.fds]}"
 [ "${row[end.thr]}" -le "${row[middle.thr]}" ] || fail "threads grew: ${row[middle.thr]} -> ${row[end.thr]}"
 [ "${final_fail:-1}" -eq 0 ] || fail "$final_fail scrapes failed (last: $(scrapes "$tmp/counts" last_error))"
