@@ -6,7 +6,7 @@
 # name, seconds, executions, result. Exits 1 when any harness found a crash.
 # Usage: fuzz/run.sh [SECONDS] [NAME...]     (default 60 s; NAME without fuzz_)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 case $secs in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac

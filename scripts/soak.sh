@@ -22,7 +22,7 @@
 # Usage: scripts/soak.sh [SECONDS]   (default 600; `make soak SOAK_SECONDS=N`)
 # Timings are the machine's: on a shared machine, missed deadlines count its noise too.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 secs=${1:-600}
 case $secs in '' | *[!0-9]*) echo "soak: SECONDS must be a whole number, not '$secs'" >&2; exit 2 ;; esac
 [ "$secs" -ge 20 ] || { echo "soak: SECONDS must be at least 20" >&2; exit 2; }
@@ -121,7 +121,7 @@ for t in threads:
 dump()
 PY
 	scraper=$!
-	pids+=($scraper)
+	pids+=("$scraper")
 }
 
 scrapes() { # scrapes COUNTS_FILE FIELD
@@ -137,8 +137,8 @@ gpu_samples() {
 }
 # The least of five readings 0.2 s apart: a scrape's connection in flight is not a leak.
 least() { # least COMMAND...
-	local i v m=
-	for i in 1 2 3 4 5; do
+	local _ v m=
+	for _ in 1 2 3 4 5; do
 		v=$("$@")
 		{ [ -z "$m" ] || [ "$v" -lt "$m" ]; } && m=$v
 		sleep 0.2
@@ -172,8 +172,8 @@ run_vigil() { # run_vigil LOGDIR PORT [WRAPPER...]: start vigil in the backgroun
 	vpid=$!
 }
 wait_up() { # wait_up PORT: until /metrics answers (30 s at most)
-	local i
-	for i in $(seq 300); do
+	local _
+	for _ in $(seq 300); do
 		curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$1/metrics" && return 0
 		sleep 0.1
 	done
@@ -215,7 +215,7 @@ final_fail=$(scrapes "$tmp/counts" failed)
 final_ok=$(scrapes "$tmp/counts" ok)
 echo "scrapes in all: $final_ok good, $final_fail failed"
 
-growth=$((row[end.rss] - row[middle.rss]))
+growth=$((${row[end.rss]} - ${row[middle.rss]}))
 ring_points() { local t=$1; [ "$t" -le 900 ] && echo "$t" || echo 900; }
 ring_kb=$((2 * 316 * ($(ring_points "${row[end.t]}") - $(ring_points "${row[middle.t]}")) / 1024))
 allow=$((ring_kb + rss_tol))

@@ -13,7 +13,7 @@ plain) ;;
 	;;
 esac
 
-cd "$TOP"
+cd "$TOP" || exit 1
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 fuzz/build.sh >"$TMP/build.log" 2>&1
 rc=$?
