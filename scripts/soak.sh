@@ -10,14 +10,15 @@
 #   ring's fill (below) plus SOAK_RSS_TOLERANCE_KB (default 256 kB), when fds or
 #   threads grow at all, when a scrape fails, or when the daemon does not stop cleanly.
 #
-#   The chart ring (README "Memory") is allocated at start but its pages are touched
-#   as it fills, one point a second for its first 900 s, in the daemon and in the HTTP
-#   server's copy: a point is 8 + 4 x (9 + 2 x 2 watches + 8 GPUs x (8 + 0 fans)) = 316
-#   bytes here. That growth is expected and allowed; past 900 s (a soak of 1800 s or
-#   more has its middle there) the allowance is the tolerance alone.
-#   Then SOAK_VALGRIND_SECONDS (default 60; 0 skips it) of the same under
-#   valgrind --leak-check=full --error-exitcode=1, stopped by SIGTERM: any memory
-#   error, leak (definite or possible), failed scrape or unclean exit fails.
+#   What fills by design is allowed on top: the chart ring (README "Memory") is
+#   allocated at start but its pages are touched as it fills, one point a second for
+#   its first 900 s, in the daemon and in the HTTP server's copy (a point is 8 + 4 x
+#   (9 + 2 x 2 watches + 8 GPUs x (8 + 0 fans)) = 316 bytes here), and the dashboard
+#   page, rendered into one growing buffer, grows with it to about 740 kB at 900
+#   points (README), about 842 bytes a point. So the allowance is 1474 bytes per
+#   point added between the middle and the end; past 900 s (a soak of 1800 s or more
+#   has its middle there) it is the tolerance alone. A leak of live memory is what
+#   the valgrind run (and massif, by hand) tell apart from pages touched late.
 #
 # Usage: scripts/soak.sh [SECONDS]   (default 600; `make soak SOAK_SECONDS=N`)
 # Timings are the machine's: on a shared machine, missed deadlines count its noise too.
@@ -217,9 +218,9 @@ echo "scrapes in all: $final_ok good, $final_fail failed"
 
 growth=$((${row[end.rss]} - ${row[middle.rss]}))
 ring_points() { local t=$1; [ "$t" -le 900 ] && echo "$t" || echo 900; }
-ring_kb=$((2 * 316 * ($(ring_points "${row[end.t]}") - $(ring_points "${row[middle.t]}")) / 1024))
+ring_kb=$(((2 * 316 + 842) * ($(ring_points "${row[end.t]}") - $(ring_points "${row[middle.t]}")) / 1024))
 allow=$((ring_kb + rss_tol))
-echo "RSS middle -> end: ${growth} kB (allowed: chart ring fill $ring_kb kB + tolerance $rss_tol kB)"
+echo "RSS middle -> end: ${growth} kB (allowed: chart ring and page fill $ring_kb kB + tolerance $rss_tol kB)"
 [ "$growth" -le "$allow" ] || fail "RSS grew $growth kB from the middle to the end (allowed $allow kB)"
 [ "${row[end.fds]}" -le "${row[middle.fds]}" ] || fail "open fds grew: ${row[middle.fds]} -> ${row[end.fds]}"
 [ "${row[end.thr]}" -le "${row[middle.thr]}" ] || fail "threads grew: ${row[middle.thr]} -> ${row[end.thr]}"
