@@ -6,8 +6,8 @@
 #   watches over a churn of short-lived processes, and /metrics and / on loopback
 #   scraped in a loop by two clients. Prints RSS, open fds and threads at the start
 #   (after a warm-up), the middle and the end, with the missed deadlines, samples and
-#   scrapes. Fails when RSS grows from the middle to the end by more than the chart
-#   ring's fill (below) plus SOAK_RSS_TOLERANCE_KB (default 256 kB), when fds or
+#   scrapes. Fails when RSS grows from the middle to the end by more than what fills
+#   by design (below) plus SOAK_RSS_TOLERANCE_KB (default 256 kB), when fds or
 #   threads grow at all, when a scrape fails, or when the daemon does not stop cleanly.
 #
 #   What fills by design is allowed on top: the chart ring (README "Memory") is
