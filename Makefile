@@ -5,8 +5,8 @@
 #   make test       install missing packages, build, run every test (plain, then ASan+UBSan), check format
 #   make install    install binary, unit, rules and man page (honours DESTDIR and PREFIX)
 #   make bench      run the benchmarks in bench/ and print their ratios
-#   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
-#   make soak       long run under load (SOAK_SECONDS)
+#   make fuzz       run each libFuzzer harness for FUZZ_SECONDS (default 60)
+#   make soak       long run under load (SOAK_SECONDS, default 600), then under valgrind
 #   make cross      the Raspberry Pi unit tests for aarch64 and armhf, under qemu-user
 
 PREFIX   ?= /usr/local
@@ -38,7 +38,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test deps-bench bench fuzz soak clean format format-check cross
+.PHONY: all run test check unit install deps deps-test deps-bench deps-fuzz deps-soak bench fuzz soak clean format format-check cross
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -94,6 +94,12 @@ deps-test:
 deps-bench:
 	@scripts/deps.sh bench
 
+deps-fuzz:
+	@scripts/deps.sh fuzz
+
+deps-soak:
+	@scripts/deps.sh soak
+
 run: deps
 	$(MAKE) all
 	@scripts/run-here.sh $(BUILD)/vigil
@@ -124,16 +130,17 @@ bench: deps-bench
 	$(MAKE) all $(BENCH_BIN)
 	@BUILD=$(BUILD) bench/run.sh
 
-fuzz:
+fuzz: deps-fuzz
 	@fuzz/run.sh $(FUZZ_SECONDS)
 
-soak: all
+soak: deps-soak
+	$(MAKE) all
 	@scripts/soak.sh $(SOAK_SECONDS)
 
 cross:
 	@scripts/cross-test.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-clang
+	rm -rf $(BUILD) build-asan build-clang build-fuzz
 
 -include $(OBJ:.o=.d) $(BUILD)/src/main.d

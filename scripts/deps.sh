@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages vigil needs that are missing.
-# Usage: scripts/deps.sh build|test|bench
+# Usage: scripts/deps.sh build|test|bench|fuzz|soak
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -8,6 +8,8 @@ lists=("$here/packages.build")
 case "${1:-build}" in
 test) lists+=("$here/packages.test") ;;
 bench) lists+=("$here/packages.bench") ;;
+fuzz) lists+=("$here/packages.fuzz") ;;
+soak) lists+=("$here/packages.soak") ;;
 esac
 
 missing=()

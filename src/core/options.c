@@ -413,25 +413,32 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
         return 1;
 }
 
-int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap)
+int options_load_stream(struct vigil_options *o, FILE *fp, const char *name, char *err,
+                        unsigned cap)
 {
         char msg[300];
-        FILE *fp = open_config(path, err, cap);
-        if (!fp)
-                return -EINVAL;
         struct ini_ctx ctx = {o, fp, 0, msg, sizeof(msg), 0};
         msg[0] = '\0';
         int r = ini_parse_stream(ini_read_line, &ctx, on_ini_key, &ctx);
-        fclose(fp);
         if (ctx.failed) {
-                snprintf(err, cap, "config %.512s: %s", path, msg);
+                snprintf(err, cap, "config %.512s: %s", name, msg);
                 return -EINVAL;
         }
         if (r != 0) {
-                snprintf(err, cap, "config %.512s: line %d: not an INI line", path, r);
+                snprintf(err, cap, "config %.512s: line %d: not an INI line", name, r);
                 return -EINVAL;
         }
         return 0;
+}
+
+int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap)
+{
+        FILE *fp = open_config(path, err, cap);
+        if (!fp)
+                return -EINVAL;
+        int r = options_load_stream(o, fp, path, err, cap);
+        fclose(fp);
+        return r;
 }
 
 void options_usage(const char *prog)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/frame.h"
 
@@ -68,6 +69,11 @@ int options_set(struct vigil_options *o, const char *key, const char *value, cha
 /* Load an INI file: keys in the top section or [vigil]; [watch] holds NAME = PATTERN.
  * 0, or -errno/-EINVAL with one line written to err. */
 int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap);
+
+/* The same, from an open stream (not closed here; the caller owns it); name stands for
+ * the file in messages. The pure form of the loader: the config fuzzer feeds it memory. */
+int options_load_stream(struct vigil_options *o, FILE *fp, const char *name, char *err,
+                        unsigned cap);
 
 /* Fill in what depends on the environment: the default log directory
  * (/var/log/vigil as root, else $XDG_STATE_HOME/vigil or ~/.local/state/vigil). */

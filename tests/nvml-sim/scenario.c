@@ -537,15 +537,14 @@ static int read_all(struct loader *ld, char **ret, size_t *ret_len)
         return 0;
 }
 
-int scenario_load(struct sim *s, const char *path, char *err, size_t errlen)
+int scenario_parse(struct sim *s, const char *text, size_t len, const char *name, char *err,
+                   size_t errlen)
 {
-        struct loader ld = {.s = s, .path = path, .err = err, .errlen = errlen};
-        char *buf = NULL;
-        size_t len = 0;
+        struct loader ld = {.s = s, .path = name, .err = err, .errlen = errlen};
         scenario_clear(s);
-        if (read_all(&ld, &buf, &len) < 0)
-                return -1;
-        struct cursor c = cur_make(buf, len);
+        if (len > SIM_SCENARIO_MAX)
+                return fail(&ld, "file too large");
+        struct cursor c = cur_make(text, len);
         int r = 0;
         while (r == 0 && !cur_eof(&c)) {
                 const char *l;
@@ -561,7 +560,6 @@ int scenario_load(struct sim *s, const char *path, char *err, size_t errlen)
                         lc.end--;
                 r = parse_line(&ld, &lc) < 0 ? -1 : 0;
         }
-        free(buf);
         if (r == 0 && s->ngpus == 0 && !s->init_error) {
                 ld.line = 0;
                 r = fail(&ld, "no 'gpu' line");
@@ -574,6 +572,19 @@ int scenario_load(struct sim *s, const char *path, char *err, size_t errlen)
                 if (s->gpu[i].nops)
                         qsort(s->gpu[i].ops, s->gpu[i].nops, sizeof(struct sim_op), cmp_op);
         return 0;
+}
+
+int scenario_load(struct sim *s, const char *path, char *err, size_t errlen)
+{
+        struct loader ld = {.s = s, .path = path, .err = err, .errlen = errlen};
+        char *buf = NULL;
+        size_t len = 0;
+        scenario_clear(s);
+        if (read_all(&ld, &buf, &len) < 0)
+                return -1;
+        int r = scenario_parse(s, buf, len, path, err, errlen);
+        free(buf);
+        return r;
 }
 
 void scenario_clear(struct sim *s)

@@ -159,6 +159,10 @@ enum sim_kind sim_field_kind(int field);
 /* scenario.c: parse the file at path into s (GPUs, driver, timelines; step-0 entries
  * not yet applied). 0, or -1 with a one-line message "path:line: what" in err. */
 int scenario_load(struct sim *s, const char *path, char *err, size_t errlen);
+/* The same on text[0..len) (need not be NUL-terminated; not kept), name standing for
+ * the file in messages: the pure parser, which the scenario fuzzer drives. */
+int scenario_parse(struct sim *s, const char *text, size_t len, const char *name, char *err,
+                   size_t errlen);
 /* Release what scenario_load allocated and clear the GPUs. */
 void scenario_clear(struct sim *s);
 

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# (Re)write the seed corpora fuzz/corpus/NAME/ from the test fixtures. Seeds are named
+# seed-*; inputs kept for a bug found by fuzzing are named crash-* and are left alone.
+# Run after a fixture changes; commit the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fx=tests/fixtures
+c=fuzz/corpus
+
+seed() { # seed NAME FILE... : copy each distinct file into NAME's corpus
+	local name=$1 f sum
+	shift
+	mkdir -p "$c/$name"
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		sum=$(sha1sum <"$f" | cut -c1-12)
+		cp "$f" "$c/$name/seed-$sum"
+	done
+}
+text() { # text NAME FORMAT [ARG...] : one seed from printf FORMAT ARG...
+	local name=$1 tmp
+	shift
+	tmp=$(mktemp)
+	# shellcheck disable=SC2059
+	printf "$@" >"$tmp"
+	seed "$name" "$tmp"
+	rm -f "$tmp"
+}
+lines() { # lines NAME FILE : one seed per line of FILE
+	local l
+	while IFS= read -r l; do text "$1" '%s\n' "$l"; done <"$2"
+}
+
+rm -f "$c"/*/seed-*
+
+seed proc_stat $fx/*/proc/stat
+seed proc_meminfo $fx/*/proc/meminfo
+seed proc_values $fx/*/proc/loadavg $fx/*/proc/uptime $fx/*/sys/class/hwmon/hwmon*/temp*_input \
+	$fx/*/sys/class/thermal/thermal_zone*/temp $fx/*/sys/devices/system/cpu/cpu0/cpufreq/*_freq
+seed procs_parse $fx/procs/proc/1/stat $fx/procs/proc/1/cmdline $fx/procs/proc/1/smaps_rollup \
+	$fx/procs/proc/1100/stat $fx/procs/proc/1100/cmdline
+text procs_parse '812 (a) b) c) S 1 812 812 0 -1 4194560 1 2 3 4 1500 30 0 0 20 0 7 0 99\n'
+seed rpi_values $fx/*/sys/class/drm/card*/device/gpu_stats
+for a in "temp=47.2'C" "volt=0.8563V" "frequency(48)=1500398464" "throttled=0x50000"; do
+	text rpi_values '%s\n' "$a"
+done
+lines kmsg_record $fx/kmsg/dev/kmsg
+grep -h 'Xid' $fx/kmsg/dev/kmsg | while IFS= read -r l; do text xid_line '%s\n' "${l#*;}"; done
+seed xid_line $fx/pcie/healthy/sys/devices/*/*/aer_dev_correctable
+seed csv_read $fx/csv/*.csv $fx/csv/clean/*.csv
+seed report $fx/csv/*.csv $fx/csv/clean/*.csv
+seed scenario tests/nvml-sim/scenarios/*
+seed config dist/vigil.conf
+text config '[vigil]\ninterval = 0.5\nlisten = 127.0.0.1:9101\n\n[watch]\nchromium = chromium --type=renderer\n'
+text webconfig 'basic_auth_users:\n  prometheus: $2y$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234\n'
+text webconfig 'tls_server_config:\n  cert_file: cert.pem\n  key_file: "key.pem"   # comment\nbasic_auth_users:\n  prometheus: "$y$j9T$salt$hash"\n'
+for a in 'prometheus:secret' 'prometheus:wrong' 'nobody:secret' ':' 'prometheus:secret:more'; do
+	text basic_auth '%s' "$a"
+done
+
+# The mailbox: the firmware's reply to vigil's request for every value, as the fake
+# firmware of each Pi fixture answers it (layout: src/collect/rpi_mbox.h).
+for f in $fx/*/dev/vcio; do
+	python3 - "$f" "$c/mbox_reply" <<'PY'
+import hashlib, os, struct, sys
+answers = {}
+for line in open(sys.argv[1]):
+    w = line.split('#')[0].split()
+    if len(w) >= 3 and w[0] == 'tag':
+        tag = int(w[1], 0)
+        if w[2].startswith('id='):
+            answers[(tag, int(w[2][3:]))] = [int(w[2][3:]), int(w[3], 0)]
+        else:
+            answers[(tag, None)] = [int(w[2], 0)]
+plan = [(0x30006, 0), (0x30003, 1), (0x30047, 3), (0x30047, 4), (0x30047, 5),
+        (0x30047, 6), (0x30047, 9), (0x30004, 3), (0x30046, None)]
+words = [0, 0x80000000]
+for tag, arg in plan:
+    nbuf = 1 if arg is None else 2
+    val = answers.get((tag, arg))
+    if val is None:
+        words += [tag, nbuf * 4, 0] + ([0xffff] if arg is None else [arg, 0])
+    else:
+        words += [tag, nbuf * 4, 0x80000000 | len(val) * 4] + (val + [0] * nbuf)[:nbuf]
+words.append(0)
+words[0] = len(words) * 4
+blob = struct.pack('<%dI' % len(words), *words)
+os.makedirs(sys.argv[2], exist_ok=True)
+open(os.path.join(sys.argv[2], 'seed-' + hashlib.sha1(blob).hexdigest()[:12]), 'wb').write(blob)
+PY
+done
+du -sh "$c"
