@@ -2,7 +2,7 @@
 # Soak: the daemon for SECONDS under load, then a shorter run under valgrind.
 #
 #   vigil with 8 simulated GPUs (tests/nvml-sim, scenario healthy-8gpu) at the fastest
-#   GPU cadence it accepts (--gpu-interval 0.01), host at 0.1 s, PSS at 1 s, process
+#   GPU cadence it accepts (--gpu-interval 0.001), host at 0.1 s, PSS at 1 s, process
 #   watches over a churn of short-lived processes, and /metrics and / on loopback
 #   scraped in a loop by two clients. Prints RSS, open fds and threads at the start
 #   (after a warm-up), the middle and the end, with the missed deadlines, samples and
@@ -166,7 +166,7 @@ measure() { # measure POINT PID PORT COUNTS T0
 run_vigil() { # run_vigil LOGDIR PORT [WRAPPER...]: start vigil in the background
 	local log=$1 port=$2
 	shift 2
-	VIGIL_NVML_SCENARIO=$scenario "$@" "$vigil" --nvml "$sim" --root / --gpu-interval 0.01 \
+	VIGIL_NVML_SCENARIO=$scenario "$@" "$vigil" --nvml "$sim" --root / --gpu-interval 0.001 \
 		--interval 0.1 --pss-interval 1 --watch "steady=$tag-steady" --watch "churn=$tag-churn" \
 		--listen "127.0.0.1:$port" --log-dir "$log" --quiet ${SOAK_EXTRA_ARGS:-} \
 		2>"$log.err" &
@@ -191,7 +191,7 @@ fi
 t0=$(date +%s)
 start_scrapers "$tmp/counts" "$port"
 warm=$((secs / 10 < 30 ? secs / 10 : 30))
-echo "soak: $secs s, 8 simulated GPUs at 0.01 s, host at 0.1 s, 2 scrapers; pid $vpid"
+echo "soak: $secs s, 8 simulated GPUs at 0.001 s, host at 0.1 s, 2 scrapers; pid $vpid"
 sleep_until() { local d=$(($1 + t0 - $(date +%s))); [ $d -le 0 ] || sleep $d; }
 sleep_until "$warm"
 measure start "$vpid" "$port" "$tmp/counts" "$t0"

@@ -39,8 +39,8 @@ struct opt_def {
 static const struct opt_def opt_table[] = {
     {"interval", K_DURATION, OFF(interval_ns), 0.01, 86400, "SEC",
      "host sampling interval (default 1; units ms, s, m, h accepted)"},
-    {"gpu-interval", K_DURATION, OFF(gpu_interval_ns), 0.01, 86400, "SEC",
-     "GPU sampling interval (default 0.1)"},
+    {"gpu-interval", K_DURATION, OFF(gpu_interval_ns), 0.001, 86400, "SEC",
+     "GPU sampling interval (default 0.1; as short as 0.001)"},
     {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
      "process PSS sampling interval (default 10)"},
     {"count", K_COUNT, OFF(count), 1, 1e15, "N", "take N host samples, then exit"},

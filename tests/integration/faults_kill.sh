@@ -12,7 +12,7 @@ took_over=0
 pid_file_ok=0
 for i in $(seq 1 $runs); do
 	VIGIL_NVML_SCENARIO="$TOP/tests/nvml-sim/scenarios/healthy-8gpu" "$VIGIL" --nvml "$NVML_SIM" \
-		--root "$FIXTURES/x86-server" --interval 0.01 --gpu-interval 0.01 --quiet \
+		--root "$FIXTURES/x86-server" --interval 0.01 --gpu-interval 0.001 --quiet \
 		--min-disk-mb 0 --log-dir "$d" 2>"$TMP/run$i.err" &
 	pid=$!
 	# Running and writing, then a random moment (0 to 300 ms) later: kill -9.
