@@ -13,7 +13,8 @@
  * the main loop submits and takes; a job not done belongs to the reader, a done job to
  * the main loop, which may take it while the reader goes on with the next (the reader
  * takes the lock between jobs only). The reader records which job it is in and when it
- * started it (for the first job: the submission). At each GPU tick the main loop:
+ * started it (for the first job: the submission), under the lock, which the main loop
+ * takes to look. At each GPU tick the main loop:
  *  1. Each GPU split off onto a reader of its own (below): nvml_worker_plan():
  *       DONE                                  publish the result in this tick's frame;
  *                                             the reader is retired (joined) and the
@@ -44,8 +45,9 @@
  * 1-3 s, which the 2 s floor mostly covers, and which is then reported as a hang, not
  * lost).
  *
- * Cost, measured with bench/60-gpu.sh on the simulator (2-core VM, where each thread
- * sleep and wake costs 30-75 us of CPU): see nvml.c.
+ * Cost: two thread wakes per GPU tick, and a copy of each job in and out (1.5 kB);
+ * the figures are in nvml.c. The split and the readers of their own cost a thread start
+ * and a join each, only when a GPU is slow.
  *
  * Exit: an idle or done reader is told to quit and joined. A reader still inside a
  * call cannot be stopped: it is detached and abandoned; it owns its struct (and its copy
