@@ -34,7 +34,9 @@
  * Every GPU is in at most one job in flight, a job taken back is never run, and a job
  * run is published exactly once, at the first tick after it is done, in the order
  * taken: the simulator's step N is still the CSV's row N. A reader stuck in a call
- * holds one GPU only, so there is at most one extra thread per stuck GPU.
+ * holds one GPU only, so there is at most one extra thread per stuck GPU. At start the
+ * batch acquires the GPUs; one not answering within the hang threshold is split off
+ * the same way, and the others are acquired on a new reader.
  *
  * Bounds (nvml_worker_wait_ns, nvml_worker_hang_ns): the main loop waits at most
  * min(interval / 2, 50 ms) a tick, so the next GPU tick is never more than half an
