@@ -1,5 +1,5 @@
-/* Per-GPU NVML worker threads and the job they run. See nvml_worker.h. A job reads
- * what nvml_read.c reads, one GPU, e.g.
+/* The NVML reader threads and the jobs they run. See nvml_worker.h. A job reads what
+ * nvml_read.c reads, one GPU, e.g.
  *   gpu1: handle 0x..., temperature 45 C, power 85000 mW, ... (24 calls) */
 #include "collect/nvml_worker.h"
 
@@ -19,14 +19,19 @@
 
 struct nvml_worker {
         pthread_mutex_t lock;
-        pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast at every state change */
+        pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast when the batch is done, on quit */
         pthread_t thread;
         struct nvml_lib lib; /* its own copy: it may outlive the source (abandoned) */
         enum nvml_worker_state state;
         bool quit;      /* main loop: end the thread (only while not BUSY) */
         bool abandoned; /* main loop gave up on a BUSY worker: it frees itself */
-        int64_t busy_since;
-        struct nvml_job job; /* the worker's while BUSY, the main loop's otherwise */
+        /* The batch. job[next] is the reader's while BUSY (it is inside it), jobs
+         * [next + 1, end) wait for it, [taken, next) are done and wait for the main loop;
+         * [end, n) were taken back by nvml_worker_split and are never run. */
+        unsigned n, taken, next, end;
+        int64_t since; /* when job[next] started: the submission for job 0 */
+        unsigned slot[VIGIL_MAX_GPUS];
+        struct nvml_job job[VIGIL_MAX_GPUS];
 };
 
 /* Get the handle and the static facts of the GPU. 0 or the NVML code that failed (the
@@ -120,6 +125,30 @@ enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since,
         return now >= next_try ? NA_SUBMIT : NA_NONE;
 }
 
+enum nvml_batch_action nvml_batch_plan(enum nvml_worker_state st, int64_t since, int64_t now,
+                                       int64_t split_ns)
+{
+        switch (st) {
+        case NW_DONE:
+                return NB_COLLECT;
+        case NW_BUSY:
+                return now - since >= split_ns ? NB_SPLIT : NB_WAIT;
+        case NW_IDLE:
+                break;
+        }
+        return NB_SUBMIT;
+}
+
+unsigned nvml_batch_due(unsigned ngpus, const bool *held, const int64_t *next_try, int64_t now,
+                        unsigned *ret_slots)
+{
+        unsigned n = 0;
+        for (unsigned slot = 0; slot < ngpus; slot++)
+                if (!held[slot] && now >= next_try[slot])
+                        ret_slots[n++] = slot;
+        return n;
+}
+
 int64_t nvml_worker_wait_ns(int64_t interval_ns)
 {
         return interval_ns / 2 < WAIT_MAX_NS ? interval_ns / 2 : WAIT_MAX_NS;
@@ -146,13 +175,19 @@ static void *worker_main(void *arg)
                         pthread_cond_wait(&w->cond, &w->lock);
                 if (w->quit)
                         break;
-                pthread_mutex_unlock(&w->lock);
-                nvml_job_run(&w->lib, &w->job);
-                pthread_mutex_lock(&w->lock);
-                if (w->abandoned) {
+                while (w->next < w->end) {
+                        struct nvml_job *job = &w->job[w->next];
                         pthread_mutex_unlock(&w->lock);
-                        worker_free(w);
-                        return NULL;
+                        nvml_job_run(&w->lib, job);
+                        pthread_mutex_lock(&w->lock);
+                        if (w->abandoned) {
+                                pthread_mutex_unlock(&w->lock);
+                                worker_free(w);
+                                return NULL;
+                        }
+                        /* end may have come down to here meanwhile (a split). */
+                        if (++w->next < w->end)
+                                w->since = now_mono_ns();
                 }
                 w->state = NW_DONE;
                 pthread_cond_broadcast(&w->cond);
@@ -182,26 +217,38 @@ int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
         return 0;
 }
 
-enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_busy_since)
+enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_since)
 {
         pthread_mutex_lock(&w->lock);
         enum nvml_worker_state st = w->state;
-        if (ret_busy_since)
-                *ret_busy_since = w->busy_since;
+        if (ret_since)
+                *ret_since = w->since;
         pthread_mutex_unlock(&w->lock);
         return st;
 }
 
-void nvml_worker_submit(struct nvml_worker *w, const struct nvml_job *job, int64_t now)
+void nvml_worker_submit_batch(struct nvml_worker *w, const struct nvml_job *jobs,
+                              const unsigned *slots, unsigned n, int64_t now)
 {
+        if (n > VIGIL_MAX_GPUS)
+                n = VIGIL_MAX_GPUS;
         pthread_mutex_lock(&w->lock);
-        if (w->state == NW_IDLE) {
-                w->job = *job;
-                w->busy_since = now;
+        if (w->state == NW_IDLE && n > 0) {
+                memcpy(w->job, jobs, n * sizeof(*jobs));
+                memcpy(w->slot, slots, n * sizeof(*slots));
+                w->n = w->end = n;
+                w->taken = w->next = 0;
+                w->since = now;
                 w->state = NW_BUSY;
                 pthread_cond_broadcast(&w->cond);
         }
         pthread_mutex_unlock(&w->lock);
+}
+
+void nvml_worker_submit(struct nvml_worker *w, const struct nvml_job *job, int64_t now)
+{
+        static const unsigned slot0;
+        nvml_worker_submit_batch(w, job, &slot0, 1, now);
 }
 
 bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline)
@@ -217,14 +264,37 @@ bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline)
         return done;
 }
 
+unsigned nvml_worker_take(struct nvml_worker *w, struct nvml_job *ret_jobs, unsigned *ret_slots,
+                          unsigned max)
+{
+        unsigned k = 0;
+        pthread_mutex_lock(&w->lock);
+        for (; k < max && w->taken < w->next; k++, w->taken++) {
+                ret_jobs[k] = w->job[w->taken];
+                if (ret_slots)
+                        ret_slots[k] = w->slot[w->taken];
+        }
+        if (w->state == NW_DONE && w->taken == w->next)
+                w->state = NW_IDLE;
+        pthread_mutex_unlock(&w->lock);
+        return k;
+}
+
 void nvml_worker_collect(struct nvml_worker *w, struct nvml_job *ret_job)
 {
+        nvml_worker_take(w, ret_job, NULL, 1);
+}
+
+bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsigned *ret_slot)
+{
         pthread_mutex_lock(&w->lock);
-        if (w->state == NW_DONE) {
-                *ret_job = w->job;
-                w->state = NW_IDLE;
+        bool split = w->state == NW_BUSY && now - w->since >= min_ns;
+        if (split) {
+                w->end = w->next + 1;
+                *ret_slot = w->slot[w->next];
         }
         pthread_mutex_unlock(&w->lock);
+        return split;
 }
 
 bool nvml_worker_stop(struct nvml_worker *w)

@@ -1,40 +1,60 @@
-/* One thread per GPU that makes the GPU's NVML calls, so that a call that hangs in the
+/* The threads that make the NVML calls (readers), so that a call that hangs in the
  * driver stops that GPU only: the main loop, the host sources and the other GPUs keep
- * their cadence (nvml.c drives the workers).
+ * their cadence (nvml.c drives them).
  *
- * The handoff. A worker is IDLE, BUSY (it owns its job and is making calls) or DONE (the
- * job's results wait for the main loop). Only the main loop submits and collects; a job
- * in flight belongs to the worker, everything else to the main loop. At each GPU tick
- * the main loop asks nvml_worker_plan() what to do with each GPU:
- *   DONE                                  collect the result and publish it in this
- *                                         tick's frame (a sample that finished since the
- *                                         last tick, late or not); submit nothing more
- *                                         this tick (one sample per GPU per tick)
- *   BUSY for at least the hang threshold  a failure sample, "NVML call hung for N s",
- *   and the GPU due (its back-off over)   on the usual failure back-off
- *   BUSY, shorter                         nothing this tick
- *   IDLE and due                          submit a sample job
- * then waits for the jobs it submitted, all against one deadline (the wait bound after
- * the submissions). A job that is not done by then is published at the first tick after
- * it finishes. So every sample taken is published exactly once, in the order taken,
- * whatever the timing: the simulator's step N is still the CSV's row N.
+ * One reader, normally, reads every GPU due at a GPU tick: the main loop hands it one
+ * batch (one nvml_job per GPU, in slot order), the reader makes the GPUs' calls in turn
+ * and wakes the main loop once, when the batch is done. So a GPU tick costs two thread
+ * wakes (the reader's, the main loop's), whatever the number of GPUs; one thread per
+ * GPU cost a wake per GPU and one more per GPU that finished while the main loop slept.
+ *
+ * The handoff. A reader is IDLE, BUSY (it owns the batch's jobs that are not done and
+ * is making calls) or DONE (the batch is done; results wait for the main loop). Only
+ * the main loop submits and takes; a job not done belongs to the reader, a done job to
+ * the main loop, which may take it while the reader goes on with the next (the reader
+ * takes the lock between jobs only). The reader records which job it is in and when it
+ * started it (for the first job: the submission), under the lock, which the main loop
+ * takes to look. At each GPU tick the main loop:
+ *  1. Each GPU split off onto a reader of its own (below): nvml_worker_plan():
+ *       DONE                                  publish the result in this tick's frame;
+ *                                             the reader is retired (joined) and the
+ *                                             GPU goes back into the batch from the
+ *                                             next tick on
+ *       BUSY for at least the hang threshold  a failure sample, "NVML call hung for
+ *       and the GPU due (its back-off over)   N s", on the usual failure back-off
+ *       BUSY, shorter                         nothing this tick
+ *  2. The batch reader: takes the jobs done (late or not) and publishes them in this
+ *     tick's frame; then nvml_batch_plan(): BUSY and inside one GPU for at least the
+ *     split threshold: nvml_worker_split() takes back the jobs not started, the reader
+ *     is left with its one GPU (step 1 from now on: a reader of its own), and a new
+ *     batch reader is started for the others. BUSY, shorter: nothing more this tick.
+ *  3. IDLE: the GPUs due (nvml_batch_due: not held by a reader, not published this
+ *     tick, back-off over) go to the reader as one batch; the main loop waits for it
+ *     until the wait bound after the submission, then takes what is done.
+ * Every GPU is in at most one job in flight, a job taken back is never run, and a job
+ * run is published exactly once, at the first tick after it is done, in the order
+ * taken: the simulator's step N is still the CSV's row N. A reader stuck in a call
+ * holds one GPU only, so there is at most one extra thread per stuck GPU. At start the
+ * batch acquires the GPUs; one not answering within the hang threshold is split off
+ * the same way, and the others are acquired on a new reader.
  *
  * Bounds (nvml_worker_wait_ns, nvml_worker_hang_ns): the main loop waits at most
  * min(interval / 2, 50 ms) a tick, so the next GPU tick is never more than half an
- * interval late because of a slow driver; a call is hung after max(2 s, 2 intervals),
- * well past a healthy call (microseconds to a few ms; the first call on a GPU without
- * persistence mode can take 1-3 s, which the 2 s floor mostly covers, and which is then
- * reported as a hang, not lost).
+ * interval late because of a slow driver; a GPU is split off once the reader has been
+ * in it for the wait bound at a tick (so the GPUs after it miss no more than that
+ * tick); a call is hung after max(2 s, 2 intervals), well past a healthy call
+ * (microseconds to a few ms; the first call on a GPU without persistence mode can take
+ * 1-3 s, which the 2 s floor mostly covers, and which is then reported as a hang, not
+ * lost).
  *
- * Cost, measured with bench/60-gpu.sh on the simulator (2-core VM): the handoff (a
- * condition-variable wake each way and two job copies) is about 14 us of CPU per GPU
- * sample, against 0.7 us for the simulator's 24 calls themselves; the daemon with 8
- * GPUs at 100 ms went from 0.28 % to 0.41 % of a core. The price of one GPU never
- * stopping the others.
+ * Cost: two thread wakes per GPU tick, and a copy of each job in and out (1.5 kB);
+ * the figures are in nvml.c. The split and the readers of their own cost a thread start
+ * and a join each, only when a GPU is slow.
  *
- * Exit: an idle or done worker is told to quit and joined. A worker still inside a call
- * cannot be stopped: it is detached and abandoned; it owns its struct (and its copy of
- * the function table) from then on, and frees them if the call ever returns. */
+ * Exit: an idle or done reader is told to quit and joined. A reader still inside a
+ * call cannot be stopped: it is detached and abandoned; it owns its struct (and its copy
+ * of the function table) from then on, and frees them if the call ever returns, without
+ * running the rest of its batch. */
 #ifndef VIGIL_COLLECT_NVML_WORKER_H
 #define VIGIL_COLLECT_NVML_WORKER_H
 
@@ -72,6 +92,12 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job);
 void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src);
 
 enum nvml_worker_state { NW_IDLE, NW_BUSY, NW_DONE };
+enum nvml_batch_action {
+        NB_SUBMIT,  /* IDLE: hand it the GPUs due */
+        NB_COLLECT, /* DONE: take the results */
+        NB_WAIT,    /* BUSY: take what is done, nothing more this tick */
+        NB_SPLIT,   /* BUSY in one GPU too long: leave it that GPU, a new reader for the rest */
+};
 enum nvml_action {
         NA_NONE,    /* nothing for this GPU this tick */
         NA_COLLECT, /* a result is ready: publish it */
@@ -79,11 +105,20 @@ enum nvml_action {
         NA_SUBMIT,  /* hand the worker a sample job */
 };
 
-/* What the main loop does with one GPU at a GPU tick (the table above). busy_since:
- * when the job in flight was submitted; next_try: the failure back-off (0: none). All
- * CLOCK_MONOTONIC ns. */
+/* What the main loop does with a GPU on a reader of its own at a GPU tick (step 1
+ * above; NA_SUBMIT: an idle reader). busy_since: when the job in flight started;
+ * next_try: the failure back-off (0: none). All CLOCK_MONOTONIC ns. */
 enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since, int64_t now,
                                   int64_t next_try, int64_t hang_ns);
+/* What the main loop does with the batch reader at a GPU tick (steps 2 and 3 above).
+ * since: when the reader started the job it is in; split_ns: the split threshold. */
+enum nvml_batch_action nvml_batch_plan(enum nvml_worker_state st, int64_t since, int64_t now,
+                                       int64_t split_ns);
+/* The GPU slots for a batch, in slot order, into ret_slots (ngpus entries): those not
+ * held[] (on a reader, or published this tick) and due (now >= next_try[slot]).
+ * Returns how many. */
+unsigned nvml_batch_due(unsigned ngpus, const bool *held, const int64_t *next_try, int64_t now,
+                        unsigned *ret_slots);
 /* The longest the main loop waits for the jobs of one tick: min(interval / 2, 50 ms). */
 int64_t nvml_worker_wait_ns(int64_t interval_ns);
 /* How long a call runs before its GPU's sample is a "hung" failure: max(2 s, 2 intervals). */
@@ -91,19 +126,37 @@ int64_t nvml_worker_hang_ns(int64_t interval_ns);
 
 struct nvml_worker;
 
-/* Start a worker thread (vigil_thread_create: it takes no signals) with its own copy of
+/* A reader is a struct nvml_worker. */
+
+/* Start a reader thread (vigil_thread_create: it takes no signals) with its own copy of
  * the function table. 0 or -errno; *ret is the caller's until nvml_worker_stop. */
 int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib);
-/* The worker's state, and in *ret_busy_since (may be NULL) when its job was submitted. */
-enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_busy_since);
-/* Hand an IDLE worker a copy of job, submitted at now (CLOCK_MONOTONIC ns). */
+/* The reader's state, and in *ret_since (may be NULL) when it started the job it is in
+ * (or was last in): for the batch's first job, the submission time. */
+enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_since);
+/* Hand an IDLE reader copies of n jobs (at most VIGIL_MAX_GPUS) for the GPU slots
+ * slots[], run in that order, submitted at now (CLOCK_MONOTONIC ns). Ignored unless
+ * IDLE, or when n is 0. */
+void nvml_worker_submit_batch(struct nvml_worker *w, const struct nvml_job *jobs,
+                              const unsigned *slots, unsigned n, int64_t now);
+/* nvml_worker_submit_batch of one job, for slot 0. */
 void nvml_worker_submit(struct nvml_worker *w, const struct nvml_job *job, int64_t now);
-/* Wait until the worker is DONE or CLOCK_MONOTONIC reaches deadline (ns; a deadline in
+/* Wait until the reader is DONE or CLOCK_MONOTONIC reaches deadline (ns; a deadline in
  * the past only looks). True when DONE. */
 bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline);
-/* Copy a DONE worker's job into *ret_job; the worker is IDLE again. */
+/* Copy up to max done jobs not taken yet, in batch order, into ret_jobs (and their
+ * slots into ret_slots, unless NULL); a DONE reader with nothing left to take is IDLE
+ * again. Returns how many; 0 leaves ret_jobs alone. Works while BUSY too. */
+unsigned nvml_worker_take(struct nvml_worker *w, struct nvml_job *ret_jobs, unsigned *ret_slots,
+                          unsigned max);
+/* nvml_worker_take of one job, without its slot. */
 void nvml_worker_collect(struct nvml_worker *w, struct nvml_job *ret_job);
-/* Stop the worker. True: it was idle or done, and is joined and freed. False: it is
+/* When the reader is BUSY and has been in its current job since at least min_ns before
+ * now: take back the jobs it has not started (they are never run), leaving it the one
+ * it is in, whose slot goes into *ret_slot; true. Otherwise false. Jobs done before
+ * still wait to be taken. */
+bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsigned *ret_slot);
+/* Stop the reader. True: it was idle or done, and is joined and freed. False: it is
  * inside a call; it is detached and frees itself if the call returns. w is gone either
  * way. Accepts NULL (true). */
 bool nvml_worker_stop(struct nvml_worker *w);

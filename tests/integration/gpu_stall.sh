@@ -64,6 +64,34 @@ check "stall: events.log recovery" grep -q 'type=GPU_RECOVERED gpu=1 failures=' 
 check "stall: nothing about gpu0" bash -c "! grep -q 'gpu0: NVML FAILED\|type=NVML_FAILED gpu=0' '$TMP/stall.err' '$TMP/stall/events.log'"
 check "stall: nothing abandoned at exit" bash -c "! grep -q 'still hung at exit' '$TMP/stall.err'"
 
+# --- three GPUs, the middle one stalls: the GPUs before and after it keep sampling -----
+# (one reader reads the GPUs in turn: GPU 2, after the stalled one, must not wait for it)
+{
+	sed -n '/^driver/p; /^gpu [012] /p' "$SCEN/healthy-8gpu"
+	grep '^set [012] ' "$SCEN/healthy-8gpu"
+	echo 'at 1 step 10 stall 4000'
+} >"$TMP/three.scen"
+VIGIL_NVML_SCENARIO="$TMP/three.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
+	--gpu-interval 0.01 --interval 0.05 --count 140 --log-dir "$TMP/three" --quiet 2>"$TMP/three.err"
+check_eq "three: exits 0" 0 $?
+t1=$(ls "$TMP/three"/gpu1-*.csv 2>/dev/null | head -1)
+hung=$(grep -m1 'NVML_FAILED:NVML call hung for [0-9]* s' "${t1:-/dev/null}")
+check "three: gpu1 has a 'hung' failure row" test -n "$hung"
+from=${hung%%,*}
+to=$(awk -F, -v from="$from" 'NR > 1 && $1 > from && !/NVML_FAILED/ {print $1; exit}' "${t1:-/dev/null}")
+check "three: gpu1 answers again after the stall" test -n "$to"
+# Before the hang is called (gpu1's last good row to its first hung row), too.
+last=$(awk -F, -v from="$from" 'NR > 1 && $1 < from && !/NVML_FAILED/ {t = $1} END {print t}' \
+	"${t1:-/dev/null}")
+for g in 0 2; do
+	c=$(ls "$TMP/three"/gpu$g-*.csv 2>/dev/null | head -1)
+	n=$(between "${c:-/dev/null}" "${last:-0}" "${from:-0}")
+	check "three: gpu$g kept sampling before the hang was called ($n rows)" test "$n" -ge 20
+	n=$(between "${c:-/dev/null}" "${from:-0}" "${to:-9}")
+	check "three: gpu$g kept sampling through the stall ($n rows)" test "$n" -ge 20
+	check_eq "three: gpu$g never failed" 0 "$(grep -c NVML_FAILED "${c:-/dev/null}")"
+done
+
 # --- a call still hung at exit: the daemon leaves it and exits -----------------------
 two_gpus 'at 1 step 5 stall 600000' >"$TMP/forever.scen"
 VIGIL_NVML_SCENARIO="$TMP/forever.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \

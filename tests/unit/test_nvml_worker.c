@@ -20,36 +20,41 @@
 static struct {
         pthread_mutex_t lock;
         pthread_cond_t cond;
-        bool gated;  /* the temperature call blocks while the gate is closed */
-        bool open;   /* the gate */
-        bool inside; /* a call is waiting at the gate */
+        bool gated;           /* the temperature call blocks while the gate is closed */
+        int gate_gpu;         /* ... on the GPU of this handle only (-1: any) */
+        unsigned temps_of[4]; /* temperature calls per GPU (handle dev + i) */
+        bool open;            /* the gate */
+        bool inside;          /* a call is waiting at the gate */
         nvmlReturn_t temp_ret, handle_ret;
         unsigned handles, temps, names, drivers;
 } fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
-static struct nvmlDevice_st *const dev = (struct nvmlDevice_st *)&fake;
+static char devs[4];
+static struct nvmlDevice_st *const dev = (struct nvmlDevice_st *)&devs[0];
 
 static nvmlReturn_t f_handle(unsigned i, nvmlDevice_t *d)
 {
-        (void)i;
         pthread_mutex_lock(&fake.lock);
         fake.handles++;
         nvmlReturn_t r = fake.handle_ret;
         pthread_mutex_unlock(&fake.lock);
         if (r == NVML_SUCCESS)
-                *d = dev;
+                *d = (struct nvmlDevice_st *)&devs[i % 4];
         return r;
 }
 
 static nvmlReturn_t f_temp(nvmlDevice_t d, int s, unsigned *v)
 {
-        (void)d;
         (void)s;
+        int gpu = (int)((char *)d - devs);
         pthread_mutex_lock(&fake.lock);
         fake.temps++;
-        fake.inside = true;
+        fake.temps_of[gpu]++;
+        bool gated = fake.gated && (fake.gate_gpu < 0 || fake.gate_gpu == gpu);
+        if (gated)
+                fake.inside = true;
         pthread_cond_broadcast(&fake.cond);
-        while (fake.gated && !fake.open)
+        while (gated && !fake.open)
                 pthread_cond_wait(&fake.cond, &fake.lock);
         fake.inside = false;
         nvmlReturn_t r = fake.temp_ret;
@@ -84,6 +89,8 @@ static int setup(void **state)
         (void)state;
         pthread_mutex_lock(&fake.lock);
         fake.gated = fake.open = fake.inside = false;
+        fake.gate_gpu = -1;
+        memset(fake.temps_of, 0, sizeof(fake.temps_of));
         fake.temp_ret = fake.handle_ret = NVML_SUCCESS;
         fake.handles = fake.temps = fake.names = fake.drivers = 0;
         pthread_mutex_unlock(&fake.lock);
@@ -116,9 +123,17 @@ static void new_job(struct nvml_job *job, bool have_handle)
 {
         memset(job, 0, sizeof(*job));
         gpu_frame_clear(&job->g);
-        job->gpu.index = 1;
+        job->gpu.index = 0;
         job->gpu.handle = have_handle ? dev : NULL;
         job->sample = true;
+}
+
+/* A sample job for GPU i (handle dev + i). */
+static void gpu_job(struct nvml_job *job, unsigned i)
+{
+        new_job(job, true);
+        job->gpu.index = i;
+        job->gpu.handle = (struct nvmlDevice_st *)&devs[i];
 }
 
 static void test_plan(void **state)
@@ -137,6 +152,34 @@ static void test_plan(void **state)
         assert_int_equal(nvml_worker_plan(NW_BUSY, 8 * S, 10 * S, 0, hang), NA_HUNG);
         assert_int_equal(nvml_worker_plan(NW_BUSY, 1 * S, 10 * S, 11 * S, hang), NA_NONE);
         assert_int_equal(nvml_worker_plan(NW_BUSY, 1 * S, 11 * S, 11 * S, hang), NA_HUNG);
+}
+
+static void test_batch_plan(void **state)
+{
+        (void)state;
+        int64_t split = 50 * MS;
+        assert_int_equal(nvml_batch_plan(NW_IDLE, 0, 10 * S, split), NB_SUBMIT);
+        assert_int_equal(nvml_batch_plan(NW_DONE, 0, 10 * S, split), NB_COLLECT);
+        /* Busy: split once inside one GPU for the threshold. */
+        assert_int_equal(nvml_batch_plan(NW_BUSY, 10 * S - split + 1, 10 * S, split), NB_WAIT);
+        assert_int_equal(nvml_batch_plan(NW_BUSY, 10 * S - split, 10 * S, split), NB_SPLIT);
+}
+
+static void test_batch_due(void **state)
+{
+        (void)state;
+        bool held[5] = {false, true, false, false, false};
+        int64_t next_try[5] = {0, 0, 11 * S, 10 * S, 0};
+        unsigned slots[5];
+        /* Held (on a reader of its own, or published this tick) or backing off: out. */
+        assert_int_equal(nvml_batch_due(5, held, next_try, 10 * S, slots), 3);
+        assert_int_equal(slots[0], 0);
+        assert_int_equal(slots[1], 3);
+        assert_int_equal(slots[2], 4);
+        assert_int_equal(nvml_batch_due(0, held, next_try, 10 * S, slots), 0);
+        held[0] = held[3] = held[4] = true;
+        assert_int_equal(nvml_batch_due(5, held, next_try, 12 * S, slots), 1);
+        assert_int_equal(slots[0], 2);
 }
 
 static void test_bounds(void **state)
@@ -304,10 +347,112 @@ static void test_worker_abandoned(void **state)
         gate_open();
 }
 
+/* One reader, a batch of three GPUs: results are taken in order with their slots, and
+ * one wake (the batch's end) serves them all. */
+static void test_batch(void **state)
+{
+        (void)state;
+        struct nvml_worker *w = NULL;
+        struct nvml_job jobs[3], out[3];
+        unsigned slots[3] = {4, 5, 6}, got[3];
+        assert_int_equal(nvml_worker_start(&w, &lib), 0);
+        for (unsigned i = 0; i < 3; i++)
+                gpu_job(&jobs[i], i);
+        nvml_worker_submit_batch(w, jobs, slots, 3, 1000);
+        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
+        assert_int_equal(nvml_worker_take(w, out, got, 2), 2);
+        assert_int_equal(nvml_worker_state(w, NULL), NW_DONE); /* one left to take */
+        assert_int_equal(nvml_worker_take(w, &out[2], &got[2], 3), 1);
+        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
+        for (unsigned i = 0; i < 3; i++) {
+                assert_int_equal(got[i], slots[i]);
+                assert_int_equal(out[i].gpu.index, i);
+                assert_int_equal(out[i].err, NVML_SUCCESS);
+                assert_true(out[i].g.temp_c == 45);
+                assert_int_equal(fake.temps_of[i], 1);
+        }
+        assert_int_equal(nvml_worker_take(w, out, got, 3), 0);
+        assert_true(nvml_worker_stop(w));
+}
+
+/* GPU 1 of three hangs: GPU 0's result is taken while the reader is stuck, the split
+ * takes GPU 2 back (it is never run by this reader) and leaves the reader GPU 1 only;
+ * a new reader serves GPUs 0 and 2 meanwhile; when GPU 1's call returns, its result,
+ * and nothing else, is published by the stuck reader. */
+static void test_batch_split(void **state)
+{
+        (void)state;
+        struct nvml_worker *w = NULL, *fresh = NULL;
+        struct nvml_job jobs[3], out[3];
+        unsigned slots[3] = {0, 1, 2}, got[3], stuck = 99;
+        int64_t since = 0;
+        assert_int_equal(nvml_worker_start(&w, &lib), 0);
+        for (unsigned i = 0; i < 3; i++)
+                gpu_job(&jobs[i], i);
+        fake.gated = true;
+        fake.gate_gpu = 1;
+        nvml_worker_submit_batch(w, jobs, slots, 3, 1000);
+        wait_inside();
+        assert_int_equal(nvml_worker_state(w, &since), NW_BUSY);
+        assert_true(since >= 1000); /* GPU 1 started after the submission */
+        /* Not in it long enough: no split. */
+        assert_false(nvml_worker_split(w, since + 10 * MS, 50 * MS, &stuck));
+        assert_int_equal(stuck, 99);
+        /* GPU 0 is done: taken while the reader is stuck in GPU 1. */
+        assert_int_equal(nvml_worker_take(w, out, got, 3), 1);
+        assert_int_equal(got[0], 0);
+        assert_true(nvml_worker_split(w, since + 50 * MS, 50 * MS, &stuck));
+        assert_int_equal(stuck, 1);
+        assert_int_equal(nvml_worker_take(w, out, got, 3), 0);
+        /* The others go on, on a new reader. */
+        assert_int_equal(nvml_worker_start(&fresh, &lib), 0);
+        unsigned rest[2] = {0, 2};
+        struct nvml_job rest_jobs[2] = {jobs[0], jobs[2]};
+        nvml_worker_submit_batch(fresh, rest_jobs, rest, 2, 2000);
+        assert_true(nvml_worker_wait(fresh, now_mono_ns() + 3600 * S));
+        assert_int_equal(nvml_worker_take(fresh, out, got, 3), 2);
+        assert_int_equal(got[0], 0);
+        assert_int_equal(got[1], 2);
+        assert_int_equal(fake.temps_of[0], 2);
+        assert_int_equal(fake.temps_of[2], 1);
+        assert_true(nvml_worker_stop(fresh));
+        /* GPU 1 answers: its result only; GPU 2 was never read again by the stuck one. */
+        gate_open();
+        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
+        assert_int_equal(nvml_worker_take(w, out, got, 3), 1);
+        assert_int_equal(got[0], 1);
+        assert_int_equal(out[0].gpu.index, 1);
+        assert_int_equal(out[0].err, NVML_SUCCESS);
+        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
+        assert_int_equal(fake.temps_of[1], 1);
+        assert_int_equal(fake.temps_of[2], 1);
+        assert_true(nvml_worker_stop(w));
+}
+
+/* A reader abandoned in the middle of a batch frees itself and runs no more of it. */
+static void test_batch_abandoned(void **state)
+{
+        (void)state;
+        struct nvml_worker *w = NULL;
+        struct nvml_job jobs[3];
+        unsigned slots[3] = {0, 1, 2};
+        assert_int_equal(nvml_worker_start(&w, &lib), 0);
+        for (unsigned i = 0; i < 3; i++)
+                gpu_job(&jobs[i], i);
+        fake.gated = true;
+        fake.gate_gpu = 1;
+        nvml_worker_submit_batch(w, jobs, slots, 3, 0);
+        wait_inside();
+        assert_false(nvml_worker_stop(w));
+        gate_open();
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_plan),
+            cmocka_unit_test(test_batch_plan),
+            cmocka_unit_test(test_batch_due),
             cmocka_unit_test(test_bounds),
             cmocka_unit_test(test_merge_keeps_failure_state),
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
@@ -315,6 +460,9 @@ int main(void)
             cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
             cmocka_unit_test_setup(test_worker_handoff, setup),
             cmocka_unit_test_setup(test_worker_abandoned, setup),
+            cmocka_unit_test_setup(test_batch, setup),
+            cmocka_unit_test_setup(test_batch_split, setup),
+            cmocka_unit_test_setup(test_batch_abandoned, setup),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
