@@ -150,6 +150,33 @@ check_eq "flood: three suppressions logged" 3 "$(grep -c 'type=SNAPSHOT_SUPPRESS
 check_eq "flood: three on stderr" 3 "$(grep -c 'snapshot suppressed by 60s cooldown' "$TMP/flood.err")"
 check "flood: status counts the crashes" grep -q 'gpu0: Status: .* | 355 crash |' "$TMP/flood.err"
 
+# --- a flood across GPUs: 600 Xids in one step on four GPUs --------------------------
+{ cat "$SCEN/healthy-8gpu"; for g in 0 1 2 3; do echo "at $g step 10 xid 13 count=150"; done; } >"$TMP/flood4.scen"
+start flood4 "$TMP/flood4.scen"
+total4() {
+	m=$(metrics)
+	local xids dropped
+	xids=$(awk '/^vigil_gpu_xid_errors_total\{/ { s += $2 } END { print s + 0 }' <<<"$m")
+	dropped=$(metric "$m" vigil_events_dropped_total)
+	[ $((xids + ${dropped:-0})) -ge 600 ]
+}
+wait_for 30 total4
+check "flood x4: every Xid counted or reported dropped" test $? -eq 0
+hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$PID/status")
+stop
+xids=$(awk '/^vigil_gpu_xid_errors_total\{/ { s += $2 } END { print s + 0 }' <<<"$m")
+dropped=$(metric "$m" vigil_events_dropped_total)
+check_eq "flood x4: Xids + dropped = 600 sent" 600 "$((xids + dropped))"
+for g in 0 1 2 3; do
+	n=$(awk -v g="gpu=\"$g\"" 'index($0, "vigil_gpu_xid_errors_total{" g) == 1 { s += $2 } END { print s + 0 }' <<<"$m")
+	check "flood x4: gpu$g's Xids counted ($n)" test "$n" -ge 1 -a "$n" -le 150
+done
+check_eq "flood x4: one crash snapshot per GPU in the cooldown" 4 "$(crash_files "$TMP/flood4" | grep -c .)"
+check_eq "flood x4: nothing on the quiet GPUs" 0 "$(grep -c 'type=NVML_EVENT gpu=[4-7] ' "$TMP/flood4/events.log")"
+if [ "${VIGIL_LABEL:-plain}" != asan ]; then
+	check "flood x4: memory bounded (peak RSS ${hwm:-?} kB < 32 MB)" test "${hwm:-999999}" -lt 32768
+fi
+
 # --- the listener survives a failed wait ----------------------------------------------
 { cat "$SCEN/healthy-1gpu"; printf 'at 0 step 5 wait_error 999\nat 0 step 400 xid 43\n'; } >"$TMP/restart.scen"
 start restart "$TMP/restart.scen"
