@@ -12,6 +12,7 @@
 #include "collect/nvml_lib.h"
 #include "sink/evidence.h"
 #include "util/clock.h"
+#include "util/pfile.h"
 
 void gpu_snapshot_header(const struct gpu_snapshot_in *in, const char *title,
                          struct snapshot_header *h)
@@ -36,33 +37,6 @@ void gpu_snapshot_header(const struct gpu_snapshot_in *in, const char *title,
         h->extra_lines = in->extra_lines;
 }
 
-/* Up to cap - 1 bytes of ROOT/path into buf, NUL-terminated. Bytes read or -errno. */
-static ssize_t read_small(const char *root, const char *path, char *buf, size_t cap)
-{
-        char full[1200];
-        snprintf(full, sizeof(full), "%s%s", root ? root : "", path);
-        int fd = open(full, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        size_t n = 0;
-        while (n + 1 < cap) {
-                ssize_t r = read(fd, buf + n, cap - 1 - n);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0) {
-                        int e = -errno;
-                        close(fd);
-                        return e;
-                }
-                if (r == 0)
-                        break;
-                n += (size_t)r;
-        }
-        close(fd);
-        buf[n] = '\0';
-        return (ssize_t)n;
-}
-
 void gpu_snapshot_proc_lines(struct snapshot *s, const char *root, const char *path,
                              const char *match)
 {
@@ -71,7 +45,7 @@ void gpu_snapshot_proc_lines(struct snapshot *s, const char *root, const char *p
                 snapshot_puts(s, "(out of memory)\n");
                 return;
         }
-        ssize_t n = read_small(root, path, buf, GPU_SNAPSHOT_PROC_BYTES);
+        ssize_t n = read_file_at(root, path, buf, GPU_SNAPSHOT_PROC_BYTES);
         if (n < 0) {
                 snapshot_printf(s, "(not readable: %s: %s)\n", path, strerror((int)-n));
                 free(buf);
