@@ -27,11 +27,11 @@ static int control_main(const char *cmd, int argc, char **argv)
                                     ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
                                     : options_load_file(&opt, argv[++i], err, sizeof(err));
                         if (r < 0) {
-                                fprintf(stderr, "vigil: %s\n", err);
+                                options_error("%s", err);
                                 return 2;
                         }
                 } else if (a[0] == '-' || !strcmp(cmd, "status")) {
-                        fprintf(stderr, "vigil %s: unexpected argument '%s'\n", cmd, a);
+                        options_error("%s: unexpected argument '%.200s'", cmd, a);
                         return 2;
                 } else {
                         size_t n = strlen(reason);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <ini.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -481,10 +482,30 @@ static int load_config_from_argv(struct vigil_options *o, int argc, char **argv)
         if (!path)
                 return 0;
         if (options_load_file(o, path, err, sizeof(err)) < 0) {
-                fprintf(stderr, "vigil: %s\n", err);
+                options_error("%s", err);
                 return -EINVAL;
         }
         return 0;
+}
+
+void options_error(const char *fmt, ...)
+{
+        char msg[1024], out[1200];
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        size_t i = 0, o = 0;
+        for (; msg[i] && o + 8 < sizeof(out); i++) {
+                unsigned char ch = (unsigned char)msg[i];
+                if (ch < 0x20 || ch == 0x7f)
+                        o += (size_t)snprintf(out + o, sizeof(out) - o, "\\x%02x", ch);
+                else
+                        out[o++] = (char)ch;
+        }
+        out[o] = '\0';
+        bool cut = n >= (int)sizeof(msg) || msg[i] != '\0';
+        fprintf(stderr, "vigil: %s%s\n", out, cut ? "..." : "");
 }
 
 int options_parse(struct vigil_options *o, int argc, char **argv)
@@ -527,9 +548,9 @@ int options_parse(struct vigil_options *o, int argc, char **argv)
                 if (c == '?' || c == ':') {
                         const char *bad = argv[optind - 1] ? argv[optind - 1] : "?";
                         if (c == ':')
-                                fprintf(stderr, "vigil: option %s needs a value\n", bad);
+                                options_error("option %s needs a value", bad);
                         else
-                                fprintf(stderr, "vigil: unknown option %s (see --help)\n", bad);
+                                options_error("unknown option %.200s (see --help)", bad);
                         return -EINVAL;
                 }
                 const struct opt_def *d = &opt_table[c - 1000];
@@ -542,12 +563,12 @@ int options_parse(struct vigil_options *o, int argc, char **argv)
                 }
                 const char *v = takes_arg(d) ? optarg : "yes";
                 if (set_value(o, d, v, err, sizeof(err)) < 0) {
-                        fprintf(stderr, "vigil: %s\n", err);
+                        options_error("%s", err);
                         return -EINVAL;
                 }
         }
         if (optind < argc) {
-                fprintf(stderr, "vigil: unexpected argument '%s' (see --help)\n", argv[optind]);
+                options_error("unexpected argument '%.200s' (see --help)", argv[optind]);
                 return -EINVAL;
         }
         return 0;

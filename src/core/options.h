@@ -66,6 +66,11 @@ int options_parse(struct vigil_options *o, int argc, char **argv);
 int options_set(struct vigil_options *o, const char *key, const char *value, char *err,
                 unsigned cap);
 
+/* Print "vigil: MESSAGE" and a newline to stderr as one line, whatever the message
+ * quotes: control bytes (below 0x20, and 0x7f) are written as \xNN and a message over
+ * 1 KB is cut with "...". For errors that echo what the user gave. */
+void options_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Load an INI file: keys in the top section or [vigil]; [watch] holds NAME = PATTERN.
  * 0, or -errno/-EINVAL with one line written to err. */
 int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap);

@@ -70,4 +70,6 @@ for a in "--listen nonsense" "--listen 1.2.3.4:0x50" "--gpu none,0" "--watch =x"
 	refuse "'$a'" "." $a
 done
 refuse "argument with a NUL-free binary junk" "." "$(head -c 64 /dev/urandom | tr -d '\0')"
+refuse "argument with a newline and control bytes" 'x0a' "$(printf 'ab\ncd\001')"
+refuse "option value with a newline" "interval: 'x.x0ay'" --interval "$(printf 'x\ny')"
 refuse "huge argument" "." "--$(head -c 100000 /dev/zero | tr '\0' x)"
