@@ -38,8 +38,13 @@ check "every file parses, rows whole, one header each ($out)" test ! -s "$TMP/cs
 cat "$TMP/csv.err"
 check_eq "host and 8 GPU files" 9 "$(ls "$d"/*.csv | wc -l)"
 check "torn GPU row repaired" bash -c "! grep -q '^2026-01-01 00:00:00.000' '$d'/gpu3-*.csv"
-# Rows of all runs in one file are in time order: nothing interleaved or rewritten.
+# Rows of all runs in one file are in time order: nothing interleaved or rewritten (a
+# row written again would come after newer ones). Two rows may share a millisecond: a
+# time stamp is the wake-up's, and a tick late by most of an interval wakes in the same
+# millisecond as the next one on a loaded machine.
 check "host rows in time order" python3 -c '
 import csv, sys
 r = [x[0] for x in list(csv.reader(open(sys.argv[1])))[1:]]
-sys.exit(r != sorted(r) or len(r) != len(set(r)))' "$(ls "$d"/host-*.csv | tail -1)"
+bad = [(a, b) for a, b in zip(r, r[1:]) if b < a]
+print("    out of order:", bad[:5], file=sys.stderr) if bad else None
+sys.exit(bool(bad))' "$(ls "$d"/host-*.csv | tail -1)"
