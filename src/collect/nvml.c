@@ -2,25 +2,23 @@
  * reads every field of each selected GPU (nvml_read.c) into frame->gpus[slot]:
  *   gpu0 45 C (max 90), 85.00/600 W, P8, 1200/9000 MHz, 10/5 %, fans 30/30 %, reasons 0x1
  *
- * The calls about the GPUs run on a reader thread, one batch of all the GPUs due per
- * tick (nvml_worker.h: the handoff, the split, the wait bound and the hang threshold).
- * A GPU whose call is slow is split off onto a reader of its own, so a call that hangs
- * in the driver stops only that GPU: its sample is a failure, "NVML call hung for N s",
- * on the back-off below, while the other GPUs and the host keep their cadence; when the
- * call returns its sample is published, its reader retired and the GPU back in the
- * batch. nvmlInit, the GPU count and the driver version at start stay on the main
- * thread. The state in ctx->nvml stays main-thread state: a job works on a copy of its
- * GPU's, merged back when the result is taken.
+ * The main loop makes the GPUs' calls itself, one GPU after the other, with a guard
+ * thread watching (nvml_guard.h): a tick costs no thread wake. A call that hangs in the
+ * driver stops only its GPU: after one to two guard periods (100-200 ms) the guard takes
+ * the job, which becomes the GPU's reader of its own (nvml_worker.h), and carries the
+ * loop on itself; the GPU's sample is then a failure, "NVML call hung for N s", on the
+ * back-off below, while the other GPUs and the host keep their cadence; when the call
+ * returns its sample is published and the GPU is read inline again. At start a reader
+ * thread acquires the GPUs (nvml_worker.h: one not answering within the hang threshold
+ * is split off the same way). nvmlInit, the GPU count and the driver version at start
+ * stay on the main thread. The state in ctx->nvml stays the loop's: a job works on a
+ * copy of its GPU's, merged back when the result is taken.
  *
- * Cost, on the simulator (2-core shared VM, where each thread sleep and wake costs 30-75
- * us of CPU): the handoff is two wakes per GPU tick (the reader's, then the main
- * loop's), whatever the number of GPUs; the whole daemon makes about 5.5 context
- * switches per 10 ms GPU tick with 1 GPU or 8 (one thread per GPU: 5.5 and 16.8). In
- * bench/60-gpu.sh the source's sample of all GPUs costs 13 us with 1 GPU (per-GPU
- * threads: 33 us; the calls alone: 0.6 us) and 21 us with 8 (per-GPU threads: 105 us;
- * the calls alone: 4 us); the daemon with 8 GPUs at 100 ms, 0.33-0.41 % of a core
- * (per-GPU threads: 0.55 %; all inline on the main thread: 0.32 %). The wakes are the
- * price of a hung call never stopping the others.
+ * Cost, on the simulator (2-core shared VM): per GPU, a copy of its state into the job
+ * and back (2.5 kB) and the guard's store and compare-and-swap; per second, the guard's
+ * 10 wakes. The reader threads this replaced cost two thread wakes per GPU tick (30-75
+ * us of CPU each on this VM, against calls of 15-30 ns); the figures are in
+ * bench/RESULTS.md, section 6.
  *
  * Failures follow the reference logger's run() loop, per GPU: a sample the GPU does not
  * answer is a failed sample (ok = false, error = NVML's text), never a row of zeros;
@@ -35,6 +33,7 @@
 #include <string.h>
 
 #include "collect/nvml.h"
+#include "collect/nvml_guard.h"
 #include "collect/nvml_lib.h"
 #include "collect/nvml_read.h"
 #include "collect/nvml_worker.h"
@@ -51,11 +50,18 @@
 struct nvml_source {
         struct nvml_shared sh;
         struct vigil_ctx *ctx;
-        struct nvml_worker *reader;               /* the batch's; NULL when none could start */
-        struct nvml_worker *solo[VIGIL_MAX_GPUS]; /* a reader left with this GPU (split) */
+        struct nvml_guard *guard;
+        struct nvml_worker *inline_w;             /* the worker the loop runs jobs in */
+        struct nvml_worker *reader;               /* acquires the GPUs at start */
+        struct nvml_worker *solo[VIGIL_MAX_GPUS]; /* a reader left with this GPU (a hang) */
         bool in_batch[VIGIL_MAX_GPUS];            /* a job of the reader's, not taken yet */
-        bool reidentify[VIGIL_MAX_GPUS];      /* answered again after a hang: re-read identity */
-        int64_t wait_ns, hang_ns;             /* nvml_worker_wait_ns, nvml_worker_hang_ns */
+        bool reidentify[VIGIL_MAX_GPUS]; /* answered again after a hang: re-read identity */
+        /* The tick being sampled: called again for it after the loop moved (nvml_guard.h),
+         * the source goes on with the GPUs not done. */
+        uint64_t tick_seq;
+        int64_t tick_mono_ns;
+        bool done[VIGIL_MAX_GPUS];            /* published this tick */
+        int64_t hang_ns;                      /* nvml_worker_hang_ns */
         unsigned hung_at_exit;                /* readers abandoned inside a call */
         bool start_failed;                    /* said that a reader could not start */
         struct nvml_job jobs[VIGIL_MAX_GPUS]; /* submit_batch's, before they are copied */
@@ -224,22 +230,27 @@ static int split_reader(struct nvml_source *s, int64_t now, int64_t split_ns, co
         return (int)slot;
 }
 
+/* A job for the GPU in slot (sample: a per-sample job; else an acquiring one). The
+ * outputs are set by nvml_job_run. */
+static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job, bool sample)
+{
+        const struct nvml_gpu *gpu = &s->sh.gpu[slot];
+        job->gpu = *gpu;
+        job->g = s->ctx->frame->gpus[slot];
+        job->sample = sample;
+        job->reacquire = sample && gpu->consecutive_failures > 0;
+        job->reidentify = sample && (gpu->consecutive_failures > 0 || s->reidentify[slot]);
+}
+
 /* Hand the reader jobs for slots[] (sample: per-sample jobs; else acquiring ones). */
 static void submit_batch(struct nvml_source *s, const unsigned *slots, unsigned n, bool sample,
                          int64_t now)
 {
         struct nvml_job *jobs = s->jobs;
         for (unsigned k = 0; k < n; k++) {
-                unsigned slot = slots[k];
-                const struct nvml_gpu *gpu = &s->sh.gpu[slot];
-                struct nvml_job *job = &jobs[k];
-                memset(job, 0, sizeof(*job));
-                job->gpu = *gpu;
-                job->g = s->ctx->frame->gpus[slot];
-                job->sample = sample;
-                job->reacquire = sample && gpu->consecutive_failures > 0;
-                job->reidentify = sample && (gpu->consecutive_failures > 0 || s->reidentify[slot]);
-                s->in_batch[slot] = true;
+                memset(&jobs[k], 0, sizeof(jobs[k]));
+                fill_job(s, slots[k], &jobs[k], sample);
+                s->in_batch[slots[k]] = true;
         }
         nvml_worker_submit_batch(s->reader, jobs, slots, n, now);
 }
@@ -257,8 +268,12 @@ static int start_readers(struct nvml_source *s)
                         for (unsigned i = 0; i < s->sh.ngpus; i++)
                                 if (!held[i])
                                         slots[n++] = i;
-                        if (n == 0)
+                        if (n == 0) {
+                                /* Acquired: the loop reads the GPUs from now on. */
+                                nvml_worker_stop(s->reader);
+                                s->reader = NULL;
                                 return 0;
+                        }
                         int r = need_reader(s);
                         if (r < 0) {
                                 stop_readers(s);
@@ -281,6 +296,8 @@ static int start_readers(struct nvml_source *s)
                 }
         }
 }
+
+static void on_hang(void *arg, uint64_t tag, int64_t since, struct nvml_worker *fresh);
 
 static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
 {
@@ -305,14 +322,22 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
                 return -ENODEV;
         }
         s->ctx = ctx;
-        s->wait_ns = nvml_worker_wait_ns(o->gpu_interval_ns);
         s->hang_ns = nvml_worker_hang_ns(o->gpu_interval_ns);
         read_driver_version(&s->sh);
         ctx->frame->ngpus = s->sh.ngpus;
         for (unsigned i = 0; i < s->sh.ngpus; i++)
                 publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);
-        r = start_readers(s);
+        s->inline_w = nvml_worker_new_inline(&s->sh.lib);
+        r = s->inline_w ? nvml_guard_start(&s->guard, ctx, &s->sh.lib, on_hang, s) : -ENOMEM;
+        if (r == -EAGAIN)
+                vlog(LOG_WARN, "NVML: cannot start the guard thread: a hung call would hold up "
+                               "sampling");
+        if (r >= 0 || r == -EAGAIN)
+                r = start_readers(s);
         if (r < 0) {
+                stop_readers(s);
+                nvml_worker_stop(s->inline_w);
+                nvml_guard_stop(s->guard, s->hung_at_exit > 0);
                 if (!s->hung_at_exit)
                         s->sh.lib.shutdown();
                 free(s);
@@ -409,12 +434,13 @@ static void tend_solo(struct nvml_source *s, unsigned slot, const struct tick *t
             nvml_worker_plan(st, since, t->mono_ns, s->sh.gpu[slot].next_try_mono_ns, s->hang_ns)) {
         case NA_COLLECT:
                 take_done(s, s->solo[slot], t, taken);
-                /* Retired: the GPU is back in the batch from the next tick on. */
+                /* Retired: the loop reads the GPU again from the next tick on. */
                 nvml_worker_stop(s->solo[slot]);
                 s->solo[slot] = NULL;
                 break;
         case NA_HUNG:
                 publish_hung(s, slot, since, t);
+                taken[slot] = true;
                 break;
         case NA_SUBMIT: /* not kept idle */
         case NA_NONE:
@@ -422,35 +448,57 @@ static void tend_solo(struct nvml_source *s, unsigned slot, const struct tick *t
         }
 }
 
+/* Run the job of the GPU in slot on this thread, under the guard. If the guard takes
+ * it (the call hung), this thread is no longer the loop's: it hands the job over when
+ * the call returns, and ends. */
+static void run_inline(struct nvml_source *s, unsigned slot, const struct tick *t)
+{
+        /* All an abandoned thread touches once its call returns. */
+        struct nvml_worker *w = s->inline_w;
+        struct nvml_guard *g = s->guard;
+        struct nvml_job *job = nvml_worker_inline_job(w);
+        fill_job(s, slot, job, true);
+        uint64_t tag = nvml_guard_enter(g, slot);
+        nvml_job_run(nvml_worker_lib(w), job);
+        if (!nvml_guard_leave(g, tag)) {
+                nvml_worker_orphan_done(w);
+                nvml_guard_orphan_exit();
+        }
+        s->done[slot] = true;
+        apply_job(s, slot, job, t);
+}
+
+/* The guard took the job the loop was stuck in (on the guard thread, which carries the
+ * loop on next). */
+static void on_hang(void *arg, uint64_t tag, int64_t since, struct nvml_worker *fresh)
+{
+        struct nvml_source *s = arg;
+        unsigned slot = nvml_guard_slot(tag);
+        nvml_worker_adopt(s->inline_w, slot, since);
+        s->solo[slot] = s->inline_w;
+        s->inline_w = fresh;
+        vlog(LOG_DEBUG, "gpu%u: NVML call still running after %lld ms: sampling goes on without it",
+             s->sh.gpu[slot].index, (long long)((now_mono_ns() - since) / NSEC_PER_MSEC));
+}
+
 static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct nvml_source *s = state;
-        bool held[VIGIL_MAX_GPUS] = {false}; /* published this tick, or on a reader */
-        int64_t next_try[VIGIL_MAX_GPUS], since = 0;
-        unsigned slots[VIGIL_MAX_GPUS];
-        for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
-                ctx->frame->gpus[slot].sampled = false;
-        for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
-                if (s->solo[slot])
-                        tend_solo(s, slot, t, held);
-        if (s->reader) {
-                enum nvml_worker_state st = nvml_worker_state(s->reader, &since);
-                take_done(s, s->reader, t, held);
-                if (nvml_batch_plan(st, since, t->mono_ns, s->wait_ns) == NB_SPLIT)
-                        split_reader(s, t->mono_ns, s->wait_ns, t, held);
-        }
-        if (need_reader(s) == 0 && nvml_worker_state(s->reader, NULL) == NW_IDLE) {
+        if (t->seq[VCLOCK_GPU] != s->tick_seq || t->mono_ns != s->tick_mono_ns) {
+                s->tick_seq = t->seq[VCLOCK_GPU];
+                s->tick_mono_ns = t->mono_ns;
                 for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
-                        held[slot] |= s->solo[slot] != NULL || s->in_batch[slot];
-                        next_try[slot] = s->sh.gpu[slot].next_try_mono_ns;
-                }
-                unsigned n = nvml_batch_due(s->sh.ngpus, held, next_try, t->mono_ns, slots);
-                if (n > 0) {
-                        submit_batch(s, slots, n, true, t->mono_ns);
-                        nvml_worker_wait(s->reader, now_mono_ns() + s->wait_ns);
-                        take_done(s, s->reader, t, NULL);
+                        ctx->frame->gpus[slot].sampled = false;
+                        s->done[slot] = false;
                 }
         }
+        for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
+                if (s->solo[slot] && !s->done[slot])
+                        tend_solo(s, slot, t, s->done);
+        for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
+                if (!s->done[slot] && !s->solo[slot] &&
+                    t->mono_ns >= s->sh.gpu[slot].next_try_mono_ns)
+                        run_inline(s, slot, t);
         bool all_ok = true;
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
                 const struct gpu_frame *g = &ctx->frame->gpus[slot];
@@ -467,6 +515,9 @@ static void nvml_fini(void *state)
         if (s->ctx && s->ctx->nvml == &s->sh)
                 s->ctx->nvml = NULL;
         stop_readers(s);
+        nvml_worker_stop(s->inline_w);
+        /* A guard outlives a call still hung: its thread touches the guard on return. */
+        nvml_guard_stop(s->guard, s->hung_at_exit > 0);
         /* A reader still inside a call is left running (nvml_worker.h); the driver is not
          * shut down under it. */
         if (s->hung_at_exit)

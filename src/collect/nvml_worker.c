@@ -13,7 +13,6 @@
 #include "core/vigil.h"
 #include "util/clock.h"
 
-#define WAIT_MAX_NS (50 * NSEC_PER_MSEC)
 #define HANG_MIN_NS (2 * NSEC_PER_SEC)
 #define HANG_IVS    2
 
@@ -23,8 +22,10 @@ struct nvml_worker {
         pthread_t thread;
         struct nvml_lib lib; /* its own copy: it may outlive the source (abandoned) */
         enum nvml_worker_state state;
-        bool quit;      /* main loop: end the thread (only while not BUSY) */
-        bool abandoned; /* main loop gave up on a BUSY worker: it frees itself */
+        bool quit;       /* main loop: end the thread (only while not BUSY) */
+        bool abandoned;  /* main loop gave up on a BUSY worker: it frees itself */
+        bool own_thread; /* thread is ours (joined); false: an inline worker */
+        bool adopted;    /* an inline worker whose job the guard took (nvml_worker_adopt) */
         /* The batch. job[next] is the reader's while BUSY (it is inside it), jobs
          * [next + 1, end) wait for it, [taken, next) are done and wait for the main loop;
          * [end, n) were taken back by nvml_worker_split and are never run. */
@@ -125,35 +126,6 @@ enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since,
         return now >= next_try ? NA_SUBMIT : NA_NONE;
 }
 
-enum nvml_batch_action nvml_batch_plan(enum nvml_worker_state st, int64_t since, int64_t now,
-                                       int64_t split_ns)
-{
-        switch (st) {
-        case NW_DONE:
-                return NB_COLLECT;
-        case NW_BUSY:
-                return now - since >= split_ns ? NB_SPLIT : NB_WAIT;
-        case NW_IDLE:
-                break;
-        }
-        return NB_SUBMIT;
-}
-
-unsigned nvml_batch_due(unsigned ngpus, const bool *held, const int64_t *next_try, int64_t now,
-                        unsigned *ret_slots)
-{
-        unsigned n = 0;
-        for (unsigned slot = 0; slot < ngpus; slot++)
-                if (!held[slot] && now >= next_try[slot])
-                        ret_slots[n++] = slot;
-        return n;
-}
-
-int64_t nvml_worker_wait_ns(int64_t interval_ns)
-{
-        return interval_ns / 2 < WAIT_MAX_NS ? interval_ns / 2 : WAIT_MAX_NS;
-}
-
 int64_t nvml_worker_hang_ns(int64_t interval_ns)
 {
         return interval_ns * HANG_IVS > HANG_MIN_NS ? interval_ns * HANG_IVS : HANG_MIN_NS;
@@ -196,11 +168,11 @@ static void *worker_main(void *arg)
         return NULL;
 }
 
-int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
+static struct nvml_worker *worker_new(const struct nvml_lib *lib)
 {
         struct nvml_worker *w = calloc(1, sizeof(*w));
         if (!w)
-                return -ENOMEM;
+                return NULL;
         w->lib = *lib;
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);
@@ -208,6 +180,15 @@ int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
         pthread_cond_init(&w->cond, &ca);
         pthread_condattr_destroy(&ca);
         pthread_mutex_init(&w->lock, NULL);
+        return w;
+}
+
+int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
+{
+        struct nvml_worker *w = worker_new(lib);
+        if (!w)
+                return -ENOMEM;
+        w->own_thread = true;
         int r = vigil_thread_create(&w->thread, worker_main, w);
         if (r < 0) {
                 worker_free(w);
@@ -215,6 +196,50 @@ int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
         }
         *ret = w;
         return 0;
+}
+
+struct nvml_worker *nvml_worker_new_inline(const struct nvml_lib *lib)
+{
+        return worker_new(lib);
+}
+
+struct nvml_job *nvml_worker_inline_job(struct nvml_worker *w)
+{
+        return &w->job[0];
+}
+
+const struct nvml_lib *nvml_worker_lib(const struct nvml_worker *w)
+{
+        return &w->lib;
+}
+
+void nvml_worker_adopt(struct nvml_worker *w, unsigned slot, int64_t since)
+{
+        pthread_mutex_lock(&w->lock);
+        w->slot[0] = slot;
+        w->n = w->end = 1;
+        w->taken = w->next = 0;
+        w->since = since;
+        w->state = NW_BUSY;
+        w->adopted = true;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+}
+
+void nvml_worker_orphan_done(struct nvml_worker *w)
+{
+        pthread_mutex_lock(&w->lock);
+        while (!w->adopted)
+                pthread_cond_wait(&w->cond, &w->lock);
+        if (w->abandoned) {
+                pthread_mutex_unlock(&w->lock);
+                worker_free(w);
+                return;
+        }
+        w->next = 1;
+        w->state = NW_DONE;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
 }
 
 enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_since)
@@ -304,10 +329,17 @@ bool nvml_worker_stop(struct nvml_worker *w)
         pthread_mutex_lock(&w->lock);
         if (w->state == NW_BUSY) {
                 pthread_t t = w->thread; /* w may be freed as soon as the lock is released */
+                bool own = w->own_thread;
                 w->abandoned = true;
                 pthread_mutex_unlock(&w->lock);
-                pthread_detach(t);
+                if (own)
+                        pthread_detach(t);
                 return false;
+        }
+        if (!w->own_thread) { /* inline: no thread; an orphan's is gone after DONE */
+                pthread_mutex_unlock(&w->lock);
+                worker_free(w);
+                return true;
         }
         w->quit = true;
         pthread_cond_broadcast(&w->cond);

@@ -1,12 +1,12 @@
-/* The threads that make the NVML calls (readers), so that a call that hangs in the
- * driver stops that GPU only: the main loop, the host sources and the other GPUs keep
- * their cadence (nvml.c drives them).
- *
- * One reader, normally, reads every GPU due at a GPU tick: the main loop hands it one
- * batch (one nvml_job per GPU, in slot order), the reader makes the GPUs' calls in turn
- * and wakes the main loop once, when the batch is done. So a GPU tick costs two thread
- * wakes (the reader's, the main loop's), whatever the number of GPUs; one thread per
- * GPU cost a wake per GPU and one more per GPU that finished while the main loop slept.
+/* The jobs that make the NVML calls about one GPU, and the threads that run them when
+ * the main loop does not (nvml.c drives them):
+ *  - Each tick the main loop runs each GPU's job itself, in an inline worker (no thread,
+ *    see the end of this file), under the guard (nvml_guard.h).
+ *  - A job the loop thread got stuck in is adopted: the worker becomes the GPU's reader
+ *    of its own, its thread the abandoned loop thread, until the job returns.
+ *  - At start one reader thread acquires every GPU, as one batch; a GPU not answering
+ *    within the hang threshold is split off onto a reader of its own the same way, and
+ *    the others are acquired on a new reader.
  *
  * The handoff. A reader is IDLE, BUSY (it owns the batch's jobs that are not done and
  * is making calls) or DONE (the batch is done; results wait for the main loop). Only
@@ -14,42 +14,22 @@
  * the main loop, which may take it while the reader goes on with the next (the reader
  * takes the lock between jobs only). The reader records which job it is in and when it
  * started it (for the first job: the submission), under the lock, which the main loop
- * takes to look. At each GPU tick the main loop:
- *  1. Each GPU split off onto a reader of its own (below): nvml_worker_plan():
+ * takes to look. At each GPU tick, for a GPU on a reader of its own,
+ * nvml_worker_plan():
  *       DONE                                  publish the result in this tick's frame;
- *                                             the reader is retired (joined) and the
- *                                             GPU goes back into the batch from the
- *                                             next tick on
+ *                                             the reader is retired and the GPU read
+ *                                             inline from the next tick on
  *       BUSY for at least the hang threshold  a failure sample, "NVML call hung for
  *       and the GPU due (its back-off over)   N s", on the usual failure back-off
  *       BUSY, shorter                         nothing this tick
- *  2. The batch reader: takes the jobs done (late or not) and publishes them in this
- *     tick's frame; then nvml_batch_plan(): BUSY and inside one GPU for at least the
- *     split threshold: nvml_worker_split() takes back the jobs not started, the reader
- *     is left with its one GPU (step 1 from now on: a reader of its own), and a new
- *     batch reader is started for the others. BUSY, shorter: nothing more this tick.
- *  3. IDLE: the GPUs due (nvml_batch_due: not held by a reader, not published this
- *     tick, back-off over) go to the reader as one batch; the main loop waits for it
- *     until the wait bound after the submission, then takes what is done.
  * Every GPU is in at most one job in flight, a job taken back is never run, and a job
- * run is published exactly once, at the first tick after it is done, in the order
- * taken: the simulator's step N is still the CSV's row N. A reader stuck in a call
- * holds one GPU only, so there is at most one extra thread per stuck GPU. At start the
- * batch acquires the GPUs; one not answering within the hang threshold is split off
- * the same way, and the others are acquired on a new reader.
+ * run is published exactly once, at the first tick after it is done: the simulator's
+ * step N is still the CSV's row N. A thread stuck in a call holds one GPU only.
  *
- * Bounds (nvml_worker_wait_ns, nvml_worker_hang_ns): the main loop waits at most
- * min(interval / 2, 50 ms) a tick, so the next GPU tick is never more than half an
- * interval late because of a slow driver; a GPU is split off once the reader has been
- * in it for the wait bound at a tick (so the GPUs after it miss no more than that
- * tick); a call is hung after max(2 s, 2 intervals), well past a healthy call
- * (microseconds to a few ms; the first call on a GPU without persistence mode can take
- * 1-3 s, which the 2 s floor mostly covers, and which is then reported as a hang, not
- * lost).
- *
- * Cost: two thread wakes per GPU tick, and a copy of each job in and out (1.5 kB);
- * the figures are in nvml.c. The split and the readers of their own cost a thread start
- * and a join each, only when a GPU is slow.
+ * Bound (nvml_worker_hang_ns): a call is hung after max(2 s, 2
+ * intervals), well past a healthy call (microseconds to a few ms; the first call on a
+ * GPU without persistence mode can take 1-3 s, which the 2 s floor mostly covers, and
+ * which is then reported as a hang, not lost).
  *
  * Exit: an idle or done reader is told to quit and joined. A reader still inside a
  * call cannot be stopped: it is detached and abandoned; it owns its struct (and its copy
@@ -92,12 +72,6 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job);
 void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src);
 
 enum nvml_worker_state { NW_IDLE, NW_BUSY, NW_DONE };
-enum nvml_batch_action {
-        NB_SUBMIT,  /* IDLE: hand it the GPUs due */
-        NB_COLLECT, /* DONE: take the results */
-        NB_WAIT,    /* BUSY: take what is done, nothing more this tick */
-        NB_SPLIT,   /* BUSY in one GPU too long: leave it that GPU, a new reader for the rest */
-};
 enum nvml_action {
         NA_NONE,    /* nothing for this GPU this tick */
         NA_COLLECT, /* a result is ready: publish it */
@@ -110,17 +84,6 @@ enum nvml_action {
  * next_try: the failure back-off (0: none). All CLOCK_MONOTONIC ns. */
 enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since, int64_t now,
                                   int64_t next_try, int64_t hang_ns);
-/* What the main loop does with the batch reader at a GPU tick (steps 2 and 3 above).
- * since: when the reader started the job it is in; split_ns: the split threshold. */
-enum nvml_batch_action nvml_batch_plan(enum nvml_worker_state st, int64_t since, int64_t now,
-                                       int64_t split_ns);
-/* The GPU slots for a batch, in slot order, into ret_slots (ngpus entries): those not
- * held[] (on a reader, or published this tick) and due (now >= next_try[slot]).
- * Returns how many. */
-unsigned nvml_batch_due(unsigned ngpus, const bool *held, const int64_t *next_try, int64_t now,
-                        unsigned *ret_slots);
-/* The longest the main loop waits for the jobs of one tick: min(interval / 2, 50 ms). */
-int64_t nvml_worker_wait_ns(int64_t interval_ns);
 /* How long a call runs before its GPU's sample is a "hung" failure: max(2 s, 2 intervals). */
 int64_t nvml_worker_hang_ns(int64_t interval_ns);
 
@@ -160,5 +123,28 @@ bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsig
  * inside a call; it is detached and frees itself if the call returns. w is gone either
  * way. Accepts NULL (true). */
 bool nvml_worker_stop(struct nvml_worker *w);
+
+/* Inline jobs, and the adoption of one that hangs (the per-tick path: nvml.c and
+ * nvml_guard.h). The main loop runs each GPU's job itself, in a worker that has no
+ * thread of its own: nvml_worker_new_inline(), nvml_worker_inline_job(). When the guard
+ * takes a job from the loop thread, stuck inside it, the worker becomes a reader of its
+ * own for that GPU whose thread is the abandoned loop thread: the guard calls
+ * nvml_worker_adopt(), and the abandoned thread, when the job returns, calls
+ * nvml_worker_orphan_done() and exits. From then on it is tended like a reader split off
+ * (nvml_worker_state, nvml_worker_take, nvml_worker_stop, which joins nothing). */
+
+/* A worker without a thread, IDLE, with its own copy of the function table (an
+ * abandoned job goes on calling through it). NULL when out of memory. */
+struct nvml_worker *nvml_worker_new_inline(const struct nvml_lib *lib);
+/* The job the main loop fills and runs inline (job 0), and its function table. */
+struct nvml_job *nvml_worker_inline_job(struct nvml_worker *w);
+const struct nvml_lib *nvml_worker_lib(const struct nvml_worker *w);
+/* The guard took the inline job of w from the loop thread: w is BUSY with that one job,
+ * for slot, since since (CLOCK_MONOTONIC ns). */
+void nvml_worker_adopt(struct nvml_worker *w, unsigned slot, int64_t since);
+/* On the abandoned thread, its job returned: waits for the adoption if the guard has
+ * not finished it yet, then w is DONE (or freed, when stopped meanwhile). The caller
+ * touches nothing shared after this. */
+void nvml_worker_orphan_done(struct nvml_worker *w);
 
 #endif

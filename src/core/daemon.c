@@ -2,9 +2,16 @@
  *
  * One thread samples. It sleeps until the next absolute deadline (sched.c), runs the
  * sources due, then the detectors and sinks, then publishes a copy of the frame for
- * readers in other threads. Signals only set flags; the loop acts on them. */
+ * readers in other threads. Signals only set flags; the loop acts on them.
+ *
+ * The loop can move to another thread (ctx->move_loop): when the loop thread is stuck
+ * in a driver call (collect/nvml_guard.h), the guard thread carries the loop on. So the
+ * loop keeps the tick in progress and where it is in it in struct daemon, not on its
+ * stack, the new loop thread takes the signals (a handler on another thread passes the
+ * signal on to it), and the thread that ends the loop also ends the process. */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +36,18 @@
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
 static volatile sig_atomic_t sig_stop, sig_hup, sig_usr1, sig_usr2;
+/* The thread running the loop, once it is not the main thread any more. */
+static volatile sig_atomic_t loop_moved;
+static _Atomic(pthread_t) loop_thread;
 
 static void on_signal(int sig)
 {
+        /* A signal caught by a thread the loop left wakes the loop thread too. */
+        if (loop_moved) {
+                pthread_t lt = atomic_load(&loop_thread);
+                if (!pthread_equal(lt, pthread_self()))
+                        pthread_kill(lt, sig);
+        }
         switch (sig) {
         case SIGTERM:
         case SIGINT:
@@ -117,6 +133,14 @@ struct daemon {
         uint64_t source_errors;
         int64_t last_sync_mono_ns;
         struct write_health wh;
+        /* The tick in progress, and where run_sources is in it: clock, source, and when
+         * the clock's sources started. */
+        struct tick t;
+        unsigned run_c;
+        size_t run_i;
+        int64_t run_start_ns;
+        /* Service-manager keep-alives: every watchdog_ns (0: none), the last at. */
+        int64_t watchdog_ns, last_watchdog_ns;
 };
 
 void vigil_flush_all(struct vigil_ctx *ctx)
@@ -242,19 +266,20 @@ static void enable_clocks(struct daemon *d, int64_t origin)
                 sched_enable(&d->sched, VCLOCK_PSS, o->pss_interval_ns);
 }
 
+/* The sources due, from the cursor (d->run_c, d->run_i) on: a loop that moved calls
+ * the source that was running again, for the same tick. */
 static void run_sources(struct daemon *d, const struct tick *t)
 {
         struct vigil_ctx *ctx = &d->ctx;
         struct self_frame *self = &ctx->frame->self;
-        if (t->due & VCLOCK_BIT(VCLOCK_HOST)) {
-                host_frame_clear(&ctx->frame->host);
-                ctx->frame->host.sampled_real_ns = t->real_ns;
-        }
-        for (unsigned c = 0; c < VCLOCK_COUNT; c++) {
+        for (; d->run_c < VCLOCK_COUNT; d->run_c++, d->run_i = 0) {
+                unsigned c = d->run_c;
                 if (!(t->due & VCLOCK_BIT(c)))
                         continue;
-                int64_t start = now_mono_ns();
-                for (size_t i = 0; vigil_sources[i]; i++) {
+                if (d->run_i == 0)
+                        d->run_start_ns = now_mono_ns();
+                for (; vigil_sources[d->run_i]; d->run_i++) {
+                        size_t i = d->run_i;
                         const struct vigil_source *s = vigil_sources[i];
                         if (!d->src_on[i] || !(s->clocks & VCLOCK_BIT(c)))
                                 continue;
@@ -265,7 +290,7 @@ static void run_sources(struct daemon *d, const struct tick *t)
                                 d->source_errors++;
                 }
                 self->samples[c]++;
-                self->sample_seconds[c] = (double)(now_mono_ns() - start) / 1e9;
+                self->sample_seconds[c] = (double)(now_mono_ns() - d->run_start_ns) / 1e9;
         }
 }
 
@@ -426,13 +451,35 @@ static bool should_stop(struct daemon *d, const struct tick *t)
         return false;
 }
 
+/* The rest of the tick in d->t, from the source cursor on: the sources, detectors and
+ * sinks, the sync, the publication. True when it was the last tick. */
+static bool finish_tick(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        struct tick *t = &d->t;
+        run_sources(d, t);
+        for (unsigned c = 0; c < VCLOCK_COUNT; c++)
+                if (t->due & VCLOCK_BIT(c))
+                        t->seq[c]++;
+        t->final = should_stop(d, t);
+        watch_writes(d, t, run_detectors_and_sinks(d, t));
+        if (t->mono_ns - d->last_sync_mono_ns >= SYNC_EVERY_NS) {
+                vigil_flush_all(ctx);
+                d->last_sync_mono_ns = t->mono_ns;
+        }
+        publish(d);
+        history_push(ctx->history, ctx->frame, t);
+        if (d->watchdog_ns && t->mono_ns - d->last_watchdog_ns >= d->watchdog_ns) {
+                notify_send("WATCHDOG=1");
+                d->last_watchdog_ns = t->mono_ns;
+        }
+        return t->final;
+}
+
 static void loop(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
-        struct tick t;
-        memset(&t, 0, sizeof(t));
-        /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
-        int64_t watchdog_ns = notify_watchdog_ns() / 2, last_watchdog = 0;
+        struct tick *t = &d->t;
         while (!ctx->stop_requested) {
                 int64_t next = sched_next(&d->sched);
                 struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
@@ -440,29 +487,19 @@ static void loop(struct daemon *d)
                 handle_requests(d, now_real_ns());
                 if (r == EINTR || ctx->stop_requested)
                         continue;
-                t.mono_ns = now_mono_ns();
-                t.real_ns = now_real_ns();
-                t.due = sched_due(&d->sched, t.mono_ns);
-                if (!t.due)
+                t->mono_ns = now_mono_ns();
+                t->real_ns = now_real_ns();
+                t->due = sched_due(&d->sched, t->mono_ns);
+                if (!t->due)
                         continue;
-                guard_disk(d, &t);
-                run_sources(d, &t);
-                for (unsigned c = 0; c < VCLOCK_COUNT; c++)
-                        if (t.due & VCLOCK_BIT(c))
-                                t.seq[c]++;
-                t.final = should_stop(d, &t);
-                watch_writes(d, &t, run_detectors_and_sinks(d, &t));
-                if (t.mono_ns - d->last_sync_mono_ns >= SYNC_EVERY_NS) {
-                        vigil_flush_all(ctx);
-                        d->last_sync_mono_ns = t.mono_ns;
+                guard_disk(d, t);
+                if (t->due & VCLOCK_BIT(VCLOCK_HOST)) {
+                        host_frame_clear(&ctx->frame->host);
+                        ctx->frame->host.sampled_real_ns = t->real_ns;
                 }
-                publish(d);
-                history_push(ctx->history, ctx->frame, &t);
-                if (watchdog_ns && t.mono_ns - last_watchdog >= watchdog_ns) {
-                        notify_send("WATCHDOG=1");
-                        last_watchdog = t.mono_ns;
-                }
-                if (t.final)
+                d->run_c = 0;
+                d->run_i = 0;
+                if (finish_tick(d))
                         break;
         }
 }
@@ -486,6 +523,53 @@ static void print_exit_line(struct daemon *d)
              ru.ru_maxrss);
 }
 
+/* d and what it holds (the frames through ctx), once the plug-ins are gone. */
+static void free_daemon(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        eventlog_close(ctx->events);
+        history_free(ctx->history);
+        if (d->lock_fd >= 0)
+                close(d->lock_fd);
+        pthread_mutex_destroy(&ctx->pub_lock);
+        free(ctx->published_extra);
+        free(ctx->extra);
+        free(ctx->published);
+        free(ctx->frame);
+        free(d);
+}
+
+/* After the loop: the shutdown. Frees d; returns the exit status. */
+static int stop_daemon(struct daemon *d)
+{
+        notify_send("STOPPING=1");
+        vigil_flush_all(&d->ctx);
+        eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
+                        (unsigned long long)d->ctx.frame->self.samples[VCLOCK_HOST]);
+        print_exit_line(d);
+        fini_plugins(d);
+        free_daemon(d);
+        return 0;
+}
+
+/* ctx->move_loop: this thread carries the loop on, and ends the process. */
+static _Noreturn void move_loop(struct vigil_ctx *ctx)
+{
+        struct daemon *d = (struct daemon *)ctx; /* ctx is the first member */
+        sigset_t set;
+        sigemptyset(&set);
+        for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++)
+                sigaddset(&set, handled_signals[i]);
+        ctx->main_thread = pthread_self();
+        atomic_store(&loop_thread, pthread_self());
+        loop_moved = 1;
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        if (!finish_tick(d))
+                loop(d);
+        exit(stop_daemon(d));
+}
+
 int vigil_daemon_run(struct vigil_options *opt)
 {
         struct daemon *d = calloc(1, sizeof(*d));
@@ -494,20 +578,27 @@ int vigil_daemon_run(struct vigil_options *opt)
         struct metrics_extra *extra = calloc(1, sizeof(*extra));
         struct metrics_extra *published_extra = calloc(1, sizeof(*published_extra));
         int status = 1;
-        if (!d || !frame || !published || !extra || !published_extra)
-                goto out_free;
+        if (!d || !frame || !published || !extra || !published_extra) {
+                free(published_extra);
+                free(extra);
+                free(published);
+                free(frame);
+                free(d);
+                return 1;
+        }
         metrics_extra_clear(extra);
         metrics_extra_clear(published_extra);
         d->ctx.extra = extra;
         d->ctx.published_extra = published_extra;
         frame_clear(frame);
         d->lock_fd = -1;
+        pthread_mutex_init(&d->ctx.pub_lock, NULL);
         d->ctx.opt = opt;
         d->ctx.frame = frame;
         d->ctx.published = published;
         d->ctx.main_thread = pthread_self();
+        d->ctx.move_loop = move_loop;
         d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
-        pthread_mutex_init(&d->ctx.pub_lock, NULL);
         if (opt->verbose)
                 log_set_level(LOG_DEBUG);
 
@@ -535,27 +626,12 @@ int vigil_daemon_run(struct vigil_options *opt)
         eventlog_printf(d->ctx.events, frame->self.started_real_ns, "type=START version=%s pid=%d",
                         VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
+        /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
+        d->watchdog_ns = notify_watchdog_ns() / 2;
         notify_send("READY=1");
         loop(d);
-        notify_send("STOPPING=1");
-        vigil_flush_all(&d->ctx);
-        eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
-                        (unsigned long long)frame->self.samples[VCLOCK_HOST]);
-        print_exit_line(d);
-        fini_plugins(d);
-        status = 0;
+        return stop_daemon(d);
 out_free:
-        if (d) {
-                eventlog_close(d->ctx.events);
-                history_free(d->ctx.history);
-                if (d->lock_fd >= 0)
-                        close(d->lock_fd);
-                pthread_mutex_destroy(&d->ctx.pub_lock);
-        }
-        free(published_extra);
-        free(extra);
-        free(published);
-        free(frame);
-        free(d);
+        free_daemon(d);
         return status;
 }

@@ -1,7 +1,8 @@
 /* Unit tests: the NVML worker's handoff (collect/nvml_worker.c). The decisions are pure
  * functions tested on numbers; the job runs on a fake function table; the thread's
  * states are driven with a fake call that blocks until the test opens a gate, so no
- * test depends on how fast anything runs. */
+ * test depends on how fast anything runs. The guard (collect/nvml_guard.c) is tested
+ * here too, on an inline job stuck at the gate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +10,11 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "collect/nvml_guard.h"
 #include "collect/nvml_worker.h"
 #include "util/clock.h"
 
@@ -154,40 +158,9 @@ static void test_plan(void **state)
         assert_int_equal(nvml_worker_plan(NW_BUSY, 1 * S, 11 * S, 11 * S, hang), NA_HUNG);
 }
 
-static void test_batch_plan(void **state)
-{
-        (void)state;
-        int64_t split = 50 * MS;
-        assert_int_equal(nvml_batch_plan(NW_IDLE, 0, 10 * S, split), NB_SUBMIT);
-        assert_int_equal(nvml_batch_plan(NW_DONE, 0, 10 * S, split), NB_COLLECT);
-        /* Busy: split once inside one GPU for the threshold. */
-        assert_int_equal(nvml_batch_plan(NW_BUSY, 10 * S - split + 1, 10 * S, split), NB_WAIT);
-        assert_int_equal(nvml_batch_plan(NW_BUSY, 10 * S - split, 10 * S, split), NB_SPLIT);
-}
-
-static void test_batch_due(void **state)
-{
-        (void)state;
-        bool held[5] = {false, true, false, false, false};
-        int64_t next_try[5] = {0, 0, 11 * S, 10 * S, 0};
-        unsigned slots[5];
-        /* Held (on a reader of its own, or published this tick) or backing off: out. */
-        assert_int_equal(nvml_batch_due(5, held, next_try, 10 * S, slots), 3);
-        assert_int_equal(slots[0], 0);
-        assert_int_equal(slots[1], 3);
-        assert_int_equal(slots[2], 4);
-        assert_int_equal(nvml_batch_due(0, held, next_try, 10 * S, slots), 0);
-        held[0] = held[3] = held[4] = true;
-        assert_int_equal(nvml_batch_due(5, held, next_try, 12 * S, slots), 1);
-        assert_int_equal(slots[0], 2);
-}
-
 static void test_bounds(void **state)
 {
         (void)state;
-        assert_int_equal(nvml_worker_wait_ns(100 * MS), 50 * MS);
-        assert_int_equal(nvml_worker_wait_ns(10 * MS), 5 * MS);
-        assert_int_equal(nvml_worker_wait_ns(5 * S), 50 * MS);
         assert_int_equal(nvml_worker_hang_ns(100 * MS), 2 * S);
         assert_int_equal(nvml_worker_hang_ns(1 * S), 2 * S);
         assert_int_equal(nvml_worker_hang_ns(5 * S), 10 * S);
@@ -447,12 +420,180 @@ static void test_batch_abandoned(void **state)
         gate_open();
 }
 
+/* The guard's side of a test: what on_hang and move_loop saw. */
+static struct {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        struct nvml_worker *inline_w; /* the worker the "loop" runs its job in */
+        bool moved;
+        unsigned hangs;
+        uint64_t tag;
+        int64_t since;
+        struct nvml_worker *fresh;
+} mv = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void t_on_hang(void *arg, uint64_t tag, int64_t since, struct nvml_worker *fresh)
+{
+        (void)arg;
+        nvml_worker_adopt(mv.inline_w, nvml_guard_slot(tag), since);
+        pthread_mutex_lock(&mv.lock);
+        mv.hangs++;
+        mv.tag = tag;
+        mv.since = since;
+        mv.fresh = fresh;
+        pthread_mutex_unlock(&mv.lock);
+}
+
+/* In the daemon the guard thread carries the loop on; here it says so and ends. */
+static void t_move_loop(struct vigil_ctx *ctx)
+{
+        (void)ctx;
+        pthread_mutex_lock(&mv.lock);
+        mv.moved = true;
+        pthread_cond_broadcast(&mv.cond);
+        pthread_mutex_unlock(&mv.lock);
+        pthread_exit(NULL);
+}
+
+static void mv_reset(void)
+{
+        pthread_mutex_lock(&mv.lock);
+        mv.moved = false;
+        mv.hangs = 0;
+        mv.tag = 0;
+        mv.fresh = NULL;
+        pthread_mutex_unlock(&mv.lock);
+}
+
+/* The "loop": GPU slot 3's job inline under the guard, as nvml.c runs it. Returns
+ * whether the job stayed the loop's (1) or the guard took it (0). */
+static void *loop_job(void *arg)
+{
+        struct nvml_guard *g = arg;
+        struct nvml_worker *w = mv.inline_w;
+        struct nvml_job *job = nvml_worker_inline_job(w);
+        gpu_job(job, 1);
+        uint64_t tag = nvml_guard_enter(g, 3);
+        nvml_job_run(nvml_worker_lib(w), job);
+        bool kept = nvml_guard_leave(g, tag);
+        if (!kept)
+                nvml_worker_orphan_done(w);
+        return (void *)(intptr_t)kept;
+}
+
+/* A job stuck in a call: the guard takes it (the loop's leave fails), the worker is
+ * adopted for its slot, the guard thread moves on with the loop; when the call returns
+ * the result is there to take, in the adopted worker. */
+static void test_guard_takes_stuck_job(void **state)
+{
+        (void)state;
+        struct vigil_ctx ctx;
+        struct nvml_guard *g = NULL;
+        struct nvml_job out;
+        unsigned slot = 99;
+        pthread_t t;
+        void *kept = NULL;
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.move_loop = t_move_loop;
+        mv_reset();
+        mv.inline_w = nvml_worker_new_inline(&lib);
+        assert_non_null(mv.inline_w);
+        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
+        fake.gated = true;
+        int64_t before = now_mono_ns();
+        assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
+        wait_inside();
+        pthread_mutex_lock(&mv.lock);
+        while (!mv.moved)
+                pthread_cond_wait(&mv.cond, &mv.lock);
+        pthread_mutex_unlock(&mv.lock);
+        assert_int_equal(mv.hangs, 1);
+        assert_int_equal(nvml_guard_slot(mv.tag), 3);
+        assert_true(mv.since >= before);
+        assert_non_null(mv.fresh);
+        int64_t since = 0;
+        assert_int_equal(nvml_worker_state(mv.inline_w, &since), NW_BUSY);
+        assert_int_equal(since, mv.since);
+        /* The call returns: the abandoned thread hands the job over. */
+        gate_open();
+        pthread_join(t, &kept);
+        assert_null(kept);
+        assert_true(nvml_worker_wait(mv.inline_w, now_mono_ns() + 3600 * S));
+        assert_int_equal(nvml_worker_take(mv.inline_w, &out, &slot, 1), 1);
+        assert_int_equal(slot, 3);
+        assert_int_equal(out.err, NVML_SUCCESS);
+        assert_true(out.g.temp_c == 45);
+        assert_true(nvml_worker_stop(mv.inline_w));
+        assert_true(nvml_worker_stop(mv.fresh));
+        nvml_guard_stop(g, false);
+}
+
+/* Stopped while the adopted job is still stuck: not freed under the thread; the
+ * thread frees it when the call returns (ASan would see a leak or a use after free). */
+static void test_guard_adopted_abandoned(void **state)
+{
+        (void)state;
+        struct vigil_ctx ctx;
+        struct nvml_guard *g = NULL;
+        pthread_t t;
+        void *kept = (void *)1;
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.move_loop = t_move_loop;
+        mv_reset();
+        mv.inline_w = nvml_worker_new_inline(&lib);
+        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
+        fake.gated = true;
+        assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
+        pthread_mutex_lock(&mv.lock);
+        while (!mv.moved)
+                pthread_cond_wait(&mv.cond, &mv.lock);
+        pthread_mutex_unlock(&mv.lock);
+        assert_false(nvml_worker_stop(mv.inline_w));
+        nvml_guard_stop(g, true); /* the thread still touches the guard */
+        gate_open();
+        pthread_join(t, &kept);
+        assert_null(kept);
+        assert_true(nvml_worker_stop(mv.fresh));
+        free(g); /* kept for the thread; now it is done with it */
+}
+
+/* Jobs that end are never taken, however long the guard looks; and outside the daemon
+ * (no move_loop) a stuck job is only watched: it stays the caller's. */
+static void test_guard_leaves_the_loop_alone(void **state)
+{
+        (void)state;
+        struct vigil_ctx ctx;
+        struct nvml_guard *g = NULL;
+        pthread_t t;
+        void *kept = NULL;
+        memset(&ctx, 0, sizeof(ctx));
+        mv_reset();
+        mv.inline_w = nvml_worker_new_inline(&lib);
+        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
+        for (unsigned slot = 0; slot < VIGIL_MAX_GPUS; slot++) {
+                uint64_t tag = nvml_guard_enter(g, slot);
+                assert_int_equal(nvml_guard_slot(tag), slot);
+                assert_true(nvml_guard_leave(g, tag));
+        }
+        fake.gated = true;
+        assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
+        wait_inside();
+        /* Three guard periods with the job stuck, and no move_loop to call. */
+        struct timespec ts = {0, 3 * NVML_GUARD_PERIOD_NS};
+        nanosleep(&ts, NULL);
+        gate_open();
+        pthread_join(t, &kept);
+        assert_non_null(kept);
+        assert_int_equal(mv.hangs, 0);
+        assert_true(nvml_worker_stop(mv.inline_w));
+        nvml_guard_stop(g, false);
+        nvml_guard_stop(NULL, false);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_plan),
-            cmocka_unit_test(test_batch_plan),
-            cmocka_unit_test(test_batch_due),
             cmocka_unit_test(test_bounds),
             cmocka_unit_test(test_merge_keeps_failure_state),
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
@@ -463,6 +604,9 @@ int main(void)
             cmocka_unit_test_setup(test_batch, setup),
             cmocka_unit_test_setup(test_batch_split, setup),
             cmocka_unit_test_setup(test_batch_abandoned, setup),
+            cmocka_unit_test_setup(test_guard_takes_stuck_job, setup),
+            cmocka_unit_test_setup(test_guard_adopted_abandoned, setup),
+            cmocka_unit_test_setup(test_guard_leaves_the_loop_alone, setup),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
