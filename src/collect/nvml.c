@@ -236,7 +236,8 @@ static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
 {
         const struct nvml_gpu *gpu = &s->sh.gpu[slot];
         job->gpu = *gpu;
-        job->g = s->ctx->frame->gpus[slot];
+        /* The job clears its frame before a sample; only the identity survives that. */
+        gpu_frame_copy_identity(&job->g, &s->ctx->frame->gpus[slot]);
         job->sample = sample;
         job->reacquire = sample && gpu->consecutive_failures > 0;
         job->reidentify = sample && (gpu->consecutive_failures > 0 || s->reidentify[slot]);

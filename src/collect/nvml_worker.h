@@ -48,7 +48,7 @@
 struct nvml_job {
         /* In, set by the main loop. */
         struct nvml_gpu gpu; /* a copy of the GPU's state; the job updates it */
-        struct gpu_frame g;  /* a copy of the GPU's frame slot (its identity survives) */
+        struct gpu_frame g;  /* the GPU's identity in; the sample out */
         bool sample;         /* read the per-sample values; false: only acquire the GPU */
         bool reacquire;      /* get a fresh handle first (the GPU was failing) */
         bool reidentify;     /* after a good sample, re-read identity and driver version */

@@ -43,6 +43,16 @@ void rpi_frame_clear(struct rpi_frame *r)
                 r->v3d[i].busy_ratio = r->v3d[i].jobs = VAL_MISSING;
 }
 
+void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src)
+{
+        dst->present = src->present;
+        dst->index = src->index;
+        dst->nfans = src->nfans;
+        memcpy(dst->name, src->name, sizeof(dst->name));
+        memcpy(dst->uuid, src->uuid, sizeof(dst->uuid));
+        memcpy(dst->pci_bus_id, src->pci_bus_id, sizeof(dst->pci_bus_id));
+}
+
 void gpu_frame_clear(struct gpu_frame *g)
 {
         /* Identity (index, name, uuid, bus id) survives: it is not a sample value. */

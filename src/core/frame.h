@@ -167,6 +167,9 @@ struct frame {
 void frame_clear(struct frame *f);
 void host_frame_clear(struct host_frame *h);
 void gpu_frame_clear(struct gpu_frame *g);
+/* Copy the GPU's identity (present, index, name, uuid, bus id, fan count): what
+ * gpu_frame_clear keeps. */
+void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src);
 void rpi_frame_clear(struct rpi_frame *r);
 void watch_frame_clear(struct watch_frame *w);
 

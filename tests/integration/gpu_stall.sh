@@ -101,3 +101,31 @@ check_eq "hung at exit: exits 0" 0 $?
 check "hung at exit: said so" grep -q 'NVML: 1 GPU call(s) still hung at exit: left running, nvmlShutdown skipped' "$TMP/forever.err"
 check "hung at exit: the failure row" grep -q 'NVML_FAILED:NVML call hung for' "$TMP/forever"/gpu1-*.csv
 check "hung at exit: gpu0 rows" test "$(rows "$(ls "$TMP/forever"/gpu0-*.csv | head -1)")" -ge 100
+
+# --- signals after the loop moved off a hung thread: status, reopen, stop --------------
+# The hung call keeps the first loop thread; the loop goes on on another, which must
+# still answer SIGUSR1, SIGHUP and SIGTERM, and end the process cleanly.
+two_gpus 'at 1 step 5 stall 600000' >"$TMP/sig.scen"
+VIGIL_NVML_SCENARIO="$TMP/sig.scen" "$VIGIL" --nvml "$NVML_SIM" --root / \
+	--gpu-interval 0.01 --interval 0.05 --duration 300 --log-dir "$TMP/sig" --quiet \
+	2>"$TMP/sig.err" &
+pid=$!
+for _ in $(seq 600); do
+	grep -qs 'NVML_FAILED:NVML call hung for' "$TMP/sig"/gpu1-*.csv && break
+	sleep 0.1
+done
+check "signals: gpu1 hung (the loop moved on)" grep -qs 'NVML_FAILED:NVML call hung for' "$TMP/sig"/gpu1-*.csv
+kill -USR1 "$pid"
+for _ in $(seq 300); do [ -s "$TMP/sig/status.txt" ] && break; sleep 0.1; done
+check "signals: SIGUSR1 writes status.txt" grep -qs "^vigil .* pid $pid" "$TMP/sig/status.txt"
+kill -HUP "$pid"
+for _ in $(seq 300); do grep -q 'SIGHUP: reopening' "$TMP/sig.err" && break; sleep 0.1; done
+check "signals: SIGHUP reopens" grep -q 'SIGHUP: reopening log files' "$TMP/sig.err"
+kill -TERM "$pid"
+wait "$pid"
+check_eq "signals: SIGTERM, exit 0" 0 $?
+check "signals: the exit line" grep -q 'stopped: .* GPU samples' "$TMP/sig.err"
+check "signals: events.log STOP" grep -q 'type=STOP' "$TMP/sig/events.log"
+check "signals: the hung call left behind, said" grep -q 'still hung at exit' "$TMP/sig.err"
+n=$(rows "$(ls "$TMP/sig"/gpu0-*.csv | head -1)")
+check "signals: gpu0 sampled after the move ($n rows)" test "$n" -ge 50
