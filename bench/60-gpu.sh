@@ -26,9 +26,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # The calls of one sample of GPU 0, from the simulator's log: GPU 0's lines from one
-# "nvmlDeviceGetTemperature 0" to the next, taken from the middle of the log (vigil
-# reads each GPU on its own thread, so the GPUs' lines interleave; the event
-# listener's calls name no GPU).
+# "nvmlDeviceGetTemperature 0" to the next, taken from the middle of the log (the
+# event listener's calls, on their own thread, can fall between them: they name no
+# GPU).
 calls_of_sample() {
 	awk '$NF != "0" {next} $0 == "nvmlDeviceGetTemperature 0" {n++} n == 5' "$1"
 }
