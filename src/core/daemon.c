@@ -35,15 +35,17 @@
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
-static volatile sig_atomic_t sig_stop, sig_hup, sig_usr1, sig_usr2;
+/* Lock-free atomics: set by a handler on whichever thread took the signal, read by the
+ * loop thread. */
+static atomic_int sig_stop, sig_hup, sig_usr1, sig_usr2;
 /* The thread running the loop, once it is not the main thread any more. */
-static volatile sig_atomic_t loop_moved;
+static atomic_int loop_moved;
 static _Atomic(pthread_t) loop_thread;
 
 static void on_signal(int sig)
 {
         /* A signal caught by a thread the loop left wakes the loop thread too. */
-        if (loop_moved) {
+        if (atomic_load(&loop_moved)) {
                 pthread_t lt = atomic_load(&loop_thread);
                 if (!pthread_equal(lt, pthread_self()))
                         pthread_kill(lt, sig);
@@ -51,16 +53,16 @@ static void on_signal(int sig)
         switch (sig) {
         case SIGTERM:
         case SIGINT:
-                sig_stop = 1;
+                atomic_store(&sig_stop, 1);
                 break;
         case SIGHUP:
-                sig_hup = 1;
+                atomic_store(&sig_hup, 1);
                 break;
         case SIGUSR1:
-                sig_usr1 = 1;
+                atomic_store(&sig_usr1, 1);
                 break;
         case SIGUSR2:
-                sig_usr2 = 1;
+                atomic_store(&sig_usr2, 1);
                 break;
         }
 }
@@ -397,22 +399,19 @@ static void guard_disk(struct daemon *d, const struct tick *t)
 static void handle_requests(struct daemon *d, int64_t real_ns)
 {
         struct vigil_ctx *ctx = &d->ctx;
-        if (sig_stop)
+        if (atomic_load(&sig_stop))
                 ctx->stop_requested = 1;
-        if (sig_hup) {
-                sig_hup = 0;
+        if (atomic_exchange(&sig_hup, 0)) {
                 vlog(LOG_INFO, "SIGHUP: reopening log files");
                 eventlog_reopen(ctx->events);
                 for (size_t i = 0; vigil_sinks[i]; i++)
                         if (d->sink_on[i] && vigil_sinks[i]->reopen)
                                 vigil_sinks[i]->reopen(d->sink_state[i], ctx);
         }
-        if (sig_usr1) {
-                sig_usr1 = 0;
+        if (atomic_exchange(&sig_usr1, 0)) {
                 control_write_status(ctx, &d->sched, real_ns);
         }
-        if (sig_usr2) {
-                sig_usr2 = 0;
+        if (atomic_exchange(&sig_usr2, 0)) {
                 control_take_snapshot_request(ctx);
         }
 }
@@ -562,7 +561,7 @@ static _Noreturn void move_loop(struct vigil_ctx *ctx)
                 sigaddset(&set, handled_signals[i]);
         ctx->main_thread = pthread_self();
         atomic_store(&loop_thread, pthread_self());
-        loop_moved = 1;
+        atomic_store(&loop_moved, 1);
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
         if (!finish_tick(d))
