@@ -287,11 +287,7 @@ int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, 
         l->ngpus = ngpus;
         for (unsigned i = 0; i < ngpus; i++)
                 l->handle[i] = handles[i];
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&l->cond, &ca);
-        pthread_condattr_destroy(&ca);
+        cond_init_mono(&l->cond);
         pthread_mutex_init(&l->lock, NULL);
         r = vigil_thread_create(&l->thread, listener_main, l);
         if (r < 0) {

@@ -96,11 +96,7 @@ int nvml_guard_start(struct nvml_guard **ret, struct vigil_ctx *ctx, const struc
         g->lib = lib;
         g->on_hang = on_hang;
         g->arg = arg;
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&g->cond, &ca);
-        pthread_condattr_destroy(&ca);
+        cond_init_mono(&g->cond);
         pthread_mutex_init(&g->lock, NULL);
         pthread_mutex_lock(&g->lock);
         bool ok = start_thread(g);

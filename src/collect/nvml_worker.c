@@ -174,11 +174,7 @@ static struct nvml_worker *worker_new(const struct nvml_lib *lib)
         if (!w)
                 return NULL;
         w->lib = *lib;
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&w->cond, &ca);
-        pthread_condattr_destroy(&ca);
+        cond_init_mono(&w->cond);
         pthread_mutex_init(&w->lock, NULL);
         return w;
 }

@@ -29,3 +29,12 @@ int64_t cpu_time_ns(void)
 {
         return read_clock(CLOCK_PROCESS_CPUTIME_ID);
 }
+
+void cond_init_mono(pthread_cond_t *cond)
+{
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(cond, &ca);
+        pthread_condattr_destroy(&ca);
+}

@@ -2,6 +2,7 @@
 #ifndef VIGIL_UTIL_CLOCK_H
 #define VIGIL_UTIL_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #define NSEC_PER_SEC  1000000000LL
@@ -15,5 +16,7 @@ int64_t now_real_ns(void);
 int64_t now_boot_ns(void);
 /* CPU time of this process (user+system) in nanoseconds. */
 int64_t cpu_time_ns(void);
+/* Initialise a condition variable whose timed waits take CLOCK_MONOTONIC deadlines. */
+void cond_init_mono(pthread_cond_t *cond);
 
 #endif
