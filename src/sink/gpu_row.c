@@ -160,11 +160,13 @@ static void extra_cells(struct strbuf *sb, const struct gpu_frame *g)
         cell_int(sb, g->remap_failure);
 }
 
-void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans)
+void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans,
+                 struct fmt_sec_cache *ts_cache)
 {
         char ts[40], err[96];
-        fmt_time_gpu(ts, sizeof(ts), g->sampled_real_ns);
-        sb_puts(sb, ts);
+        size_t tn = ts_cache ? fmt_time_gpu_cached(ts_cache, ts, sizeof(ts), g->sampled_real_ns)
+                             : fmt_time_gpu(ts, sizeof(ts), g->sampled_real_ns);
+        sb_put(sb, ts, tn);
         if (!g->ok) {
                 /* Everything up to flags empty, then the error, then vigil's columns. */
                 empty_cells(sb, (unsigned)(NHEAD - 1 + 2 * nfans + NSENSOR - 1));

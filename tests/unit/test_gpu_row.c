@@ -82,7 +82,7 @@ static const char *row_of(const struct gpu_frame *g, unsigned nfans, char *buf, 
 {
         struct strbuf sb;
         sb_init_fixed(&sb, buf, cap);
-        gpu_row_csv(&sb, g, nfans);
+        gpu_row_csv(&sb, g, nfans, NULL);
         assert_false(sb.overflow);
         return buf;
 }
