@@ -147,7 +147,7 @@ static void test_fixed_random_magnitudes(void **state)
 static void test_fixed_readings(void **state)
 {
         (void)state;
-        for (int i = 0; i < 250000; i++) {
+        for (int i = 0; i < 150000; i++) {
                 uint64_t r = rnd();
                 int64_t n = (int64_t)(r >> 40); /* 0 .. 2^24 */
                 if (r & 1)
