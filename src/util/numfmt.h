@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Room enough for any output here (the longest: "-18446744073709549568.000", 26). */
+/* Room enough for any output here (the longest: "-18446744073709549568.000", 25). */
 #define NUMFMT_MAX 32
 
 /* "%llu" of v. At most 20 bytes. */
