@@ -18,6 +18,7 @@ struct gpu_csv {
         char header[VIGIL_MAX_GPUS][1024]; /* built when a file is opened, reused per row */
         size_t header_len[VIGIL_MAX_GPUS];
         char row[2048];
+        struct fmt_sec_cache ts_cache; /* the rows' timestamp second, shared by the GPUs */
 };
 
 static int gpu_csv_init(struct vigil_ctx *ctx, void **ret_state)
@@ -50,7 +51,7 @@ static int write_one(struct gpu_csv *s, unsigned slot, const struct gpu_frame *g
                 s->header_len[slot] = hb.len;
         }
         sb_init_fixed(&rb, s->row, sizeof(s->row));
-        gpu_row_csv(&rb, g, s->nfans[slot]);
+        gpu_row_csv(&rb, g, s->nfans[slot], &s->ts_cache);
         if (rb.overflow)
                 return -E2BIG;
         return csvlog_write(&s->log[slot], g->sampled_real_ns, s->header[slot], s->row, rb.len);

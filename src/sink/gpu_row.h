@@ -15,6 +15,7 @@
 #define VIGIL_SINK_GPU_ROW_H
 
 #include "core/frame.h"
+#include "util/fmt.h"
 #include "util/strbuf.h"
 
 /* Columns of a file with nfans fans. */
@@ -22,7 +23,10 @@ unsigned gpu_row_columns(unsigned nfans);
 /* Append the header line (with '\n') for nfans fans. */
 void gpu_row_header(struct strbuf *sb, unsigned nfans);
 /* Append g's row (with '\n') with nfans fan column pairs: fans beyond g->nfans are
- * empty, fans beyond nfans are left out (the header is fixed per file). */
-void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans);
+ * empty, fans beyond nfans are left out (the header is fixed per file). ts_cache, kept
+ * by the caller across rows (or NULL), saves formatting the timestamp's second again
+ * (see fmt_time_gpu_cached); the row is the same with or without it. */
+void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans,
+                 struct fmt_sec_cache *ts_cache);
 
 #endif

@@ -53,7 +53,8 @@ size_t fmt_pyfloat(char *out, size_t cap, double v)
         return n < 0 ? 0 : (size_t)n;
 }
 
-static void split_local(int64_t ns, struct tm *tm, long *ret_frac_ns)
+/* ns as whole seconds (rounded down) and the nanoseconds past them. */
+static time_t split_ns(int64_t ns, long *ret_frac_ns)
 {
         time_t s = (time_t)(ns / 1000000000);
         long frac = (long)(ns % 1000000000);
@@ -61,37 +62,56 @@ static void split_local(int64_t ns, struct tm *tm, long *ret_frac_ns)
                 frac += 1000000000;
                 s -= 1;
         }
-        localtime_r(&s, tm);
         *ret_frac_ns = frac;
+        return s;
 }
 
 enum local_fmt { LF_ISO, LF_GPU, LF_DATE, LF_STAMP };
 
-static size_t fmt_local(char *out, size_t cap, int64_t ns, enum local_fmt kind, int frac_digits)
+/* The local time of second s in the given format; 0 when it does not fit. */
+static size_t fmt_local_sec(char *out, size_t cap, time_t s, enum local_fmt kind)
 {
         struct tm tm;
-        long frac;
-        size_t n = 0;
-        split_local(ns, &tm, &frac);
+        localtime_r(&s, &tm);
         switch (kind) {
         case LF_ISO:
-                n = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
-                break;
+                return strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
         case LF_GPU:
-                n = strftime(out, cap, "%Y/%m/%d %H:%M:%S", &tm);
-                break;
+                return strftime(out, cap, "%Y/%m/%d %H:%M:%S", &tm);
         case LF_DATE:
-                n = strftime(out, cap, "%Y-%m-%d", &tm);
-                break;
+                return strftime(out, cap, "%Y-%m-%d", &tm);
         case LF_STAMP:
-                n = strftime(out, cap, "%Y%m%d-%H%M%S", &tm);
-                break;
+                return strftime(out, cap, "%Y%m%d-%H%M%S", &tm);
         }
+        return 0;
+}
+
+/* Append ".mmm" (3 digits) or ".uuuuuu" (6) of frac_ns after out[0..n). */
+static size_t put_frac(char *out, size_t cap, size_t n, long frac_ns, int frac_digits)
+{
+        long v = frac_ns / (frac_digits == 3 ? 1000000 : 1000);
+        if (n + 1 + (size_t)frac_digits >= cap) {
+                int m = snprintf(out + n, cap - n, ".%0*ld", frac_digits, v);
+                return m < 0 ? n : n + (size_t)m;
+        }
+        out[n] = '.';
+        for (int i = frac_digits; i >= 1; i--) {
+                out[n + (size_t)i] = (char)('0' + v % 10);
+                v /= 10;
+        }
+        n += 1 + (size_t)frac_digits;
+        out[n] = '\0';
+        return n;
+}
+
+static size_t fmt_local(char *out, size_t cap, int64_t ns, enum local_fmt kind, int frac_digits)
+{
+        long frac;
+        time_t s = split_ns(ns, &frac);
+        size_t n = fmt_local_sec(out, cap, s, kind);
         if (n == 0 || frac_digits == 0)
                 return n;
-        long div = frac_digits == 3 ? 1000000 : 1000;
-        int m = snprintf(out + n, cap - n, ".%0*ld", frac_digits, frac / div);
-        return m < 0 ? n : n + (size_t)m;
+        return put_frac(out, cap, n, frac, frac_digits);
 }
 
 size_t fmt_time_iso_ms(char *out, size_t cap, int64_t ns)
@@ -102,6 +122,26 @@ size_t fmt_time_iso_ms(char *out, size_t cap, int64_t ns)
 size_t fmt_time_gpu(char *out, size_t cap, int64_t ns)
 {
         return fmt_local(out, cap, ns, LF_GPU, 3);
+}
+
+size_t fmt_time_gpu_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
+{
+        long frac;
+        time_t s = split_ns(ns, &frac);
+        if (!c->valid || c->sec != (int64_t)s) {
+                /* Any other second, earlier or later, is formatted from scratch: the
+                 * UTC offset (DST, a new TZ) may differ from one second to the next. */
+                c->valid = false;
+                c->len = fmt_local_sec(c->text, sizeof(c->text), s, LF_GPU);
+                if (c->len == 0)
+                        return fmt_time_gpu(out, cap, ns);
+                c->sec = (int64_t)s;
+                c->valid = true;
+        }
+        if (c->len + 5 > cap)
+                return fmt_time_gpu(out, cap, ns);
+        memcpy(out, c->text, c->len);
+        return put_frac(out, cap, c->len, frac, 3);
 }
 
 size_t fmt_time_iso_us(char *out, size_t cap, int64_t ns)

@@ -2,6 +2,7 @@
 #ifndef VIGIL_UTIL_FMT_H
 #define VIGIL_UTIL_FMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -15,6 +16,18 @@ size_t fmt_pyfloat(char *out, size_t cap, double v);
 size_t fmt_time_iso_ms(char *out, size_t cap, int64_t realtime_ns);
 /* Local time as "YYYY/MM/DD HH:MM:SS.mmm" (the GPU log's timestamp). */
 size_t fmt_time_gpu(char *out, size_t cap, int64_t realtime_ns);
+/* The text of the last whole second fmt_time_gpu_cached formatted. Owned and kept by
+ * the caller (zeroed before first use: valid false), one per stream of timestamps. */
+struct fmt_sec_cache {
+        int64_t sec; /* the second (UTC, since the epoch) text is for */
+        bool valid;
+        size_t len;
+        char text[32]; /* "YYYY/MM/DD HH:MM:SS", not NUL-terminated */
+};
+/* fmt_time_gpu with one localtime_r per whole second instead of one per call: the
+ * same bytes, as long as the time zone rules do not change within one second (a
+ * different second is always formatted from scratch, DST and TZ changes included). */
+size_t fmt_time_gpu_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t realtime_ns);
 /* Local time as "YYYY-MM-DDTHH:MM:SS.uuuuuu" (Python's datetime.isoformat(), events.log). */
 size_t fmt_time_iso_us(char *out, size_t cap, int64_t realtime_ns);
 /* UTC as "YYYY-MM-DDTHH:MM:SS.uuuuuu+00:00" (snapshot headers). */

@@ -15,6 +15,7 @@
 #include "sink/gpu_row.h"
 #include "sink/gpu_summary.h"
 #include "sink/sysinfo.h"
+#include "util/fmt.h"
 #include "util/pfile.h"
 
 #define NS 1000000000LL
@@ -82,7 +83,7 @@ static const char *row_of(const struct gpu_frame *g, unsigned nfans, char *buf, 
 {
         struct strbuf sb;
         sb_init_fixed(&sb, buf, cap);
-        gpu_row_csv(&sb, g, nfans);
+        gpu_row_csv(&sb, g, nfans, NULL);
         assert_false(sb.overflow);
         return buf;
 }
@@ -171,6 +172,146 @@ static void test_failure_row(void **state)
         memset(want + n, 'x', 76);
         snprintf(want + n + 76, sizeof(want) - n - 76, "\",,,,,,,,,,,,\n");
         assert_string_equal(buf, want);
+}
+
+/* The row as it was built with snprintf before numfmt: the reference for the test below. */
+static void ref_cell(struct strbuf *sb, double v, int decimals)
+{
+        if (VAL_OK(v))
+                sb_printf(sb, ",%.*f", decimals, v);
+        else
+                sb_putc(sb, ',');
+}
+
+static void ref_row(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans)
+{
+        char ts[40];
+        fmt_time_gpu(ts, sizeof(ts), g->sampled_real_ns);
+        sb_puts(sb, ts);
+        ref_cell(sb, g->temp_c, 0);
+        if (VAL_OK(g->temp_max_c) && g->temp_max_c != 0 && VAL_OK(g->temp_c))
+                sb_printf(sb, ",%.0f", g->temp_max_c - g->temp_c);
+        else
+                sb_putc(sb, ',');
+        ref_cell(sb, g->power_w, 2);
+        ref_cell(sb, g->power_limit_w, 0);
+        const double *ints[] = {&g->pstate, &g->gpu_clock_mhz, &g->mem_clock_mhz, &g->util_gpu_pct,
+                                &g->util_mem_pct};
+        for (size_t i = 0; i < 5; i++)
+                ref_cell(sb, *ints[i], 0);
+        if (VAL_OK(g->vram_used_bytes) && g->vram_used_bytes >= 0)
+                sb_printf(sb, ",%llu", (unsigned long long)g->vram_used_bytes >> 20);
+        else
+                sb_putc(sb, ',');
+        ref_cell(sb, g->pcie_gen, 0);
+        ref_cell(sb, g->pcie_width, 0);
+        if (VAL_OK(g->throttle_mask)) {
+                uint64_t mask = (uint64_t)g->throttle_mask;
+                sb_printf(sb, ",0x%04llx,", (unsigned long long)mask);
+                throttle_decode(sb, mask);
+        } else {
+                sb_puts(sb, ",,");
+        }
+        for (unsigned i = 0; i < nfans; i++) {
+                bool have = i < g->nfans;
+                ref_cell(sb, have ? g->fan_speed_pct[i] : VAL_MISSING, 0);
+                ref_cell(sb, have ? g->fan_target_pct[i] : VAL_MISSING, 0);
+        }
+        ref_cell(sb, g->s0_temp, 0);
+        ref_cell(sb, g->s0_target, 0);
+        ref_cell(sb, g->s0_controller, 0);
+        sb_putc(sb, ',');
+        sb_csv_cell(sb, g->flags);
+        ref_cell(sb, g->sm_clock_mhz, 0);
+        ref_cell(sb, g->video_clock_mhz, 0);
+        ref_cell(sb, g->enforced_limit_w, 0);
+        ref_cell(sb, g->energy_j, 3);
+        if (VAL_OK(g->vram_total_bytes) && g->vram_total_bytes >= 0)
+                sb_printf(sb, ",%llu", (unsigned long long)g->vram_total_bytes >> 20);
+        else
+                sb_putc(sb, ',');
+        const double *tail[] = {
+            &g->pcie_replay,          &g->ecc_corrected,          &g->ecc_uncorrected,
+            &g->remapped_correctable, &g->remapped_uncorrectable, &g->remap_pending,
+            &g->remap_failure};
+        for (size_t i = 0; i < 7; i++)
+                ref_cell(sb, *tail[i], 0);
+        sb_putc(sb, '\n');
+}
+
+static uint64_t rng = 0x853c49e6748fea9bULL;
+
+static uint64_t rnd(void)
+{
+        rng ^= rng >> 12;
+        rng ^= rng << 25;
+        rng ^= rng >> 27;
+        return rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* A reading as NVML gives them: missing, whole, mW or mJ scaled, ties, negative, huge. */
+static double reading(void)
+{
+        uint64_t r = rnd();
+        double n = (double)(r >> 44); /* 0 .. 2^20 */
+        switch (r % 8) {
+        case 0:
+                return VAL_MISSING;
+        case 1:
+                return n;
+        case 2:
+                return n / 1000.0;
+        case 3:
+                return n + 0.5;
+        case 4:
+                return -n / 100.0;
+        case 5:
+                return (double)(rnd() >> (r % 64)) / 1000.0;
+        case 6:
+                return (n * 10 + 5) / 10000.0;
+        default:
+                return (double)(rnd() >> 11);
+        }
+}
+
+/* Random frames, rows through numfmt and the cached timestamp against the snprintf
+ * reference, byte for byte, as the clock walks through a DST change. */
+static void test_row_matches_snprintf(void **state)
+{
+        (void)state;
+        char got[2048], want[2048];
+        struct fmt_sec_cache tc = {0};
+        struct gpu_frame g;
+        int64_t ns = 1792890000LL * NS - 1800 * NS; /* half an hour before CEST ends */
+        setenv("TZ", "Europe/Berlin", 1);
+        tzset();
+        for (int i = 0; i < 40000; i++) {
+                healthy(&g);
+                g.sampled_real_ns = ns;
+                ns += (int64_t)(rnd() % (200 * 1000000));
+                double *v[] = {
+                    &g.temp_c,          &g.temp_max_c,       &g.power_w,          &g.power_limit_w,
+                    &g.pstate,          &g.gpu_clock_mhz,    &g.mem_clock_mhz,    &g.util_gpu_pct,
+                    &g.util_mem_pct,    &g.vram_used_bytes,  &g.pcie_gen,         &g.pcie_width,
+                    &g.s0_temp,         &g.s0_target,        &g.s0_controller,    &g.sm_clock_mhz,
+                    &g.video_clock_mhz, &g.enforced_limit_w, &g.energy_j,         &g.pcie_replay,
+                    &g.ecc_corrected,   &g.fan_speed_pct[0], &g.fan_target_pct[1]};
+                for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+                        *v[k] = reading();
+                g.throttle_mask = rnd() % 3 ? (double)(rnd() >> (rnd() % 64)) : VAL_MISSING;
+                if (!VAL_OK(g.throttle_mask) || g.throttle_mask >= 18446744073709551616.0)
+                        g.throttle_mask = VAL_MISSING;
+                struct strbuf a, b;
+                sb_init_fixed(&a, got, sizeof(got));
+                sb_init_fixed(&b, want, sizeof(want));
+                gpu_row_csv(&a, &g, 2, i % 2 ? &tc : NULL);
+                ref_row(&b, &g, 2);
+                assert_false(a.overflow);
+                assert_int_equal(a.len, b.len);
+                assert_string_equal(got, want);
+        }
+        setenv("TZ", "UTC", 1);
+        tzset();
 }
 
 static void test_throttle_names(void **state)
@@ -351,6 +492,7 @@ int main(void)
             cmocka_unit_test(test_row_values),
             cmocka_unit_test(test_row_missing),
             cmocka_unit_test(test_failure_row),
+            cmocka_unit_test(test_row_matches_snprintf),
             cmocka_unit_test(test_throttle_names),
             cmocka_unit_test(test_status_and_summary_lines),
             cmocka_unit_test(test_summary_rotation),
