@@ -2,7 +2,9 @@
 # GPU sampling on the simulated NVML (build/nvml-sim), in one run:
 #  a. CPU per GPU sample of vigil's NVML source against the floor: bench/nvml_floor.c
 #     makes the same NVML calls (checked here with the simulator's call log) and
-#     nothing else. Target: within 1.5x.
+#     nothing else. Target: within 1.5x, judged on the floor measured inside
+#     bench_gpu's process in rounds alternating with the source (bench/nvml_calls.h);
+#     the two-process figures are printed beside it.
 #  b. 8 simulated GPUs at 100 ms: the daemon's CPU over DAEMON_SECONDS (its own exit
 #     line), less the time inside the driver, estimated as the calls it made times the
 #     floor's cost per call. Target: under 1% of one core.
@@ -65,9 +67,20 @@ f = [float(x['floor_sample_ns']) for x in fl]
 v = [float(x['source_sample_ns']) for x in vg]
 r = sorted(b / a for a, b in zip(f, v))
 m = statistics.median(r)
-print(f"  {scn}: {same}; floor {statistics.median(f):.0f} ns ({min(f):.0f}-{max(f):.0f}), "
-      f"vigil source {statistics.median(v):.0f} ns ({min(v):.0f}-{max(v):.0f}) per sample; "
-      f"ratio {m:.2f}x ({r[0]:.2f}-{r[-1]:.2f}; target <= 1.5x: {'met' if m <= 1.5 else 'MISSED'})")
+# The verdict: the floor in vigil's own process, rounds alternating (bench_gpu.c).
+ip = sorted(float(x['inproc_ratio']) for x in vg if 'inproc_ratio' in x)
+ipf = [float(x['inproc_floor_ns']) for x in vg if 'inproc_floor_ns' in x]
+ipv = [float(x['inproc_source_ns']) for x in vg if 'inproc_source_ns' in x]
+print(f"  {scn}: {same}")
+if ip:
+    mi = statistics.median(ip)
+    print(f"    one process, alternating rounds: floor {statistics.median(ipf):.0f} ns, vigil source "
+          f"{statistics.median(ipv):.0f} ns per sample; ratio {mi:.2f}x ({ip[0]:.2f}-{ip[-1]:.2f}; "
+          f"target <= 1.5x: {'met' if mi <= 1.5 else 'MISSED'})")
+print(f"    two processes (nvml_floor, bench_gpu's source rounds between its other scopes): "
+      f"floor {statistics.median(f):.0f} ns ({min(f):.0f}-{max(f):.0f}), "
+      f"vigil source {statistics.median(v):.0f} ns ({min(v):.0f}-{max(v):.0f}); "
+      f"ratio {m:.2f}x ({r[0]:.2f}-{r[-1]:.2f})")
 PY
 done
 unset VIGIL_NVML_SCENARIO

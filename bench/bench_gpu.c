@@ -10,8 +10,16 @@
  *
  * and in between, the source and the detectors (so the detectors' and the sinks' shares
  * are differences of medians). Beside them, the floor of the CSV writes: one write(2)
- * of a row-sized buffer per GPU and nothing else. Rounds alternate between the scopes; each figure is the median over rounds, in ns of
- * CPU (CLOCK_PROCESS_CPUTIME_ID) per sample of all GPUs. Prints "key value" lines.
+ * of a row-sized buffer per GPU and nothing else. Rounds alternate between the scopes;
+ * each figure is the median over rounds, in ns of CPU (CLOCK_PROCESS_CPUTIME_ID) per
+ * sample of all GPUs.
+ *
+ * Then the source against the floor in this same process: rounds of the floor's calls
+ * (bench/nvml_calls.h, through the library vigil loaded, on the same GPUs) alternate
+ * with rounds of the source; the ratio is the median of each pair's ratio. One
+ * process and one library mapping for both removes what differs between two processes
+ * (where the library and its state land in memory), which moves bench/nvml_floor's
+ * figure by up to 2x from run to run on a shared VM. Prints "key value" lines.
  *
  * usage: bench_gpu LIBRARY SAMPLES_PER_ROUND ROUNDS LOG_DIR
  * (VIGIL_NVML_SCENARIO names the simulator's scenario.) */
@@ -26,6 +34,8 @@
 #include "core/vigil.h"
 #include "sink/metrics.h"
 #include "util/clock.h"
+
+#include "nvml_calls.h"
 
 #define MAX_ROUNDS 64
 #define MAX_PLUG   32
@@ -120,6 +130,29 @@ static double write_floor(const char *dir, unsigned ngpus, unsigned n)
         return ns;
 }
 
+/* The floor's calls for every GPU vigil samples, through the library it loaded:
+ * CPU ns per sample of all GPUs over n samples; -1 when the library cannot be used. */
+static double floor_inproc(const char *path, unsigned n)
+{
+        static struct fns f;
+        static nvmlDevice_t h[VIGIL_MAX_GPUS];
+        static bool ready;
+        if (!ready) {
+                void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* vigil's mapping */
+                if (!lib || load(lib, &f) < 0)
+                        return -1;
+                for (unsigned g = 0; g < frame.ngpus; g++)
+                        if (f.handle(frame.gpus[g].index, &h[g]) != NVML_SUCCESS)
+                                return -1;
+                ready = true;
+        }
+        int64_t c0 = cpu_time_ns();
+        for (unsigned k = 0; k < n; k++)
+                for (unsigned g = 0; g < frame.ngpus; g++)
+                        sample_gpu(&f, h[g], frame.gpus[g].nfans);
+        return (double)(cpu_time_ns() - c0) / n;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
         double x = *(const double *)a, y = *(const double *)b;
@@ -185,6 +218,14 @@ int main(int argc, char **argv)
                 det[r] = timed(&t, per, 1);
                 whole[r] = timed(&t, per, 2);
         }
+        double fl[MAX_ROUNDS], vs[MAX_ROUNDS], ratio[MAX_ROUNDS];
+        bool inproc = true;
+        for (unsigned r = 0; r < rounds && inproc; r++) {
+                fl[r] = floor_inproc(argv[1], per);
+                vs[r] = timed(&t, per, 0);
+                inproc = fl[r] > 0;
+                ratio[r] = inproc ? vs[r] / fl[r] : 0;
+        }
         qsort(src, rounds, sizeof(double), cmp_double);
         qsort(det, rounds, sizeof(double), cmp_double);
         qsort(whole, rounds, sizeof(double), cmp_double);
@@ -198,6 +239,15 @@ int main(int argc, char **argv)
         printf("whole_sample_ns %.0f\n", whole[rounds / 2]);
         printf("whole_sample_ns_range %.0f-%.0f\n", whole[0], whole[rounds - 1]);
         printf("write_floor_ns %.0f\n", write_floor(argv[4], frame.ngpus, per));
+        if (inproc) {
+                qsort(fl, rounds, sizeof(double), cmp_double);
+                qsort(vs, rounds, sizeof(double), cmp_double);
+                qsort(ratio, rounds, sizeof(double), cmp_double);
+                printf("inproc_floor_ns %.0f\n", fl[rounds / 2]);
+                printf("inproc_source_ns %.0f\n", vs[rounds / 2]);
+                printf("inproc_ratio %.3f\n", ratio[rounds / 2]);
+                printf("inproc_ratio_range %.3f-%.3f\n", ratio[0], ratio[rounds - 1]);
+        }
         printf("gpu0 temp_c=%.0f power_w=%.2f fans=%u flags=%s\n", frame.gpus[0].temp_c,
                frame.gpus[0].power_w, frame.gpus[0].nfans, frame.gpus[0].flags);
         for (size_t i = 0; vigil_sinks[i] && i < MAX_PLUG; i++)
