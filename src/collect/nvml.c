@@ -517,6 +517,12 @@ static void nvml_fini(void *state)
                 s->ctx->nvml = NULL;
         stop_readers(s);
         nvml_worker_stop(s->inline_w);
+        unsigned moves = s->guard ? nvml_guard_moves(s->guard) : 0;
+        if (moves)
+                vlog(LOG_INFO,
+                     "NVML: %u call(s) ran past the guard's look (0.1-0.2 s): sampling "
+                     "went on without them",
+                     moves);
         /* A guard outlives a call still hung: its thread touches the guard on return. */
         nvml_guard_stop(s->guard, s->hung_at_exit > 0);
         /* A reader still inside a call is left running (nvml_worker.h); the driver is not

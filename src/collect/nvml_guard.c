@@ -110,6 +110,14 @@ _Noreturn void nvml_guard_orphan_exit(void)
         pthread_exit(NULL);
 }
 
+unsigned nvml_guard_moves(struct nvml_guard *g)
+{
+        pthread_mutex_lock(&g->lock);
+        unsigned n = g->moves;
+        pthread_mutex_unlock(&g->lock);
+        return n;
+}
+
 void nvml_guard_stop(struct nvml_guard *g, bool keep)
 {
         if (!g)

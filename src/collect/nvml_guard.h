@@ -92,6 +92,9 @@ static inline unsigned nvml_guard_slot(uint64_t tag)
  * moved on). Does not return. */
 _Noreturn void nvml_guard_orphan_exit(void);
 
+/* How many times the guard has taken a job and moved the loop. */
+unsigned nvml_guard_moves(struct nvml_guard *g);
+
 /* Stop and join the guard thread; free g unless keep (a job is still hung). Accepts
  * NULL. */
 void nvml_guard_stop(struct nvml_guard *g, bool keep);

@@ -63,6 +63,7 @@ check "stall: events.log failure" grep -q 'type=NVML_FAILED gpu=1 error="NVML ca
 check "stall: events.log recovery" grep -q 'type=GPU_RECOVERED gpu=1 failures=' "$TMP/stall/events.log"
 check "stall: nothing about gpu0" bash -c "! grep -q 'gpu0: NVML FAILED\|type=NVML_FAILED gpu=0' '$TMP/stall.err' '$TMP/stall/events.log'"
 check "stall: nothing abandoned at exit" bash -c "! grep -q 'still hung at exit' '$TMP/stall.err'"
+check "stall: the guard's move counted at exit" grep -q 'NVML: 1 call(s) ran past the guard' "$TMP/stall.err"
 
 # --- three GPUs, the middle one stalls: the GPUs before and after it keep sampling -----
 # (one reader reads the GPUs in turn: GPU 2, after the stalled one, must not wait for it)
