@@ -60,6 +60,8 @@ static void take_over(struct nvml_guard *g, uint64_t tag, int64_t since)
                 vlog(LOG_WARN, "NVML: cannot start a new guard thread: a hung call from now on "
                                "holds up sampling");
         pthread_mutex_unlock(&g->lock);
+        /* Nobody joins a loop thread: if a hang abandons this one too, it ends alone. */
+        pthread_detach(pthread_self());
         /* The loop's state is this thread's from here on; it never comes back. */
         g->ctx->move_loop(g->ctx);
 }

@@ -130,3 +130,22 @@ check "signals: events.log STOP" grep -q 'type=STOP' "$TMP/sig/events.log"
 check "signals: the hung call left behind, said" grep -q 'still hung at exit' "$TMP/sig.err"
 n=$(rows "$(ls "$TMP/sig"/gpu0-*.csv | head -1)")
 check "signals: gpu0 sampled after the move ($n rows)" test "$n" -ge 50
+
+# --- two hangs: the second abandons a loop thread the first one started ---------------
+# That thread was the guard's; it hands its job over and ends on its own (detached).
+{
+	two_gpus 'at 1 step 10 stall 3000'
+	echo 'at 1 step 40 stall 3000'
+} >"$TMP/twice.scen"
+VIGIL_NVML_SCENARIO="$TMP/twice.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
+	--gpu-interval 0.01 --interval 0.05 --duration 12 --log-dir "$TMP/twice" --quiet \
+	2>"$TMP/twice.err"
+check_eq "twice: exits 0" 0 $?
+t1=$(ls "$TMP/twice"/gpu1-*.csv 2>/dev/null | head -1)
+check "twice: the guard took two calls" grep -q 'NVML: 2 call(s) ran past the guard' "$TMP/twice.err"
+check_eq "twice: two failure streaks, each recovered" 2 \
+	"$(grep -c 'gpu1: GPU RECOVERED after' "$TMP/twice.err")"
+n=$(rows "$(ls "$TMP/twice"/gpu0-*.csv | head -1)")
+check "twice: gpu0 kept sampling ($n rows)" test "$n" -ge 300
+check_eq "twice: gpu0 never failed" 0 "$(grep -c NVML_FAILED "$(ls "$TMP/twice"/gpu0-*.csv | head -1)")"
+check "twice: nothing abandoned at exit" bash -c "! grep -q 'still hung at exit' '$TMP/twice.err'"

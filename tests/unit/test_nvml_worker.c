@@ -452,7 +452,6 @@ static void t_move_loop(struct vigil_ctx *ctx)
         mv.moved = true;
         pthread_cond_broadcast(&mv.cond);
         pthread_mutex_unlock(&mv.lock);
-        pthread_detach(pthread_self()); /* nobody joins a loop thread */
         pthread_exit(NULL);
 }
 
