@@ -413,6 +413,36 @@ static int setup_security(struct http_server *s, const struct web_config *web, c
         return read_pem(s->web.key_file, &s->tls_key, err, cap);
 }
 
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        c |= 0x20;
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* MHD's unescaper for the URL and its arguments: %HH decoded in place, except %00 and
+ * malformed escapes, which stay as written, so "/metrics%00" is a path of its own (404)
+ * and not "/metrics" cut at the NUL. Returns the length left. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *str)
+{
+        (void)cls;
+        (void)c;
+        char *w = str;
+        for (const char *r = str; *r; r++) {
+                int hi = r[0] == '%' ? hex_digit(r[1]) : -1;
+                int lo = hi >= 0 ? hex_digit(r[2]) : -1;
+                if (lo >= 0 && (hi | lo) != 0) {
+                        *w++ = (char)(hi << 4 | lo);
+                        r += 2;
+                } else {
+                        *w++ = *r;
+                }
+        }
+        *w = '\0';
+        return (size_t)(w - str);
+}
+
 static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr_storage *addr)
 {
         struct MHD_OptionItem ops[] = {
@@ -422,6 +452,7 @@ static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr
             {MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S, NULL},
             {MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONNECTION_MEMORY, NULL},
             {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
+            {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
             {MHD_OPTION_END, 0, NULL}, /* the TLS options go here */
             {MHD_OPTION_END, 0, NULL},
             {MHD_OPTION_END, 0, NULL},
@@ -432,9 +463,9 @@ static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr
                 flags |= MHD_USE_IPv6;
         if (s->web.tls) {
                 flags |= MHD_USE_TLS;
-                ops[6] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert};
-                ops[7] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key};
-                ops[8] =
+                ops[7] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert};
+                ops[8] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key};
+                ops[9] =
                     (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES};
         }
         /* MHD's thread inherits this mask: it must never take the daemon's signals. */

@@ -81,6 +81,10 @@ for p in /../etc/passwd /../../../../etc/passwd //metrics /%2e%2e/etc/passwd /%2
 	/etc/passwd '/metrics?x=%ZZ' '*' 'http://evil/metrics' '/%'; do
 	printf 'GET %s HTTP/1.1\r\nHost: x\r\n\r\n' "$p" | expect "path $p" '404|400|200'
 done
+# An escaped NUL is not the end of the path: /metrics%00 is not /metrics. Other escapes
+# are decoded as usual.
+printf 'GET %s HTTP/1.1\r\nHost: x\r\n\r\n' '/metrics%00' | expect "path /metrics%00 is a path of its own" '404'
+printf 'GET %s HTTP/1.1\r\nHost: x\r\n\r\n' '/metric%73' | expect "path /metric%73 is /metrics" '200'
 python3 -c 'import sys; sys.stdout.buffer.write(b"GET /" + b"a" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")' |
 	expect "100 KB URL" '414|431|413|400|closed'
 check_eq "scrape after the malformed requests" 200 "$(scrape)"
