@@ -52,7 +52,7 @@ $(BUILD)/libvigil.a: $(OBJ)
 $(BUILD)/vigil: $(BUILD)/src/main.o $(BUILD)/libvigil.a
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvigil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS) \
 		$(TEST_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)

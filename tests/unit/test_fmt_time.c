@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "util/fmt.h"
+#include "test_rng.h"
 
 #define NS 1000000000LL
 
@@ -19,10 +20,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 
 static uint64_t rnd(void)
 {
-        rng_state ^= rng_state >> 12;
-        rng_state ^= rng_state << 25;
-        rng_state ^= rng_state >> 27;
-        return rng_state * 0x9e3779b97f4a7c15ULL;
+        return test_rng_next(&rng_state);
 }
 
 static void use_tz(const char *tz)

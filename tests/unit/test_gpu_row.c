@@ -17,6 +17,7 @@
 #include "sink/sysinfo.h"
 #include "util/fmt.h"
 #include "util/pfile.h"
+#include "test_rng.h"
 
 #define NS 1000000000LL
 
@@ -243,10 +244,7 @@ static uint64_t rng = 0x853c49e6748fea9bULL;
 
 static uint64_t rnd(void)
 {
-        rng ^= rng >> 12;
-        rng ^= rng << 25;
-        rng ^= rng >> 27;
-        return rng * 0x2545f4914f6cdd1dULL;
+        return test_rng_next(&rng);
 }
 
 /* A reading as NVML gives them: missing, whole, mW or mJ scaled, ties, negative, huge. */

@@ -12,16 +12,13 @@
 #include <string.h>
 
 #include "util/numfmt.h"
+#include "test_rng.h"
 
-/* xorshift64*: fixed seed, so a failure reproduces. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-        rng_state ^= rng_state >> 12;
-        rng_state ^= rng_state << 25;
-        rng_state ^= rng_state >> 27;
-        return rng_state * 0x2545f4914f6cdd1dULL;
+        return test_rng_next(&rng_state);
 }
 
 static double from_bits(uint64_t bits)
