@@ -178,6 +178,20 @@ static void stop_readers(struct nvml_source *s)
         }
 }
 
+/* Stop the source's threads and, unless a call is still hung (a reader left inside it,
+ * nvml_worker.h), the driver: it is not shut down under a call. */
+static void stop_source(struct nvml_source *s)
+{
+        stop_readers(s);
+        nvml_worker_stop(s->inline_w);
+        s->inline_w = NULL;
+        /* A guard outlives a call still hung: its thread touches the guard on return. */
+        nvml_guard_stop(s->guard, s->hung_at_exit > 0);
+        s->guard = NULL;
+        if (!s->hung_at_exit)
+                s->sh.lib.shutdown();
+}
+
 /* A batch reader, when there is none (at start, after a split). 0 or -errno. */
 static int need_reader(struct nvml_source *s)
 {
@@ -336,11 +350,7 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
         if (r >= 0 || r == -EAGAIN)
                 r = start_readers(s);
         if (r < 0) {
-                stop_readers(s);
-                nvml_worker_stop(s->inline_w);
-                nvml_guard_stop(s->guard, s->hung_at_exit > 0);
-                if (!s->hung_at_exit)
-                        s->sh.lib.shutdown();
+                stop_source(s);
                 free(s);
                 return r;
         }
@@ -515,24 +525,17 @@ static void nvml_fini(void *state)
                 return;
         if (s->ctx && s->ctx->nvml == &s->sh)
                 s->ctx->nvml = NULL;
-        stop_readers(s);
-        nvml_worker_stop(s->inline_w);
         unsigned moves = s->guard ? nvml_guard_moves(s->guard) : 0;
         if (moves)
                 vlog(LOG_INFO,
                      "NVML: %u call(s) ran past the guard's look (0.1-0.2 s): sampling "
                      "went on without them",
                      moves);
-        /* A guard outlives a call still hung: its thread touches the guard on return. */
-        nvml_guard_stop(s->guard, s->hung_at_exit > 0);
-        /* A reader still inside a call is left running (nvml_worker.h); the driver is not
-         * shut down under it. */
+        stop_source(s);
         if (s->hung_at_exit)
                 vlog(LOG_WARN,
                      "NVML: %u GPU call(s) still hung at exit: left running, nvmlShutdown skipped",
                      s->hung_at_exit);
-        else
-                s->sh.lib.shutdown();
         /* The library stays mapped until exit: a driver keeps state (and threads) past
          * nvmlShutdown, which unloading would cut off. */
         free(s);

@@ -559,7 +559,6 @@ static _Noreturn void move_loop(struct vigil_ctx *ctx)
         sigemptyset(&set);
         for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++)
                 sigaddset(&set, handled_signals[i]);
-        ctx->main_thread = pthread_self();
         atomic_store(&loop_thread, pthread_self());
         atomic_store(&loop_moved, 1);
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -595,7 +594,6 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.opt = opt;
         d->ctx.frame = frame;
         d->ctx.published = published;
-        d->ctx.main_thread = pthread_self();
         d->ctx.move_loop = move_loop;
         d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
         if (opt->verbose)

@@ -52,7 +52,6 @@ struct vigil_ctx {
         /* The loaded NVML and the GPUs sampled (collect/nvml_lib.h), published by the
          * NVML source while it runs; NULL without GPUs. */
         struct nvml_shared *nvml;
-        pthread_t main_thread; /* the thread running the loop now */
         /* Carry the loop on on the calling thread, in place of the loop thread, which is
          * stuck in a call and will not touch the daemon's state again (the NVML guard,
          * collect/nvml_guard.h): the tick in progress goes on from the source that was
