@@ -22,15 +22,6 @@ size_t numfmt_u64(char *out, uint64_t v)
         return n;
 }
 
-size_t numfmt_i64(char *out, int64_t v)
-{
-        if (v >= 0)
-                return numfmt_u64(out, (uint64_t)v);
-        out[0] = '-';
-        /* Negate in unsigned arithmetic: INT64_MIN has no positive int64_t. */
-        return 1 + numfmt_u64(out + 1, 0 - (uint64_t)v);
-}
-
 size_t numfmt_hex04(char *out, uint64_t v)
 {
         static const char hex[] = "0123456789abcdef";

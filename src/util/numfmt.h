@@ -13,8 +13,6 @@
 
 /* "%llu" of v. At most 20 bytes. */
 size_t numfmt_u64(char *out, uint64_t v);
-/* "%lld" of v. At most 20 bytes. */
-size_t numfmt_i64(char *out, int64_t v);
 /* "0x%04llx" of v. At most 18 bytes. */
 size_t numfmt_hex04(char *out, uint64_t v);
 /* "%.*f" of v with decimals 0..3, exact for every finite |v| < 2^64, -0.0 and

@@ -174,11 +174,6 @@ static void check_ints(uint64_t u)
         size_t n = numfmt_u64(got, u);
         if (n != (size_t)wn || memcmp(got, want, n) != 0)
                 fail_msg("%%llu of %s: got \"%.*s\"", want, (int)n, got);
-        int64_t s = (int64_t)u;
-        wn = snprintf(want, sizeof(want), "%lld", (long long)s);
-        n = numfmt_i64(got, s);
-        if (n != (size_t)wn || memcmp(got, want, n) != 0)
-                fail_msg("%%lld of %s: got \"%.*s\"", want, (int)n, got);
         wn = snprintf(want, sizeof(want), "0x%04llx", (unsigned long long)u);
         n = numfmt_hex04(got, u);
         if (n != (size_t)wn || memcmp(got, want, n) != 0)
