@@ -24,26 +24,15 @@ struct bdf {
         bool has_fn;
 };
 
-static int hexval(char ch)
-{
-        if (ch >= '0' && ch <= '9')
-                return ch - '0';
-        if (ch >= 'a' && ch <= 'f')
-                return ch - 'a' + 10;
-        if (ch >= 'A' && ch <= 'F')
-                return ch - 'A' + 10;
-        return -1;
-}
-
 /* 1..maxdigits hex digits at *p; advances *p. */
 static int take_hex(const char **p, unsigned maxdigits, uint32_t *ret)
 {
         uint32_t v = 0;
         unsigned n = 0;
-        for (; hexval(**p) >= 0; (*p)++) {
+        for (; parse_hex_digit(**p) >= 0; (*p)++) {
                 if (++n > maxdigits)
                         return -EINVAL;
-                v = v << 4 | (uint32_t)hexval(**p);
+                v = v << 4 | (uint32_t)parse_hex_digit(**p);
         }
         if (n == 0)
                 return -EINVAL;

@@ -413,14 +413,6 @@ static int setup_security(struct http_server *s, const struct web_config *web, c
         return read_pem(s->web.key_file, &s->tls_key, err, cap);
 }
 
-static int hex_digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        c |= 0x20;
-        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* MHD's unescaper for the URL and its arguments: %HH decoded in place, except %00 and
  * malformed escapes, which stay as written, so "/metrics%00" is a path of its own (404)
  * and not "/metrics" cut at the NUL. Returns the length left. */
@@ -430,8 +422,8 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *str)
         (void)c;
         char *w = str;
         for (const char *r = str; *r; r++) {
-                int hi = r[0] == '%' ? hex_digit(r[1]) : -1;
-                int lo = hi >= 0 ? hex_digit(r[2]) : -1;
+                int hi = r[0] == '%' ? parse_hex_digit(r[1]) : -1;
+                int lo = hi >= 0 ? parse_hex_digit(r[2]) : -1;
                 if (lo >= 0 && (hi | lo) != 0) {
                         *w++ = (char)(hi << 4 | lo);
                         r += 2;

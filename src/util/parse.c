@@ -89,7 +89,7 @@ int cur_i64(struct cursor *c, int64_t *ret)
         return 0;
 }
 
-static int hexval(char ch)
+int parse_hex_digit(char ch)
 {
         if (ch >= '0' && ch <= '9')
                 return ch - '0';
@@ -108,10 +108,10 @@ int cur_hex(struct cursor *c, uint64_t *ret)
                 cur_lit(&t, "0X");
         uint64_t v = 0;
         const char *start = t.p;
-        for (; t.p < t.end && hexval(*t.p) >= 0; t.p++) {
+        for (; t.p < t.end && parse_hex_digit(*t.p) >= 0; t.p++) {
                 if (v >> 60)
                         return -ERANGE;
-                v = (v << 4) | (uint64_t)hexval(*t.p);
+                v = (v << 4) | (uint64_t)parse_hex_digit(*t.p);
         }
         if (t.p == start)
                 return -EINVAL;

@@ -17,6 +17,9 @@ struct cursor cur_make(const char *s, size_t n);
 /* A cursor over a NUL-terminated string. */
 struct cursor cur_str(const char *s);
 
+/* The value of one hexadecimal digit (either case), or -1. */
+int parse_hex_digit(char ch);
+
 bool cur_eof(const struct cursor *c);
 /* Skip spaces and tabs (not newlines). */
 void cur_skip_blank(struct cursor *c);
