@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Process watches end to end on this machine's real /proc: the player and Chromium
 # columns of the host log come from watches named player and chromium.
+# Every pattern carries a token of this run, ended by a delimiter, so no other process on
+# the machine (another vigil with --watch, another run of this script) can match it.
 . "$(dirname "$0")/../lib.sh"
+
+TOK="w$$-$(basename "$TMP" | tr -cd 'A-Za-z0-9')"
 
 pids=()
 start() { # start NAME: a sleeping process whose command line is "NAME 60"
@@ -9,11 +13,11 @@ start() { # start NAME: a sleeping process whose command line is "NAME 60"
 	pids+=($!)
 }
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
-start "python3-run_linux.py-$$"
-for i in 1 2 3; do start "chromium-$$-renderer"; done
+start "python3-run_linux.py-$TOK-player"
+for i in 1 2 3; do start "chromium-$TOK-renderer"; done
 sleep 0.3
 
-"$VIGIL" --watch "player=run_linux.py-$$" --watch "chromium=chromium-$$" --interval 0.2 \
+"$VIGIL" --watch "player=run_linux.py-$TOK-" --watch "chromium=chromium-$TOK-" --interval 0.2 \
 	--pss-interval 0.1 --count 3 --log-dir "$TMP/log" --quiet 2>"$TMP/err"
 CSV=$(ls "$TMP"/log/host-*.csv)
 cell() { csv_cell "$CSV" 3 "$1"; }
@@ -25,13 +29,22 @@ check "uptime_s is the player's age" python3 -c "assert 0.2 < float('$(cell upti
 check_eq "player_cpu_pct of a sleeper" 0.0 "$(cell player_cpu_pct)"
 
 # A watch that matches nothing: count 0, PSS as the reference writes it (0.0).
-"$VIGIL" --watch "chromium=no-such-process-$$" --interval 0.1 --count 2 --log-dir "$TMP/log2" --quiet 2>/dev/null
+"$VIGIL" --watch "chromium=no-such-process-$TOK-" --interval 0.1 --count 2 --log-dir "$TMP/log2" --quiet 2>/dev/null
 CSV=$(ls "$TMP"/log2/host-*.csv)
 check_eq "no chromium: count 0" 0 "$(csv_cell "$CSV" 2 chromium_procs)"
 check_eq "no chromium: pss 0.0" 0.0 "$(csv_cell "$CSV" 2 chromium_pss_mb)"
 check_eq "no player watch: empty" "" "$(csv_cell "$CSV" 2 player_pss_mb)"
 
-# vigil never counts itself, even when its own command line matches.
-"$VIGIL" --watch "chromium=--watch" --interval 0.1 --count 2 --log-dir "$TMP/log3" --quiet 2>/dev/null
+# vigil never counts itself, even when its own command line matches (the pattern is in
+# its own arguments, and in no other process's).
+"$VIGIL" --watch "chromium=self-$TOK-" --interval 0.1 --count 2 --log-dir "$TMP/log3" --quiet 2>/dev/null
 CSV=$(ls "$TMP"/log3/host-*.csv)
 check_eq "vigil excludes itself" 0 "$(csv_cell "$CSV" 2 chromium_procs)"
+
+# PSS from the first row on, with the default 10 s PSS interval (the reference has PSS in
+# every row).
+"$VIGIL" --watch "player=run_linux.py-$TOK-" --watch "chromium=chromium-$TOK-" --interval 0.1 \
+	--count 2 --log-dir "$TMP/log4" --quiet 2>/dev/null
+CSV=$(ls "$TMP"/log4/host-*.csv)
+check "player_pss_mb in the first row" python3 -c "assert 0 < float('$(csv_cell "$CSV" 1 player_pss_mb)') < 100"
+check "chromium_pss_mb in the first row" python3 -c "assert 3 * 0.05 < float('$(csv_cell "$CSV" 1 chromium_pss_mb)') < 300"
