@@ -49,6 +49,8 @@ static const struct opt_def opt_table[] = {
      "run this long, then exit"},
     {"log-dir", K_STRING, OFF(log_dir), 0, 0, "DIR",
      "where to write logs (default /var/log/vigil as root, else ~/.local/state/vigil)"},
+    {"csv", K_STRING, OFF(csv_path), 0, 0, "FILE",
+     "host CSV to exactly FILE, one header, no rotation (the reference monitor's --csv)"},
     {"no-log", K_FLAG, OFF(no_log), 0, 0, NULL, "write no files"},
     {"quiet", K_FLAG, OFF(quiet), 0, 0, NULL, "no live view"},
     {"live", K_SPECIAL, OFF(live), 0, 0, NULL, "live view even when stdout is not a terminal"},

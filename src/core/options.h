@@ -21,6 +21,7 @@ struct vigil_options {
         uint64_t count;          /* stop after this many host samples; 0 = no limit */
         int64_t duration_ns;     /* stop after this long; 0 = no limit */
         char log_dir[1024];      /* "" until resolved */
+        char csv_path[1024];     /* --csv: the host CSV in this one file; "" = daily files */
         bool no_log;
         bool quiet;
         int live;              /* -1 auto (stdout is a terminal), 0 off, 1 on */
