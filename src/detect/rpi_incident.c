@@ -246,6 +246,7 @@ static int write_incident(struct incident *in, struct vigil_ctx *ctx, const stru
         struct snapshot *s;
         char extra[1024];
         struct strbuf xb;
+        vigil_flush_all(ctx); /* the rows before the incident are on disk first */
         int r = snapshot_open(&s, ctx->log_dir, SNAPSHOT_INCIDENT, t->real_ns);
         if (r < 0)
                 return r;

@@ -207,6 +207,7 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
                 }
         }
         ssize_t w = write(l->fd, row, len);
+        l->unsynced = true;
         if (w == (ssize_t)len) {
                 l->size += len;
                 l->rows++;
@@ -228,8 +229,11 @@ void csvlog_reopen(struct csvlog *l)
 
 int csvlog_sync(struct csvlog *l)
 {
-        if (l->fd >= 0 && fdatasync(l->fd) < 0)
+        if (l->fd < 0 || !l->unsynced)
+                return 0;
+        if (fdatasync(l->fd) < 0)
                 return -errno;
+        l->unsynced = false;
         return 0;
 }
 
@@ -237,6 +241,7 @@ void csvlog_close(struct csvlog *l)
 {
         if (l->fd >= 0)
                 close(l->fd);
+        l->unsynced = false; /* the kernel writes a closed file back */
         l->fd = -1;
         l->date[0] = '\0';
 }

@@ -22,6 +22,7 @@ struct eventlog {
         uint64_t errors;
         int paused;
         bool no_file; /* eventlog_open_none: lines only reach the tap */
+        bool unsynced; /* written since the last eventlog_sync */
         eventlog_tap_fn tap;
         void *tap_arg;
 };
@@ -107,6 +108,7 @@ void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
                 return;
         }
         ssize_t w = write(el->fd, line, n);
+        el->unsynced = true;
         if (w == (ssize_t)n) {
                 el->size += n;
                 el->lines++;
@@ -128,8 +130,11 @@ void eventlog_reopen(struct eventlog *el)
 
 int eventlog_sync(struct eventlog *el)
 {
-        if (el && el->fd >= 0 && fdatasync(el->fd) < 0)
+        if (!el || el->fd < 0 || !el->unsynced)
+                return 0;
+        if (fdatasync(el->fd) < 0)
                 return -errno;
+        el->unsynced = false;
         return 0;
 }
 
