@@ -186,8 +186,10 @@ static void section_rows(struct snapshot *s, const struct incident *in, const st
         struct strbuf sb;
         snprintf(title, sizeof(title), "Recent host samples (last %d)", INCIDENT_ROWS);
         snapshot_section(s, title);
+        struct host_row hr; /* for the watches' column names */
+        host_row_build(&hr, f);
         sb_init_fixed(&sb, head, sizeof(head));
-        host_row_header(&sb, f->host.ncpu);
+        host_row_header(&sb, f->host.ncpu, &hr);
         snapshot_put_sb(s, &sb);
         for (size_t i = 0; i < logring_count(&in->rows); i++) {
                 size_t n;

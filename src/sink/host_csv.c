@@ -14,8 +14,9 @@ struct host_csv {
         struct csvlog log;
         unsigned ncpu; /* columns in the current file's header */
         char date[16];
-        char header[VIGIL_MAX_CPUS * 12 + 512];
-        char row[VIGIL_MAX_CPUS * 8 + 1024];
+        /* each watch of its own: 4 names of up to 31 + 10 bytes, 4 values */
+        char header[VIGIL_MAX_CPUS * 12 + 512 + VIGIL_MAX_WATCHES * 180];
+        char row[VIGIL_MAX_CPUS * 8 + 1024 + VIGIL_MAX_WATCHES * 100];
         struct host_row hr;
 };
 
@@ -46,7 +47,7 @@ static int host_csv_write(void *state, struct vigil_ctx *ctx, const struct tick 
         if (s->log.fd < 0)
                 s->ncpu = s->hr.ncpu;
         sb_init_fixed(&hb, s->header, sizeof(s->header));
-        host_row_header(&hb, s->ncpu);
+        host_row_header(&hb, s->ncpu, &s->hr);
         sb_init_fixed(&rb, s->row, sizeof(s->row));
         host_row_csv(&rb, &s->hr, s->ncpu);
         if (rb.overflow || hb.overflow)

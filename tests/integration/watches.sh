@@ -15,10 +15,11 @@ start() { # start NAME: a sleeping process whose command line is "NAME 60"
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
 start "python3-run_linux.py-$TOK-player"
 for i in 1 2 3; do start "chromium-$TOK-renderer"; done
+for i in 1 2; do start "kiosk-$TOK-helper"; done
 sleep 0.3
 
 "$VIGIL" --watch "player=run_linux.py-$TOK-" --watch "chromium=chromium-$TOK-" --interval 0.2 \
-	--pss-interval 0.1 --count 3 --log-dir "$TMP/log" --quiet 2>"$TMP/err"
+	--watch "kiosk=kiosk-$TOK-" --pss-interval 0.1 --count 3 --log-dir "$TMP/log" --quiet 2>"$TMP/err"
 CSV=$(ls "$TMP"/log/host-*.csv)
 cell() { csv_cell "$CSV" 3 "$1"; }
 check_eq "chromium_procs counts the three" 3 "$(cell chromium_procs)"
@@ -27,6 +28,19 @@ check "player_pss_mb is a positive number" python3 -c "import sys; assert 0 < fl
 check "chromium_pss_mb is the sum of three" python3 -c "assert 3 * 0.05 < float('$(cell chromium_pss_mb)') < 300"
 check "uptime_s is the player's age" python3 -c "assert 0.2 < float('$(cell uptime_s)') < 30"
 check_eq "player_cpu_pct of a sleeper" 0.0 "$(cell player_cpu_pct)"
+
+# Every watch is recorded: one other than player and chromium has four columns of its
+# own, after vigil's, and `vigil report` summarises them.
+check_eq "kiosk's columns end the header" "kiosk_procs,kiosk_pss_mb,kiosk_cpu_pct,kiosk_threads" \
+	"$(head -1 "$CSV" | tr , '\n' | tail -4 | paste -sd,)"
+check_eq "kiosk_procs counts the two" 2 "$(cell kiosk_procs)"
+check_eq "kiosk_threads" 2 "$(cell kiosk_threads)"
+check_eq "kiosk_cpu_pct of sleepers" 0.0 "$(cell kiosk_cpu_pct)"
+check "kiosk_pss_mb is the sum of two" python3 -c "assert 2 * 0.05 < float('$(cell kiosk_pss_mb)') < 200"
+check_eq "no kiosk column for player" "" "$(head -1 "$CSV" | tr , '\n' | grep -x 'player_procs')"
+"$VIGIL" report "$CSV" >"$TMP/report.txt" 2>&1
+check "report: the kiosk watch's line" grep -Eq '^  kiosk_procs +min +2 +avg +2\.0 +max +2' "$TMP/report.txt"
+check "report: kiosk PSS" grep -Eq '^  kiosk_pss_mb +min +[0-9.]+ +avg' "$TMP/report.txt"
 
 # A watch that matches nothing: count 0, PSS as the reference writes it (0.0).
 "$VIGIL" --watch "chromium=no-such-process-$TOK-" --interval 0.1 --count 2 --log-dir "$TMP/log2" --quiet 2>/dev/null
