@@ -40,6 +40,13 @@ static const struct {
     [HC_THROTTLED] = {"throttled_raw", F_HEX},
     [HC_MEM_TOTAL] = {"mem_total_mb", F_PY},
     [HC_SHM_TOTAL] = {"shm_total_mb", F_PY},
+    [HC_ROOTFS_AVAIL] = {"rootfs_avail_mb", F_PY},
+    [HC_ROOTFS_RO] = {"rootfs_ro", F_INT},
+    [HC_ROOTFS_FULL_H] = {"rootfs_full_in_h", F_PCT1},
+    [HC_LOGFS_AVAIL] = {"logfs_avail_mb", F_PY},
+    [HC_LOGFS_RO] = {"logfs_ro", F_INT},
+    [HC_LOGFS_FULL_H] = {"logfs_full_in_h", F_PCT1},
+    [HC_STORAGE_ERRORS] = {"storage_errors", F_INT},
 };
 
 static const struct watch_frame *find_watch(const struct frame *f, const char *name)
@@ -53,6 +60,21 @@ static const struct watch_frame *find_watch(const struct frame *f, const char *n
 static double div_or_nan(double v, double d)
 {
         return VAL_OK(v) ? v / d : VAL_MISSING;
+}
+
+static void build_storage(struct host_row *r, const struct storage_frame *s)
+{
+        const struct fs_frame *rt = &s->fs[FS_ROOT], *lg = &s->fs[FS_LOG];
+        r->v[HC_ROOTFS_AVAIL] = div_or_nan(rt->avail_bytes, MB);
+        r->v[HC_ROOTFS_RO] = rt->readonly;
+        r->v[HC_ROOTFS_FULL_H] = div_or_nan(rt->full_in_s, 3600);
+        r->v[HC_LOGFS_AVAIL] = div_or_nan(lg->avail_bytes, MB);
+        r->v[HC_LOGFS_RO] = lg->readonly;
+        r->v[HC_LOGFS_FULL_H] = div_or_nan(lg->full_in_s, 3600);
+        double total = 0;
+        for (unsigned k = 0; k < STORAGE_KINDS; k++)
+                total = VAL_OK(s->errors[k]) ? total + s->errors[k] : VAL_MISSING;
+        r->v[HC_STORAGE_ERRORS] = total;
 }
 
 /* Every watch is recorded: those the reference has no columns for get their own. */
@@ -116,6 +138,7 @@ void host_row_build(struct host_row *r, const struct frame *f)
                     (VAL_OK(ch->count) && ch->count == 0) ? 0.0 : div_or_nan(ch->pss_bytes, MB);
         }
         build_watches(r, f);
+        build_storage(r, &f->storage);
         r->v[HC_THROTTLED] = pi->throttled;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);
         r->throttle_flags[0] = '\0';

@@ -35,6 +35,13 @@ enum host_col {
         /* vigil's columns, after the reference's */
         HC_MEM_TOTAL,
         HC_SHM_TOTAL,
+        HC_ROOTFS_AVAIL, /* storage health (collect/storage.c) */
+        HC_ROOTFS_RO,
+        HC_ROOTFS_FULL_H,
+        HC_LOGFS_AVAIL,
+        HC_LOGFS_RO,
+        HC_LOGFS_FULL_H,
+        HC_STORAGE_ERRORS, /* kernel-log storage error lines, all kinds */
         HC_COUNT
 };
 
