@@ -207,10 +207,10 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
                 }
         }
         ssize_t w = write(l->fd, row, len);
-        l->unsynced = true;
         if (w == (ssize_t)len) {
                 l->size += len;
                 l->rows++;
+                l->unsynced = true;
                 l->last_error = 0;
                 return 0;
         }
@@ -239,9 +239,11 @@ int csvlog_sync(struct csvlog *l)
 
 void csvlog_close(struct csvlog *l)
 {
+        /* A day closed at rotation keeps the loss bound of the sync cadence too. */
+        (void)csvlog_sync(l);
         if (l->fd >= 0)
                 close(l->fd);
-        l->unsynced = false; /* the kernel writes a closed file back */
+        l->unsynced = false;
         l->fd = -1;
         l->date[0] = '\0';
 }

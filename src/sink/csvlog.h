@@ -23,7 +23,7 @@ struct csvlog {
         int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
         bool fixed;           /* one named file (--csv): no day rotation, no pruning */
         bool moved_aside;     /* the file's old content had another header: now in .old */
-        bool unsynced;        /* written since the last csvlog_sync */
+        bool unsynced;        /* rows written since the last fdatasync */
 };
 
 /* Set up (no file is opened until the first row). */
@@ -48,8 +48,8 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
 
 /* Close the file; the next row reopens it by name (SIGHUP after a rename rotation). */
 void csvlog_reopen(struct csvlog *l);
-/* fdatasync the open file when something was written since the last sync (a sync of a
- * clean file can still cost the device a cache flush). 0 or -errno. */
+/* fdatasync the open file, when rows were written since the last sync (an idle file
+ * costs nothing). 0 or -errno. */
 int csvlog_sync(struct csvlog *l);
 void csvlog_close(struct csvlog *l);
 

@@ -21,8 +21,8 @@ struct eventlog {
         uint64_t lines;
         uint64_t errors;
         int paused;
-        bool no_file; /* eventlog_open_none: lines only reach the tap */
-        bool unsynced; /* written since the last eventlog_sync */
+        bool no_file;  /* eventlog_open_none: lines only reach the tap */
+        bool unsynced; /* lines written since the last fdatasync */
         eventlog_tap_fn tap;
         void *tap_arg;
 };
@@ -108,10 +108,10 @@ void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
                 return;
         }
         ssize_t w = write(el->fd, line, n);
-        el->unsynced = true;
         if (w == (ssize_t)n) {
                 el->size += n;
                 el->lines++;
+                el->unsynced = true;
                 return;
         }
         if (w > 0 && ftruncate(el->fd, (off_t)el->size) < 0)
