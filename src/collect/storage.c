@@ -38,7 +38,7 @@ _Static_assert(STORAGE_KINDS == STORAGE_ERR_COUNT, "frame.h STORAGE_KINDS");
 #define TREND_MIN_SPAN  (10 * 60.0)         /* 10 minutes before a time to full */
 
 struct fs_watch {
-        char path[PATH_MAX]; /* what statvfs(2) is asked about; "" = not watched */
+        char path[PATH_MAX];   /* what statvfs(2) is asked about; "" = not watched */
         char lookup[PATH_MAX]; /* the path looked up in the mounts table */
         double t[TREND_POINTS], avail[TREND_POINTS];
         unsigned n; /* points, oldest first */
@@ -52,9 +52,9 @@ struct storage_state {
         int64_t mounts_read_ns; /* 0 = never */
         struct mount_entry ent[FS_COUNT];
         bool have_ent[FS_COUNT];
-        bool first;          /* no kernel-log scan yet */
+        bool first; /* no kernel-log scan yet */
         bool have_seq;
-        uint64_t last_seq;   /* the newest kernel-log record scanned */
+        uint64_t last_seq; /* the newest kernel-log record scanned */
         double errors[STORAGE_ERR_COUNT];
         char last_error[160];
 };
@@ -118,16 +118,16 @@ static int seam_read(struct storage_state *s, const char *m, struct shm_statvfs 
 
 static void read_mounts(struct storage_state *s, int64_t now_ns)
 {
-        bool due = s->use_seam || s->mounts_read_ns == 0 ||
-                   now_ns - s->mounts_read_ns >= MOUNTS_EVERY_NS;
+        bool due =
+            s->use_seam || s->mounts_read_ns == 0 || now_ns - s->mounts_read_ns >= MOUNTS_EVERY_NS;
         if (!due || !pfile_is_open(&s->mounts))
                 return;
         s->mounts_read_ns = now_ns;
         int n = pfile_read(&s->mounts);
         for (unsigned i = 0; i < FS_COUNT; i++)
-                s->have_ent[i] = n > 0 && s->fs[i].lookup[0] &&
-                                 storage_mount_find(s->mounts.buf, (size_t)n, s->fs[i].lookup,
-                                                    &s->ent[i]) == 0;
+                s->have_ent[i] =
+                    n > 0 && s->fs[i].lookup[0] &&
+                    storage_mount_find(s->mounts.buf, (size_t)n, s->fs[i].lookup, &s->ent[i]) == 0;
 }
 
 static void add_point(struct fs_watch *w, int64_t now_ns, double avail)

@@ -32,9 +32,10 @@ static int unescape(const char *s, size_t n, char *out, size_t cap)
         size_t o = 0;
         for (size_t i = 0; i < n; i++) {
                 char ch = s[i];
-                if (ch == '\\' && n - i >= 4 && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-                    s[i + 3] >= '0' && s[i + 3] <= '7') {
-                        ch = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+                if (ch == '\\' && n - i >= 4 && s[i + 1] >= '0' && s[i + 1] <= '3' &&
+                    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+                        ch =
+                            (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
                         i += 3;
                 }
                 if (o + 1 >= cap)

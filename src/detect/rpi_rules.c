@@ -164,11 +164,17 @@ const struct rpi_rule rpi_rules[] = {
     {.name = "arm_below_max", .confirm = ARM_CONFIRM, .evaluate = eval_arm, .describe = desc_arm},
     {.name = "shm_full", .confirm = 1, .evaluate = eval_shm, .describe = desc_shm},
     /* storage health, every machine (detect/storage_rules.c) */
-    {.name = "fs_readonly", .confirm = 1, .evaluate = storage_eval_readonly,
+    {.name = "fs_readonly",
+     .confirm = 1,
+     .evaluate = storage_eval_readonly,
      .describe = storage_desc_readonly},
-    {.name = "storage_errors", .confirm = 1, .evaluate = storage_eval_errors,
+    {.name = "storage_errors",
+     .confirm = 1,
+     .evaluate = storage_eval_errors,
      .describe = storage_desc_errors},
-    {.name = "fs_filling", .confirm = 3, .evaluate = storage_eval_filling,
+    {.name = "fs_filling",
+     .confirm = 3,
+     .evaluate = storage_eval_filling,
      .describe = storage_desc_filling},
 };
 const unsigned rpi_nrules = sizeof(rpi_rules) / sizeof(rpi_rules[0]);

@@ -121,8 +121,7 @@ void storage_desc_filling(const struct rpi_rule *r, const struct frame *f,
                   fs->full_in_s / 3600.0);
 }
 
-void storage_describe_incident(const struct frame *f, bool readonly, bool errors,
-                               struct strbuf *sb)
+void storage_describe_incident(const struct frame *f, bool readonly, bool errors, struct strbuf *sb)
 {
         const char *sep = "";
         for (unsigned i = 0; readonly && i < FS_COUNT; i++) {

@@ -90,7 +90,8 @@ static void map_watches(const struct csv_reader *r, struct col_map *m, struct re
                 const struct csv_field *f = &r->f[i];
                 char name[64], col[96];
                 if (f->len <= sl || f->len - sl >= sizeof(name) ||
-                    memcmp(f->s + f->len - sl, "_procs", sl) != 0 || csv_cell_is(f, "chromium_procs"))
+                    memcmp(f->s + f->len - sl, "_procs", sl) != 0 ||
+                    csv_cell_is(f, "chromium_procs"))
                         continue;
                 copy_bounded(name, sizeof(name), f->s, f->len - sl);
                 int cols[WC_COUNT];

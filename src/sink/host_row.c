@@ -89,7 +89,8 @@ static void build_watches(struct host_row *r, const struct frame *f)
                 snprintf(o->name, sizeof(o->name), "%s", w->name);
                 o->procs = w->count;
                 /* As chromium_pss_mb: 0.0 when nothing matches. */
-                o->pss_mb = (VAL_OK(w->count) && w->count == 0) ? 0.0 : div_or_nan(w->pss_bytes, MB);
+                o->pss_mb =
+                    (VAL_OK(w->count) && w->count == 0) ? 0.0 : div_or_nan(w->pss_bytes, MB);
                 o->cpu_pct = w->cpu_pct;
                 o->threads = w->threads;
         }

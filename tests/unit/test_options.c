@@ -102,8 +102,8 @@ static void test_profile(void **state)
         assert_string_equal(o.watches[0].name, "player");
         assert_string_equal(o.watches[0].pattern, "run_linux.py");
         assert_string_equal(o.watches[1].pattern, "chromium");
-        const char *later[] = {"vigil", "--profile", "signage", "--sync-interval", "5m",
-                               "--csv", "logs/monitor.csv"};
+        const char *later[] = {"vigil", "--profile", "signage",         "--sync-interval",
+                               "5m",    "--csv",     "logs/monitor.csv"};
         assert_int_equal(parse(&o, 7, later), 0);
         assert_int_equal(o.sync_interval_ns, 300 * NSEC_PER_SEC);
         assert_string_equal(o.csv_path, "logs/monitor.csv");

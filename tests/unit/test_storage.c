@@ -94,33 +94,39 @@ static void test_mount_malformed(void **state)
 static void test_classify(void **state)
 {
         (void)state;
-        assert_int_equal(storage_classify(2, "EXT4-fs error (device mmcblk0p2): ext4_lookup:1601: "
-                                             "inode #2: comm systemd: deleted inode referenced: 1234"),
+        assert_int_equal(storage_classify(2,
+                                          "EXT4-fs error (device mmcblk0p2): ext4_lookup:1601: "
+                                          "inode #2: comm systemd: deleted inode referenced: 1234"),
                          STORAGE_ERR_EXT4);
-        assert_int_equal(storage_classify(2, "EXT4-fs (mmcblk0p2): Remounting filesystem read-only"),
-                         STORAGE_ERR_EXT4);
+        assert_int_equal(
+            storage_classify(2, "EXT4-fs (mmcblk0p2): Remounting filesystem read-only"),
+            STORAGE_ERR_EXT4);
         assert_int_equal(storage_classify(6, "EXT4-fs (mmcblk0p2): mounted filesystem with ordered "
                                              "data mode. Quota mode: none."),
                          -1);
         assert_int_equal(storage_classify(3, "F2FS-fs (mmcblk0p2): Failed to read root inode"),
                          STORAGE_ERR_F2FS);
-        assert_int_equal(storage_classify(6, "F2FS-fs (mmcblk0p2): Mounted with checkpoint version = 1"),
-                         -1);
-        assert_int_equal(storage_classify(3, "mmcblk0: error -110 transferring data, sector 4308992, "
-                                             "nr 8, cmd response 0x900, card status 0xc00"),
+        assert_int_equal(
+            storage_classify(6, "F2FS-fs (mmcblk0p2): Mounted with checkpoint version = 1"), -1);
+        assert_int_equal(storage_classify(3,
+                                          "mmcblk0: error -110 transferring data, sector 4308992, "
+                                          "nr 8, cmd response 0x900, card status 0xc00"),
                          STORAGE_ERR_MMC);
         assert_int_equal(storage_classify(3, "mmc0: Timeout waiting for hardware interrupt."),
                          STORAGE_ERR_MMC);
-        assert_int_equal(storage_classify(6, "mmc0: new ultra high speed DDR50 SDHC card at address aaaa"),
-                         -1);
-        assert_int_equal(storage_classify(3, "I/O error, dev mmcblk0, sector 4308992 op 0x1:(WRITE) "
-                                             "flags 0x800 phys_seg 1 prio class 2"),
+        assert_int_equal(
+            storage_classify(6, "mmc0: new ultra high speed DDR50 SDHC card at address aaaa"), -1);
+        assert_int_equal(storage_classify(3,
+                                          "I/O error, dev mmcblk0, sector 4308992 op 0x1:(WRITE) "
+                                          "flags 0x800 phys_seg 1 prio class 2"),
                          STORAGE_ERR_IO);
-        assert_int_equal(storage_classify(3, "blk_update_request: I/O error, dev mmcblk0, sector 123"),
-                         STORAGE_ERR_IO);
-        assert_int_equal(storage_classify(3, "Buffer I/O error on dev mmcblk0p2, logical block 0, lost "
-                                             "async page write"),
-                         STORAGE_ERR_IO);
+        assert_int_equal(
+            storage_classify(3, "blk_update_request: I/O error, dev mmcblk0, sector 123"),
+            STORAGE_ERR_IO);
+        assert_int_equal(
+            storage_classify(3, "Buffer I/O error on dev mmcblk0p2, logical block 0, lost "
+                                "async page write"),
+            STORAGE_ERR_IO);
         /* Facility bits do not hide the level (a user-space writer's 14 = user.info). */
         assert_int_equal(storage_classify(14, "mmc0: error -84 whilst initialising SD card"), -1);
         assert_int_equal(storage_classify(11, "mmc0: error -84 whilst initialising SD card"),
@@ -157,7 +163,7 @@ static void test_full_in(void **state)
 }
 
 static const char *desc(void (*fn)(const struct rpi_rule *, const struct frame *,
-                                    const struct rpi_thresholds *, enum rpi_level, struct strbuf *),
+                                   const struct rpi_thresholds *, enum rpi_level, struct strbuf *),
                         const struct frame *f, enum rpi_level lvl, char *buf, size_t cap)
 {
         struct strbuf sb;
@@ -211,9 +217,10 @@ static void test_rules(void **state)
         assert_int_equal(storage_eval_filling(NULL, &f, NULL, RPI_LEVEL_OK), RPI_LEVEL_OK);
         log->full_in_s = 5 * 3600.0;
         assert_int_equal(storage_eval_filling(NULL, &f, NULL, RPI_LEVEL_OK), RPI_LEVEL_WARN);
-        assert_string_equal(desc(storage_desc_filling, &f, RPI_LEVEL_WARN, buf, sizeof(buf)),
-                            "type=STORAGE_FILL state=filling fs=log mount=/var/log device=/dev/sda1 "
-                            "fstype=ext4 avail=50.0MB full_in=5.0h");
+        assert_string_equal(
+            desc(storage_desc_filling, &f, RPI_LEVEL_WARN, buf, sizeof(buf)),
+            "type=STORAGE_FILL state=filling fs=log mount=/var/log device=/dev/sda1 "
+            "fstype=ext4 avail=50.0MB full_in=5.0h");
         log->full_in_s = 30 * 3600.0;
         assert_int_equal(storage_eval_filling(NULL, &f, NULL, RPI_LEVEL_WARN), RPI_LEVEL_WARN);
         log->full_in_s = NAN;
@@ -223,12 +230,9 @@ static void test_rules(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_mount_find),
-            cmocka_unit_test(test_mount_remount_ro),
-            cmocka_unit_test(test_mount_malformed),
-            cmocka_unit_test(test_classify),
-            cmocka_unit_test(test_full_in),
-            cmocka_unit_test(test_rules),
+            cmocka_unit_test(test_mount_find),      cmocka_unit_test(test_mount_remount_ro),
+            cmocka_unit_test(test_mount_malformed), cmocka_unit_test(test_classify),
+            cmocka_unit_test(test_full_in),         cmocka_unit_test(test_rules),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
