@@ -45,6 +45,11 @@ for a in "temp=47.2'C" "volt=0.8563V" "frequency(48)=1500398464" "throttled=0x50
 	text rpi_values '%s\n' "$a"
 done
 lines kmsg_record $fx/kmsg/dev/kmsg
+# storage: a first byte (even: a mounts table follows; odd: prio << 1 | 1, a log line)
+text storage '\000/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n/dev/sda1 /var/log ext4 ro,relatime 0 0\n/dev/sdb1 /media/usb\\040stick vfat ro 0 0\n'
+text storage '\005EXT4-fs error (device mmcblk0p2): ext4_lookup:1601: inode #2: comm systemd'
+text storage '\007mmcblk0: error -110 transferring data, sector 4308992, nr 8'
+text storage '\007I/O error, dev mmcblk0, sector 4308992 op 0x1:(WRITE) flags 0x800'
 grep -h 'Xid' $fx/kmsg/dev/kmsg | while IFS= read -r l; do text xid_line '%s\n' "${l#*;}"; done
 seed xid_line $fx/pcie/healthy/sys/devices/*/*/aer_dev_correctable
 seed csv_read $fx/csv/*.csv $fx/csv/clean/*.csv
