@@ -70,10 +70,22 @@ static void init_paths(struct storage_state *s, const struct vigil_ctx *ctx)
         snprintf(s->fs[FS_ROOT].lookup, sizeof(s->fs[FS_ROOT].lookup), "/");
         if (path_join(s->fs[FS_ROOT].path, sizeof(s->fs[FS_ROOT].path), root, "/") < 0)
                 s->fs[FS_ROOT].path[0] = '\0';
-        if (!ctx->log_dir)
+        /* The log directory's; with --no-log, a --csv file's directory. */
+        char csv_dir[PATH_MAX];
+        const char *logs = ctx->log_dir;
+        if (!logs && ctx->opt->csv_path[0]) {
+                snprintf(csv_dir, sizeof(csv_dir), "%s", ctx->opt->csv_path);
+                char *slash = strrchr(csv_dir, '/');
+                if (slash)
+                        *slash = '\0';
+                else
+                        snprintf(csv_dir, sizeof(csv_dir), ".");
+                logs = csv_dir[0] ? csv_dir : "/";
+        }
+        if (!logs)
                 return;
         char real[PATH_MAX];
-        const char *dir = realpath(ctx->log_dir, real) ? real : ctx->log_dir;
+        const char *dir = realpath(logs, real) ? real : logs;
         if (dir[0] != '/')
                 return;
         snprintf(s->fs[FS_LOG].path, sizeof(s->fs[FS_LOG].path), "%s", dir);

@@ -32,3 +32,4 @@ check_eq "the new file starts with vigil's header" "timestamp,uptime_s" \
 	"$(head -1 "$TMP/other.csv" | cut -d, -f1-2)"
 check "--csv writes even with --no-log" test "$(wc -l <"$TMP/other.csv")" -eq 2
 check "the move is said" grep -q "other.csv.old" "$TMP/err3"
+check "--no-log --csv: the log file system is the CSV's" python3 -c "assert float('$(csv_cell "$TMP/other.csv" 1 logfs_avail_mb)') > 0"

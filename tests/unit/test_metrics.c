@@ -68,6 +68,23 @@ static void build_frame(struct frame *f)
         f->watches[1].count = 0; /* nothing matches: counts are 0, sizes missing */
         f->watches[1].threads = 0;
 
+        struct fs_frame *root = &f->storage.fs[FS_ROOT], *log = &f->storage.fs[FS_LOG];
+        snprintf(root->mount, sizeof(root->mount), "/");
+        snprintf(root->device, sizeof(root->device), "/dev/mmcblk0p2");
+        snprintf(root->fstype, sizeof(root->fstype), "ext4");
+        root->size_bytes = 30719606784.0;
+        root->avail_bytes = 23322923008.0;
+        root->readonly = 1;
+        /* the log directory's: no mounts table entry, filling */
+        log->size_bytes = 1e9;
+        log->avail_bytes = 5e8;
+        log->readonly = 0;
+        log->full_in_s = 18000;
+        f->storage.errors[0] = 2; /* mmc */
+        f->storage.errors[1] = 1; /* ext4 */
+        f->storage.errors[2] = f->storage.errors[3] = 0;
+        f->storage.errors_new = 1;
+
         struct rpi_frame *p = &f->rpi;
         p->present = true;
         p->temp_c = 47.2;
@@ -282,6 +299,37 @@ static void test_watch_and_pi_lines(void **state)
         free(t);
         t = render(&fr, NULL);
         assert_null(strstr(t, "vigil_rpi_"));
+        free(t);
+}
+
+static void test_storage_lines(void **state)
+{
+        (void)state;
+        build_frame(&fr);
+        char *t = render(&fr, NULL);
+        const char *root = "{fs=\"root\",mountpoint=\"/\",device=\"/dev/mmcblk0p2\",fstype=\"ext4\"}";
+        char line[256];
+        snprintf(line, sizeof(line), "vigil_filesystem_size_bytes%s 30719606784", root);
+        assert_line(t, line);
+        snprintf(line, sizeof(line), "vigil_filesystem_avail_bytes%s 23322923008", root);
+        assert_line(t, line);
+        snprintf(line, sizeof(line), "vigil_filesystem_readonly%s 1", root);
+        assert_line(t, line);
+        assert_line(t, "vigil_filesystem_readonly{fs=\"log\"} 0");
+        assert_line(t, "vigil_filesystem_full_in_seconds{fs=\"log\"} 18000");
+        assert_int_equal(count_prefix(t, "vigil_filesystem_full_in_seconds{fs=\"root\""), 0);
+        assert_line(t, "# TYPE vigil_storage_kernel_errors_total counter");
+        assert_line(t, "vigil_storage_kernel_errors_total{kind=\"mmc\"} 2");
+        assert_line(t, "vigil_storage_kernel_errors_total{kind=\"ext4\"} 1");
+        assert_line(t, "vigil_storage_kernel_errors_total{kind=\"io\"} 0");
+        free(t);
+        /* An escaped mount point; unreadable kernel log: no error family. */
+        snprintf(fr.storage.fs[FS_ROOT].mount, sizeof(fr.storage.fs[FS_ROOT].mount), "/a\"b");
+        for (unsigned k = 0; k < STORAGE_KINDS; k++)
+                fr.storage.errors[k] = NAN;
+        t = render(&fr, NULL);
+        assert_non_null(strstr(t, "mountpoint=\"/a\\\"b\""));
+        assert_null(strstr(t, "vigil_storage_kernel_errors_total"));
         free(t);
 }
 
@@ -563,6 +611,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_host_lines),     cmocka_unit_test(test_watch_and_pi_lines),
             cmocka_unit_test(test_gpu_lines),      cmocka_unit_test(test_extra_and_self),
+            cmocka_unit_test(test_storage_lines),
             cmocka_unit_test(test_structure),      cmocka_unit_test(test_empty_frame_exact),
             cmocka_unit_test(test_overflow),       cmocka_unit_test(test_fmt_value),
             cmocka_unit_test(test_label_escaping), cmocka_unit_test(test_extra_bounds),
