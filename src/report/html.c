@@ -196,6 +196,19 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .nmarkers = nm};
         req_add(&q, "chromium_procs", &a->series[HOST_F_CHROMIUM_PROCS]);
         chart_in(out, &q, x0, x1);
+        if (d->watches.n > 0) {
+                /* the watches with columns of their own: PSS, one line each */
+                q = (struct chart_req){.title = "Other watches: PSS",
+                                       .y_label = "MB",
+                                       .y_zero = true,
+                                       .y_min = NAN,
+                                       .y_max = NAN,
+                                       .markers = m,
+                                       .nmarkers = nm};
+                for (unsigned w = 0; w < d->watches.n; w++)
+                        req_add(&q, d->watches.w[w].name, &d->watches.w[w].pss);
+                chart_in(out, &q, x0, x1);
+        }
         q = (struct chart_req){.title = "Clocks",
                                .y_label = "MHz",
                                .y_zero = true,
@@ -214,6 +227,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         struct strbuf text;
         if (sb_init_heap(&text, 8192, 1 << 20) == 0) {
                 report_host_acc_text(a, &text);
+                report_watch_acc_text(&d->watches, &text);
                 report_text_files(d, "host", &text);
                 sb_xml_escape(out, text.buf, text.len);
                 sb_free(&text);

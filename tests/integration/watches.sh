@@ -41,6 +41,9 @@ check_eq "no kiosk column for player" "" "$(head -1 "$CSV" | tr , '\n' | grep -x
 "$VIGIL" report "$CSV" >"$TMP/report.txt" 2>&1
 check "report: the kiosk watch's line" grep -Eq '^  kiosk_procs +min +2 +avg +2\.0 +max +2' "$TMP/report.txt"
 check "report: kiosk PSS" grep -Eq '^  kiosk_pss_mb +min +[0-9.]+ +avg' "$TMP/report.txt"
+"$VIGIL" report --html "$TMP/report.html" "$CSV" >/dev/null 2>&1
+check "report --html: the watches' PSS chart" grep -q 'Other watches: PSS' "$TMP/report.html"
+check "report --html: the watches' summary" grep -Eq '^  kiosk_procs +min' "$TMP/report.html"
 
 # A watch that matches nothing: count 0, PSS as the reference writes it (0.0).
 "$VIGIL" --watch "chromium=no-such-process-$TOK-" --interval 0.1 --count 2 --log-dir "$TMP/log2" --quiet 2>/dev/null
