@@ -78,15 +78,18 @@ scrape() {
 
 # /dev/shm is the real one where a tree has no statvfs stand-in (collect/shm.h).
 SHM='^vigil_shm_(used|available)_bytes'
+# The file systems are the real ones where a tree has no fs.statvfs (collect/storage.c).
+FS='^vigil_filesystem_'
 for tree in "$FIXTURES"/*/; do
 	[ -d "$tree/proc" ] || continue
 	mask=""
 	[ -f "$tree/dev/shm.statvfs" ] || mask=$SHM
+	[ -f "$tree/fs.statvfs" ] || mask=${mask:+$mask|}$FS
 	MASK=$mask scrape "fixture-$(basename "$tree")" --root "$tree" --gpu none --watch "init=init"
 done
 if [ -f "$NVML_SIM" ]; then
 	for scn in healthy-8gpu unsupported-fields; do
-		MASK=$SHM VIGIL_NVML_SCENARIO="$SCEN/$scn" scrape "nvml-$scn" --root "$FIXTURES/x86-server" \
+		MASK="$SHM|$FS" VIGIL_NVML_SCENARIO="$SCEN/$scn" scrape "nvml-$scn" --root "$FIXTURES/x86-server" \
 			--nvml "$NVML_SIM" --gpu-interval 0.1
 	done
 else
