@@ -11,6 +11,7 @@
 
 #include "core/vigil.h"
 #include "report/host_acc.h"
+#include "report/watch_acc.h"
 #include "sink/eventlog.h"
 #include "sink/host_row.h"
 #include "sink/metrics.h"
@@ -41,6 +42,7 @@ static const struct trend_rule trend_rules[] = {
 
 struct trend {
         struct report_host_acc acc;
+        struct report_watch_acc watches; /* the watches with columns of their own */
         struct host_row row;
         int64_t next_eval_ns;
         bool rising[NRULES];
@@ -57,6 +59,7 @@ static int trend_init(struct vigil_ctx *ctx, void **ret_state)
                 free(s);
                 return -ENOMEM;
         }
+        report_watch_acc_init(&s->watches, TREND_SERIES_CAP);
         s->print_summary = !ctx->opt->quiet;
         s->next_eval_ns = 0;
         *ret_state = s;
@@ -123,6 +126,20 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
                      host_field_names[rule->field], per_h, rule->unit, span_min);
 }
 
+/* The other watches' values as the CSV holds them (CPU % with one decimal). */
+static void add_watches(struct trend *s, double t)
+{
+        for (unsigned i = 0; i < s->row.nwatch; i++) {
+                const struct host_row_watch *w = &s->row.w[i];
+                int slot = report_watch_acc_slot(&s->watches, w->name, strlen(w->name));
+                if (slot < 0)
+                        continue;
+                double cpu = VAL_OK(w->cpu_pct) ? round(w->cpu_pct * 10.0) / 10.0 : w->cpu_pct;
+                const double v[WC_COUNT] = {w->procs, w->pss_mb, cpu, w->threads};
+                report_watch_acc_add(&s->watches, (unsigned)slot, t, v);
+        }
+}
+
 static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct trend *s = state;
@@ -131,6 +148,7 @@ static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
         fmt_time_iso_ms(s->ts, sizeof(s->ts), s->row.real_ns);
         to_acc_row(&s->row, s->ts, &ar);
         report_host_acc_add(&s->acc, &ar);
+        add_watches(s, (double)(s->row.real_ns / 1000000) / 1e3); /* the CSV's milliseconds */
         if (t->mono_ns < s->next_eval_ns)
                 return;
         s->next_eval_ns = t->mono_ns + TREND_EVAL_EVERY_NS;
@@ -147,12 +165,14 @@ static void trend_fini(void *state)
                 struct strbuf sb;
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
                         report_host_acc_text(&s->acc, &sb);
+                        report_watch_acc_text(&s->watches, &sb);
                         fwrite(sb.buf, 1, sb.len, stdout);
                         fflush(stdout);
                         sb_free(&sb);
                 }
         }
         report_host_acc_free(&s->acc);
+        report_watch_acc_free(&s->watches);
         free(s);
 }
 

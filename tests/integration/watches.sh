@@ -65,3 +65,12 @@ check_eq "vigil excludes itself" 0 "$(csv_cell "$CSV" 2 chromium_procs)"
 CSV=$(ls "$TMP"/log4/host-*.csv)
 check "player_pss_mb in the first row" python3 -c "assert 0 < float('$(csv_cell "$CSV" 1 player_pss_mb)') < 100"
 check "chromium_pss_mb in the first row" python3 -c "assert 3 * 0.05 < float('$(csv_cell "$CSV" 1 chromium_pss_mb)') < 300"
+
+# The exit summary has the same Watches section as `vigil report` on the rows written.
+"$VIGIL" --watch "kiosk=kiosk-$TOK-" --interval 0.1 --count 10 --log-dir "$TMP/log5" \
+	>"$TMP/exit.txt" 2>/dev/null
+"$VIGIL" report "$TMP"/log5/host-*.csv >"$TMP/report5.txt" 2>&1
+watches_section() { sed -n '/^  Watches/,/^  kiosk_threads/p' "$1"; }
+check "exit summary: a Watches section" grep -Eq '^  kiosk_procs +min +2 ' "$TMP/exit.txt"
+check_eq "exit summary: the same Watches section as the report" "$(watches_section "$TMP/report5.txt")" \
+	"$(watches_section "$TMP/exit.txt")"
