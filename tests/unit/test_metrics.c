@@ -307,7 +307,8 @@ static void test_storage_lines(void **state)
         (void)state;
         build_frame(&fr);
         char *t = render(&fr, NULL);
-        const char *root = "{fs=\"root\",mountpoint=\"/\",device=\"/dev/mmcblk0p2\",fstype=\"ext4\"}";
+        const char *root =
+            "{fs=\"root\",mountpoint=\"/\",device=\"/dev/mmcblk0p2\",fstype=\"ext4\"}";
         char line[256];
         snprintf(line, sizeof(line), "vigil_filesystem_size_bytes%s 30719606784", root);
         assert_line(t, line);
@@ -609,12 +610,12 @@ static void test_extra_bounds(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_host_lines),     cmocka_unit_test(test_watch_and_pi_lines),
-            cmocka_unit_test(test_gpu_lines),      cmocka_unit_test(test_extra_and_self),
-            cmocka_unit_test(test_storage_lines),
-            cmocka_unit_test(test_structure),      cmocka_unit_test(test_empty_frame_exact),
-            cmocka_unit_test(test_overflow),       cmocka_unit_test(test_fmt_value),
-            cmocka_unit_test(test_label_escaping), cmocka_unit_test(test_extra_bounds),
+            cmocka_unit_test(test_host_lines),        cmocka_unit_test(test_watch_and_pi_lines),
+            cmocka_unit_test(test_gpu_lines),         cmocka_unit_test(test_extra_and_self),
+            cmocka_unit_test(test_storage_lines),     cmocka_unit_test(test_structure),
+            cmocka_unit_test(test_empty_frame_exact), cmocka_unit_test(test_overflow),
+            cmocka_unit_test(test_fmt_value),         cmocka_unit_test(test_label_escaping),
+            cmocka_unit_test(test_extra_bounds),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
