@@ -8,7 +8,8 @@
  * the two never disagree. It writes incidents/incident-YYYYMMDD-HHMMSS.log, at most one
  * per 60 s (the snapshot limiter; later triggers in the cooldown are counted and the
  * first few logged):
- *   === RASPBERRY PI INCIDENT ===      header, with the reasons as its Error line
+ *   === RASPBERRY PI INCIDENT ===      header, with the reasons as its Error line (STORAGE
+ *                                      INCIDENT for a storage one off a Raspberry Pi)
  *   === Recent host samples (last 50) ===   the host CSV's header and last rows
  *   === dmesg (voltage/thermal) ===    the kernel log's voltage and thermal lines
  *   === Throttle history ===           each change of the throttled word since start
@@ -303,7 +304,11 @@ static void on_incident(struct incident *in, struct vigil_ctx *ctx, const struct
                 vlog(LOG_WARN, "Incident (%s): no snapshot, the disk is full", reason);
                 return;
         }
-        int r = write_incident(in, ctx, t, "RASPBERRY PI INCIDENT", reason, path, sizeof(path));
+        /* A storage incident off a Pi says what it is. */
+        unsigned storage = (1u << TRIG_READONLY) | (1u << TRIG_STORAGE_ERR);
+        const char *title = (mask & ~storage) || ctx->frame->rpi.present ? "RASPBERRY PI INCIDENT"
+                                                                         : "STORAGE INCIDENT";
+        int r = write_incident(in, ctx, t, title, reason, path, sizeof(path));
         if (r < 0) {
                 vlog(LOG_ERR, "Incident (%s): snapshot failed: %s", reason, strerror(-r));
                 ctx->frame->self.write_errors++;

@@ -92,3 +92,16 @@ wait "$pid"
 check_eq "read-only: exits 0" 0 $?
 CSV=$(ls "$TMP"/ro.log/host-*.csv)
 check_eq "rootfs_ro in the last row" 1 "$(csv_cell "$CSV" "$(($(wc -l <"$CSV") - 1))" rootfs_ro)"
+
+# --- not a Pi: a root file system read-only from the start, a storage incident -------
+cp -r "$FIXTURES/x86-server" "$TMP/srv"
+mkdir -p "$TMP/srv/proc/self"
+echo '/dev/nvme0n1p2 / ext4 ro,relatime 0 0' >"$TMP/srv/proc/self/mounts"
+echo '/ 4096 1000000 500000 450000' >"$TMP/srv/fs.statvfs"
+"$VIGIL" --root "$TMP/srv" --gpu none --interval 0.05 --count 5 --log-dir "$TMP/srv.log" \
+	--quiet 2>"$TMP/srv.err"
+check_eq "server: exits 0" 0 $?
+f=$(incidents srv | head -1)
+check "server: titled as a storage incident" grep -qx '=== STORAGE INCIDENT ===' "$f"
+check "server: the reason" grep -qx 'Error: read-only root file system /dev/nvme0n1p2 (ext4)' "$f"
+check_eq "server: rootfs_ro" 1 "$(csv_cell "$(ls "$TMP"/srv.log/host-*.csv)" 1 rootfs_ro)"
