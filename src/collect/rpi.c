@@ -286,7 +286,7 @@ static void fill_vcgencmd(struct rpi_source *s, double *vals, enum rpi_origin *o
 
 /* The reference's commands through gencmd, one request each. Returns 0, or the
  * transport error that closed the node (reopened next sample); *ret_reachable says
- * whether the firmware answered any command. A firmware that does not know gencmd
+ * whether the firmware answered any command with text. A firmware that does not know gencmd
  * (unanswered) or a node that refuses it (EPERM) is not asked again. */
 static int fill_gencmd(struct rpi_source *s, double *vals, enum rpi_origin *org,
                        bool *ret_reachable)
@@ -306,12 +306,14 @@ static int fill_gencmd(struct rpi_source *s, double *vals, enum rpi_origin *org,
                         vals[v] = x;
                         org[v] = RPI_SRC_GENCMD;
                 }
-                /* EINVAL: the firmware failed this command; an answer that is an error
-                 * or does not parse: the firmware is there, this value is not. */
-                if (r == 0 || r == -EINVAL || r == -EPROTO || r == -EBADMSG) {
+                /* An answer that is an error or does not parse: gencmd is there, this
+                 * value is not. EINVAL: the firmware failed the request; try the rest. */
+                if (r == 0 || r == -EPROTO || r == -EBADMSG) {
                         *ret_reachable = true;
                         continue;
                 }
+                if (r == -EINVAL)
+                        continue;
                 if (r == -ENODATA || r == -EPERM) {
                         s->gencmd_dead = true;
                         chan_close(&s->gencmd);

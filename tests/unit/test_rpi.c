@@ -20,6 +20,7 @@
 #include "collect/rpi_transport.h"
 #include "core/frame.h"
 #include "core/vigil.h"
+#include "detect/rpi_throttle.h"
 #include "util/pfile.h"
 
 static struct vigil_options opt;
@@ -33,19 +34,22 @@ static char *saved_path;
 static struct fakefw rec_fw;
 static unsigned rec_opens;
 
+/* Every node opened shares rec_fw: a failed open leaves it as it was. */
 static int rec_open(const char *path, void **ret_priv)
 {
         static char text[FAKEFW_MAX_BYTES];
+        static struct fakefw parsed;
         rec_opens++;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         ssize_t n = read(fd, text, sizeof(text));
         close(fd);
-        if (n < 0 || fakefw_parse(&rec_fw, text, (size_t)n, NULL) < 0)
+        if (n < 0 || fakefw_parse(&parsed, text, (size_t)n, NULL) < 0)
                 return -EINVAL;
-        if (rec_fw.open_err)
-                return -rec_fw.open_err;
+        if (parsed.open_err)
+                return -parsed.open_err;
+        rec_fw = parsed;
         *ret_priv = &rec_fw;
         return 0;
 }
@@ -129,20 +133,21 @@ static void make_pi4(const char *name, const char *firmware)
         use_root(root);
 }
 
+/* Pi 4, older Pi OS: /dev/vcio only. gencmd through it, the ARM maximum by tag. */
 static void test_pi4_healthy(void **state)
 {
         (void)state;
         use_fixture("pi4-healthy");
         void *st = NULL;
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
-        assert_int_equal(rpi_source_mailbox_mask(st), RPI_V_ALL);
         assert_false(rpi_source_uses_vcgencmd(st));
         assert_null(rpi_source_take_diagnostic(st));
+        assert_string_equal(rpi_source_gencmd_node(st), "tests/fixtures/pi4-healthy/dev/vcio");
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
         const struct rpi_frame *r = &fr->rpi;
         assert_true(r->present);
         assert_string_equal(r->model, "Raspberry Pi 4 Model B Rev 1.4");
-        assert_true(r->temp_c == 47.236);
+        assert_true(r->temp_c == 47.2); /* vcgencmd's 47.2, not the tag's 47.236 */
         assert_true(r->volt_core_v == 0.8563);
         assert_true(r->arm_hz == 1500398464.0);
         assert_true(r->core_hz == 500000992.0);
@@ -151,19 +156,47 @@ static void test_pi4_healthy(void **state)
         assert_true(r->pixel_hz == 75001464.0);
         assert_true(r->arm_max_hz == 1500000000.0);
         assert_true(r->throttled == 0.0);
-        assert_int_equal(r->temp_src, RPI_SRC_MAILBOX);
-        assert_int_equal(r->volt_src, RPI_SRC_MAILBOX);
-        assert_int_equal(r->clock_src, RPI_SRC_MAILBOX);
-        assert_int_equal(r->throttle_src, RPI_SRC_MAILBOX);
+        assert_true(r->undervolt_alarm == 0.0);
+        assert_int_equal(r->temp_src, RPI_SRC_GENCMD);
+        assert_int_equal(r->volt_src, RPI_SRC_GENCMD);
+        assert_int_equal(r->clock_src, RPI_SRC_GENCMD);
+        assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
         assert_int_equal(r->nv3d, 0);
-        /* One request per sample, all nine tags, the sticky bits never asked to clear. */
-        assert_int_equal(rec_fw.calls, 1);
-        assert_int_equal(rec_fw.last_ntags, 9);
+        /* Eight gencmd requests, then one tag request with the ARM maximum alone; the
+         * throttled word never by tag. */
+        assert_int_equal(rec_fw.calls, 9);
+        assert_int_equal(rec_fw.gencmd_requests, 8);
+        assert_int_equal(rec_fw.last_ntags, 1);
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
-        assert_int_equal(rec_fw.calls, 2);
-        assert_int_equal(rec_fw.throttled_requests, 2);
-        assert_int_equal(rec_fw.throttled_nonzero, 0);
-        assert_int_equal(rec_opens, 1);
+        assert_int_equal(rec_fw.calls, 18);
+        assert_int_equal(rec_fw.throttled_requests, 0);
+        assert_int_equal(rec_opens, 3); /* vcio_gencmd (absent), vcio twice */
+        rpi_source_close(st);
+}
+
+/* Pi 4, current Pi OS: vcio root-only, vcio_gencmd for group video. */
+static void test_pi4_current(void **state)
+{
+        (void)state;
+        use_fixture("pi4-current");
+        void *st = NULL;
+        assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
+        assert_false(rpi_source_uses_vcgencmd(st));
+        assert_null(rpi_source_take_diagnostic(st));
+        assert_string_equal(rpi_source_gencmd_node(st),
+                            "tests/fixtures/pi4-current/dev/vcio_gencmd");
+        assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
+        const struct rpi_frame *r = &fr->rpi;
+        assert_true(r->temp_c == 47.2);
+        assert_true(r->arm_hz == 1500398464.0);
+        assert_int_equal(r->clock_src, RPI_SRC_GENCMD);
+        assert_true(r->throttled == 0.0);
+        assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
+        /* No tag reaches the firmware: the maximum is cpufreq's. */
+        assert_true(r->arm_max_hz == 1500000000.0);
+        assert_int_equal(rec_fw.calls, 8);
+        assert_int_equal(rec_fw.last_ntags, 1);
+        assert_string_equal(rec_fw.last_gencmd, "get_throttled");
         rpi_source_close(st);
 }
 
@@ -182,7 +215,7 @@ static void test_pi4_undervolt(void **state)
         assert_true(r->arm_hz == 600117184.0);
         assert_true(r->core_hz == 250000496.0);
         assert_true(r->arm_max_hz == 1500000000.0);
-        assert_int_equal(r->throttle_src, RPI_SRC_MAILBOX);
+        assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
         vigil_source_rpi.fini(st);
 }
 
@@ -194,38 +227,34 @@ static void test_pi4_shm_full(void **state)
         assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         assert_string_equal(fr->rpi.model, "Raspberry Pi 4 Model B Rev 1.5");
-        assert_true(fr->rpi.temp_c == 47.236);
+        assert_true(fr->rpi.temp_c == 47.2);
         assert_true(fr->rpi.throttled == 0.0);
         vigil_source_rpi.fini(st);
 }
 
-static void test_pi5_subset_and_v3d(void **state)
+/* Pi 5, current Pi OS: H264 answered with 0 Hz, V3D 0 when idle, rpi_volt with only
+ * in0_lcrit_alarm. */
+static void test_pi5_gencmd_and_v3d(void **state)
 {
         (void)state;
         use_fixture("pi5");
         void *st = NULL;
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
-        /* Probed at start: only the tags the firmware answered stay in the request. */
-        assert_int_equal(rpi_source_mailbox_mask(st),
-                         RPI_V_BIT(RPI_V_ARM) | RPI_V_BIT(RPI_V_CORE) | RPI_V_BIT(RPI_V_V3D) |
-                             RPI_V_BIT(RPI_V_ARM_MAX) | RPI_V_BIT(RPI_V_THROTTLED));
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
-        assert_int_equal(rec_fw.last_ntags, 5);
         const struct rpi_frame *r = &fr->rpi;
         assert_string_equal(r->model, "Raspberry Pi 5 Model B Rev 1.0");
-        assert_true(r->temp_c == 51.15);
-        assert_int_equal(r->temp_src, RPI_SRC_SYSFS);
+        assert_true(r->temp_c == 51.1);
         assert_true(r->volt_core_v == 0.72);
-        assert_int_equal(r->volt_src, RPI_SRC_SYSFS);
+        assert_int_equal(r->volt_src, RPI_SRC_GENCMD);
         assert_true(r->arm_hz == 2400033792.0);
-        assert_int_equal(r->clock_src, RPI_SRC_MAILBOX);
         assert_true(r->core_hz == 910007552.0);
-        assert_true(r->v3d_hz == 960012416.0);
-        assert_true(isnan(r->h264_hz));
-        assert_true(isnan(r->pixel_hz));
+        assert_true(r->v3d_hz == 0.0);
+        assert_true(r->h264_hz == 0.0);
+        assert_true(r->pixel_hz == 107999000.0);
         assert_true(r->arm_max_hz == 2400000000.0);
         assert_true(r->throttled == 0x80000);
-        assert_int_equal(r->throttle_src, RPI_SRC_MAILBOX);
+        assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
+        assert_true(r->undervolt_alarm == 0.0);
         /* gpu_stats: six queues; no busy ratio from a single reading. */
         assert_int_equal(r->nv3d, 6);
         assert_string_equal(r->v3d[0].queue, "bin");
@@ -236,6 +265,41 @@ static void test_pi5_subset_and_v3d(void **state)
         /* The same reading again: no time passed, still no ratio. */
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
         assert_true(isnan(r->v3d[0].busy_ratio));
+        rpi_source_close(st);
+}
+
+/* A Pi 5 whose firmware answers only some tags and no gencmd: probed at start, only
+ * the tags answered stay in the request; the word's sticky bits are not trusted. */
+static void test_pi5_tags_only(void **state)
+{
+        (void)state;
+        make_pi4("pi5tags", "tag 0x00030047 id=3 2400033792\n"
+                            "tag 0x00030004 id=3 2400000000\n"
+                            "tag 0x00030046 0x50005\n");
+        static const char model[] = "Raspberry Pi 5 Model B Rev 1.0";
+        char root[512];
+        snprintf(root, sizeof(root), "%s/pi5tags", scratch);
+        put_file(root, "proc/device-tree/model", model, sizeof(model));
+        void *st = NULL;
+        assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
+        assert_int_equal(rpi_source_mailbox_mask(st), RPI_V_BIT(RPI_V_ARM) |
+                                                          RPI_V_BIT(RPI_V_ARM_MAX) |
+                                                          RPI_V_BIT(RPI_V_THROTTLED));
+        assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
+        assert_null(rpi_source_gencmd_node(st)); /* gencmd unanswered: not asked again */
+        assert_int_equal(rec_fw.last_ntags, 3);
+        const struct rpi_frame *r = &fr->rpi;
+        assert_true(r->arm_hz == 2400033792.0);
+        assert_int_equal(r->clock_src, RPI_SRC_MAILBOX);
+        assert_true(r->throttled == 0x50005);
+        assert_int_equal(r->throttle_src, RPI_SRC_MAILBOX);
+        assert_false(rpi_frame_sticky_reliable(r));
+        char flags[256];
+        rpi_frame_flags(r, flags, sizeof(flags));
+        assert_string_equal(flags, "NOW:under-voltage,NOW:currently throttled");
+        unsigned calls = rec_fw.calls;
+        assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
+        assert_int_equal(rec_fw.calls, calls + 1);
         rpi_source_close(st);
 }
 
@@ -298,17 +362,19 @@ static void test_noaccess_falls_back_to_vcgencmd(void **state)
         const char *diag = rpi_source_take_diagnostic(st);
         assert_non_null(diag);
         assert_string_equal(diag, "cannot open tests/fixtures/pi4-noaccess/dev/vcio: permission "
-                                  "denied; add the user vigil runs as to the 'video' group "
-                                  "(usermod -aG video USER) to read the firmware directly; "
-                                  "until then values come from sysfs and vcgencmd");
+                                  "denied (this kernel has no /dev/vcio_gencmd); on this older "
+                                  "Raspberry Pi OS group 'video' has /dev/vcio: run vigil with "
+                                  "group video (usermod -aG video USER); until then values come "
+                                  "from sysfs and vcgencmd");
         assert_null(rpi_source_take_diagnostic(st));
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         const struct rpi_frame *r = &fr->rpi;
-        /* sysfs first, then vcgencmd; the throttled word from vcgencmd (complete). */
+        /* sysfs first, then vcgencmd; the ARM clock measured (never scaling_cur_freq),
+         * the throttled word from vcgencmd (complete). */
         assert_true(r->temp_c == 48.2);
         assert_int_equal(r->temp_src, RPI_SRC_SYSFS);
-        assert_true(r->arm_hz == 1500000000.0);
-        assert_int_equal(r->clock_src, RPI_SRC_SYSFS);
+        assert_true(r->arm_hz == 1500398464.0);
+        assert_int_equal(r->clock_src, RPI_SRC_VCGENCMD);
         assert_true(r->arm_max_hz == 1500000000.0);
         assert_true(r->volt_core_v == 0.8563);
         assert_int_equal(r->volt_src, RPI_SRC_VCGENCMD);
@@ -330,19 +396,25 @@ static void test_no_mailbox_no_vcgencmd(void **state)
         assert_true(rpi_source_uses_vcgencmd(st));
         const char *diag = rpi_source_take_diagnostic(st);
         assert_non_null(diag);
-        assert_non_null(strstr(diag, "/nombox/dev/vcio: No such file or directory; values come "
+        assert_non_null(strstr(diag, "/nombox/dev/vcio_gencmd (No such file or directory) nor "));
+        assert_non_null(strstr(diag, "/nombox/dev/vcio (No such file or directory); values come "
                                      "from sysfs and vcgencmd instead"));
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         const struct rpi_frame *r = &fr->rpi;
         assert_true(r->temp_c == 50.12);
-        assert_true(r->arm_hz == 1200000000.0);
+        assert_true(isnan(r->arm_hz)); /* not the kernel's 1200 MHz request */
+        assert_int_equal(r->clock_src, RPI_SRC_NONE);
         assert_true(r->arm_max_hz == 1500000000.0);
         assert_true(isnan(r->volt_core_v));
         assert_int_equal(r->volt_src, RPI_SRC_NONE);
         assert_true(isnan(r->core_hz));
-        /* sysfs knows only "under-voltage now". */
-        assert_true(r->throttled == 1.0);
-        assert_int_equal(r->throttle_src, RPI_SRC_SYSFS);
+        /* No made-up word: the alarm alone, as what it is. */
+        assert_true(isnan(r->throttled));
+        assert_int_equal(r->throttle_src, RPI_SRC_NONE);
+        assert_true(r->undervolt_alarm == 1.0);
+        char flags[64];
+        rpi_frame_flags(r, flags, sizeof(flags));
+        assert_string_equal(flags, "NOW:under-voltage");
         vigil_source_rpi.fini(st);
 }
 
@@ -374,17 +446,18 @@ static void test_vcgencmd_that_always_fails(void **state)
         void *st = NULL;
         assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
         setenv("PATH", bin, 1);
-        /* temp, ARM clock and maximum come from sysfs; the other six are asked for. */
+        /* temp and the ARM maximum come from sysfs; the other seven are asked for. */
         for (int i = 0; i < 3; i++)
                 assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
-        assert_int_equal(count_lines(calls), 18);
+        assert_int_equal(count_lines(calls), 21);
         assert_true(fr->rpi.temp_c == 50.12);
         assert_true(isnan(fr->rpi.volt_core_v));
-        assert_true(fr->rpi.throttled == 1.0);
-        assert_int_equal(fr->rpi.throttle_src, RPI_SRC_SYSFS);
+        assert_true(isnan(fr->rpi.arm_hz));
+        assert_true(isnan(fr->rpi.throttled));
+        assert_true(fr->rpi.undervolt_alarm == 1.0);
         /* Three samples with no answer at all: no more spawns. */
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
-        assert_int_equal(count_lines(calls), 18);
+        assert_int_equal(count_lines(calls), 21);
         assert_true(fr->rpi.temp_c == 50.12);
         vigil_source_rpi.fini(st);
 }
@@ -392,51 +465,128 @@ static void test_vcgencmd_that_always_fails(void **state)
 static void test_transport_fails_then_recovers(void **state)
 {
         (void)state;
-        make_pi4("eio", "tag 0x00030006 id=0 47236\n"
-                        "tag 0x00030046 0x0\n"
-                        "fail ioctl EIO after 1\n");
+        /* Eight gencmd requests and one tag request succeed, then the node fails. */
+        make_pi4("eio", "gencmd \"measure_temp\" temp=47.2'C\n"
+                        "tag 0x00030004 id=3 1500000000\n"
+                        "fail ioctl EIO after 9\n");
         void *st = NULL;
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
-        assert_true(fr->rpi.temp_c == 47.236);
-        assert_int_equal(fr->rpi.temp_src, RPI_SRC_MAILBOX);
-        /* The request fails: counted as an error, values from sysfs meanwhile. */
+        assert_true(fr->rpi.temp_c == 47.2);
+        assert_int_equal(fr->rpi.temp_src, RPI_SRC_GENCMD);
+        assert_int_equal(rec_opens, 3);
+        /* The requests fail: counted as an error, values from sysfs meanwhile. */
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), -EIO);
         assert_true(fr->rpi.present);
         assert_true(fr->rpi.temp_c == 50.12);
         assert_int_equal(fr->rpi.temp_src, RPI_SRC_SYSFS);
-        assert_true(fr->rpi.throttled == 1.0);
-        assert_int_equal(fr->rpi.throttle_src, RPI_SRC_SYSFS);
-        assert_true(fr->rpi.arm_hz == 1200000000.0);
-        assert_int_equal(rec_opens, 1);
-        /* Next sample reopens the transport (the description is read afresh). */
+        assert_true(isnan(fr->rpi.throttled));
+        assert_true(fr->rpi.undervolt_alarm == 1.0);
+        assert_true(isnan(fr->rpi.arm_hz));
+        /* Next sample reopens both (the description is read afresh). */
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
-        assert_int_equal(rec_opens, 2);
-        assert_int_equal(fr->rpi.temp_src, RPI_SRC_MAILBOX);
+        assert_int_equal(rec_opens, 5);
+        assert_int_equal(fr->rpi.temp_src, RPI_SRC_GENCMD);
         rpi_source_close(st);
 }
 
-static void test_reply_codes_and_short_replies(void **state)
+/* What the firmware and kernel really return: errors, short and malformed text. */
+static void test_gencmd_failures(void **state)
 {
         (void)state;
-        /* A parse-error reply: what was answered is still used, the sample reports it. */
-        make_pi4("partial", "tag 0x00030006 id=0 47236\n"
-                            "tag 0x00030046 0x4\n"
-                            "reply 0x80000001\n");
+        make_pi4("gerr", "gencmd err=1 \"measure_temp\" error=1 error_msg=\"Command not registered\"\n"
+                         "gencmd \"measure_volts core\" volt=0.85\n"
+                         "gencmd fail=EINVAL \"measure_clock arm\"\n"
+                         "gencmd \"measure_clock core\" frequency(1)=abc\n"
+                         "gencmd \"measure_clock v3d\"\n"
+                         "gencmd \"get_throttled\" throttled=0x50000\n");
         void *st = NULL;
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
-        assert_int_equal(rpi_source_sample(st, &ctx, &tk), -EBADMSG);
-        assert_true(fr->rpi.temp_c == 47.236);
-        assert_true(fr->rpi.throttled == 4.0);
-        assert_int_equal(fr->rpi.throttle_src, RPI_SRC_MAILBOX);
+        for (int i = 0; i < 2; i++) {
+                assert_int_equal(rpi_source_sample(st, &ctx, &tk), 0);
+                const struct rpi_frame *r = &fr->rpi;
+                assert_true(r->temp_c == 50.12);
+                assert_int_equal(r->temp_src, RPI_SRC_SYSFS);
+                assert_true(isnan(r->volt_core_v));
+                assert_true(isnan(r->arm_hz));
+                assert_true(isnan(r->core_hz));
+                assert_true(isnan(r->v3d_hz));
+                assert_true(isnan(r->h264_hz)); /* not listed: "Command not registered" */
+                assert_true(r->throttled == 0x50000);
+                assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
+        }
+        /* gencmd answered: still asked every sample, the word never by tag. */
+        assert_int_equal(rec_fw.gencmd_requests, 16);
+        assert_int_equal(rec_fw.throttled_requests, 0);
+        assert_int_equal(rec_opens, 3);
         rpi_source_close(st);
-        /* Any other reply code: nothing from the mailbox. */
-        make_pi4("badreply", "tag 0x00030006 id=0 47236\nreply 0x12345678\n");
+}
+
+/* Current Pi OS, the daemon not in group video: the message names vcio_gencmd. */
+static void test_current_os_no_video_group(void **state)
+{
+        (void)state;
+        make_pi4("novideo", "fail open EACCES\n");
+        char root[512];
+        snprintf(root, sizeof(root), "%s/novideo", scratch);
+        put_text(root, "dev/vcio_gencmd", "fail open EACCES\n");
+        setenv("PATH", "/nonexistent", 1);
+        void *st = NULL;
+        assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
+        assert_true(rpi_source_uses_vcgencmd(st));
+        const char *diag = rpi_source_take_diagnostic(st);
+        assert_non_null(diag);
+        assert_non_null(strstr(diag, "/novideo/dev/vcio_gencmd: permission denied; current "
+                                     "Raspberry Pi OS gives it to group 'video' (udev rule "
+                                     "10-vc.rules): run vigil with group video (the shipped unit "
+                                     "has SupplementaryGroups=video"));
+        vigil_source_rpi.fini(st);
+}
+
+/* The sysfs voltage fallback: in0_input in mV, only within 0.2-2.5 V. */
+static void test_sysfs_voltage_bounds(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *text;
+                double want;
+        } cases[] = {{"850\n", 0.85}, {"0\n", NAN}, {"99999\n", NAN}, {"-5\n", NAN}, {"x\n", NAN}};
+        char root[512];
+        snprintf(root, sizeof(root), "%s/volt", scratch);
+        setenv("PATH", "/nonexistent", 1);
+        for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                make_pi4("volt", NULL);
+                setenv("PATH", "/nonexistent", 1);
+                put_text(root, "sys/class/hwmon/hwmon0/in0_input", cases[i].text);
+                void *st = NULL;
+                assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
+                assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
+                if (isnan(cases[i].want)) {
+                        assert_true(isnan(fr->rpi.volt_core_v));
+                        assert_int_equal(fr->rpi.volt_src, RPI_SRC_NONE);
+                } else {
+                        assert_true(fr->rpi.volt_core_v == cases[i].want);
+                        assert_int_equal(fr->rpi.volt_src, RPI_SRC_SYSFS);
+                }
+                vigil_source_rpi.fini(st);
+        }
+}
+
+static void test_tag_errors_and_short_replies(void **state)
+{
+        (void)state;
+        /* The firmware fails the tag request (EINVAL): nothing from it, the node kept. */
+        make_pi4("einval", "tag 0x00030006 id=0 47236\nfail ioctl EINVAL\n");
+        void *st = NULL;
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
-        assert_int_equal(rpi_source_sample(st, &ctx, &tk), -EPROTO);
+        for (int i = 0; i < 2; i++) {
+                assert_int_equal(rpi_source_sample(st, &ctx, &tk), -EINVAL);
+                assert_int_equal(fr->rpi.temp_src, RPI_SRC_SYSFS);
+        }
+        /* Each sample: eight gencmd requests (EINVAL too), then the tags. */
+        assert_int_equal(rec_fw.calls, 18);
         assert_int_equal(fr->rpi.temp_src, RPI_SRC_SYSFS);
-        assert_int_equal(rpi_source_sample(st, &ctx, &tk), -EPROTO);
-        assert_int_equal(rec_opens, 1); /* a protocol answer is not a broken transport */
+        assert_int_equal(rec_opens, 3); /* a firmware error is not a broken node */
         rpi_source_close(st);
         /* A short temperature reply and a voltage of 0x80000000 (invalid id). */
         make_pi4("short", "tag 0x00030006 id=0 len=4 47236\n"
@@ -499,14 +649,19 @@ int main(void)
             cmocka_unit_test(test_pi4_healthy),
             cmocka_unit_test(test_pi4_undervolt),
             cmocka_unit_test(test_pi4_shm_full),
-            cmocka_unit_test(test_pi5_subset_and_v3d),
+            cmocka_unit_test(test_pi4_current),
+            cmocka_unit_test(test_pi5_gencmd_and_v3d),
+            cmocka_unit_test(test_pi5_tags_only),
             cmocka_unit_test(test_v3d_busy_between_samples),
             cmocka_unit_test(test_not_a_pi),
             cmocka_unit_test(test_noaccess_falls_back_to_vcgencmd),
             cmocka_unit_test(test_no_mailbox_no_vcgencmd),
             cmocka_unit_test(test_vcgencmd_that_always_fails),
             cmocka_unit_test(test_transport_fails_then_recovers),
-            cmocka_unit_test(test_reply_codes_and_short_replies),
+            cmocka_unit_test(test_gencmd_failures),
+            cmocka_unit_test(test_current_os_no_video_group),
+            cmocka_unit_test(test_sysfs_voltage_bounds),
+            cmocka_unit_test(test_tag_errors_and_short_replies),
             cmocka_unit_test(test_broken_description),
         };
         return cmocka_run_group_tests(tests, group_setup, group_teardown);
