@@ -44,8 +44,8 @@ struct rpi_source {
         char model[64];
         int generation;
         const struct rpi_transport_ops *forced_ops; /* tests: this transport for every node */
-        struct rpi_chan gencmd;  /* text commands: vcio_gencmd, else vcio */
-        struct rpi_chan tags;    /* property tags: vcio only */
+        struct rpi_chan gencmd;                     /* text commands: vcio_gencmd, else vcio */
+        struct rpi_chan tags;                       /* property tags: vcio only */
         bool gencmd_dead;        /* the firmware or node refuses gencmd: stop asking */
         bool tags_dead;          /* vcio could not be opened at start */
         unsigned mask;           /* values asked of the property tags */

@@ -129,14 +129,10 @@ static const char *const vc_args[RPI_V_COUNT][4] = {
 };
 
 static const char *const gencmd_text[RPI_V_COUNT] = {
-    [RPI_V_TEMP] = "measure_temp",
-    [RPI_V_VOLT] = "measure_volts core",
-    [RPI_V_ARM] = "measure_clock arm",
-    [RPI_V_CORE] = "measure_clock core",
-    [RPI_V_V3D] = "measure_clock v3d",
-    [RPI_V_H264] = "measure_clock h264",
-    [RPI_V_PIXEL] = "measure_clock pixel",
-    [RPI_V_THROTTLED] = "get_throttled",
+    [RPI_V_TEMP] = "measure_temp",         [RPI_V_VOLT] = "measure_volts core",
+    [RPI_V_ARM] = "measure_clock arm",     [RPI_V_CORE] = "measure_clock core",
+    [RPI_V_V3D] = "measure_clock v3d",     [RPI_V_H264] = "measure_clock h264",
+    [RPI_V_PIXEL] = "measure_clock pixel", [RPI_V_THROTTLED] = "get_throttled",
 };
 
 const char *rpi_fw_command(enum rpi_value v)

@@ -35,11 +35,11 @@
 #define MBOX_CLOCK_PIXEL  9u
 #define MBOX_VOLTAGE_CORE 1u
 
-#define MBOX_PROCESS_REQUEST   0x00000000u
-#define MBOX_REPLY_SUCCESS     0x80000000u
-#define MBOX_TAG_RESPONSE_BIT  0x80000000u
-#define MBOX_TAG_LEN_MASK      0x7fffffffu
-#define MBOX_VOLTAGE_INVALID   0x80000000u /* get-voltage value: the id was not valid */
+#define MBOX_PROCESS_REQUEST  0x00000000u
+#define MBOX_REPLY_SUCCESS    0x80000000u
+#define MBOX_TAG_RESPONSE_BIT 0x80000000u
+#define MBOX_TAG_LEN_MASK     0x7fffffffu
+#define MBOX_VOLTAGE_INVALID  0x80000000u /* get-voltage value: the id was not valid */
 
 #define MBOX_VALUE_WORDS 2  /* the largest value buffer vigil uses, in words */
 #define MBOX_MAX_TAGS    16 /* tags in one request */

@@ -98,10 +98,10 @@ struct fakefw {
         unsigned call_after; /* calls that succeed before call_err applies */
         /* What it saw, for tests: */
         unsigned calls;
-        unsigned last_ntags;         /* tags in the last request */
-        unsigned throttled_requests; /* get-throttled tags seen */
-        unsigned throttled_nonzero;  /* ... whose request word was not 0 */
-        unsigned gencmd_requests;    /* gencmd tags seen */
+        unsigned last_ntags;              /* tags in the last request */
+        unsigned throttled_requests;      /* get-throttled tags seen */
+        unsigned throttled_nonzero;       /* ... whose request word was not 0 */
+        unsigned gencmd_requests;         /* gencmd tags seen */
         char last_gencmd[FAKEFW_CMD_MAX]; /* the last gencmd command text */
 };
 

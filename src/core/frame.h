@@ -70,7 +70,7 @@ struct rpi_frame {
         double volt_core_v;
         double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
         double arm_max_hz;                                 /* configured ARM maximum (firmware) */
-        double throttled; /* the get_throttled word, NAN unless a whole word was read */
+        double throttled;       /* the get_throttled word, NAN unless a whole word was read */
         double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
         unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */

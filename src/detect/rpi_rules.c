@@ -25,7 +25,7 @@ struct rpi_rules_state {
         unsigned pending_n[RPI_MAX_RULES];
         bool have_word; /* prev_word holds a complete throttled word */
         uint32_t prev_word;
-        bool history_done; /* the since-boot line was written (or there was nothing) */
+        bool history_done;    /* the since-boot line was written (or there was nothing) */
         bool said_unreliable; /* the "since-boot bits unreliable" line was written */
         rpi_rules_sink_fn sink;
         void *sink_arg;
@@ -36,8 +36,6 @@ static bool full_word(const struct rpi_frame *p)
 {
         return p->present && VAL_OK(p->throttled);
 }
-
-
 
 static enum rpi_level temp_level(double t, double warn, double crit)
 {

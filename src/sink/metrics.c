@@ -350,7 +350,7 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                                        (word >> (c + 16 * since)) & 1);
                         }
                 }
-                } else if (VAL_OK(p->undervolt_alarm)) {
+        } else if (VAL_OK(p->undervolt_alarm)) {
                 /* No word: the rpi_volt alarm says under-voltage now, nothing else. */
                 sample(r, "condition=\"under_voltage\"", "since", "now", p->undervolt_alarm);
         }

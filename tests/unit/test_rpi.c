@@ -494,12 +494,13 @@ static void test_transport_fails_then_recovers(void **state)
 static void test_gencmd_failures(void **state)
 {
         (void)state;
-        make_pi4("gerr", "gencmd err=1 \"measure_temp\" error=1 error_msg=\"Command not registered\"\n"
-                         "gencmd \"measure_volts core\" volt=0.85\n"
-                         "gencmd fail=EINVAL \"measure_clock arm\"\n"
-                         "gencmd \"measure_clock core\" frequency(1)=abc\n"
-                         "gencmd \"measure_clock v3d\"\n"
-                         "gencmd \"get_throttled\" throttled=0x50000\n");
+        make_pi4("gerr",
+                 "gencmd err=1 \"measure_temp\" error=1 error_msg=\"Command not registered\"\n"
+                 "gencmd \"measure_volts core\" volt=0.85\n"
+                 "gencmd fail=EINVAL \"measure_clock arm\"\n"
+                 "gencmd \"measure_clock core\" frequency(1)=abc\n"
+                 "gencmd \"measure_clock v3d\"\n"
+                 "gencmd \"get_throttled\" throttled=0x50000\n");
         void *st = NULL;
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
         for (int i = 0; i < 2; i++) {

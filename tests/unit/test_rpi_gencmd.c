@@ -228,10 +228,12 @@ static void test_fake_failures(void **state)
         assert_true(x == 47.2);
         /* Bad lines. */
         unsigned line = 0;
-        static const char *const bad[] = {
-            "gencmd measure_temp temp=47.2'C\n", "gencmd \"measure_temp temp\n",
-            "gencmd fail=ENOPE \"measure_temp\"\n", "gencmd err=x \"measure_temp\"\n",
-            "allow\n", "allow 0x80 0x81\n"};
+        static const char *const bad[] = {"gencmd measure_temp temp=47.2'C\n",
+                                          "gencmd \"measure_temp temp\n",
+                                          "gencmd fail=ENOPE \"measure_temp\"\n",
+                                          "gencmd err=x \"measure_temp\"\n",
+                                          "allow\n",
+                                          "allow 0x80 0x81\n"};
         for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 assert_int_equal(fakefw_parse(&fw, bad[i], strlen(bad[i]), &line), -EINVAL);
 }
@@ -239,8 +241,8 @@ static void test_fake_failures(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_request_layout),    cmocka_unit_test(test_decode),
-            cmocka_unit_test(test_recorded_replies),  cmocka_unit_test(test_fake_gencmd_answers),
+            cmocka_unit_test(test_request_layout),   cmocka_unit_test(test_decode),
+            cmocka_unit_test(test_recorded_replies), cmocka_unit_test(test_fake_gencmd_answers),
             cmocka_unit_test(test_fake_failures),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
