@@ -88,7 +88,8 @@ int main(int argc, char **argv)
                 return 2;
         }
         unsigned rounds = (unsigned)strtoul(argv[1], NULL, 10);
-        unsigned ng = (unsigned)strtoul(argv[2], NULL, 10), nv = (unsigned)strtoul(argv[3], NULL, 10);
+        unsigned ng = (unsigned)strtoul(argv[2], NULL, 10),
+                 nv = (unsigned)strtoul(argv[3], NULL, 10);
         if (rounds == 0 || rounds > MAX_ROUNDS || ng == 0 || nv == 0)
                 return 2;
         const struct rpi_transport_ops *ops = rpi_transport_pick(argv[4]);
