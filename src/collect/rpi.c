@@ -36,7 +36,6 @@ struct rpi_chan {
         const struct rpi_transport_ops *ops;
         void *priv; /* NULL while closed */
         char path[4096];
-        int open_err; /* why the last open failed, 0 if it did not */
 };
 
 struct rpi_source {
@@ -131,7 +130,7 @@ static void close_all(struct rpi_source *s)
         pfile_close(&s->gpu_stats);
 }
 
-/* Open ROOT/node on c. 0 or -errno (kept in c->open_err). */
+/* Open ROOT/node on c. 0 or -errno. */
 static int chan_open(struct rpi_source *s, struct rpi_chan *c, const char *node)
 {
         int r = path_join(c->path, sizeof(c->path), s->root, node);
@@ -141,7 +140,6 @@ static int chan_open(struct rpi_source *s, struct rpi_chan *c, const char *node)
         }
         if (r < 0)
                 c->priv = NULL;
-        c->open_err = r < 0 ? r : 0;
         return r;
 }
 
@@ -171,8 +169,6 @@ static void open_firmware(struct rpi_source *s)
         int verr = 0;
         if (gerr < 0)
                 verr = chan_open(s, &s->gencmd, NODE_VCIO);
-        else
-                s->gencmd.open_err = 0;
         int terr = chan_open(s, &s->tags, NODE_VCIO);
         s->tags_dead = terr < 0;
         if (gerr < 0 && verr < 0) {
