@@ -83,10 +83,22 @@ void gpu_frame_clear(struct gpu_frame *g)
         MISSING_ARRAY(g->fan_target_pct);
 }
 
+void storage_frame_clear(struct storage_frame *s)
+{
+        memset(s, 0, sizeof(*s));
+        for (unsigned i = 0; i < FS_COUNT; i++) {
+                struct fs_frame *fs = &s->fs[i];
+                fs->size_bytes = fs->avail_bytes = fs->readonly = fs->full_in_s = VAL_MISSING;
+        }
+        MISSING_ARRAY(s->errors);
+        s->errors_new = VAL_MISSING;
+}
+
 void frame_clear(struct frame *f)
 {
         memset(f, 0, sizeof(*f));
         host_frame_clear(&f->host);
+        storage_frame_clear(&f->storage);
         rpi_frame_clear(&f->rpi);
         for (unsigned i = 0; i < VIGIL_MAX_WATCHES; i++)
                 watch_frame_clear(&f->watches[i]);

@@ -82,6 +82,28 @@ struct rpi_frame {
         char model[64]; /* /proc/device-tree/model */
 };
 
+/* A file system vigil watches (collect/storage.c): the root's, the log directory's. */
+struct fs_frame {
+        char mount[64];     /* its mount point in the mounts table; "" unknown */
+        char fstype[16];    /* "ext4", "f2fs" */
+        char device[64];    /* "/dev/mmcblk0p2" */
+        double size_bytes;  /* statvfs f_blocks x f_frsize */
+        double avail_bytes; /* f_bavail x f_frsize: what a non-root writer may still use */
+        double readonly;    /* 1 mounted read-only, 0 read-write */
+        double full_in_s;   /* time to full at the last hour's rate; NAN when not filling */
+};
+
+enum { FS_ROOT, FS_LOG, FS_COUNT };
+#define STORAGE_KINDS 4 /* enum storage_err (collect/storage_parse.h) */
+
+/* Storage health: file systems and the kernel log's storage error lines. */
+struct storage_frame {
+        struct fs_frame fs[FS_COUNT];
+        double errors[STORAGE_KINDS]; /* lines seen since boot (as far as the ring held) */
+        double errors_new;            /* of which in this sample (0 in the first) */
+        char last_error[160];         /* the newest such line's text */
+};
+
 /* One GPU, as NVML reports it. */
 struct gpu_frame {
         bool present;   /* the slot is in use */
@@ -160,6 +182,7 @@ struct frame {
         unsigned nwatches;
         struct watch_frame watches[VIGIL_MAX_WATCHES];
         struct rpi_frame rpi;
+        struct storage_frame storage;
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
@@ -175,5 +198,6 @@ void gpu_frame_clear(struct gpu_frame *g);
 void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src);
 void rpi_frame_clear(struct rpi_frame *r);
 void watch_frame_clear(struct watch_frame *w);
+void storage_frame_clear(struct storage_frame *s);
 
 #endif

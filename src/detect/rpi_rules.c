@@ -2,6 +2,7 @@
  *
  *   type=RPI_TEMP level=warm temp=72.5C warn=70.0C crit=80.0C   (a line it emits) */
 #include "detect/rpi_rules.h"
+#include "detect/storage_rules.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -168,6 +169,19 @@ const struct rpi_rule rpi_rules[] = {
     {.name = "soft_temp_limit", .bit = 3, .confirm = 1, .evaluate = eval_bit, .describe = desc_bit},
     {.name = "arm_below_max", .confirm = ARM_CONFIRM, .evaluate = eval_arm, .describe = desc_arm},
     {.name = "shm_full", .confirm = 1, .evaluate = eval_shm, .describe = desc_shm},
+    /* storage health, every machine (detect/storage_rules.c) */
+    {.name = "fs_readonly",
+     .confirm = 1,
+     .evaluate = storage_eval_readonly,
+     .describe = storage_desc_readonly},
+    {.name = "storage_errors",
+     .confirm = 1,
+     .evaluate = storage_eval_errors,
+     .describe = storage_desc_errors},
+    {.name = "fs_filling",
+     .confirm = 3,
+     .evaluate = storage_eval_filling,
+     .describe = storage_desc_filling},
 };
 const unsigned rpi_nrules = sizeof(rpi_rules) / sizeof(rpi_rules[0]);
 

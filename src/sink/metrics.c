@@ -598,6 +598,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
         render_host(&r, &f->host);
         render_watches(&r, f);
         render_rpi(&r, &f->rpi);
+        metrics_render_storage(out, &f->storage);
         gpu_bases(f, labs, bases);
         render_gpu_special(&r, f, bases);
         render_defs(&r, gpu_defs, NDEFS(gpu_defs), f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS,
