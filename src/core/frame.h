@@ -74,7 +74,7 @@ struct rpi_frame {
         double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
         enum rpi_origin arm_max_src; /* property tag or cpufreq's cpuinfo_max_freq */
-        unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */
+        unsigned nv3d;               /* V3D gpu_stats queues (Pi 5) */
         struct {
                 char queue[16];
                 double busy_ratio; /* share of the last interval the queue ran */
