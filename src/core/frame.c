@@ -38,7 +38,7 @@ void rpi_frame_clear(struct rpi_frame *r)
         memset(r, 0, sizeof(*r));
         r->temp_c = r->volt_core_v = VAL_MISSING;
         r->arm_hz = r->core_hz = r->v3d_hz = r->h264_hz = r->pixel_hz = VAL_MISSING;
-        r->arm_max_hz = r->throttled = VAL_MISSING;
+        r->arm_max_hz = r->throttled = r->undervolt_alarm = VAL_MISSING;
         for (unsigned i = 0; i < VIGIL_V3D_QUEUES; i++)
                 r->v3d[i].busy_ratio = r->v3d[i].jobs = VAL_MISSING;
 }

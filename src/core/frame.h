@@ -59,8 +59,10 @@ struct watch_frame {
         double first_pss_bytes; /* PSS of the lowest-pid match (the reference's "player") */
 };
 
-/* Raspberry Pi firmware values (mailbox, sysfs or vcgencmd). */
-enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD };
+/* Raspberry Pi firmware values and where each came from: the firmware's text commands
+ * through the mailbox (gencmd, what vcgencmd sends), property tags (mailbox), sysfs, or
+ * a spawned vcgencmd. */
+enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD, RPI_SRC_GENCMD };
 
 struct rpi_frame {
         bool present; /* this is a Raspberry Pi and the source runs */
@@ -68,9 +70,11 @@ struct rpi_frame {
         double volt_core_v;
         double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
         double arm_max_hz;                                 /* configured ARM maximum (firmware) */
-        double throttled; /* the get_throttled word, NAN if missing */
+        double throttled;       /* the get_throttled word, NAN unless a whole word was read */
+        double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
-        unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */
+        enum rpi_origin arm_max_src; /* property tag or cpufreq's cpuinfo_max_freq */
+        unsigned nv3d;               /* V3D gpu_stats queues (Pi 5) */
         struct {
                 char queue[16];
                 double busy_ratio; /* share of the last interval the queue ran */

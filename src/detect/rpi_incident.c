@@ -113,7 +113,7 @@ static void keep_throttle(struct incident *in, const struct frame *f, int64_t re
         char when[40], hex[16], flags[200], line[320];
         format_time(when, sizeof(when), real_ns);
         rpi_throttle_hex(w, hex, sizeof(hex));
-        rpi_throttle_flags(w, flags, sizeof(flags));
+        rpi_frame_flags(&f->rpi, flags, sizeof(flags));
         char prev[16] = "start";
         if (in->have_word)
                 rpi_throttle_hex(in->last_word, prev, sizeof(prev));
@@ -178,7 +178,7 @@ static void extra_lines(const struct frame *f, struct strbuf *sb)
         if (VAL_OK(p->throttled)) {
                 char hex[16], flags[200];
                 rpi_throttle_hex((uint32_t)p->throttled, hex, sizeof(hex));
-                rpi_throttle_flags((uint32_t)p->throttled, flags, sizeof(flags));
+                rpi_frame_flags(p, flags, sizeof(flags)); /* HAS: only where reliable */
                 sb_printf(sb, "Throttled: %s %s\n", hex, flags);
         }
         if (VAL_OK(p->temp_c))

@@ -142,10 +142,7 @@ void host_row_build(struct host_row *r, const struct frame *f)
         build_storage(r, &f->storage);
         r->v[HC_THROTTLED] = pi->throttled;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);
-        r->throttle_flags[0] = '\0';
-        if (VAL_OK(pi->throttled))
-                rpi_throttle_flags((uint32_t)pi->throttled, r->throttle_flags,
-                                   sizeof(r->throttle_flags));
+        rpi_frame_flags(pi, r->throttle_flags, sizeof(r->throttle_flags));
 }
 
 void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r)

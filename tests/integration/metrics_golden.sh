@@ -24,7 +24,7 @@ import re, sys
 VOLATILE = re.compile(r'^vigil_(samples_total|sample_duration_seconds|missed_deadlines_total|'
                       r'process_|scrape|http_|uptime|start_time|build_info|'
                       r'last_sample|lateness|schedule|self_|resident|cpu_seconds|open_fds|'
-                      r'threads|gpu_)')
+                      r'threads|gpu_|filesystem_(size|avail)_bytes|filesystem_full)')
 EXTRA = re.compile(sys.argv[2]) if sys.argv[2] else None
 for line in open(sys.argv[1]):
     line = line.rstrip('\n')
@@ -78,18 +78,15 @@ scrape() {
 
 # /dev/shm is the real one where a tree has no statvfs stand-in (collect/shm.h).
 SHM='^vigil_shm_(used|available)_bytes'
-# The file systems are the real ones where a tree has no fs.statvfs (collect/storage.c).
-FS='^vigil_filesystem_'
 for tree in "$FIXTURES"/*/; do
 	[ -d "$tree/proc" ] || continue
 	mask=""
 	[ -f "$tree/dev/shm.statvfs" ] || mask=$SHM
-	[ -f "$tree/fs.statvfs" ] || mask=${mask:+$mask|}$FS
 	MASK=$mask scrape "fixture-$(basename "$tree")" --root "$tree" --gpu none --watch "init=init"
 done
 if [ -f "$NVML_SIM" ]; then
 	for scn in healthy-8gpu unsupported-fields; do
-		MASK="$SHM|$FS" VIGIL_NVML_SCENARIO="$SCEN/$scn" scrape "nvml-$scn" --root "$FIXTURES/x86-server" \
+		MASK=$SHM VIGIL_NVML_SCENARIO="$SCEN/$scn" scrape "nvml-$scn" --root "$FIXTURES/x86-server" \
 			--nvml "$NVML_SIM" --gpu-interval 0.1
 	done
 else
