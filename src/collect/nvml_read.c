@@ -142,8 +142,10 @@ static void read_pcie_reasons(struct reader *rd, struct gpu_frame *g)
         read_u32(rd, NF_PCIE_GEN, lib->pcie_gen, 1.0, &g->pcie_gen);
         read_u32(rd, NF_PCIE_WIDTH, lib->pcie_width, 1.0, &g->pcie_width);
         if (want(rd, NF_REASONS, lib->clock_reasons) &&
-            got(rd, NF_REASONS, lib->clock_reasons(rd->gpu->handle, &mask)))
-                g->throttle_mask = (double)mask;
+            got(rd, NF_REASONS, lib->clock_reasons(rd->gpu->handle, &mask))) {
+                g->throttle_mask = mask;
+                g->throttle_valid = true;
+        }
 }
 
 static void read_fans(struct reader *rd, struct gpu_frame *g)

@@ -68,7 +68,8 @@ struct rpi_frame {
         double volt_core_v;
         double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
         double arm_max_hz;                                 /* configured ARM maximum (firmware) */
-        double throttled; /* the get_throttled word, NAN if missing */
+        uint64_t throttled;   /* the get_throttled word (32 bits), when throttled_valid */
+        bool throttled_valid; /* a bit mask is an integer, not a double (STYLE.md) */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
         unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */
         struct {
@@ -106,7 +107,8 @@ struct gpu_frame {
         double util_gpu_pct, util_mem_pct;
         double vram_used_bytes, vram_total_bytes;
         double pcie_gen, pcie_width, pcie_replay;
-        double throttle_mask; /* clock-event reasons bitmask */
+        uint64_t throttle_mask; /* clock-event reasons bitmask, when throttle_valid */
+        bool throttle_valid;    /* a 64-bit mask never travels in a double */
         unsigned nfans;
         double fan_speed_pct[VIGIL_MAX_FANS];
         double fan_target_pct[VIGIL_MAX_FANS];

@@ -32,7 +32,7 @@ struct rpi_rules_state {
 
 static bool full_word(const struct rpi_frame *p)
 {
-        return p->present && VAL_OK(p->throttled) &&
+        return p->present && p->throttled_valid &&
                (p->throttle_src == RPI_SRC_MAILBOX || p->throttle_src == RPI_SRC_VCGENCMD);
 }
 
@@ -63,12 +63,12 @@ static int eval_bit(const struct rpi_rule *r, const struct frame *f,
         (void)th;
         (void)prev;
         const struct rpi_frame *p = &f->rpi;
-        if (!p->present || !VAL_OK(p->throttled))
+        if (!p->present || !p->throttled_valid)
                 return -1;
         /* A sysfs word carries only the under-voltage bit. */
         if (r->bit != 0 && !full_word(p))
                 return -1;
-        return ((uint32_t)p->throttled >> r->bit) & 1u ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
+        return (p->throttled >> r->bit) & 1u ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
 }
 
 /* The clock the ARM should run at: the firmware's maximum, or the kernel's request

@@ -127,8 +127,8 @@ static void reference_cells(struct strbuf *sb, const struct gpu_frame *g, unsign
         cell_mib(sb, g->vram_used_bytes);
         cell_int(sb, g->pcie_gen);
         cell_int(sb, g->pcie_width);
-        if (VAL_OK(g->throttle_mask)) {
-                cell_throttle(sb, (uint64_t)g->throttle_mask);
+        if (g->throttle_valid) {
+                cell_throttle(sb, g->throttle_mask);
         } else {
                 empty_cells(sb, 2);
         }

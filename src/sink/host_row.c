@@ -97,10 +97,11 @@ void host_row_build(struct host_row *r, const struct frame *f)
                 r->v[HC_CHROMIUM_PSS] =
                     (VAL_OK(ch->count) && ch->count == 0) ? 0.0 : div_or_nan(ch->pss_bytes, MB);
         }
-        r->v[HC_THROTTLED] = pi->throttled;
+        /* 32 bits: exact in the row's double cell. */
+        r->v[HC_THROTTLED] = pi->throttled_valid ? (double)pi->throttled : VAL_MISSING;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);
         r->throttle_flags[0] = '\0';
-        if (VAL_OK(pi->throttled))
+        if (pi->throttled_valid)
                 rpi_throttle_flags((uint32_t)pi->throttled, r->throttle_flags,
                                    sizeof(r->throttle_flags));
 }

@@ -337,8 +337,8 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
 
         fam_begin(r, "vigil_rpi_throttled", GAUGE,
                   "Firmware throttling condition (get_throttled): 1 when set, now or since boot.");
-        if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled <= 4294967295.0) {
-                uint32_t word = (uint32_t)p->throttled;
+        if (p->throttled_valid) {
+                uint64_t word = p->throttled;
                 for (unsigned since = 0; since < 2; since++) {
                         for (unsigned c = 0; c < 4; c++) {
                                 char lab[64];
@@ -458,12 +458,11 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
         fam_begin(r, "vigil_gpu_clocks_event_reason", GAUGE,
                   "1 when the clock-event (throttle) reason is active.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                double m = f->gpus[i].throttle_mask;
-                if (!bases[i] || !(m >= 0 && m < 18446744073709551616.0))
+                uint64_t m = f->gpus[i].throttle_mask;
+                if (!bases[i] || !f->gpus[i].throttle_valid)
                         continue;
                 for (unsigned b = 0; b < METRICS_NREASONS; b++)
-                        sample(r, bases[i], "reason", metrics_reason_names[b],
-                               ((uint64_t)m >> b) & 1);
+                        sample(r, bases[i], "reason", metrics_reason_names[b], (m >> b) & 1);
         }
         const char *names[2] = {"vigil_gpu_fan_speed_ratio", "vigil_gpu_fan_target_ratio"};
         const char *helps[2] = {"Intended fan speed, 0-1 (may exceed 1).",

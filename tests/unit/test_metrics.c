@@ -78,7 +78,8 @@ static void build_frame(struct frame *f)
         p->h264_hz = 0;
         p->pixel_hz = 7.5e7;
         p->arm_max_hz = 1.8e9;
-        p->throttled = 0x50005; /* under-voltage now; under-voltage and throttled since boot */
+        p->throttled = 0x50005;
+        p->throttled_valid = true; /* under-voltage now; under-voltage and throttled since boot */
         p->nv3d = 1;
         snprintf(p->v3d[0].queue, sizeof(p->v3d[0].queue), "render");
         p->v3d[0].busy_ratio = 0.25;
@@ -111,6 +112,7 @@ static void build_frame(struct frame *f)
         g->pcie_width = 16;
         g->pcie_replay = 0;
         g->throttle_mask = 0x4 | 0x1;
+        g->throttle_valid = true;
         g->nfans = 2;
         g->fan_speed_pct[0] = 45;
         g->fan_speed_pct[1] = 104; /* intended speed may exceed 100 */

@@ -342,7 +342,7 @@ static void test_values_and_units(void **state)
         assert_true(g.vram_total_bytes == (double)(100ULL << 30));
         assert_int_equal(fake.calls[C_MEM1], 0);
         assert_true(g.pcie_gen == 5 && g.pcie_width == 16 && g.pcie_replay == 7);
-        assert_true(g.throttle_mask == 4);
+        assert_true(g.throttle_valid && g.throttle_mask == 4);
         assert_int_equal(g.nfans, 2);
         assert_true(g.fan_speed_pct[0] == 30 && g.fan_speed_pct[1] == 31);
         assert_true(g.fan_target_pct[0] == 40 && g.fan_target_pct[1] == 41);

@@ -150,7 +150,7 @@ static void test_pi4_healthy(void **state)
         assert_true(r->h264_hz == 0.0);
         assert_true(r->pixel_hz == 75001464.0);
         assert_true(r->arm_max_hz == 1500000000.0);
-        assert_true(r->throttled == 0.0);
+        assert_true(r->throttled_valid && r->throttled == 0);
         assert_int_equal(r->temp_src, RPI_SRC_MAILBOX);
         assert_int_equal(r->volt_src, RPI_SRC_MAILBOX);
         assert_int_equal(r->clock_src, RPI_SRC_MAILBOX);
@@ -176,7 +176,7 @@ static void test_pi4_undervolt(void **state)
         assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         const struct rpi_frame *r = &fr->rpi;
-        assert_true(r->throttled == 0x50005);
+        assert_true(r->throttled_valid && r->throttled == 0x50005);
         assert_true(r->volt_core_v == 0.8);
         assert_true(r->temp_c == 61.3);
         assert_true(r->arm_hz == 600117184.0);
@@ -195,7 +195,7 @@ static void test_pi4_shm_full(void **state)
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         assert_string_equal(fr->rpi.model, "Raspberry Pi 4 Model B Rev 1.5");
         assert_true(fr->rpi.temp_c == 47.236);
-        assert_true(fr->rpi.throttled == 0.0);
+        assert_true(fr->rpi.throttled_valid && fr->rpi.throttled == 0);
         vigil_source_rpi.fini(st);
 }
 
@@ -224,7 +224,7 @@ static void test_pi5_subset_and_v3d(void **state)
         assert_true(isnan(r->h264_hz));
         assert_true(isnan(r->pixel_hz));
         assert_true(r->arm_max_hz == 2400000000.0);
-        assert_true(r->throttled == 0x80000);
+        assert_true(r->throttled_valid && r->throttled == 0x80000);
         assert_int_equal(r->throttle_src, RPI_SRC_MAILBOX);
         /* gpu_stats: six queues; no busy ratio from a single reading. */
         assert_int_equal(r->nv3d, 6);
@@ -315,7 +315,7 @@ static void test_noaccess_falls_back_to_vcgencmd(void **state)
         assert_true(r->core_hz == 500000992.0);
         assert_true(r->h264_hz == 0.0);
         assert_true(r->pixel_hz == 75001464.0);
-        assert_true(r->throttled == 0x50000);
+        assert_true(r->throttled_valid && r->throttled == 0x50000);
         assert_int_equal(r->throttle_src, RPI_SRC_VCGENCMD);
         vigil_source_rpi.fini(st);
 }
@@ -341,7 +341,7 @@ static void test_no_mailbox_no_vcgencmd(void **state)
         assert_int_equal(r->volt_src, RPI_SRC_NONE);
         assert_true(isnan(r->core_hz));
         /* sysfs knows only "under-voltage now". */
-        assert_true(r->throttled == 1.0);
+        assert_true(r->throttled_valid && r->throttled == 1);
         assert_int_equal(r->throttle_src, RPI_SRC_SYSFS);
         vigil_source_rpi.fini(st);
 }
@@ -380,7 +380,7 @@ static void test_vcgencmd_that_always_fails(void **state)
         assert_int_equal(count_lines(calls), 18);
         assert_true(fr->rpi.temp_c == 50.12);
         assert_true(isnan(fr->rpi.volt_core_v));
-        assert_true(fr->rpi.throttled == 1.0);
+        assert_true(fr->rpi.throttled_valid && fr->rpi.throttled == 1);
         assert_int_equal(fr->rpi.throttle_src, RPI_SRC_SYSFS);
         /* Three samples with no answer at all: no more spawns. */
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
@@ -405,7 +405,7 @@ static void test_transport_fails_then_recovers(void **state)
         assert_true(fr->rpi.present);
         assert_true(fr->rpi.temp_c == 50.12);
         assert_int_equal(fr->rpi.temp_src, RPI_SRC_SYSFS);
-        assert_true(fr->rpi.throttled == 1.0);
+        assert_true(fr->rpi.throttled_valid && fr->rpi.throttled == 1);
         assert_int_equal(fr->rpi.throttle_src, RPI_SRC_SYSFS);
         assert_true(fr->rpi.arm_hz == 1200000000.0);
         assert_int_equal(rec_opens, 1);
@@ -427,7 +427,7 @@ static void test_reply_codes_and_short_replies(void **state)
         assert_int_equal(rpi_source_open(&ctx, &rec_ops, &st), 0);
         assert_int_equal(rpi_source_sample(st, &ctx, &tk), -EBADMSG);
         assert_true(fr->rpi.temp_c == 47.236);
-        assert_true(fr->rpi.throttled == 4.0);
+        assert_true(fr->rpi.throttled_valid && fr->rpi.throttled == 4);
         assert_int_equal(fr->rpi.throttle_src, RPI_SRC_MAILBOX);
         rpi_source_close(st);
         /* Any other reply code: nothing from the mailbox. */

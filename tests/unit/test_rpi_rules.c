@@ -175,7 +175,8 @@ static void test_temperature_hysteresis(void **state)
 
 static unsigned with_word(double word, enum rpi_origin src)
 {
-        fr->rpi.throttled = word;
+        fr->rpi.throttled_valid = VAL_OK(word);
+        fr->rpi.throttled = VAL_OK(word) ? (uint64_t)word : 0;
         fr->rpi.throttle_src = src;
         nlines = 0;
         return rpi_rules_eval(rs, fr, 2000);
