@@ -108,7 +108,10 @@ static void read_perf(struct reader *rd, struct gpu_frame *g)
         }
 }
 
-/* nvmlDeviceGetMemoryInfo_v2 with its version word; v1 when the driver refuses it. */
+/* nvmlDeviceGetMemoryInfo_v2 with its version word; v1 when the driver refuses it.
+ * vram_used_bytes keeps the reference's meaning, NVML v1 `used`, which includes what the
+ * driver reserves (FACTS.md; NVIDIA's Python bindings call v1 by default): from v2 that
+ * is used + reserved, one call for both. */
 static void read_memory(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
@@ -120,7 +123,8 @@ static void read_memory(struct reader *rd, struct gpu_frame *g)
                 nvmlReturn_t r = lib->memory_v2(gpu->handle, &m);
                 if (r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH && !permanent(r)) {
                         if (got(rd, NF_MEMORY, r)) {
-                                g->vram_used_bytes = (double)m.used;
+                                g->vram_used_bytes = (double)m.used + (double)m.reserved;
+                                g->vram_reserved_bytes = (double)m.reserved;
                                 g->vram_total_bytes = (double)m.total;
                         }
                         return;

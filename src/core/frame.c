@@ -76,6 +76,7 @@ void gpu_frame_clear(struct gpu_frame *g)
         g->enforced_limit_w = g->energy_j = g->pstate = VAL_MISSING;
         g->gpu_clock_mhz = g->mem_clock_mhz = g->sm_clock_mhz = g->video_clock_mhz = VAL_MISSING;
         g->util_gpu_pct = g->util_mem_pct = g->vram_used_bytes = g->vram_total_bytes = VAL_MISSING;
+        g->vram_reserved_bytes = VAL_MISSING;
         g->pcie_gen = g->pcie_width = g->pcie_replay = VAL_MISSING;
         g->throttle_mask = 0;
         g->throttle_valid = false;

@@ -105,7 +105,9 @@ struct gpu_frame {
         double pstate;   /* 0..15 */
         double gpu_clock_mhz, mem_clock_mhz, sm_clock_mhz, video_clock_mhz;
         double util_gpu_pct, util_mem_pct;
-        double vram_used_bytes, vram_total_bytes;
+        double vram_used_bytes; /* NVML v1 `used`: reserved memory included (the reference) */
+        double vram_total_bytes;
+        double vram_reserved_bytes; /* reserved by the driver (v2 only; missing with v1) */
         double pcie_gen, pcie_width, pcie_replay;
         uint64_t throttle_mask; /* clock-event reasons bitmask, when throttle_valid */
         bool throttle_valid;    /* a 64-bit mask never travels in a double */

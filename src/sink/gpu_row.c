@@ -27,6 +27,7 @@ static const char *const extra_cols[] = {
     "remapped_uncorrectable",
     "remap_pending",
     "remap_failure",
+    "vram_reserved_mb",
 };
 
 #define NHEAD   (sizeof(head_cols) / sizeof(head_cols[0]))
@@ -158,6 +159,7 @@ static void extra_cells(struct strbuf *sb, const struct gpu_frame *g)
         cell_int(sb, g->remapped_uncorrectable);
         cell_int(sb, g->remap_pending);
         cell_int(sb, g->remap_failure);
+        cell_mib(sb, g->vram_reserved_bytes);
 }
 
 void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans,

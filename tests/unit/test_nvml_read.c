@@ -336,9 +336,11 @@ static void test_values_and_units(void **state)
         assert_true(g.gpu_clock_mhz == 1200 && g.sm_clock_mhz == 1250);
         assert_true(g.mem_clock_mhz == 9000 && g.video_clock_mhz == 1100);
         assert_true(g.util_gpu_pct == 10 && g.util_mem_pct == 5);
-        /* v2 with its version word: used without the reserved part. */
+        /* v2 with its version word; used in the reference's meaning (v1: reserved
+         * included), and the reserved part on its own. */
         assert_int_equal(fake.mem2_version_seen, 0x02000028u);
-        assert_true(g.vram_used_bytes == (double)(1ULL << 30));
+        assert_true(g.vram_used_bytes == (double)((1ULL << 30) + (512ULL << 20)));
+        assert_true(g.vram_reserved_bytes == (double)(512ULL << 20));
         assert_true(g.vram_total_bytes == (double)(100ULL << 30));
         assert_int_equal(fake.calls[C_MEM1], 0);
         assert_true(g.pcie_gen == 5 && g.pcie_width == 16 && g.pcie_replay == 7);
