@@ -93,7 +93,9 @@ struct nvml_gpu {
         uint64_t crash_seq;       /* +1 at the first failure of each streak */
         int64_t next_try_mono_ns; /* a failing GPU is not asked before this */
         /* Reading state. */
-        uint64_t unsupported; /* bit per field (nvml_read.h): answered NOT_SUPPORTED once */
+        uint64_t unsupported; /* bit per field (nvml_read.h): retired, not asked until the
+                               * next re-probe (nvml_read_reprobe) */
+        uint8_t refused[64];  /* per field: NOT_SUPPORTED answers in a row */
         bool memory_v1;       /* nvmlDeviceGetMemoryInfo_v2 refused: use v1 */
 };
 

@@ -41,11 +41,13 @@ static bool got(struct reader *rd, unsigned field, nvmlReturn_t r)
         struct nvml_read_result *res = rd->res;
         res->asked++;
         if (r == NVML_SUCCESS) {
+                rd->gpu->refused[field] = 0;
                 res->answered++;
                 return true;
         }
         if (permanent(r)) {
-                if (field != NF_TEMP)
+                if (field != NF_TEMP && rd->gpu->refused[field] < NVML_RETIRE_AFTER &&
+                    ++rd->gpu->refused[field] >= NVML_RETIRE_AFTER)
                         rd->gpu->unsupported |= 1ULL << field;
                 res->answered++;
                 return false;
@@ -298,6 +300,26 @@ static nvmlReturn_t read_fan_count(const struct nvml_lib *lib, struct nvml_gpu *
         return nvml_fatal(r) ? r : NVML_SUCCESS;
 }
 
+void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+{
+        nvmlReturn_t fatal = NVML_SUCCESS;
+        for (unsigned f = 0; f < NF_COUNT; f++)
+                if (gpu->unsupported & (1ULL << f))
+                        gpu->refused[f] = NVML_RETIRE_AFTER - 1;
+        gpu->unsupported = 0;
+        double shutdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
+        double slowdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
+        double gpu_max =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
+        if (fatal)
+                return;
+        gpu->shutdown_c = shutdown;
+        gpu->slowdown_c = slowdown;
+        gpu->gpu_max_c = gpu_max;
+}
+
 nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu)
 {
         nvmlDevice_t h = gpu->handle;
@@ -305,6 +327,7 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         nvmlPciInfo_t pci;
         unsigned int mw;
         gpu->unsupported = 0;
+        memset(gpu->refused, 0, sizeof(gpu->refused));
         gpu->memory_v1 = false;
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))
