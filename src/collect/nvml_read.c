@@ -228,6 +228,8 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
+        g->recovery_valid = gpu->recovery_valid;
+        g->recovery_action = gpu->recovery_action;
         read_thermal(&rd, g);
         read_power(&rd, g);
         read_perf(&rd, g);
@@ -300,9 +302,46 @@ static nvmlReturn_t read_fan_count(const struct nvml_lib *lib, struct nvml_gpu *
         return nvml_fatal(r) ? r : NVML_SUCCESS;
 }
 
+nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t h,
+                                       unsigned *ret_action)
+{
+        nvmlFieldValue_t v;
+        if (!lib->field_values)
+                return NVML_ERROR_FUNCTION_NOT_FOUND;
+        memset(&v, 0, sizeof(v));
+        v.fieldId = NVML_FI_DEV_GET_GPU_RECOVERY_ACTION;
+        nvmlReturn_t r = lib->field_values(h, 1, &v);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (v.nvmlReturn != NVML_SUCCESS)
+                return v.nvmlReturn;
+        switch (v.valueType) {
+        case NVML_VALUE_TYPE_UNSIGNED_INT:
+                *ret_action = v.value.uiVal;
+                return NVML_SUCCESS;
+        case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+                if (v.value.ullVal > 0xffffffffULL)
+                        return NVML_ERROR_UNKNOWN;
+                *ret_action = (unsigned)v.value.ullVal;
+                return NVML_SUCCESS;
+        case NVML_VALUE_TYPE_SIGNED_INT:
+                if (v.value.siVal < 0)
+                        return NVML_ERROR_UNKNOWN;
+                *ret_action = (unsigned)v.value.siVal;
+                return NVML_SUCCESS;
+        default:
+                return NVML_ERROR_UNKNOWN; /* not a type an enum comes in */
+        }
+}
+
 void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
 {
         nvmlReturn_t fatal = NVML_SUCCESS;
+        unsigned action;
+        gpu->recovery_valid = nvml_read_recovery_action(lib, gpu->handle, &action) == NVML_SUCCESS;
+        if (gpu->recovery_valid)
+                gpu->recovery_action = action;
         for (unsigned f = 0; f < NF_COUNT; f++)
                 if (gpu->unsupported & (1ULL << f))
                         gpu->refused[f] = NVML_RETIRE_AFTER - 1;
@@ -328,6 +367,9 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         unsigned int mw;
         gpu->unsupported = 0;
         memset(gpu->refused, 0, sizeof(gpu->refused));
+        unsigned action;
+        gpu->recovery_valid = nvml_read_recovery_action(lib, h, &action) == NVML_SUCCESS;
+        gpu->recovery_action = gpu->recovery_valid ? action : 0;
         gpu->memory_v1 = false;
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))

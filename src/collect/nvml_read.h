@@ -72,9 +72,17 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error);
 
 /* The slow cadence (every NVML_REPROBE_NS): give every retired field of gpu one more
- * call (one more refusal retires it again) and re-read the temperature thresholds
- * (shutdown, slowdown, GPU max; kept when the GPU does not answer). */
+ * call (one more refusal retires it again), re-read the temperature thresholds
+ * (shutdown, slowdown, GPU max; kept when the GPU does not answer) and the recovery
+ * action (gpu->recovery_action, copied into every sample). */
 void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu);
+
+/* The GPU's recovery action: field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION through
+ * nvmlDeviceGetFieldValues (FACTS.md: where NVIDIA puts it; an event's eventData is 0
+ * for every event but Xid). NVML_SUCCESS with *ret_action set, FUNCTION_NOT_FOUND
+ * without the call, else the call's or the field's own code. */
+nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t h,
+                                       unsigned *ret_action);
 
 /* (Re)read the identity (name, UUID, PCI bus id, serial, VBIOS), the static thresholds,
  * the fan count and the power limit of gpu->handle, and forget which fields were

@@ -117,7 +117,9 @@ struct gpu_frame {
         double s0_temp, s0_target, s0_controller; /* thermal sensor 0 */
         double ecc_corrected, ecc_uncorrected;    /* volatile totals */
         double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
-        char flags[256]; /* anomaly flags of this sample, '|'-joined */
+        bool recovery_valid;      /* recovery_action read (at start, then every 60 s) */
+        unsigned recovery_action; /* NVML_GPU_RECOVERY_ACTION_*: 0 none, 1 reset, ... */
+        char flags[256];          /* anomaly flags of this sample, '|'-joined */
 };
 
 /* Anomaly kinds counted per GPU (detect/gpu_rules.c; names in gpu_anomaly_names[]). */

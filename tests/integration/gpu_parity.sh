@@ -67,3 +67,67 @@ check "transient: TDP CHANGE line" grep -qF "gpu0: TDP CHANGE: 600W → 400W (-2
 check_eq "transient: fan targets never answered: retired after 3 calls per fan" 6 \
 	"$(grep -c '^nvmlDeviceGetTargetFanSpeed 0$' "$TMP/transient.calls")"
 check_eq "transient: their cells are empty" "/" "$(cells "$csv" fan0_target_pct 30 31)"
+
+# --- the recovery action from field 230; the journal's lines ---------------------------
+sim rec "recovery-action" 24
+ev="$TMP/rec/events.log"
+check_eq "recovery: Xid 119 (reset class) names the field's GPU_RESET" 1 \
+	"$(grep -c 'event=Xid(119) .* recovery_action=GPU_RESET$' "$ev")"
+check_eq "recovery: Xid 154 and the event (eventData 0) name NODE_REBOOT" 2 \
+	"$(grep -c 'event=\(Xid(154)\|GpuRecovery\) .*recovery_action=NODE_REBOOT$' "$ev")"
+check_eq "recovery: a value NVIDIA does not define, by number" 1 \
+	"$(grep -c 'event=GpuRecovery mask=0x8000 data=0 recovery_action=unknown(7)$' "$ev")"
+check_eq "recovery: eventData 0 never read as NONE" 0 "$(grep -c 'recovery_action=NONE' "$ev")"
+err="$TMP/rec.err"
+check "journal: EVENT: line naming the GPU, the Xid, its meaning, action and recovery action" \
+	grep -Eq '^vigil: warning: gpu0: EVENT: [0-9T:.-]+ Xid\(119\) \(Xid 119: GSP RPC timeout; action: reset the GPU \(nvidia-smi -r\) or reboot\) recovery action GPU_RESET$' "$err"
+check "journal: CRITICAL EVENT naming the GPU and the Xid" \
+	grep -q '^vigil: warning: gpu0: CRITICAL EVENT Xid(119) (Xid 119: GSP RPC timeout; .*) recovery action GPU_RESET — capturing crash snapshot (crash #1)$' "$err"
+check "journal: held-back CRITICAL EVENT names its event" \
+	grep -q '^vigil: warning: gpu0: CRITICAL EVENT #3 GpuRecovery recovery action NODE_REBOOT (snapshot suppressed by 60s cooldown)$' "$err"
+check "journal: EVENT: PState" grep -Eq '^vigil: gpu0: EVENT: [0-9T:.-]+ PState$' "$err"
+check_eq "journal: 25 Clock events are one ClockBurst line" 1 \
+	"$(grep -Ec '^vigil: gpu0: EVENT: [0-9T:.-]+ ClockBurst\(10 in 1.0s\)$' "$err")"
+check_eq "journal: no EVENT: line per Clock event" 0 "$(grep -c 'EVENT: [^ ]* Clock$' "$err")"
+
+# An older driver without nvmlDeviceGetFieldValues: eventData is the fallback, marked.
+NVML_OLD="$BUILD_DIR/nvml-sim/old/libnvidia-ml.so.1"
+VIGIL_NVML_SCENARIO="$SCEN/recovery-action" "$VIGIL" --nvml "$NVML_OLD" --root / \
+	--gpu-interval 0.01 --interval 0.05 --count 24 --log-dir "$TMP/recold" 2>"$TMP/recold.err" >/dev/null
+check_eq "recovery, old driver: the events' eventData, marked as such" 2 \
+	"$(grep -c 'event=GpuRecovery mask=0x8000 data=0 recovery_action=NONE source=eventData$' "$TMP/recold/events.log")"
+check_eq "recovery, old driver: an Xid without the field names no action" 0 \
+	"$(grep -c 'event=Xid(119) .*recovery_action' "$TMP/recold/events.log")"
+
+# --- nvmlDeviceRegisterEvents answering UNKNOWN: the set freed and built again ---------
+VIGIL_NVML_SIM_LOG="$TMP/reg.calls" sim reg "register-unknown" 60
+check "register UNKNOWN: said, with the restart" grep -q \
+	'event registration left the set undefined: Unknown Error; restarting the event listener in 1 s' "$TMP/reg.err"
+check_eq "register UNKNOWN: create, register, free, create, register" \
+	"nvmlEventSetCreate,nvmlDeviceRegisterEvents 0,nvmlEventSetFree,nvmlEventSetCreate,nvmlDeviceRegisterEvents 0" \
+	"$(grep -E '^nvml(EventSet(Create|Free)|DeviceRegisterEvents)' "$TMP/reg.calls" | head -5 | paste -sd,)"
+check "register UNKNOWN: the Xid after the rebuild is seen" grep -q 'type=NVML_EVENT gpu=0 event=Xid(13)' \
+	"$TMP/reg/events.log"
+
+# --- the spike snapshot's current state: every column of the row -----------------------
+sim spike "fan-spike" 30
+snap=$(ls "$TMP"/spike/spikes/spike-*.log 2>/dev/null | head -1)
+csv=$(gpu_csv spike)
+check "spike: a snapshot" test -n "$snap"
+res=$(python3 - "$snap" "$csv" <<'PY'
+import csv, sys
+text = open(sys.argv[1]).read().split("=== Current state ===\n", 1)[1].split("\n===", 1)[0]
+state = [l[1:].split(": ", 1) for l in text.strip("\n").split("\n")]
+rows = list(csv.reader(open(sys.argv[2], newline='')))
+keys = [k for k, _ in state]
+print("columns=" + ("same" if keys == rows[0] else "differ: %s" % keys))
+cur = dict((k, v) for k, v in state)
+match = [r for r in rows[1:] if r[0] == cur.get("timestamp")]
+print("row=" + ("same" if match and [cur.get(k, "") for k in rows[0]] == match[0] else "differ"))
+print("reasons=" + cur.get("throttle_reasons", "(missing)"))
+PY
+)
+check_eq "spike: current state lists every column of the CSV, in order" "columns=same" \
+	"$(grep '^columns=' <<<"$res")"
+check_eq "spike: ... with the values of the spike's row" "row=same" "$(grep '^row=' <<<"$res")"
+check_eq "spike: throttle_reasons among them" "reasons=GpuIdle" "$(grep '^reasons=' <<<"$res")"

@@ -60,6 +60,7 @@ enum sim_field {
         F_ROWS_FAILURE,
         F_SENSORS,
         F_RECOVERY, /* field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
+        F_REGISTER, /* only its `fail` code: what nvmlDeviceRegisterEvents returns */
         F_THR0,     /* + NVML_TEMPERATURE_THRESHOLD_* */
         F_S0 = F_THR0 + NVML_TEMPERATURE_THRESHOLD_COUNT, /* + 5 * sensor + SENSOR_* */
         F_FAN0 = F_S0 + 5 * SIM_MAX_SENSORS,              /* + fan */
