@@ -467,6 +467,12 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
                 for (unsigned b = 0; b < METRICS_NREASONS; b++)
                         sample(r, bases[i], "reason", metrics_reason_names[b], (m >> b) & 1);
         }
+        fam_begin(r, "vigil_gpu_recovery_action", GAUGE,
+                  "NVML's recovery action (field 230): 0 none, 1 GPU reset, 2 node reboot, "
+                  "3 drain P2P, 4 drain and reset, 5 recover IMEX domain.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++)
+                if (bases[i] && f->gpus[i].recovery_valid)
+                        sample(r, bases[i], NULL, NULL, f->gpus[i].recovery_action);
         const char *names[2] = {"vigil_gpu_fan_speed_ratio", "vigil_gpu_fan_target_ratio"};
         const char *helps[2] = {"Intended fan speed, 0-1 (may exceed 1).",
                                 "Target fan speed, 0-1."};

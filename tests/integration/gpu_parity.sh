@@ -131,3 +131,22 @@ check_eq "spike: current state lists every column of the CSV, in order" "columns
 	"$(grep '^columns=' <<<"$res")"
 check_eq "spike: ... with the values of the spike's row" "row=same" "$(grep '^row=' <<<"$res")"
 check_eq "spike: throttle_reasons among them" "reasons=GpuIdle" "$(grep '^reasons=' <<<"$res")"
+
+# --- /metrics: memory used (reserved included) and reserved; the recovery action --------
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+VIGIL_NVML_SCENARIO="$SCEN/recovery-action" "$VIGIL" --nvml "$NVML_SIM" --root / --gpu-interval 0.01 \
+	--interval 0.05 --no-log --quiet --listen "127.0.0.1:$port" 2>"$TMP/metrics.err" &
+pid=$!
+m=""
+for _ in $(seq 100); do
+	m=$(curl -s "http://127.0.0.1:$port/metrics")
+	grep -q '^vigil_gpu_memory_reserved_bytes' <<<"$m" && break
+	sleep 0.1
+done
+kill -TERM "$pid"
+wait "$pid"
+check_eq "metrics: vigil exits 0" 0 $?
+series() { awk -v k="$1" '$1 ~ "^" k "[{]" { print $2 }' <<<"$m"; }
+check_eq "metrics: used, reserved included (v1's used)" 1073741824 "$(series vigil_gpu_memory_used_bytes)"
+check_eq "metrics: reserved" 536870912 "$(series vigil_gpu_memory_reserved_bytes)"
+check_eq "metrics: the recovery action read at start" 0 "$(series vigil_gpu_recovery_action)"

@@ -340,6 +340,22 @@ static void test_gpu_lines(void **state)
         /* No extra counters without the extra part. */
         assert_null(strstr(t, "xid"));
         free(t);
+        /* A 63-bit mask: every reason 1 (a double made it bit 63 alone, every reason 0);
+         * the reserved memory and the recovery action when read. */
+        fr.gpus[0].throttle_mask = 0x7fffffffffffffffULL;
+        fr.gpus[0].vram_reserved_bytes = 536870912;
+        fr.gpus[0].recovery_valid = true;
+        fr.gpus[0].recovery_action = 2;
+        t = render(&fr, NULL);
+        assert_int_equal(count_prefix(t, "vigil_gpu_clocks_event_reason{gpu=\"0\""), 9);
+        assert_null(strstr(t, "vigil_gpu_clocks_event_reason{gpu=\"0\",uuid=\"GPU-aaaa\",reason="
+                              "\"gpu_idle\"} 0"));
+        assert_line(t, "vigil_gpu_clocks_event_reason{gpu=\"0\",uuid=\"GPU-aaaa\",reason="
+                       "\"display_clock_setting\"} 1");
+        assert_line(t, "vigil_gpu_memory_reserved_bytes{gpu=\"0\",uuid=\"GPU-aaaa\"} 536870912");
+        assert_line(t, "vigil_gpu_recovery_action{gpu=\"0\",uuid=\"GPU-aaaa\"} 2");
+        assert_int_equal(count_prefix(t, "vigil_gpu_recovery_action{"), 1);
+        free(t);
 }
 
 static void test_extra_and_self(void **state)
