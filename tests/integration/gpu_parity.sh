@@ -54,6 +54,24 @@ check "mask: Throttle: line out of it" grep -qF "gpu0: Throttle: $ALL → GpuIdl
 check_eq "mask: one ANOMALY line (60 s cooldown) for ten SPUR_THROT rows" 1 \
 	"$(grep -c 'gpu0: ANOMALY: SwPowerCap at 60W (10% of 600W limit)' "$TMP/mask.err")"
 
+# --- every rule at its edge, as the reference computes it (rule-edges) -----------------
+sim edges "rule-edges" 12
+csv=$(gpu_csv edges)
+enough "edges" "$csv" 32
+check_eq "edges: the flags column, row by row" \
+	"13:PWR+50W;17:TDP_REDUCED(591W);18:TDP_RESTORED(600W);21:SPUR_THROT(25%ofLim);24:FAN_SPIKE|TEMP_FAN_INV(85C@55%);27:FAN_SPIKE;31:FAN_SPIKE" \
+	"$(python3 - "$csv" 32 <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+i = rows[0].index('flags')
+print(';'.join(f"{n}:{r[i]}" for n, r in enumerate(rows[1:], 1) if r[i] and n <= int(sys.argv[2])))
+PY
+)"
+check "edges: ANOMALY line for the inversion" grep -qF \
+	"gpu0: ANOMALY: 85C but fans at 55% (expected >55% above 85C)" "$TMP/edges.err"
+check "edges: TDP CHANGE lines both ways" bash -c "grep -qF 'gpu0: TDP CHANGE: 596W → 591W (-5W)' '$TMP/edges.err' && grep -qF 'gpu0: TDP CHANGE: 591W → 600W (+9W)' '$TMP/edges.err'"
+check_eq "edges: no TDP CHANGE for 4 W" 0 "$(grep -c 'TDP CHANGE: 600W → 596W' "$TMP/edges.err")"
+
 # --- NOT_SUPPORTED once or twice is not forever ----------------------------------------
 VIGIL_NVML_SIM_LOG="$TMP/transient.calls" sim transient "transient-unsupported" 12
 csv=$(gpu_csv transient)
