@@ -78,8 +78,9 @@ static void build_frame(struct frame *f)
         p->h264_hz = 0;
         p->pixel_hz = 7.5e7;
         p->arm_max_hz = 1.8e9;
-        p->throttled = 0x50005;
-        p->throttled_valid = true; /* under-voltage now; under-voltage and throttled since boot */
+        p->throttled = 0x50005; /* under-voltage now; under-voltage and throttled since boot */
+        p->throttled_valid = true;
+        p->throttle_src = RPI_SRC_GENCMD;
         p->nv3d = 1;
         snprintf(p->v3d[0].queue, sizeof(p->v3d[0].queue), "render");
         p->v3d[0].busy_ratio = 0.25;
@@ -278,6 +279,22 @@ static void test_watch_and_pi_lines(void **state)
         assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 8);
         assert_line(t, "vigil_rpi_v3d_busy_ratio{queue=\"render\"} 0.25");
         assert_line(t, "vigil_rpi_info{model=\"Raspberry Pi 4 Model B Rev 1.4\"} 1");
+
+        /* The word by property tag: its since-boot bits are not reliable, left out. */
+        fr.rpi.throttle_src = RPI_SRC_MAILBOX;
+        free(t);
+        t = render(&fr, NULL);
+        assert_line(t, "vigil_rpi_throttled{condition=\"throttled\",since=\"now\"} 1");
+        assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 4);
+        /* No word, the rpi_volt alarm alone: under-voltage now, nothing else. */
+        fr.rpi.throttled = 0;
+        fr.rpi.throttled_valid = false;
+        fr.rpi.throttle_src = RPI_SRC_NONE;
+        fr.rpi.undervolt_alarm = 1;
+        free(t);
+        t = render(&fr, NULL);
+        assert_line(t, "vigil_rpi_throttled{condition=\"under_voltage\",since=\"now\"} 1");
+        assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 1);
 
         /* Not a Pi: no Pi family at all. */
         fr.rpi.present = false;
