@@ -134,7 +134,8 @@ static void print_rpi(const char *path, const struct rpi_frame *r)
         printf(
             "rpi_%s_values temp_c=%.3f(%s) volt_v=%.4f(%s) arm_mhz=%.1f(%s) throttled=%.0f(%s)\n",
             path, r->temp_c, origin[r->temp_src], r->volt_core_v, origin[r->volt_src],
-            r->arm_hz / 1e6, origin[r->clock_src], r->throttled, origin[r->throttle_src]);
+            r->arm_hz / 1e6, origin[r->clock_src], r->throttled_valid ? (double)r->throttled : NAN,
+            origin[r->throttle_src]);
 }
 
 /* What reading the CPU clock costs (a system call for a process clock). */

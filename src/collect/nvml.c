@@ -56,7 +56,8 @@ struct nvml_source {
         struct nvml_worker *reader;               /* acquires the GPUs at start */
         struct nvml_worker *solo[VIGIL_MAX_GPUS]; /* a reader left with this GPU (a hang) */
         bool in_batch[VIGIL_MAX_GPUS];            /* a job of the reader's, not taken yet */
-        bool reidentify[VIGIL_MAX_GPUS]; /* answered again after a hang: re-read identity */
+        bool reidentify[VIGIL_MAX_GPUS];    /* answered again after a hang: re-read identity */
+        int64_t reprobe_at[VIGIL_MAX_GPUS]; /* the slow cadence's next job (nvml_read.h) */
         /* The tick being sampled: called again for it after the loop moved (nvml_guard.h),
          * the source goes on with the GPUs not done. */
         uint64_t tick_seq;
@@ -256,6 +257,11 @@ static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
         job->sample = sample;
         job->reacquire = sample && gpu->consecutive_failures > 0;
         job->reidentify = sample && (gpu->consecutive_failures > 0 || s->reidentify[slot]);
+        if (sample && !s->reprobe_at[slot])
+                s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
+        job->reprobe = sample && s->tick_mono_ns >= s->reprobe_at[slot];
+        if (job->reprobe)
+                s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
 }
 
 /* Hand the reader jobs for slots[] (sample: per-sample jobs; else acquiring ones). */

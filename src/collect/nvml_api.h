@@ -116,13 +116,28 @@ enum {
         NVML_THERMAL_CONTROLLER_UNKNOWN = -1,
 };
 
-/* nvmlDeviceGpuRecoveryAction_t (pynvml), the data of a GpuRecoveryAction event. */
+/* nvmlDeviceGpuRecoveryAction_t: the value of field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
+ * (FACTS.md; nvml.h 12.8 to 13.3). 13.3 adds 5, RECOVER_IMEX_DOMAIN (the enum as
+ * cuda-python's nvml.pxd lists it; pynvml.py calls 5 GPU_RESET_BUS). */
 enum {
         NVML_GPU_RECOVERY_ACTION_NONE = 0,
         NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
         NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
         NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
         NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4,
+        NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN = 5,
+};
+
+/* Field values (nvmlDeviceGetFieldValues): the one field id vigil asks for, and
+ * nvmlValueType_t (FACTS.md). */
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230u
+enum {
+        NVML_VALUE_TYPE_DOUBLE = 0,
+        NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+        NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+        NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+        NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+        NVML_VALUE_TYPE_SIGNED_INT = 5,
 };
 
 /* ---- Bit masks ------------------------------------------------------------------ */
@@ -219,6 +234,25 @@ typedef struct nvmlGpuThermalSettings_st {
         } sensor[NVML_MAX_THERMAL_SENSORS_PER_GPU];
 } nvmlGpuThermalSettings_t;
 
+/* One field of nvmlDeviceGetFieldValues: the caller sets fieldId (and scopeId); the
+ * library fills the rest. nvmlReturn is the field's own answer (check it per field). */
+typedef struct nvmlFieldValue_st {
+        unsigned int fieldId;
+        unsigned int scopeId;
+        long long timestamp;   /* microseconds since 1970 */
+        long long latencyUsec; /* how stale the value may be */
+        int valueType;         /* NVML_VALUE_TYPE_* */
+        int nvmlReturn;
+        union {
+                double dVal;
+                int siVal;
+                unsigned int uiVal;
+                unsigned long ulVal;
+                unsigned long long ullVal;
+                signed long long sllVal;
+        } value;
+} nvmlFieldValue_t;
+
 /* The layouts the driver expects (x86_64; FACTS.md, checked against the real header). */
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t size");
 _Static_assert(offsetof(nvmlPciInfo_t, domain) == 16, "nvmlPciInfo_t.domain");
@@ -238,6 +272,11 @@ _Static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.
 _Static_assert(offsetof(nvmlEventData_t, computeInstanceId) == 28, "nvmlEventData_t.ciId");
 _Static_assert(sizeof(nvmlGpuThermalSettings_t) == 64, "nvmlGpuThermalSettings_t size");
 _Static_assert(offsetof(nvmlGpuThermalSettings_t, sensor[1]) == 24, "thermal sensor[1]");
+_Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t size");
+_Static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t.timestamp");
+_Static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t.valueType");
+_Static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t.nvmlReturn");
+_Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value");
 
 /* ---- Function types ---------------------------------------------------------------
  * One pointer type per entry point, named after the symbol with _fn appended; the
@@ -251,6 +290,8 @@ _Static_assert(offsetof(nvmlGpuThermalSettings_t, sensor[1]) == 24, "thermal sen
 /* Library. */
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlInit_fn)(void);
+/* What NVIDIA's Python bindings call from nvmlInit() (flags 0; FACTS.md). */
+typedef nvmlReturn_t (*nvmlInitWithFlags_fn)(unsigned int flags);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 typedef nvmlReturn_t (*nvmlSystemGetDriverVersion_fn)(char *version, unsigned int length);
@@ -326,6 +367,11 @@ typedef nvmlReturn_t (*nvmlDeviceGetTotalEccErrors_fn)(nvmlDevice_t device, int 
 typedef nvmlReturn_t (*nvmlDeviceGetRemappedRows_fn)(nvmlDevice_t device, unsigned int *corrRows,
                                                      unsigned int *uncRows, unsigned int *isPending,
                                                      unsigned int *failureOccurred);
+
+/* Field values: fills values[0..valuesCount) for their fieldId; each has its own
+ * nvmlReturn. */
+typedef nvmlReturn_t (*nvmlDeviceGetFieldValues_fn)(nvmlDevice_t device, int valuesCount,
+                                                    nvmlFieldValue_t *values);
 
 /* Events. Wait returns TIMEOUT when nothing came (or it was interrupted) and may return
  * GPU_IS_LOST; RegisterEvents returning NOT_SUPPORTED registered nothing, and the set

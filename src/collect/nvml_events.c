@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collect/nvml_read.h"
 #include "core/vigil.h"
 #include "util/clock.h"
 
@@ -87,6 +88,7 @@ int64_t nvml_listener_backoff(int64_t cur_ns)
 
 struct nvml_listener {
         const struct nvml_lib *lib;
+        nvml_action_wanted_fn action_wanted;
         unsigned ngpus;
         pthread_t thread;
         struct nvml_evq q;
@@ -159,6 +161,8 @@ static nvmlReturn_t register_gpu(struct nvml_listener *l, unsigned slot, nvmlDev
                 r = lib->register_events(h, mask, l->set);
         if (r == NVML_ERROR_NOT_SUPPORTED)
                 mask = 0, r = NVML_SUCCESS;
+        if (r == NVML_ERROR_UNKNOWN)
+                return r; /* the set is undefined: the caller frees it (nvml.h) */
         if (r != NVML_SUCCESS) {
                 snprintf(sb + n, cap - n, "%sgpu%u not registered (%s)", n ? ", " : "", slot,
                          nvml_lib_strerror(lib, r));
@@ -169,8 +173,9 @@ static nvmlReturn_t register_gpu(struct nvml_listener *l, unsigned slot, nvmlDev
         return NVML_SUCCESS;
 }
 
-/* Register every handle the main loop gave that the set lacks. */
-static void register_pending(struct nvml_listener *l, bool all)
+/* Register every handle the main loop gave that the set lacks. UNKNOWN when a
+ * registration left the set undefined (it must be rebuilt), else SUCCESS. */
+static nvmlReturn_t register_pending(struct nvml_listener *l, bool all)
 {
         nvmlDevice_t todo[VIGIL_MAX_GPUS];
         char line[NVML_LISTENER_NOTE_LEN - 40] = "";
@@ -183,12 +188,20 @@ static void register_pending(struct nvml_listener *l, bool all)
         }
         pthread_mutex_unlock(&l->lock);
         if (n == 0 && !all)
-                return;
-        for (unsigned i = 0; i < l->ngpus; i++)
-                if (todo[i])
-                        register_gpu(l, i, todo[i], line, sizeof(line));
+                return NVML_SUCCESS;
+        for (unsigned i = 0; i < l->ngpus; i++) {
+                if (todo[i] &&
+                    register_gpu(l, i, todo[i], line, sizeof(line)) == NVML_ERROR_UNKNOWN) {
+                        pthread_mutex_lock(&l->lock);
+                        for (unsigned k = 0; k < l->ngpus; k++)
+                                l->pending[k] = l->pending[k] || todo[k];
+                        pthread_mutex_unlock(&l->lock);
+                        return NVML_ERROR_UNKNOWN;
+                }
+        }
         note(l, false, "event listener %s: %s", all ? "started" : "registered",
              line[0] ? line : "no GPU answered");
+        return NVML_SUCCESS;
 }
 
 static void free_set(struct nvml_listener *l)
@@ -231,6 +244,9 @@ static void take(struct nvml_listener *l, const nvmlEventData_t *d)
             .data = d->eventData,
             .slot = (unsigned)slot,
         };
+        if (l->action_wanted && l->action_wanted(e.type, e.data))
+                e.action_read =
+                    nvml_read_recovery_action(l->lib, d->device, &e.action) == NVML_SUCCESS;
         nvml_evq_push(&l->q, &e);
 }
 
@@ -248,10 +264,15 @@ static void *listener_main(void *arg)
                                 failed(l, &backoff, "cannot create an event set", r);
                                 continue;
                         }
-                        register_pending(l, true);
+                        r = register_pending(l, true);
                         healthy_since = now_mono_ns();
+                } else {
+                        r = register_pending(l, false);
                 }
-                register_pending(l, false);
+                if (r != NVML_SUCCESS) {
+                        failed(l, &backoff, "event registration left the set undefined", r);
+                        continue;
+                }
                 nvmlEventData_t d;
                 memset(&d, 0, sizeof(d));
                 r = lib->event_set_wait(l->set, &d, NVML_LISTENER_WAIT_MS);
@@ -269,7 +290,8 @@ static void *listener_main(void *arg)
 }
 
 int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, unsigned ngpus,
-                        const nvmlDevice_t handles[], size_t queue_cap)
+                        const nvmlDevice_t handles[], size_t queue_cap,
+                        nvml_action_wanted_fn action_wanted)
 {
         if (!lib->event_set_create || !lib->register_events || !lib->event_set_wait)
                 return -ENOTSUP;
@@ -284,6 +306,7 @@ int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, 
                 return r;
         }
         l->lib = lib;
+        l->action_wanted = action_wanted;
         l->ngpus = ngpus;
         for (unsigned i = 0; i < ngpus; i++)
                 l->handle[i] = handles[i];

@@ -14,7 +14,14 @@
  * again). Events that happen while the set is being rebuilt are not seen: NVML only
  * reports events to a set registered before they happened.
  *
- * Memory: the queue holds cap events of 40 bytes (1024: 40 KiB), allocated once. */
+ * nvmlDeviceRegisterEvents answering UNKNOWN leaves the set "in undefined state"
+ * (nvml.h): the set is freed and built again, on the same back-off.
+ *
+ * The recovery action: for the events the caller's predicate picks (a recovery-action
+ * event, a reset/reboot-class Xid), the thread reads field 230 (nvml_read.h) right
+ * after the wait returned it, and the event carries the value.
+ *
+ * Memory: the queue holds cap events of 48 bytes (1024: 48 KiB), allocated once. */
 #ifndef VIGIL_COLLECT_NVML_EVENTS_H
 #define VIGIL_COLLECT_NVML_EVENTS_H
 
@@ -46,7 +53,12 @@ struct nvml_event {
         unsigned long long type; /* NVML_EVENT_* bits */
         unsigned long long data; /* the Xid, the recovery action, else 0 */
         unsigned slot;           /* GPU slot (frame->gpus[slot]) */
+        bool action_read;        /* action holds the GPU's recovery action (field 230) */
+        unsigned action;         /* NVML_GPU_RECOVERY_ACTION_*, read after the event */
 };
+
+/* Which events the listener reads the recovery action for (type, eventData). */
+typedef bool (*nvml_action_wanted_fn)(unsigned long long type, unsigned long long data);
 
 /* A bounded FIFO of events, safe between one producer and one consumer thread. */
 struct nvml_evq {
@@ -77,9 +89,11 @@ struct nvml_listener; /* opaque: the thread and its state */
  * are handles[slot] (NULL: not acquired yet; left out until set). lib is borrowed and
  * must stay loaded and initialised until nvml_listener_stop() returns. A library
  * without nvmlEventSetCreate, nvmlDeviceRegisterEvents or an event wait gives
- * -ENOTSUP. 0 or -errno; *ret is the caller's, ended with nvml_listener_stop(). */
+ * -ENOTSUP. action_wanted (NULL: none) picks the events whose recovery action is read.
+ * 0 or -errno; *ret is the caller's, ended with nvml_listener_stop(). */
 int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, unsigned ngpus,
-                        const nvmlDevice_t handles[], size_t queue_cap);
+                        const nvmlDevice_t handles[], size_t queue_cap,
+                        nvml_action_wanted_fn action_wanted);
 
 /* Main loop: GPU slot's handle was (re)acquired: register it again. */
 void nvml_listener_set_handle(struct nvml_listener *l, unsigned slot, nvmlDevice_t handle);

@@ -64,6 +64,7 @@ struct nvml_lib {
         nvmlDeviceGetFanControlPolicy_v2_fn fan_policy;
         nvmlDeviceGetTotalEccErrors_fn total_ecc;
         nvmlDeviceGetRemappedRows_fn remapped_rows;
+        nvmlDeviceGetFieldValues_fn field_values; /* the recovery action (field 230) */
         nvmlEventSetCreate_fn event_set_create;
         nvmlDeviceRegisterEvents_fn register_events;
         nvmlDeviceGetSupportedEventTypes_fn supported_event_types;
@@ -93,8 +94,12 @@ struct nvml_gpu {
         uint64_t crash_seq;       /* +1 at the first failure of each streak */
         int64_t next_try_mono_ns; /* a failing GPU is not asked before this */
         /* Reading state. */
-        uint64_t unsupported; /* bit per field (nvml_read.h): answered NOT_SUPPORTED once */
-        bool memory_v1;       /* nvmlDeviceGetMemoryInfo_v2 refused: use v1 */
+        uint64_t unsupported;     /* bit per field (nvml_read.h): retired, not asked until the
+                               * next re-probe (nvml_read_reprobe) */
+        uint8_t refused[64];      /* per field: NOT_SUPPORTED answers in a row */
+        bool memory_v1;           /* nvmlDeviceGetMemoryInfo_v2 refused: use v1 */
+        bool recovery_valid;      /* recovery_action was read at the slow cadence */
+        unsigned recovery_action; /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's value */
 };
 
 struct nvml_shared {

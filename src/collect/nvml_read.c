@@ -41,11 +41,13 @@ static bool got(struct reader *rd, unsigned field, nvmlReturn_t r)
         struct nvml_read_result *res = rd->res;
         res->asked++;
         if (r == NVML_SUCCESS) {
+                rd->gpu->refused[field] = 0;
                 res->answered++;
                 return true;
         }
         if (permanent(r)) {
-                if (field != NF_TEMP)
+                if (field != NF_TEMP && rd->gpu->refused[field] < NVML_RETIRE_AFTER &&
+                    ++rd->gpu->refused[field] >= NVML_RETIRE_AFTER)
                         rd->gpu->unsupported |= 1ULL << field;
                 res->answered++;
                 return false;
@@ -108,7 +110,10 @@ static void read_perf(struct reader *rd, struct gpu_frame *g)
         }
 }
 
-/* nvmlDeviceGetMemoryInfo_v2 with its version word; v1 when the driver refuses it. */
+/* nvmlDeviceGetMemoryInfo_v2 with its version word; v1 when the driver refuses it.
+ * vram_used_bytes keeps the reference's meaning, NVML v1 `used`, which includes what the
+ * driver reserves (FACTS.md; NVIDIA's Python bindings call v1 by default): from v2 that
+ * is used + reserved, one call for both. */
 static void read_memory(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
@@ -120,7 +125,8 @@ static void read_memory(struct reader *rd, struct gpu_frame *g)
                 nvmlReturn_t r = lib->memory_v2(gpu->handle, &m);
                 if (r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH && !permanent(r)) {
                         if (got(rd, NF_MEMORY, r)) {
-                                g->vram_used_bytes = (double)m.used;
+                                g->vram_used_bytes = (double)m.used + (double)m.reserved;
+                                g->vram_reserved_bytes = (double)m.reserved;
                                 g->vram_total_bytes = (double)m.total;
                         }
                         return;
@@ -142,8 +148,10 @@ static void read_pcie_reasons(struct reader *rd, struct gpu_frame *g)
         read_u32(rd, NF_PCIE_GEN, lib->pcie_gen, 1.0, &g->pcie_gen);
         read_u32(rd, NF_PCIE_WIDTH, lib->pcie_width, 1.0, &g->pcie_width);
         if (want(rd, NF_REASONS, lib->clock_reasons) &&
-            got(rd, NF_REASONS, lib->clock_reasons(rd->gpu->handle, &mask)))
-                g->throttle_mask = (double)mask;
+            got(rd, NF_REASONS, lib->clock_reasons(rd->gpu->handle, &mask))) {
+                g->throttle_mask = mask;
+                g->throttle_valid = true;
+        }
 }
 
 static void read_fans(struct reader *rd, struct gpu_frame *g)
@@ -220,6 +228,8 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
+        g->recovery_valid = gpu->recovery_valid;
+        g->recovery_action = gpu->recovery_action;
         read_thermal(&rd, g);
         read_power(&rd, g);
         read_perf(&rd, g);
@@ -292,6 +302,63 @@ static nvmlReturn_t read_fan_count(const struct nvml_lib *lib, struct nvml_gpu *
         return nvml_fatal(r) ? r : NVML_SUCCESS;
 }
 
+nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t h,
+                                       unsigned *ret_action)
+{
+        nvmlFieldValue_t v;
+        if (!lib->field_values)
+                return NVML_ERROR_FUNCTION_NOT_FOUND;
+        memset(&v, 0, sizeof(v));
+        v.fieldId = NVML_FI_DEV_GET_GPU_RECOVERY_ACTION;
+        nvmlReturn_t r = lib->field_values(h, 1, &v);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (v.nvmlReturn != NVML_SUCCESS)
+                return v.nvmlReturn;
+        switch (v.valueType) {
+        case NVML_VALUE_TYPE_UNSIGNED_INT:
+                *ret_action = v.value.uiVal;
+                return NVML_SUCCESS;
+        case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+                if (v.value.ullVal > 0xffffffffULL)
+                        return NVML_ERROR_UNKNOWN;
+                *ret_action = (unsigned)v.value.ullVal;
+                return NVML_SUCCESS;
+        case NVML_VALUE_TYPE_SIGNED_INT:
+                if (v.value.siVal < 0)
+                        return NVML_ERROR_UNKNOWN;
+                *ret_action = (unsigned)v.value.siVal;
+                return NVML_SUCCESS;
+        default:
+                return NVML_ERROR_UNKNOWN; /* not a type an enum comes in */
+        }
+}
+
+void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+{
+        nvmlReturn_t fatal = NVML_SUCCESS;
+        unsigned action;
+        gpu->recovery_valid = nvml_read_recovery_action(lib, gpu->handle, &action) == NVML_SUCCESS;
+        if (gpu->recovery_valid)
+                gpu->recovery_action = action;
+        for (unsigned f = 0; f < NF_COUNT; f++)
+                if (gpu->unsupported & (1ULL << f))
+                        gpu->refused[f] = NVML_RETIRE_AFTER - 1;
+        gpu->unsupported = 0;
+        double shutdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
+        double slowdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
+        double gpu_max =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
+        if (fatal)
+                return;
+        gpu->shutdown_c = shutdown;
+        gpu->slowdown_c = slowdown;
+        gpu->gpu_max_c = gpu_max;
+}
+
 nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu)
 {
         nvmlDevice_t h = gpu->handle;
@@ -299,6 +366,10 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         nvmlPciInfo_t pci;
         unsigned int mw;
         gpu->unsupported = 0;
+        memset(gpu->refused, 0, sizeof(gpu->refused));
+        unsigned action;
+        gpu->recovery_valid = nvml_read_recovery_action(lib, h, &action) == NVML_SUCCESS;
+        gpu->recovery_action = gpu->recovery_valid ? action : 0;
         gpu->memory_v1 = false;
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))

@@ -38,6 +38,13 @@ enum nvml_field {
 };
 _Static_assert(NF_COUNT <= 64, "nvml_gpu.unsupported is 64 bits");
 
+/* A field is retired after this many NOT_SUPPORTED (or NO_PERMISSION,
+ * FUNCTION_NOT_FOUND) answers in a row: one such answer can be transient, and a
+ * blanked power limit silences the TDP, PWR+ and SPUR_THROT rules. */
+#define NVML_RETIRE_AFTER 3
+/* Retired fields are asked again, and the temperature thresholds re-read, this often. */
+#define NVML_REPROBE_NS (60 * 1000000000LL)
+
 /* What a sample's calls returned. */
 struct nvml_read_result {
         unsigned asked;           /* calls made */
@@ -53,8 +60,9 @@ bool nvml_fatal(nvmlReturn_t r);
 
 /* Read every per-sample value of gpu into g, which the caller has cleared (missing
  * values stay NAN). nvmlDeviceGetTemperature is the first call. A call that answers
- * NOT_SUPPORTED, NO_PERMISSION or FUNCTION_NOT_FOUND is recorded in gpu->unsupported
- * and not made again; after a fatal code no further call is made. Static values
+ * NOT_SUPPORTED, NO_PERMISSION or FUNCTION_NOT_FOUND NVML_RETIRE_AFTER times in a row
+ * is retired (gpu->unsupported) and not made again until nvml_read_reprobe; a success
+ * resets the count. After a fatal code no further call is made. Static values
  * (thresholds, fan count) come from gpu. */
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
                       struct nvml_read_result *res);
@@ -62,6 +70,19 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
 /* True when a sample's result is a failed sample: a fatal code, or calls were made and
  * none was answered. *ret_error gets the code to report. */
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error);
+
+/* The slow cadence (every NVML_REPROBE_NS): give every retired field of gpu one more
+ * call (one more refusal retires it again), re-read the temperature thresholds
+ * (shutdown, slowdown, GPU max; kept when the GPU does not answer) and the recovery
+ * action (gpu->recovery_action, copied into every sample). */
+void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu);
+
+/* The GPU's recovery action: field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION through
+ * nvmlDeviceGetFieldValues (FACTS.md: where NVIDIA puts it; an event's eventData is 0
+ * for every event but Xid). NVML_SUCCESS with *ret_action set, FUNCTION_NOT_FOUND
+ * without the call, else the call's or the field's own code. */
+nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t h,
+                                       unsigned *ret_action);
 
 /* (Re)read the identity (name, UUID, PCI bus id, serial, VBIOS), the static thresholds,
  * the fan count and the power limit of gpu->handle, and forget which fields were

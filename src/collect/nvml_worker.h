@@ -52,6 +52,7 @@ struct nvml_job {
         bool sample;         /* read the per-sample values; false: only acquire the GPU */
         bool reacquire;      /* get a fresh handle first (the GPU was failing) */
         bool reidentify;     /* after a good sample, re-read identity and driver version */
+        bool reprobe;        /* before the sample, nvml_read_reprobe (the slow cadence) */
         /* Out. */
         nvmlReturn_t err; /* NVML_SUCCESS, or the code that made it a failed sample */
         bool identified;  /* gpu's identity was (re)read: publish it */

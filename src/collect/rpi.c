@@ -385,7 +385,10 @@ static void store(struct rpi_frame *r, const double *vals, const enum rpi_origin
         r->h264_hz = vals[RPI_V_H264];
         r->pixel_hz = vals[RPI_V_PIXEL];
         r->arm_max_hz = vals[RPI_V_ARM_MAX];
-        r->throttled = vals[RPI_V_THROTTLED];
+        /* The word is 32 bits (a mailbox u32, or vcgencmd's hex): exact in the double the
+         * sources share, an integer from here on. */
+        r->throttled_valid = vals[RPI_V_THROTTLED] >= 0 && vals[RPI_V_THROTTLED] < 4294967296.0;
+        r->throttled = r->throttled_valid ? (uint64_t)vals[RPI_V_THROTTLED] : 0;
         r->temp_src = org[RPI_V_TEMP];
         r->volt_src = org[RPI_V_VOLT];
         r->clock_src = org[RPI_V_ARM];

@@ -38,7 +38,9 @@ void rpi_frame_clear(struct rpi_frame *r)
         memset(r, 0, sizeof(*r));
         r->temp_c = r->volt_core_v = VAL_MISSING;
         r->arm_hz = r->core_hz = r->v3d_hz = r->h264_hz = r->pixel_hz = VAL_MISSING;
-        r->arm_max_hz = r->throttled = r->undervolt_alarm = VAL_MISSING;
+        r->arm_max_hz = r->undervolt_alarm = VAL_MISSING;
+        r->throttled = 0;
+        r->throttled_valid = false;
         for (unsigned i = 0; i < VIGIL_V3D_QUEUES; i++)
                 r->v3d[i].busy_ratio = r->v3d[i].jobs = VAL_MISSING;
 }
@@ -74,7 +76,10 @@ void gpu_frame_clear(struct gpu_frame *g)
         g->enforced_limit_w = g->energy_j = g->pstate = VAL_MISSING;
         g->gpu_clock_mhz = g->mem_clock_mhz = g->sm_clock_mhz = g->video_clock_mhz = VAL_MISSING;
         g->util_gpu_pct = g->util_mem_pct = g->vram_used_bytes = g->vram_total_bytes = VAL_MISSING;
-        g->pcie_gen = g->pcie_width = g->pcie_replay = g->throttle_mask = VAL_MISSING;
+        g->vram_reserved_bytes = VAL_MISSING;
+        g->pcie_gen = g->pcie_width = g->pcie_replay = VAL_MISSING;
+        g->throttle_mask = 0;
+        g->throttle_valid = false;
         g->s0_temp = g->s0_target = g->s0_controller = VAL_MISSING;
         g->ecc_corrected = g->ecc_uncorrected = VAL_MISSING;
         g->remapped_correctable = g->remapped_uncorrectable = VAL_MISSING;

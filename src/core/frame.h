@@ -70,7 +70,8 @@ struct rpi_frame {
         double volt_core_v;
         double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
         double arm_max_hz;                                 /* configured ARM maximum (firmware) */
-        double throttled;       /* the get_throttled word, NAN unless a whole word was read */
+        uint64_t throttled;     /* the get_throttled word (32 bits), when throttled_valid */
+        bool throttled_valid;   /* a whole word was read (an integer, never a double) */
         double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
         enum rpi_origin arm_max_src; /* property tag or cpufreq's cpuinfo_max_freq */
@@ -130,16 +131,21 @@ struct gpu_frame {
         double pstate;   /* 0..15 */
         double gpu_clock_mhz, mem_clock_mhz, sm_clock_mhz, video_clock_mhz;
         double util_gpu_pct, util_mem_pct;
-        double vram_used_bytes, vram_total_bytes;
+        double vram_used_bytes; /* NVML v1 `used`: reserved memory included (the reference) */
+        double vram_total_bytes;
+        double vram_reserved_bytes; /* reserved by the driver (v2 only; missing with v1) */
         double pcie_gen, pcie_width, pcie_replay;
-        double throttle_mask; /* clock-event reasons bitmask */
+        uint64_t throttle_mask; /* clock-event reasons bitmask, when throttle_valid */
+        bool throttle_valid;    /* a 64-bit mask never travels in a double */
         unsigned nfans;
         double fan_speed_pct[VIGIL_MAX_FANS];
         double fan_target_pct[VIGIL_MAX_FANS];
         double s0_temp, s0_target, s0_controller; /* thermal sensor 0 */
         double ecc_corrected, ecc_uncorrected;    /* volatile totals */
         double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
-        char flags[256]; /* anomaly flags of this sample, '|'-joined */
+        bool recovery_valid;      /* recovery_action read (at start, then every 60 s) */
+        unsigned recovery_action; /* NVML_GPU_RECOVERY_ACTION_*: 0 none, 1 reset, ... */
+        char flags[256];          /* anomaly flags of this sample, '|'-joined */
 };
 
 /* Anomaly kinds counted per GPU (detect/gpu_rules.c; names in gpu_anomaly_names[]). */

@@ -199,15 +199,6 @@ static void put_min(union hist_slot *s, double v)
                 s->f = x;
 }
 
-/* A bit word held in a double; false when missing or not a 32-bit word. */
-static bool word_of(double v, uint32_t *ret)
-{
-        if (!(v >= 0 && v < 4294967296.0))
-                return false;
-        *ret = (uint32_t)v;
-        return true;
-}
-
 static void fold_gpus(struct history *h, const struct frame *f)
 {
         const struct hist_layout *l = &h->lay;
@@ -229,9 +220,10 @@ static void fold_gpus(struct history *h, const struct frame *f)
                 put_min(&s[HG_GPU_CLOCK_MHZ], gf->gpu_clock_mhz);
                 put_min(&s[HG_MEM_CLOCK_MHZ], gf->mem_clock_mhz);
                 put_max(&s[HG_UTIL_PCT], gf->util_gpu_pct);
-                uint32_t mask;
-                if (word_of(gf->throttle_mask, &mask))
-                        s[GPU_MASK].u |= mask;
+                /* The slot keeps the low 32 bits: every reason NVML defines (0x1 ..
+                 * 0x200) is there. */
+                if (gf->throttle_valid)
+                        s[GPU_MASK].u |= (uint32_t)(gf->throttle_mask & 0xffffffffu);
                 for (unsigned k = 0; k < l->nfans[g] && k < gf->nfans; k++)
                         put_max(&s[GPU_FANS + k], gf->fan_speed_pct[k]);
         }
@@ -248,9 +240,8 @@ static void fold_host(struct history *h, const struct frame *f)
                 put_max(&a[SL_RPI + HR_TEMP_C], f->rpi.temp_c);
                 put_min(&a[SL_RPI + HR_ARM_HZ], f->rpi.arm_hz);
                 put_min(&a[SL_RPI + HR_VOLT_V], f->rpi.volt_core_v);
-                uint32_t w;
-                if (word_of(f->rpi.throttled, &w)) {
-                        a[SL_RPI_THR].u |= w;
+                if (f->rpi.throttled_valid) {
+                        a[SL_RPI_THR].u |= (uint32_t)(f->rpi.throttled & 0xffffffffu);
                         a[SL_FLAGS].u |= REC_RPI_THR;
                 }
         }

@@ -88,8 +88,8 @@ static void fill(struct ring_sample *s, const struct gpu_frame *g)
         STORE(s, s0_temp_c, RS_S0_TEMP, g->s0_temp, -32768, 32767);
         STORE(s, s0_target, RS_S0_TARGET, g->s0_target, -32768, 32767);
         STORE(s, s0_controller, RS_S0_CONTROLLER, g->s0_controller, 0, 255);
-        if (VAL_OK(g->throttle_mask) && g->throttle_mask >= 0 && g->throttle_mask < 0x1p63) {
-                s->throttle_mask = (uint64_t)g->throttle_mask;
+        if (g->throttle_valid) {
+                s->throttle_mask = g->throttle_mask;
                 s->valid |= RS_THROTTLE;
         }
         unsigned nf = g->nfans < RING_FANS ? g->nfans : RING_FANS;

@@ -68,11 +68,44 @@ void gpu_event_names(struct strbuf *out, const struct nvml_event *e)
                 sb_printf(out, "%s0x%04llx", first ? "" : "|", rest);
 }
 
-static const char *recovery_name(unsigned long long action)
+void gpu_recovery_action_name(struct strbuf *out, unsigned long long action)
 {
-        static const char *const names[] = {"NONE", "GPU_RESET", "NODE_REBOOT", "DRAIN_P2P",
-                                            "DRAIN_AND_RESET"};
-        return action < sizeof(names) / sizeof(names[0]) ? names[action] : "UNKNOWN";
+        /* nvmlDeviceGpuRecoveryAction_t (nvml_api.h): every value NVIDIA defines. */
+        static const char *const names[] = {
+            [NVML_GPU_RECOVERY_ACTION_NONE] = "NONE",
+            [NVML_GPU_RECOVERY_ACTION_GPU_RESET] = "GPU_RESET",
+            [NVML_GPU_RECOVERY_ACTION_NODE_REBOOT] = "NODE_REBOOT",
+            [NVML_GPU_RECOVERY_ACTION_DRAIN_P2P] = "DRAIN_P2P",
+            [NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET] = "DRAIN_AND_RESET",
+            [NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN] = "RECOVER_IMEX_DOMAIN",
+        };
+        if (action < sizeof(names) / sizeof(names[0]))
+                sb_puts(out, names[action]);
+        else
+                sb_printf(out, "unknown(%llu)", action);
+}
+
+bool gpu_event_wants_action(unsigned long long type, unsigned long long data)
+{
+        if (type & NVML_EVENT_GPU_RECOVERY_ACTION)
+                return true;
+        if (!(type & NVML_EVENT_XID_CRITICAL_ERROR) || data > 0xffffffffULL)
+                return false;
+        /* The reset/reboot class, and 154: "GPU recovery action changed". */
+        return xid_needs_reset((unsigned)data) || data == XID_RECOVERY_ACTION_CHANGED;
+}
+
+void gpu_event_action(struct strbuf *out, const struct nvml_event *e)
+{
+        if (e->action_read) {
+                sb_puts(out, " recovery_action=");
+                gpu_recovery_action_name(out, e->action);
+        } else if (e->type & NVML_EVENT_GPU_RECOVERY_ACTION) {
+                /* No field 230 (an older driver): the event's data, as a fallback. */
+                sb_puts(out, " recovery_action=");
+                gpu_recovery_action_name(out, e->data);
+                sb_puts(out, " source=eventData");
+        }
 }
 
 void gpu_event_line(struct strbuf *out, unsigned gpu, const struct nvml_event *e)
@@ -90,8 +123,25 @@ void gpu_event_line(struct strbuf *out, unsigned gpu, const struct nvml_event *e
                 else
                         sb_puts(out, " meaning=\"not in vigil's catalog\"");
         }
-        if (e->type & NVML_EVENT_GPU_RECOVERY_ACTION)
-                sb_printf(out, " recovery_action=%s", recovery_name(e->data));
+        gpu_event_action(out, e);
+}
+
+void gpu_event_story(struct strbuf *out, const struct nvml_event *e)
+{
+        gpu_event_names(out, e);
+        if (e->type & NVML_EVENT_XID_CRITICAL_ERROR) {
+                const struct xid_info *x =
+                    e->data <= 0xffffffffULL ? xid_lookup((unsigned)e->data) : NULL;
+                if (x)
+                        sb_printf(out, " (Xid %llu: %s; action: %s)", e->data, x->meaning,
+                                  x->action);
+                else
+                        sb_printf(out, " (Xid %llu: not in vigil's catalog)", e->data);
+        }
+        if (e->action_read || (e->type & NVML_EVENT_GPU_RECOVERY_ACTION)) {
+                sb_puts(out, " recovery action ");
+                gpu_recovery_action_name(out, e->action_read ? e->action : e->data);
+        }
 }
 
 unsigned gpu_event_counters(const struct nvml_event *e, unsigned out[])

@@ -31,6 +31,7 @@
 #include "sink/snapshot.h"
 #include "sink/snapshot_programs.h"
 #include "util/clock.h"
+#include "util/fmt.h"
 #include "util/log.h"
 
 #define BATCH 256 /* events taken from the queue at a time */
@@ -135,9 +136,10 @@ static void write_crash(struct gpu_events *d, unsigned slot, const char *error, 
                 start_programs(d, slot, path);
 }
 
-/* A critical event or a failure: a crash snapshot unless the cooldown holds it back. */
-static void crash(struct gpu_events *d, unsigned slot, const char *error, int64_t mono_ns,
-                  int64_t real_ns)
+/* A critical event or a failure: a crash snapshot unless the cooldown holds it back.
+ * what names it on stderr ("Xid 79 (GPU has fallen off the bus; action: ...)"). */
+static void crash(struct gpu_events *d, unsigned slot, const char *error, const char *what,
+                  int64_t mono_ns, int64_t real_ns)
 {
         struct vigil_ctx *ctx = d->ctx;
         unsigned idx = ctx->frame->gpus[slot].index;
@@ -147,9 +149,9 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, int64_
                 ctx->extra->snapshots_suppressed++;
                 if (v == SNAPSHOT_SUPPRESS_REPORT) {
                         vlog(LOG_WARN,
-                             "gpu%u: CRITICAL EVENT #%llu (snapshot suppressed by 60s "
+                             "gpu%u: CRITICAL EVENT #%llu %s (snapshot suppressed by 60s "
                              "cooldown)",
-                             idx, (unsigned long long)number);
+                             idx, (unsigned long long)number, what);
                         eventlog_printf(ctx->events, real_ns,
                                         "type=SNAPSHOT_SUPPRESSED gpu=%u "
                                         "kind=crash number=%llu cooldown=60s",
@@ -157,8 +159,8 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, int64_
                 }
                 return;
         }
-        vlog(LOG_WARN, "gpu%u: CRITICAL EVENT — capturing crash snapshot (crash #%llu)", idx,
-             (unsigned long long)number);
+        vlog(LOG_WARN, "gpu%u: CRITICAL EVENT %s — capturing crash snapshot (crash #%llu)", idx,
+             what, (unsigned long long)number);
         write_crash(d, slot, error, number, mono_ns, real_ns);
 }
 
@@ -212,20 +214,28 @@ static void count_event(struct vigil_ctx *ctx, const struct nvml_event *e)
 static void one_event(struct gpu_events *d, const struct nvml_event *e)
 {
         struct vigil_ctx *ctx = d->ctx;
-        char buf[1024];
+        char buf[1024], what[640], ts[40];
         struct strbuf sb;
         if (e->slot >= d->ngpus)
                 return;
         unsigned idx = ctx->frame->gpus[e->slot].index;
         count_event(ctx, e);
+        fmt_time_iso_us(ts, sizeof(ts), e->real_ns);
         if (gpu_event_is_clock_only(e->type)) {
-                if (clock_burst_add(&d->gpu[e->slot].burst, e->mono_ns))
+                if (clock_burst_add(&d->gpu[e->slot].burst, e->mono_ns)) {
+                        vlog(LOG_INFO, "gpu%u: EVENT: %s ClockBurst(%u in 1.0s)", idx, ts,
+                             CLOCK_BURST_EVENTS);
                         eventlog_printf(ctx->events, e->real_ns,
                                         "type=NVML_EVENT gpu=%u "
                                         "event=ClockBurst count=%u window=1.0s",
                                         idx, CLOCK_BURST_EVENTS);
+                }
                 return;
         }
+        sb_init_fixed(&sb, what, sizeof(what));
+        gpu_event_story(&sb, e);
+        vlog(gpu_event_is_critical(e->type) ? LOG_WARN : LOG_INFO, "gpu%u: EVENT: %s %s", idx, ts,
+             what);
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_event_line(&sb, idx, e);
         eventlog_printf(ctx->events, e->real_ns, "%s", buf);
@@ -235,7 +245,7 @@ static void one_event(struct gpu_events *d, const struct nvml_event *e)
         sb_init_fixed(&sb, buf, sizeof(buf));
         sb_puts(&sb, "Event: ");
         gpu_event_names(&sb, e);
-        crash(d, e->slot, buf, e->mono_ns, e->real_ns);
+        crash(d, e->slot, buf, what, e->mono_ns, e->real_ns);
 }
 
 static void drain(struct gpu_events *d)
@@ -258,7 +268,7 @@ static void sampled(struct gpu_events *d, unsigned slot, const struct tick *t)
         if (!g->ok && g->consecutive_failures == 1 && gs->was_ok) {
                 char err[160];
                 snprintf(err, sizeof(err), "NVML_FAILED: %s", g->error);
-                crash(d, slot, err, t->mono_ns, t->real_ns);
+                crash(d, slot, err, err, t->mono_ns, t->real_ns);
         }
         gs->was_ok = g->ok;
         const struct nvml_shared *sh = ctx->nvml;
@@ -379,8 +389,8 @@ static int gpu_events_init(struct vigil_ctx *ctx, void **ret_state)
                 gs->was_ok = sh->gpu[i].handle != NULL;
                 handles[i] = sh->gpu[i].handle;
         }
-        int r =
-            nvml_listener_start(&d->listener, &sh->lib, d->ngpus, handles, NVML_EVQ_DEFAULT_CAP);
+        int r = nvml_listener_start(&d->listener, &sh->lib, d->ngpus, handles, NVML_EVQ_DEFAULT_CAP,
+                                    gpu_event_wants_action);
         if (r == -ENOTSUP)
                 vlog(LOG_INFO, "NVML has no event interface: GPU events not listened to");
         else if (r < 0)

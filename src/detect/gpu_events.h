@@ -4,7 +4,7 @@
  *
  * events.log lines it writes (after the timestamp):
  *   type=NVML_EVENT gpu=0 event=Xid xid=79 meaning="GPU has fallen off the bus" action="reboot ..."
- *   type=NVML_EVENT gpu=0 event=GpuRecoveryAction data=1 action=GPU_RESET
+ *   type=NVML_EVENT gpu=0 event=GpuRecovery mask=0x8000 data=0 recovery_action=GPU_RESET
  *   type=NVML_EVENT gpu=0 event=ClockBurst count=10 window=1.0s
  *   type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-20261202-120000.log reason="..."
  *   type=SNAPSHOT_SUPPRESSED gpu=0 kind=crash number=2 cooldown=60s
@@ -53,6 +53,22 @@ void gpu_event_names(struct strbuf *out, const struct nvml_event *e);
  * Clock-only event: see clock_burst_add). Xid lines carry the catalog's meaning and
  * action. */
 void gpu_event_line(struct strbuf *out, unsigned gpu, const struct nvml_event *e);
+
+/* The name of a recovery action (field 230's value): NONE, GPU_RESET, NODE_REBOOT,
+ * DRAIN_P2P, DRAIN_AND_RESET, RECOVER_IMEX_DOMAIN; "unknown(N)" for another value. */
+void gpu_recovery_action_name(struct strbuf *out, unsigned long long action);
+#define XID_RECOVERY_ACTION_CHANGED 154
+/* The listener's predicate (nvml_action_wanted_fn): a recovery-action event, a
+ * reset/reboot-class Xid, or Xid 154. */
+bool gpu_event_wants_action(unsigned long long type, unsigned long long data);
+/* " recovery_action=NAME" from the field the listener read; for a recovery event
+ * without it, from eventData with " source=eventData"; nothing otherwise. */
+void gpu_event_action(struct strbuf *out, const struct nvml_event *e);
+
+/* The stderr (journal) text of e after "EVENT: <time> ": the reference's names, an
+ * Xid's meaning and action, the recovery action:
+ *   Xid(79) (Xid 79: GPU has fallen off the bus; action: reboot ...) recovery action NODE_REBOOT */
+void gpu_event_story(struct strbuf *out, const struct nvml_event *e);
 
 /* The counter index (enum metrics_event_type) of each type bit of e, into out (at
  * most METRICS_NEVENT_TYPES); returns how many. */

@@ -99,9 +99,10 @@ static enum rule_result rule_spurious(const struct rule_in *in, struct strbuf *f
                                       struct strbuf *msg, struct strbuf *event)
 {
         (void)event;
-        double mask = in->g->throttle_mask, p = in->power_mw, lim = in->limit_mw;
-        if (!VAL_OK(mask) || !((uint64_t)mask & NVML_CLOCKS_EVENT_SW_POWER_CAP) || !VAL_OK(p) ||
-            !VAL_OK(lim) || lim <= 0 || !(p > 0 && p < lim * in->o->spurious_power_ratio))
+        double p = in->power_mw, lim = in->limit_mw;
+        if (!in->g->throttle_valid || !(in->g->throttle_mask & NVML_CLOCKS_EVENT_SW_POWER_CAP) ||
+            !VAL_OK(p) || !VAL_OK(lim) || lim <= 0 ||
+            !(p > 0 && p < lim * in->o->spurious_power_ratio))
                 return RULE_QUIET;
         double pct = p / lim * 100;
         sb_printf(flag, "SPUR_THROT(%.0f%%ofLim)", pct);
@@ -208,9 +209,9 @@ static void throttle_transition(struct gpu_rule_state *st, const struct gpu_fram
 {
         char a[160], b[160];
         struct strbuf sa, sbb;
-        if (!VAL_OK(g->throttle_mask))
+        if (!g->throttle_valid)
                 return;
-        uint64_t mask = (uint64_t)g->throttle_mask;
+        uint64_t mask = g->throttle_mask;
         if (mask != st->prev_throttle && samples > 0) {
                 sb_init_fixed(&sa, a, sizeof(a));
                 sb_init_fixed(&sbb, b, sizeof(b));
@@ -301,9 +302,9 @@ static void update_stats(struct gpu_stats *s, const struct gpu_frame *g, double 
                 s->peak_temp_c = g->temp_c;
         if (VAL_OK(g->power_w) && (!VAL_OK(s->peak_power_w) || g->power_w > s->peak_power_w))
                 s->peak_power_w = g->power_w;
-        if (!VAL_OK(g->throttle_mask))
+        if (!g->throttle_valid)
                 return;
-        uint64_t mask = (uint64_t)g->throttle_mask;
+        uint64_t mask = g->throttle_mask;
         for (unsigned i = 0; i < GPU_THROTTLE_BITS; i++)
                 if (mask & (1ULL << i))
                         s->throttle_seconds[i] += interval_s;
@@ -376,8 +377,8 @@ static void add_metrics(struct vigil_ctx *ctx, unsigned slot, const struct gpu_f
         for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
                 if (counted & (1u << k))
                         metrics_extra_add_anomaly(x, slot, gpu_anomaly_names[k]);
-        if (VAL_OK(g->throttle_mask))
-                metrics_extra_add_reason_seconds(x, slot, (uint64_t)g->throttle_mask,
+        if (g->throttle_valid)
+                metrics_extra_add_reason_seconds(x, slot, g->throttle_mask,
                                                  (double)ctx->opt->gpu_interval_ns / 1e9);
 }
 

@@ -105,7 +105,7 @@ static void format_time(char *out, size_t cap, int64_t real_ns)
 /* One history line per change of the whole word (sticky bits included). */
 static void keep_throttle(struct incident *in, const struct frame *f, int64_t real_ns)
 {
-        if (!f->rpi.present || !VAL_OK(f->rpi.throttled))
+        if (!f->rpi.present || !f->rpi.throttled_valid)
                 return;
         uint32_t w = (uint32_t)f->rpi.throttled;
         if (in->have_word && w == in->last_word)
@@ -175,7 +175,7 @@ static void extra_lines(const struct frame *f, struct strbuf *sb)
         const struct rpi_frame *p = &f->rpi;
         if (p->model[0])
                 sb_printf(sb, "Model: %s\n", p->model);
-        if (VAL_OK(p->throttled)) {
+        if (p->throttled_valid) {
                 char hex[16], flags[200];
                 rpi_throttle_hex((uint32_t)p->throttled, hex, sizeof(hex));
                 rpi_frame_flags(p, flags, sizeof(flags)); /* HAS: only where reliable */

@@ -35,7 +35,7 @@ struct rpi_rules_state {
 /* The source writes throttled only from a whole word. */
 static bool full_word(const struct rpi_frame *p)
 {
-        return p->present && VAL_OK(p->throttled);
+        return p->present && p->throttled_valid;
 }
 
 static enum rpi_level temp_level(double t, double warn, double crit)
@@ -66,7 +66,7 @@ static int eval_bit(const struct rpi_rule *r, const struct frame *f,
         (void)prev;
         const struct rpi_frame *p = &f->rpi;
         if (full_word(p))
-                return ((uint32_t)p->throttled >> r->bit) & 1u ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
+                return (p->throttled >> r->bit) & 1u ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
         /* Without a word, the rpi_volt alarm still tells under-voltage now. */
         if (r->bit == 0 && p->present && VAL_OK(p->undervolt_alarm))
                 return p->undervolt_alarm != 0 ? RPI_LEVEL_WARN : RPI_LEVEL_OK;

@@ -88,7 +88,7 @@ uint32_t rpi_throttle_missed(uint32_t prev, uint32_t cur)
 
 bool rpi_frame_sticky_reliable(const struct rpi_frame *p)
 {
-        return p->present && VAL_OK(p->throttled) &&
+        return p->present && p->throttled_valid &&
                (p->throttle_src == RPI_SRC_GENCMD || p->throttle_src == RPI_SRC_VCGENCMD);
 }
 
@@ -98,7 +98,7 @@ size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap)
                 out[0] = '\0';
         if (!p->present)
                 return 0;
-        if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled <= 4294967295.0) {
+        if (p->throttled_valid && p->throttled <= 0xffffffffu) {
                 uint32_t word = (uint32_t)p->throttled;
                 if (!rpi_frame_sticky_reliable(p))
                         word &= RPI_THROTTLE_NOW_MASK;

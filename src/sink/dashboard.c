@@ -126,7 +126,7 @@ static void now_rpi(struct strbuf *out, const struct rpi_frame *p)
         dash_value(out, p->arm_hz / 1e6, 0, "MHz");
         sb_puts(out, " &middot; core ");
         dash_value(out, p->volt_core_v, 4, "V");
-        if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled < 4294967296.0) {
+        if (p->throttled_valid && p->throttled <= 0xffffffffu) {
                 char hex[16], flags[256];
                 uint32_t w = (uint32_t)p->throttled;
                 rpi_throttle_hex(w, hex, sizeof(hex));

@@ -27,6 +27,7 @@ static const char *const extra_cols[] = {
     "remapped_uncorrectable",
     "remap_pending",
     "remap_failure",
+    "vram_reserved_mb",
 };
 
 #define NHEAD   (sizeof(head_cols) / sizeof(head_cols[0]))
@@ -127,8 +128,8 @@ static void reference_cells(struct strbuf *sb, const struct gpu_frame *g, unsign
         cell_mib(sb, g->vram_used_bytes);
         cell_int(sb, g->pcie_gen);
         cell_int(sb, g->pcie_width);
-        if (VAL_OK(g->throttle_mask)) {
-                cell_throttle(sb, (uint64_t)g->throttle_mask);
+        if (g->throttle_valid) {
+                cell_throttle(sb, g->throttle_mask);
         } else {
                 empty_cells(sb, 2);
         }
@@ -158,6 +159,7 @@ static void extra_cells(struct strbuf *sb, const struct gpu_frame *g)
         cell_int(sb, g->remapped_uncorrectable);
         cell_int(sb, g->remap_pending);
         cell_int(sb, g->remap_failure);
+        cell_mib(sb, g->vram_reserved_bytes);
 }
 
 void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans,

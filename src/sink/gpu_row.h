@@ -7,7 +7,8 @@
  *   fan0_speed_pct,fan0_target_pct,...,sensor0_temp,sensor0_target,sensor0_controller,
  *   flags,sm_clock,video_clock,power_enforced_limit,energy_j,vram_total_mb,pcie_replay,
  *   ecc_corrected,ecc_uncorrected,remapped_correctable,remapped_uncorrectable,
- *   remap_pending,remap_failure
+ *   remap_pending,remap_failure,vram_reserved_mb (vram_used_mb is NVML v1 `used`:
+ *   reserved memory included, as the reference wrote it)
  *
  * A failed sample is the reference's failure row: the timestamp, empty cells, and
  * "NVML_FAILED:<error, at most 80 characters>" in the flags column. */

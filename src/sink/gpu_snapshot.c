@@ -11,6 +11,7 @@
 #include "collect/kmsg.h"
 #include "collect/nvml_lib.h"
 #include "sink/evidence.h"
+#include "sink/gpu_row.h"
 #include "util/clock.h"
 #include "util/pfile.h"
 
@@ -111,22 +112,23 @@ int gpu_snapshot_crash(const struct gpu_snapshot_in *in, const char *programs_no
         return snapshot_commit(s, ret_path, cap);
 }
 
-/* "column: value" per cell of the newest sample; cells never hold a comma (flags are
- * '|'-joined), so a split at commas is exact. */
-static void current_state(struct snapshot *s, const struct gpu_ring *r)
+/* "column: value" per cell of the sample that took the snapshot: every column of its
+ * CSV row, as the reference lists them (throttle_reasons, the fans and vigil's columns
+ * included). A sample that answered has no comma in a cell (flags are '|'-joined), so a
+ * split at commas is exact. */
+static void current_state(struct snapshot *s, const struct gpu_frame *g)
 {
-        char hb[1024], rb[1024];
+        char hb[2048], rb[2048];
         struct strbuf head, row;
-        size_t n = r ? ring_count(r) : 0;
         snapshot_section(s, "Current state");
-        if (n == 0) {
+        if (!g->ok || !g->sampled_real_ns) {
                 snapshot_puts(s, "(no samples recorded)\n");
                 return;
         }
         sb_init_fixed(&head, hb, sizeof(hb));
         sb_init_fixed(&row, rb, sizeof(rb));
-        ring_csv_header(r, &head);
-        ring_csv_row(r, n - 1, &row);
+        gpu_row_header(&head, g->nfans);
+        gpu_row_csv(&row, g, g->nfans, NULL);
         const char *hp = hb, *rp = rb;
         while (*hp && *hp != '\n') {
                 size_t hl = strcspn(hp, ",\n"), rl = strcspn(rp, ",\n");
@@ -206,7 +208,7 @@ int gpu_snapshot_spike(const struct gpu_snapshot_in *in, char *ret_path, size_t 
                 return r;
         gpu_snapshot_header(in, "FAN SPIKE DETECTED", &h);
         snapshot_header(s, &h);
-        current_state(s, in->ring);
+        current_state(s, &in->ctx->frame->gpus[in->slot]);
         last_rows(s, in->ring, GPU_SNAPSHOT_SPIKE_ROWS);
         thermal_and_fans(s, in);
         return snapshot_commit(s, ret_path, cap);

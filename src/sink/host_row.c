@@ -140,7 +140,8 @@ void host_row_build(struct host_row *r, const struct frame *f)
         }
         build_watches(r, f);
         build_storage(r, &f->storage);
-        r->v[HC_THROTTLED] = pi->throttled;
+        /* 32 bits: exact in the row's double cell. */
+        r->v[HC_THROTTLED] = pi->throttled_valid ? (double)pi->throttled : VAL_MISSING;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);
         rpi_frame_flags(pi, r->throttle_flags, sizeof(r->throttle_flags));
 }

@@ -86,8 +86,8 @@ static void feed_one(struct live_gpu_worst *w, const struct gpu_frame *g)
         w->nfans = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
         for (unsigned i = 0; i < w->nfans; i++)
                 w->fan_pct[i] = g->fan_speed_pct[i];
-        if (VAL_OK(g->throttle_mask))
-                w->throttle |= (uint64_t)g->throttle_mask;
+        if (g->throttle_valid)
+                w->throttle |= g->throttle_mask;
         merge_flags(w, g->flags);
 }
 

@@ -338,7 +338,7 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
 
         fam_begin(r, "vigil_rpi_throttled", GAUGE,
                   "Firmware throttling condition (get_throttled): 1 when set, now or since boot.");
-        if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled <= 4294967295.0) {
+        if (p->throttled_valid && p->throttled <= 0xffffffffu) {
                 uint32_t word = (uint32_t)p->throttled;
                 /* since="boot" only where the sticky bits mean that (gencmd). */
                 unsigned nsince = rpi_frame_sticky_reliable(p) ? 2 : 1;
@@ -387,8 +387,11 @@ static const struct series_def gpu_defs[] = {
           "Share of the last sample period the engine was busy, 0-1.", "engine", "gpu",
           GOFF(util_gpu_pct), 0.01),
     MORE("engine", "memory", GOFF(util_mem_pct), 0.01),
-    ONE("vigil_gpu_memory_used_bytes", GAUGE, "Frame buffer memory in use.", GOFF(vram_used_bytes),
-        1),
+    ONE("vigil_gpu_memory_used_bytes", GAUGE,
+        "Frame buffer memory in use, reserved memory included (NVML v1 used).",
+        GOFF(vram_used_bytes), 1),
+    ONE("vigil_gpu_memory_reserved_bytes", GAUGE, "Frame buffer memory the driver reserves.",
+        GOFF(vram_reserved_bytes), 1),
     ONE("vigil_gpu_memory_total_bytes", GAUGE, "Frame buffer memory installed.",
         GOFF(vram_total_bytes), 1),
     ONE("vigil_gpu_pcie_link_generation", GAUGE, "Current PCIe link generation.", GOFF(pcie_gen),
@@ -464,13 +467,18 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
         fam_begin(r, "vigil_gpu_clocks_event_reason", GAUGE,
                   "1 when the clock-event (throttle) reason is active.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                double m = f->gpus[i].throttle_mask;
-                if (!bases[i] || !(m >= 0 && m < 18446744073709551616.0))
+                uint64_t m = f->gpus[i].throttle_mask;
+                if (!bases[i] || !f->gpus[i].throttle_valid)
                         continue;
                 for (unsigned b = 0; b < METRICS_NREASONS; b++)
-                        sample(r, bases[i], "reason", metrics_reason_names[b],
-                               ((uint64_t)m >> b) & 1);
+                        sample(r, bases[i], "reason", metrics_reason_names[b], (m >> b) & 1);
         }
+        fam_begin(r, "vigil_gpu_recovery_action", GAUGE,
+                  "NVML's recovery action (field 230): 0 none, 1 GPU reset, 2 node reboot, "
+                  "3 drain P2P, 4 drain and reset, 5 recover IMEX domain.");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++)
+                if (bases[i] && f->gpus[i].recovery_valid)
+                        sample(r, bases[i], NULL, NULL, f->gpus[i].recovery_action);
         const char *names[2] = {"vigil_gpu_fan_speed_ratio", "vigil_gpu_fan_target_ratio"};
         const char *helps[2] = {"Intended fan speed, 0-1 (may exceed 1).",
                                 "Target fan speed, 0-1."};

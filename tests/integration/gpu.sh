@@ -62,15 +62,15 @@ sim healthy "$SCEN/healthy-1gpu" 10
 check_eq "healthy: exits 0" 0 $?
 csv=$(gpu_csv healthy 0)
 check "healthy: gpu0 CSV written" test -n "$csv"
-check_eq "healthy: header" "timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,mem_clock,gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,throttle_bitmask,throttle_reasons,fan0_speed_pct,fan0_target_pct,fan1_speed_pct,fan1_target_pct,sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,ecc_uncorrected,remapped_correctable,remapped_uncorrectable,remap_pending,remap_failure" "$(head -1 "$csv")"
+check_eq "healthy: header" "timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,mem_clock,gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,throttle_bitmask,throttle_reasons,fan0_speed_pct,fan0_target_pct,fan1_speed_pct,fan1_target_pct,sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,ecc_uncorrected,remapped_correctable,remapped_uncorrectable,remap_pending,remap_failure,vram_reserved_mb" "$(head -1 "$csv")"
 load_row "$csv" 1
 for kv in gpu_temp=45 gpu_tlimit=45 power_instant=85.00 power_limit=600 pstate=8 gpu_clock=1200 \
-	mem_clock=9000 gpu_util=10 mem_util=5 vram_used_mb=512 pcie_gen=5 pcie_width=16 \
+	mem_clock=9000 gpu_util=10 mem_util=5 vram_used_mb=1024 pcie_gen=5 pcie_width=16 \
 	throttle_bitmask=0x0001 throttle_reasons=GpuIdle fan0_speed_pct=30 fan0_target_pct=30 \
 	fan1_speed_pct=30 fan1_target_pct=30 sensor0_temp=45 sensor0_target=1 sensor0_controller=1 \
 	flags= sm_clock=1200 video_clock=1100 power_enforced_limit=600 energy_j=1008.500 \
 	vram_total_mb=97887 pcie_replay=0 ecc_corrected=0 ecc_uncorrected=0 remapped_correctable=0 \
-	remapped_uncorrectable=0 remap_pending=0 remap_failure=0; do
+	remapped_uncorrectable=0 remap_pending=0 remap_failure=0 vram_reserved_mb=512; do
 	check_eq "healthy: row 1 ${kv%%=*}" "${kv#*=}" "${R[${kv%%=*}]-(no such column)}"
 done
 check "healthy: timestamp format" grep -Eq '^[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}$' \
@@ -151,7 +151,7 @@ check_eq "lost: four failure rows, nothing else flagged" \
 	"$(flags "$csv")"
 row20=$(sed -n 21p "$csv")
 check_eq "lost: the failure row is the timestamp, empty cells and the error" \
-	",,,,,,,,,,,,,,,,,,,,,,NVML_FAILED:GPU is lost,,,,,,,,,,,," "${row20#*.[0-9][0-9][0-9]}"
+	",,,,,,,,,,,,,,,,,,,,,,NVML_FAILED:GPU is lost,,,,,,,,,,,,," "${row20#*.[0-9][0-9][0-9]}"
 check_eq "lost: answering again" 45 "$(csv_cell "$csv" 24 gpu_temp)"
 check_eq "lost: one failure line" 1 "$(grep -c 'gpu0: NVML FAILED — GPU crash? GPU is lost' "$TMP/lost.err")"
 check "lost: recovery line" grep -q 'gpu0: GPU RECOVERED after 4 failures' "$TMP/lost.err"
@@ -176,7 +176,7 @@ check "back-off: gpu0 keeps sampling" test "$(rows "$c0")" -ge 100
 check_eq "back-off: said once" 1 "$(grep -c 'gpu1: GPU still unresponsive — backing off to 30s' "$TMP/backoff.err")"
 check_eq "back-off: gpu0 never failed" 0 "$(grep -c NVML_FAILED "$c0")"
 
-# --- NOT_SUPPORTED fields: empty cells, asked once ----------------------------------
+# --- NOT_SUPPORTED fields: empty cells, retired after 3 answers in a row -------------
 VIGIL_NVML_SIM_LOG="$TMP/calls" sim unsup "$SCEN/unsupported-fields" 10
 csv=$(gpu_csv unsup 0)
 n=$(rows "$csv")
@@ -189,11 +189,11 @@ check_eq "unsupported: fan speed still read" 30 "${R[fan0_speed_pct]}"
 calls() { grep -c "^$1 0\$" "$TMP/calls"; }
 check_eq "unsupported: temperature every sample" "$n" "$(calls nvmlDeviceGetTemperature)"
 check_eq "unsupported: power every sample" "$n" "$(calls nvmlDeviceGetPowerUsage)"
-check_eq "unsupported: fan targets once per fan" 2 "$(calls nvmlDeviceGetTargetFanSpeed)"
-check_eq "unsupported: ECC once per counter" 2 "$(calls nvmlDeviceGetTotalEccErrors)"
+check_eq "unsupported: fan targets 3 times per fan" 6 "$(calls nvmlDeviceGetTargetFanSpeed)"
+check_eq "unsupported: ECC 3 times per counter" 6 "$(calls nvmlDeviceGetTotalEccErrors)"
 for fn in nvmlDeviceGetRemappedRows nvmlDeviceGetTotalEnergyConsumption \
 	nvmlDeviceGetThermalSettings nvmlDeviceGetPcieReplayCounter; do
-	check_eq "unsupported: $fn asked once" 1 "$(calls $fn)"
+	check_eq "unsupported: $fn asked 3 times" 3 "$(calls $fn)"
 done
 
 # --- an older driver: the fallback names --------------------------------------------
@@ -202,7 +202,9 @@ if [ -f "$NVML_OLD" ]; then
 		--interval 0.05 --count 4 --log-dir "$TMP/old" --quiet 2>"$TMP/old.err"
 	csv=$(gpu_csv old 0)
 	check_eq "old driver: reasons via ThrottleReasons" 0x0001 "$(csv_cell "$csv" 1 throttle_bitmask)"
-	check_eq "old driver: memory via v1 (reserved included)" 1024 "$(csv_cell "$csv" 1 vram_used_mb)"
+	check_eq "old driver: memory via v1 (reserved included), as with v2" 1024 \
+		"$(csv_cell "$csv" 1 vram_used_mb)"
+	check_eq "old driver: v1 has no reserved figure" "" "$(csv_cell "$csv" 1 vram_reserved_mb)"
 	check_eq "old driver: fan 0 via the single-fan call" 30 "$(csv_cell "$csv" 1 fan0_speed_pct)"
 	check "old driver: one fan column pair" bash -c "! head -1 '$csv' | grep -q fan1_"
 	check_eq "old driver: no thermal settings" "" "$(csv_cell "$csv" 1 sensor0_temp)"

@@ -118,7 +118,9 @@ nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long
         return r;
 }
 
-/* Types the GPU does not support register nothing: NOT_SUPPORTED, the set unchanged. */
+/* Types the GPU does not support register nothing: NOT_SUPPORTED, the set unchanged. A
+ * `fail register=CODE` makes the call return CODE (999 UNKNOWN: the set is undefined,
+ * the client must free it) and register nothing. */
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
                                       nvmlEventSet_t set)
 {
@@ -130,6 +132,8 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long ev
         struct sim_evset *s = find_set(set);
         if (!s)
                 r = NVML_ERROR_INVALID_ARGUMENT;
+        else if (g->v[F_REGISTER].err)
+                r = g->v[F_REGISTER].err;
         else
                 r = sim_get(g, F_EVENTS, &supported);
         if (r == NVML_SUCCESS && (eventTypes & ~(unsigned long long)supported))

@@ -4,6 +4,7 @@
  * fields.c    the names and ranges of the fields a scenario sets
  * state.c     the state itself, timelines, nvmlInit/nvmlShutdown, the call log, stalls
  * api_device.c the exported device queries
+ * api_fields.c nvmlDeviceGetFieldValues (the recovery action)
  * events.c    event sets: create, register, wait, free
  *
  * Every exported function takes sim.lock; the event wait sleeps on sim.cond. */
@@ -58,7 +59,9 @@ enum sim_field {
         F_ROWS_PENDING,
         F_ROWS_FAILURE,
         F_SENSORS,
-        F_THR0,                                           /* + NVML_TEMPERATURE_THRESHOLD_* */
+        F_RECOVERY, /* field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
+        F_REGISTER, /* only its `fail` code: what nvmlDeviceRegisterEvents returns */
+        F_THR0,     /* + NVML_TEMPERATURE_THRESHOLD_* */
         F_S0 = F_THR0 + NVML_TEMPERATURE_THRESHOLD_COUNT, /* + 5 * sensor + SENSOR_* */
         F_FAN0 = F_S0 + 5 * SIM_MAX_SENSORS,              /* + fan */
         F_TARGET0 = F_FAN0 + SIM_MAX_FANS,
@@ -194,6 +197,7 @@ void sim_events_release_all(void);
 
 SIM_DECLARE(nvmlInit_v2);
 SIM_DECLARE(nvmlInit);
+SIM_DECLARE(nvmlInitWithFlags);
 SIM_DECLARE(nvmlShutdown);
 SIM_DECLARE(nvmlErrorString);
 SIM_DECLARE(nvmlSystemGetDriverVersion);
@@ -232,6 +236,7 @@ SIM_DECLARE(nvmlEventSetFree);
 /* Names a driver older than the one modelled lacks (README.md: the old variant). */
 #ifndef SIM_OLD_DRIVER
 SIM_DECLARE(nvmlDeviceGetPciInfo_v3);
+SIM_DECLARE(nvmlDeviceGetFieldValues);
 SIM_DECLARE(nvmlDeviceGetCurrentClocksEventReasons);
 SIM_DECLARE(nvmlDeviceGetMemoryInfo_v2);
 SIM_DECLARE(nvmlDeviceGetNumFans);

@@ -247,6 +247,15 @@ nvmlReturn_t nvmlInit(void)
         return init(__func__);
 }
 
+/* NVIDIA's Python bindings' nvmlInit() is nvmlInitWithFlags(0). The flags
+ * (NVML_INIT_FLAG_NO_GPUS 1, NO_ATTACH 2) change nothing here: a scenario always has its
+ * GPUs attached. */
+nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+        (void)flags;
+        return init(__func__);
+}
+
 nvmlReturn_t nvmlShutdown(void)
 {
         nvmlReturn_t r = NVML_SUCCESS;

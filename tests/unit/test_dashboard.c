@@ -46,6 +46,7 @@ static void set_tick_values(int i)
         fr.rpi.arm_hz = i < 10 ? 1500e6 : 600e6;
         fr.rpi.volt_core_v = 0.85;
         fr.rpi.throttled = i >= 10 && i < 20 ? 0x50005 : 0x50000;
+        fr.rpi.throttled_valid = true;
         struct gpu_frame *g0 = &fr.gpus[0], *g1 = &fr.gpus[1];
         g0->temp_c = 60 + i;
         g0->fan_speed_pct[0] = 40;
@@ -56,6 +57,7 @@ static void set_tick_values(int i)
         g0->mem_clock_mhz = 9501;
         g0->util_gpu_pct = 80;
         g0->throttle_mask = i >= 10 && i < 20 ? 0x4 : 0x1;
+        g0->throttle_valid = true;
         snprintf(g0->flags, sizeof(g0->flags), "%s", i == 12 ? "FAN_SPIKE" : "");
         *g1 = *g0;
         g1->index = 1;

@@ -124,8 +124,41 @@ static void test_names_and_lines(void **state)
         e = ev(0, NVML_EVENT_GPU_RECOVERY_ACTION, 1);
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_event_line(&sb, 0, &e);
+        /* Without field 230 (an older driver), eventData is the fallback, and says so. */
         assert_string_equal(buf, "type=NVML_EVENT gpu=0 event=GpuRecovery mask=0x8000 data=1 "
-                                 "recovery_action=GPU_RESET");
+                                 "recovery_action=GPU_RESET source=eventData");
+        /* Field 230 read: its value, not eventData (0 for every event but Xid). */
+        e = ev(0, NVML_EVENT_GPU_RECOVERY_ACTION, 0);
+        e.action_read = true;
+        e.action = NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        gpu_event_line(&sb, 0, &e);
+        assert_string_equal(buf, "type=NVML_EVENT gpu=0 event=GpuRecovery mask=0x8000 data=0 "
+                                 "recovery_action=DRAIN_AND_RESET");
+        e.action = 5;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        gpu_event_story(&sb, &e);
+        assert_string_equal(buf, "GpuRecovery recovery action RECOVER_IMEX_DOMAIN");
+        e.action = 6;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        gpu_event_story(&sb, &e);
+        assert_string_equal(buf, "GpuRecovery recovery action unknown(6)");
+        /* An Xid on stderr: its meaning and action, and the recovery action read after it. */
+        e = ev(0, NVML_EVENT_XID_CRITICAL_ERROR, 119);
+        e.action_read = true;
+        e.action = NVML_GPU_RECOVERY_ACTION_GPU_RESET;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        gpu_event_story(&sb, &e);
+        assert_string_equal(buf, "Xid(119) (Xid 119: GSP RPC timeout; action: reset the GPU "
+                                 "(nvidia-smi -r) or reboot) recovery action GPU_RESET");
+        /* Which events the listener reads field 230 for. */
+        assert_true(gpu_event_wants_action(NVML_EVENT_GPU_RECOVERY_ACTION, 0));
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 79));
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 119));
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 154));
+        assert_false(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 13));
+        assert_false(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 1ULL << 40));
+        assert_false(gpu_event_wants_action(NVML_EVENT_PSTATE, 0));
         e = ev(0, NVML_EVENT_PSTATE | NVML_EVENT_CLOCK | 0x40000, 0);
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_event_names(&sb, &e);
@@ -337,7 +370,7 @@ static void test_listener_events_and_restart(void **state)
         struct nvml_listener *l;
         struct nvml_event out[8];
         fake_reset(script, 4);
-        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16), 0);
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL), 0);
         assert_int_equal(collect(l, out, 3), 3);
         assert_int_equal(out[0].slot, 0);
         assert_int_equal(out[0].data, 79);
@@ -373,7 +406,7 @@ static void test_listener_create_failure_and_lost_gpu(void **state)
         fake_reset(script, 2);
         fake.create_failures = 1;
         fake.register_result[1] = NVML_ERROR_GPU_IS_LOST;
-        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16), 0);
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL), 0);
         assert_int_equal(collect(l, out, 1), 1);
         assert_int_equal(out[0].data, 62);
         /* gpu1's event is not taken (the fake answers it once, right after gpu0's). */
@@ -414,7 +447,7 @@ static void test_listener_needs_the_event_api(void **state)
         struct nvml_lib lib = fake_lib();
         struct nvml_listener *l = NULL;
         lib.event_set_wait = NULL;
-        assert_int_equal(nvml_listener_start(&l, &lib, 0, NULL, 16), -ENOTSUP);
+        assert_int_equal(nvml_listener_start(&l, &lib, 0, NULL, 16, NULL), -ENOTSUP);
         nvml_listener_stop(NULL);
 }
 

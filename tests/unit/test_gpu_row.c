@@ -65,10 +65,12 @@ static void healthy(struct gpu_frame *g)
         g->util_mem_pct = 5;
         g->vram_used_bytes = 536870912.0 + 1048575; /* 512 MiB and a bit: floor */
         g->vram_total_bytes = 102642810880.0;
+        g->vram_reserved_bytes = 536870912.0;
         g->pcie_gen = 5;
         g->pcie_width = 16;
         g->pcie_replay = 0;
         g->throttle_mask = 1;
+        g->throttle_valid = true;
         g->fan_speed_pct[0] = g->fan_target_pct[0] = 30;
         g->fan_speed_pct[1] = 31;
         g->fan_target_pct[1] = 32;
@@ -103,9 +105,9 @@ static void test_header(void **state)
                  "sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,"
                  "power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,"
                  "ecc_uncorrected,remapped_correctable,remapped_uncorrectable,remap_pending,"
-                 "remap_failure\n");
-        assert_int_equal(gpu_row_columns(2), 35);
-        assert_int_equal(gpu_row_columns(0), 31);
+                 "remap_failure,vram_reserved_mb\n");
+        assert_int_equal(gpu_row_columns(2), 36);
+        assert_int_equal(gpu_row_columns(0), 32);
 }
 
 static void test_row_values(void **state)
@@ -117,18 +119,34 @@ static void test_row_values(void **state)
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
                             "2026/03/14 10:05:00.123,45,45,85.00,600,8,1200,9000,10,5,512,5,16,"
                             "0x0001,GpuIdle,30,30,31,32,45,1,1,,1200,1100,600,1008.500,97887,0,0,0,"
-                            "0,0,0,0\n");
+                            "0,0,0,0,512\n");
         /* Formats: power to 2 decimals, limit rounded, the mask 4 hex digits. */
         g.power_w = 412345 / 1000.0;
         g.power_limit_w = 287500 / 1000.0; /* 287.5 -> 288 (half to even: 288) */
         g.throttle_mask = 0x1a4;
+        g.throttle_valid = true;
         g.temp_c = 93; /* over gpu_max: negative distance */
         snprintf(g.flags, sizeof(g.flags), "TDP_REDUCED(288W)|PWR+124W");
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
                             "2026/03/14 10:05:00.123,93,-3,412.35,288,8,1200,9000,10,5,512,5,16,"
                             "0x01a4,SwPowerCap|SwThermalSlowdown|HwPowerBrakeSlowdown|DisplayClocks"
                             ",30,30,31,32,45,1,1,TDP_REDUCED(288W)|PWR+124W,1200,1100,"
-                            "600,1008.500,97887,0,0,0,0,0,0,0\n");
+                            "600,1008.500,97887,0,0,0,0,0,0,0,512\n");
+}
+
+/* The mask is 64 bits wide in the row: 0x7fffffffffffffff is written as it came (a double
+ * would make it 0x8000000000000000 and lose every name). */
+static void test_row_mask_63_bits(void **state)
+{
+        (void)state;
+        char buf[2048];
+        struct gpu_frame g;
+        healthy(&g);
+        g.throttle_mask = 0x7fffffffffffffffULL;
+        row_of(&g, 2, buf, sizeof(buf));
+        assert_non_null(strstr(buf, ",16,0x7fffffffffffffff,GpuIdle|AppClocks|SwPowerCap|"
+                                    "HwSlowdown|SyncBoost|SwThermalSlowdown|HwThermalSlowdown|"
+                                    "HwPowerBrakeSlowdown|DisplayClocks|UserDefinedClocks,30,"));
 }
 
 /* Missing is an empty cell, not the reference's 0; gpu_tlimit needs both values. */
@@ -144,12 +162,13 @@ static void test_row_missing(void **state)
         g.nfans = 1;
         g.temp_c = 50;
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
-                            "2026/03/14 10:05:00.123,50,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n");
+                            "2026/03/14 10:05:00.123,50,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n");
         g.temp_max_c = 0; /* the reference: 0 means unknown */
         g.temp_c = VAL_MISSING;
         g.throttle_mask = 0;
+        g.throttle_valid = true;
         assert_string_equal(row_of(&g, 0, buf, sizeof(buf)),
-                            "2026/03/14 10:05:00.123,,,,,,,,,,,,,0x0000,None,,,,,,,,,,,,,,,,\n");
+                            "2026/03/14 10:05:00.123,,,,,,,,,,,,,0x0000,None,,,,,,,,,,,,,,,,,\n");
 }
 
 /* The failure row: as wide as the header, NVML_FAILED:<80 characters> in flags. */
@@ -163,7 +182,7 @@ static void test_failure_row(void **state)
         snprintf(g.error, sizeof(g.error), "GPU is lost");
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
                             "2026/03/14 10:05:00.123,,,,,,,,,,,,,,,,,,,,,,NVML_FAILED:GPU is lost,,"
-                            ",,,,,,,,,,\n");
+                            ",,,,,,,,,,,\n");
         memset(g.error, 'x', 90);
         g.error[90] = '\0';
         g.error[3] = ',';
@@ -171,7 +190,7 @@ static void test_failure_row(void **state)
         char want[200] = "2026/03/14 10:05:00.123,,,,,,,,,,,,,,,,,,\"NVML_FAILED:xxx,";
         size_t n = strlen(want);
         memset(want + n, 'x', 76);
-        snprintf(want + n + 76, sizeof(want) - n - 76, "\",,,,,,,,,,,,\n");
+        snprintf(want + n + 76, sizeof(want) - n - 76, "\",,,,,,,,,,,,,\n");
         assert_string_equal(buf, want);
 }
 
@@ -206,8 +225,8 @@ static void ref_row(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans
                 sb_putc(sb, ',');
         ref_cell(sb, g->pcie_gen, 0);
         ref_cell(sb, g->pcie_width, 0);
-        if (VAL_OK(g->throttle_mask)) {
-                uint64_t mask = (uint64_t)g->throttle_mask;
+        if (g->throttle_valid) {
+                uint64_t mask = g->throttle_mask;
                 sb_printf(sb, ",0x%04llx,", (unsigned long long)mask);
                 throttle_decode(sb, mask);
         } else {
@@ -237,6 +256,10 @@ static void ref_row(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans
             &g->remap_failure};
         for (size_t i = 0; i < 7; i++)
                 ref_cell(sb, *tail[i], 0);
+        if (VAL_OK(g->vram_reserved_bytes) && g->vram_reserved_bytes >= 0)
+                sb_printf(sb, ",%llu", (unsigned long long)g->vram_reserved_bytes >> 20);
+        else
+                sb_putc(sb, ',');
         sb_putc(sb, '\n');
 }
 
@@ -287,18 +310,34 @@ static void test_row_matches_snprintf(void **state)
                 healthy(&g);
                 g.sampled_real_ns = ns;
                 ns += (int64_t)(rnd() % (200 * 1000000));
-                double *v[] = {
-                    &g.temp_c,          &g.temp_max_c,       &g.power_w,          &g.power_limit_w,
-                    &g.pstate,          &g.gpu_clock_mhz,    &g.mem_clock_mhz,    &g.util_gpu_pct,
-                    &g.util_mem_pct,    &g.vram_used_bytes,  &g.pcie_gen,         &g.pcie_width,
-                    &g.s0_temp,         &g.s0_target,        &g.s0_controller,    &g.sm_clock_mhz,
-                    &g.video_clock_mhz, &g.enforced_limit_w, &g.energy_j,         &g.pcie_replay,
-                    &g.ecc_corrected,   &g.fan_speed_pct[0], &g.fan_target_pct[1]};
+                double *v[] = {&g.temp_c,
+                               &g.temp_max_c,
+                               &g.power_w,
+                               &g.power_limit_w,
+                               &g.pstate,
+                               &g.gpu_clock_mhz,
+                               &g.mem_clock_mhz,
+                               &g.util_gpu_pct,
+                               &g.util_mem_pct,
+                               &g.vram_used_bytes,
+                               &g.pcie_gen,
+                               &g.pcie_width,
+                               &g.s0_temp,
+                               &g.s0_target,
+                               &g.s0_controller,
+                               &g.sm_clock_mhz,
+                               &g.video_clock_mhz,
+                               &g.enforced_limit_w,
+                               &g.energy_j,
+                               &g.pcie_replay,
+                               &g.ecc_corrected,
+                               &g.fan_speed_pct[0],
+                               &g.fan_target_pct[1],
+                               &g.vram_reserved_bytes};
                 for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
                         *v[k] = reading();
-                g.throttle_mask = rnd() % 3 ? (double)(rnd() >> (rnd() % 64)) : VAL_MISSING;
-                if (!VAL_OK(g.throttle_mask) || g.throttle_mask >= 18446744073709551616.0)
-                        g.throttle_mask = VAL_MISSING;
+                g.throttle_valid = rnd() % 3 != 0;
+                g.throttle_mask = g.throttle_valid ? rnd() >> (rnd() % 64) : 0;
                 struct strbuf a, b;
                 sb_init_fixed(&a, got, sizeof(got));
                 sb_init_fixed(&b, want, sizeof(want));
@@ -488,6 +527,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_header),
             cmocka_unit_test(test_row_values),
+            cmocka_unit_test(test_row_mask_63_bits),
             cmocka_unit_test(test_row_missing),
             cmocka_unit_test(test_failure_row),
             cmocka_unit_test(test_row_matches_snprintf),

@@ -53,7 +53,8 @@ static void frame_of(struct gpu_frame *g, const struct reading *x)
         g->power_limit_w = VAL_OK(x->limit_mw) ? x->limit_mw / 1000.0 : NaN;
         g->fan_speed_pct[0] = x->fan0;
         g->fan_speed_pct[1] = x->fan1;
-        g->throttle_mask = x->reasons;
+        g->throttle_valid = VAL_OK(x->reasons);
+        g->throttle_mask = g->throttle_valid ? (uint64_t)x->reasons : 0;
 }
 
 /* Feed one reading 100 ms after the last; returns the flags column. */
@@ -330,6 +331,37 @@ static void test_failed_samples(void **state)
         gpu_rules_note_crash(&(struct frame){0}, 0); /* accepted without a GPU table */
 }
 
+/* A 64-bit mask is an integer all the way: 0x7fffffffffffffff (which a double rounds to
+ * 0x8000000000000000, losing SwPowerCap) still flags SPUR_THROT and names every reason. */
+static void test_mask_63_bits(void **state)
+{
+        (void)state;
+        struct rig r;
+        rig_init(&r);
+        const struct reading q = QUIET;
+        for (int i = 0; i < 11; i++)
+                feed(&r, &q);
+        frame_of(&r.g, &(struct reading){45, 60000, 600000, 30, 30, 1, ""});
+        r.g.throttle_mask = 0x7fffffffffffffffULL;
+        r.g.throttle_valid = true;
+        r.mono += NS / 10;
+        gpu_rules_step(&r.rules, 0, &r.g, &r.stats, r.mono, &r.out);
+        assert_string_equal(r.g.flags, "SPUR_THROT(10%ofLim)");
+        assert_true(logged(&r, "Throttle: GpuIdle → GpuIdle|AppClocks|SwPowerCap|HwSlowdown|"
+                               "SyncBoost|SwThermalSlowdown|HwThermalSlowdown|"
+                               "HwPowerBrakeSlowdown|DisplayClocks|UserDefinedClocks"));
+        /* Only bit 63 set: no reason vigil names, the reference's Unknown(0x...). */
+        frame_of(&r.g, &q);
+        r.g.throttle_mask = 0x8000000000000000ULL;
+        r.g.throttle_valid = true;
+        r.mono += NS / 10;
+        gpu_rules_step(&r.rules, 0, &r.g, &r.stats, r.mono, &r.out);
+        assert_string_equal(r.g.flags, "");
+        assert_true(logged(&r, "Throttle: GpuIdle|AppClocks|SwPowerCap|HwSlowdown|SyncBoost|"
+                               "SwThermalSlowdown|HwThermalSlowdown|HwPowerBrakeSlowdown|"
+                               "DisplayClocks|UserDefinedClocks → Unknown(0x8000000000000000)"));
+}
+
 static void test_thresholds_from_options(void **state)
 {
         (void)state;
@@ -386,6 +418,7 @@ int main(void)
             cmocka_unit_test(test_flag_order),
             cmocka_unit_test(test_throttle_transitions),
             cmocka_unit_test(test_failed_samples),
+            cmocka_unit_test(test_mask_63_bits),
             cmocka_unit_test(test_thresholds_from_options),
             cmocka_unit_test(test_stats_and_names),
         };

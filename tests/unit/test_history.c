@@ -55,7 +55,8 @@ static void set_gpu(double temp, double fan, double limit, double clock, double 
         g->gpu_clock_mhz = clock;
         g->mem_clock_mhz = 9501;
         g->util_gpu_pct = 50;
-        g->throttle_mask = mask;
+        g->throttle_valid = VAL_OK(mask);
+        g->throttle_mask = g->throttle_valid ? (uint64_t)mask : 0;
 }
 
 static void test_periods(void **state)
@@ -197,7 +198,8 @@ static void test_host_decimation(void **state)
                 fr.host.temp_c = 40 + i;
                 fr.rpi.arm_hz = i == 2 ? 600e6 : 1500e6;
                 fr.rpi.volt_core_v = 0.85;
-                fr.rpi.throttled = i == 5 ? 0x50005 : i == 8 ? 0x2 : NAN;
+                fr.rpi.throttled_valid = i == 5 || i == 8;
+                fr.rpi.throttled = i == 5 ? 0x50005 : i == 8 ? 0x2 : 0;
                 host_tick(h, (i + 1) * 100 * MS, false);
         }
         assert_int_equal(history_count(h), 2);

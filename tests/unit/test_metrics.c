@@ -96,6 +96,7 @@ static void build_frame(struct frame *f)
         p->pixel_hz = 7.5e7;
         p->arm_max_hz = 1.8e9;
         p->throttled = 0x50005; /* under-voltage now; under-voltage and throttled since boot */
+        p->throttled_valid = true;
         p->throttle_src = RPI_SRC_GENCMD;
         p->nv3d = 1;
         snprintf(p->v3d[0].queue, sizeof(p->v3d[0].queue), "render");
@@ -129,6 +130,7 @@ static void build_frame(struct frame *f)
         g->pcie_width = 16;
         g->pcie_replay = 0;
         g->throttle_mask = 0x4 | 0x1;
+        g->throttle_valid = true;
         g->nfans = 2;
         g->fan_speed_pct[0] = 45;
         g->fan_speed_pct[1] = 104; /* intended speed may exceed 100 */
@@ -302,7 +304,8 @@ static void test_watch_and_pi_lines(void **state)
         assert_line(t, "vigil_rpi_throttled{condition=\"throttled\",since=\"now\"} 1");
         assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 4);
         /* No word, the rpi_volt alarm alone: under-voltage now, nothing else. */
-        fr.rpi.throttled = NAN;
+        fr.rpi.throttled = 0;
+        fr.rpi.throttled_valid = false;
         fr.rpi.throttle_src = RPI_SRC_NONE;
         fr.rpi.undervolt_alarm = 1;
         free(t);
@@ -402,6 +405,22 @@ static void test_gpu_lines(void **state)
         assert_null(strstr(t, "remapped"));
         /* No extra counters without the extra part. */
         assert_null(strstr(t, "xid"));
+        free(t);
+        /* A 63-bit mask: every reason 1 (a double made it bit 63 alone, every reason 0);
+         * the reserved memory and the recovery action when read. */
+        fr.gpus[0].throttle_mask = 0x7fffffffffffffffULL;
+        fr.gpus[0].vram_reserved_bytes = 536870912;
+        fr.gpus[0].recovery_valid = true;
+        fr.gpus[0].recovery_action = 2;
+        t = render(&fr, NULL);
+        assert_int_equal(count_prefix(t, "vigil_gpu_clocks_event_reason{gpu=\"0\""), 9);
+        assert_null(strstr(t, "vigil_gpu_clocks_event_reason{gpu=\"0\",uuid=\"GPU-aaaa\",reason="
+                              "\"gpu_idle\"} 0"));
+        assert_line(t, "vigil_gpu_clocks_event_reason{gpu=\"0\",uuid=\"GPU-aaaa\",reason="
+                       "\"display_clock_setting\"} 1");
+        assert_line(t, "vigil_gpu_memory_reserved_bytes{gpu=\"0\",uuid=\"GPU-aaaa\"} 536870912");
+        assert_line(t, "vigil_gpu_recovery_action{gpu=\"0\",uuid=\"GPU-aaaa\"} 2");
+        assert_int_equal(count_prefix(t, "vigil_gpu_recovery_action{"), 1);
         free(t);
 }
 

@@ -67,13 +67,14 @@ static nvmlReturn_t f_temp(nvmlDevice_t d, int s, unsigned *v)
         *v = s == NVML_TEMPERATURE_GPU ? 45 : 0;
         return 0;
 }
+static unsigned thr_gpu_max = 90; /* what GPU_MAX answers (a test changes it) */
 static nvmlReturn_t f_thresh(nvmlDevice_t d, int t, unsigned *v)
 {
         (void)d;
         ENTER(C_THRESH);
         if (t == NVML_TEMPERATURE_THRESHOLD_MEM_MAX)
                 return NVML_ERROR_NOT_SUPPORTED;
-        *v = t == 0 ? 98 : t == 1 ? 95 : 90;
+        *v = t == 0 ? 98 : t == 1 ? 95 : thr_gpu_max;
         return 0;
 }
 static nvmlReturn_t f_power(nvmlDevice_t d, unsigned *v)
@@ -336,13 +337,15 @@ static void test_values_and_units(void **state)
         assert_true(g.gpu_clock_mhz == 1200 && g.sm_clock_mhz == 1250);
         assert_true(g.mem_clock_mhz == 9000 && g.video_clock_mhz == 1100);
         assert_true(g.util_gpu_pct == 10 && g.util_mem_pct == 5);
-        /* v2 with its version word: used without the reserved part. */
+        /* v2 with its version word; used in the reference's meaning (v1: reserved
+         * included), and the reserved part on its own. */
         assert_int_equal(fake.mem2_version_seen, 0x02000028u);
-        assert_true(g.vram_used_bytes == (double)(1ULL << 30));
+        assert_true(g.vram_used_bytes == (double)((1ULL << 30) + (512ULL << 20)));
+        assert_true(g.vram_reserved_bytes == (double)(512ULL << 20));
         assert_true(g.vram_total_bytes == (double)(100ULL << 30));
         assert_int_equal(fake.calls[C_MEM1], 0);
         assert_true(g.pcie_gen == 5 && g.pcie_width == 16 && g.pcie_replay == 7);
-        assert_true(g.throttle_mask == 4);
+        assert_true(g.throttle_valid && g.throttle_mask == 4);
         assert_int_equal(g.nfans, 2);
         assert_true(g.fan_speed_pct[0] == 30 && g.fan_speed_pct[1] == 31);
         assert_true(g.fan_target_pct[0] == 40 && g.fan_target_pct[1] == 41);
@@ -354,7 +357,8 @@ static void test_values_and_units(void **state)
         assert_true(isnan(g.pstate));
 }
 
-/* NOT_SUPPORTED / NO_PERMISSION: missing (NAN, not 0), asked once; each fan on its own. */
+/* NOT_SUPPORTED / NO_PERMISSION: missing (NAN, not 0), retired after 3 answers in a row;
+ * each fan on its own. */
 static void test_unsupported_asked_once(void **state)
 {
         (void)state;
@@ -376,10 +380,10 @@ static void test_unsupported_asked_once(void **state)
                 assert_true(isnan(g.pcie_replay) && isnan(g.energy_j) && isnan(g.s0_temp));
                 assert_true(g.fan_speed_pct[1] == 31);
         }
-        assert_int_equal(fake.calls[C_TARGET], 2); /* once per fan */
-        assert_int_equal(fake.calls[C_ECC], 2);    /* corrected, uncorrected */
-        assert_int_equal(fake.calls[C_REPLAY], 1);
-        assert_int_equal(fake.calls[C_ENERGY], 1);
+        assert_int_equal(fake.calls[C_TARGET], 6); /* 3 times per fan */
+        assert_int_equal(fake.calls[C_ECC], 6);    /* corrected, uncorrected */
+        assert_int_equal(fake.calls[C_REPLAY], 3);
+        assert_int_equal(fake.calls[C_ENERGY], 3);
         assert_int_equal(fake.calls[C_THERMAL], 5);
         assert_int_equal(fake.calls[C_POWER], 5);
         /* The temperature is every sample's first call: never cached. */
@@ -397,6 +401,71 @@ static void test_unsupported_asked_once(void **state)
 }
 
 /* A lost GPU: the first call says so and no other call is made. */
+/* One NOT_SUPPORTED is not forever: the power limit answering it at one sample is
+ * missing there only (the TDP, PWR+ and SPUR_THROT rules need it back); two in a row,
+ * then a success, start the count again. */
+static void test_transient_not_supported(void **state)
+{
+        (void)state;
+        struct nvml_lib lib;
+        struct nvml_gpu gpu;
+        struct gpu_frame g;
+        nvmlReturn_t err;
+        fake_lib(&lib);
+        gpu_init(&lib, &gpu);
+        fake.ret[C_LIMIT] = NVML_ERROR_NOT_SUPPORTED;
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(isnan(g.power_limit_w));
+        fake.ret[C_LIMIT] = 0;
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(g.power_limit_w == 600);
+        fake.ret[C_LIMIT] = NVML_ERROR_NOT_SUPPORTED;
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(sample(&lib, &gpu, &g, &err));
+        fake.ret[C_LIMIT] = 0;
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(g.power_limit_w == 600);
+        fake.ret[C_LIMIT] = NVML_ERROR_NOT_SUPPORTED;
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_LIMIT], 1 + 7); /* the identity read, then 7 */
+        assert_true(sample(&lib, &gpu, &g, &err));    /* the third in a row: retired */
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_LIMIT], 1 + 8);
+        assert_true(isnan(g.power_limit_w));
+}
+
+/* The slow cadence: a retired field is asked once more (one refusal retires it again;
+ * an answer brings it back) and the thresholds are read again. */
+static void test_reprobe(void **state)
+{
+        (void)state;
+        struct nvml_lib lib;
+        struct nvml_gpu gpu;
+        struct gpu_frame g;
+        nvmlReturn_t err;
+        fake_lib(&lib);
+        gpu_init(&lib, &gpu);
+        fake.ret[C_LIMIT] = NVML_ERROR_NOT_SUPPORTED;
+        for (int i = 0; i < 5; i++)
+                assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_LIMIT], 3 + 1); /* the identity read, then 3 */
+        nvml_read_reprobe(&lib, &gpu);
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_LIMIT], 5); /* one more refusal: retired again */
+        fake.ret[C_LIMIT] = 0;
+        thr_gpu_max = 87;
+        unsigned thresh_calls = fake.calls[C_THRESH];
+        nvml_read_reprobe(&lib, &gpu);
+        assert_int_equal(fake.calls[C_THRESH], thresh_calls + 3);
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_true(g.power_limit_w == 600 && g.temp_max_c == 87 && g.shutdown_temp_c == 98);
+        assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_LIMIT], 7);
+        thr_gpu_max = 90;
+}
+
 static void test_lost_gpu_stops_at_once(void **state)
 {
         (void)state;
@@ -547,6 +616,8 @@ int main(void)
             cmocka_unit_test_setup(test_identity, reset),
             cmocka_unit_test_setup(test_values_and_units, reset),
             cmocka_unit_test_setup(test_unsupported_asked_once, reset),
+            cmocka_unit_test_setup(test_transient_not_supported, reset),
+            cmocka_unit_test_setup(test_reprobe, reset),
             cmocka_unit_test_setup(test_lost_gpu_stops_at_once, reset),
             cmocka_unit_test_setup(test_every_call_failing, reset),
             cmocka_unit_test_setup(test_memory_v1_fallback, reset),

@@ -47,6 +47,7 @@ static void sample(struct gpu_frame *g, int64_t real_ns, double temp)
         g->pcie_gen = 4;
         g->pcie_width = 16;
         g->throttle_mask = 0x4;
+        g->throttle_valid = true;
         g->fan_speed_pct[0] = 55;
         g->fan_target_pct[0] = 60;
         g->fan_speed_pct[1] = 54;
@@ -149,7 +150,7 @@ static void test_csv_rows(void **state)
         sample(&g, noon + 200 * NSEC_PER_MSEC, 72);
         g.power_w = VAL_MISSING;
         g.temp_max_c = VAL_MISSING;
-        g.throttle_mask = VAL_MISSING;
+        g.throttle_valid = false;
         g.fan_speed_pct[1] = VAL_MISSING;
         g.s0_temp = VAL_MISSING;
         ring_push(&r, &g);
@@ -198,6 +199,7 @@ static void test_out_of_range_values(void **state)
         g.pstate = -1;
         g.power_w = 1.0 / 0.0;
         g.throttle_mask = 0x100 | 0x4;
+        g.throttle_valid = true;
         ring_push(&r, &g);
         row(&r, 0, buf, sizeof(buf));
         assert_string_equal(buf, "2026/12/02 12:00:00.123,,,,450,,2520,10501,97,41,20480,4,16,"

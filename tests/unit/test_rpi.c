@@ -24,7 +24,7 @@ static void test_pi4_healthy(void **state)
         assert_true(r->h264_hz == 0.0);
         assert_true(r->pixel_hz == 75001464.0);
         assert_true(r->arm_max_hz == 1500000000.0);
-        assert_true(r->throttled == 0.0);
+        assert_true(r->throttled_valid && r->throttled == 0);
         assert_true(r->undervolt_alarm == 0.0);
         assert_int_equal(r->temp_src, RPI_SRC_GENCMD);
         assert_int_equal(r->volt_src, RPI_SRC_GENCMD);
@@ -60,7 +60,7 @@ static void test_pi4_current(void **state)
         assert_true(r->temp_c == 47.2);
         assert_true(r->arm_hz == 1500398464.0);
         assert_int_equal(r->clock_src, RPI_SRC_GENCMD);
-        assert_true(r->throttled == 0.0);
+        assert_true(r->throttled_valid && r->throttled == 0);
         assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
         /* No tag reaches the firmware: the maximum is cpufreq's. */
         assert_true(r->arm_max_hz == 1500000000.0);
@@ -80,7 +80,7 @@ static void test_pi4_undervolt(void **state)
         assert_int_equal(vigil_source_rpi.init(&ctx, &st), 0);
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         const struct rpi_frame *r = &fr->rpi;
-        assert_true(r->throttled == 0x50005);
+        assert_true(r->throttled_valid && r->throttled == 0x50005);
         assert_true(r->volt_core_v == 0.8);
         assert_true(r->temp_c == 61.3);
         assert_true(r->arm_hz == 600117184.0);
@@ -99,7 +99,7 @@ static void test_pi4_shm_full(void **state)
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
         assert_string_equal(fr->rpi.model, "Raspberry Pi 4 Model B Rev 1.5");
         assert_true(fr->rpi.temp_c == 47.2);
-        assert_true(fr->rpi.throttled == 0.0);
+        assert_true(fr->rpi.throttled_valid && fr->rpi.throttled == 0);
         vigil_source_rpi.fini(st);
 }
 
@@ -123,7 +123,7 @@ static void test_pi5_gencmd_and_v3d(void **state)
         assert_true(r->h264_hz == 0.0);
         assert_true(r->pixel_hz == 107999000.0);
         assert_true(r->arm_max_hz == 2400000000.0);
-        assert_true(r->throttled == 0x80000);
+        assert_true(r->throttled_valid && r->throttled == 0x80000);
         assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
         assert_true(r->undervolt_alarm == 0.0);
         /* gpu_stats: six queues; no busy ratio from a single reading. */
@@ -162,7 +162,7 @@ static void test_pi5_tags_only(void **state)
         const struct rpi_frame *r = &fr->rpi;
         assert_true(r->arm_hz == 2400033792.0);
         assert_int_equal(r->clock_src, RPI_SRC_MAILBOX);
-        assert_true(r->throttled == 0x50005);
+        assert_true(r->throttled_valid && r->throttled == 0x50005);
         assert_int_equal(r->throttle_src, RPI_SRC_MAILBOX);
         assert_false(rpi_frame_sticky_reliable(r));
         char flags[256];
@@ -243,7 +243,7 @@ static void test_noaccess_falls_back_to_vcgencmd(void **state)
         assert_true(r->core_hz == 500000992.0);
         assert_true(r->h264_hz == 0.0);
         assert_true(r->pixel_hz == 75001464.0);
-        assert_true(r->throttled == 0x50000);
+        assert_true(r->throttled_valid && r->throttled == 0x50000);
         assert_int_equal(r->throttle_src, RPI_SRC_VCGENCMD);
         vigil_source_rpi.fini(st);
 }

@@ -27,7 +27,7 @@ static void test_no_mailbox_no_vcgencmd(void **state)
         assert_int_equal(r->volt_src, RPI_SRC_NONE);
         assert_true(isnan(r->core_hz));
         /* No made-up word: the alarm alone, as what it is. */
-        assert_true(isnan(r->throttled));
+        assert_false(r->throttled_valid);
         assert_int_equal(r->throttle_src, RPI_SRC_NONE);
         assert_true(r->undervolt_alarm == 1.0);
         char flags[64];
@@ -71,7 +71,7 @@ static void test_vcgencmd_that_always_fails(void **state)
         assert_true(fr->rpi.temp_c == 50.12);
         assert_true(isnan(fr->rpi.volt_core_v));
         assert_true(isnan(fr->rpi.arm_hz));
-        assert_true(isnan(fr->rpi.throttled));
+        assert_false(fr->rpi.throttled_valid);
         assert_true(fr->rpi.undervolt_alarm == 1.0);
         /* Three samples with no answer at all: no more spawns. */
         assert_int_equal(vigil_source_rpi.sample(st, &ctx, &tk), 0);
@@ -98,7 +98,7 @@ static void test_transport_fails_then_recovers(void **state)
         assert_true(fr->rpi.present);
         assert_true(fr->rpi.temp_c == 50.12);
         assert_int_equal(fr->rpi.temp_src, RPI_SRC_SYSFS);
-        assert_true(isnan(fr->rpi.throttled));
+        assert_false(fr->rpi.throttled_valid);
         assert_true(fr->rpi.undervolt_alarm == 1.0);
         assert_true(isnan(fr->rpi.arm_hz));
         /* Next sample reopens both (the description is read afresh). */
@@ -131,7 +131,7 @@ static void test_gencmd_failures(void **state)
                 assert_true(isnan(r->core_hz));
                 assert_true(isnan(r->v3d_hz));
                 assert_true(isnan(r->h264_hz)); /* not listed: "Command not registered" */
-                assert_true(r->throttled == 0x50000);
+                assert_true(r->throttled_valid && r->throttled == 0x50000);
                 assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
         }
         /* gencmd answered: still asked every sample, the word never by tag. */

@@ -175,7 +175,8 @@ static void test_temperature_hysteresis(void **state)
 
 static unsigned with_word(double word, enum rpi_origin src)
 {
-        fr->rpi.throttled = word;
+        fr->rpi.throttled_valid = VAL_OK(word);
+        fr->rpi.throttled = VAL_OK(word) ? (uint64_t)word : 0;
         fr->rpi.throttle_src = src;
         fr->rpi.undervolt_alarm = NAN;
         nlines = 0;
@@ -185,7 +186,8 @@ static unsigned with_word(double word, enum rpi_origin src)
 /* No word: only the rpi_volt alarm. */
 static unsigned with_alarm(double alarm)
 {
-        fr->rpi.throttled = NAN;
+        fr->rpi.throttled = 0;
+        fr->rpi.throttled_valid = false;
         fr->rpi.throttle_src = RPI_SRC_NONE;
         fr->rpi.undervolt_alarm = alarm;
         nlines = 0;
@@ -293,6 +295,7 @@ static void test_frame_flags(void **state)
         p.undervolt_alarm = 0.0;
         assert_int_equal(rpi_frame_flags(&p, out, sizeof(out)), 0);
         p.throttled = 0x50005;
+        p.throttled_valid = true;
         p.throttle_src = RPI_SRC_GENCMD;
         rpi_frame_flags(&p, out, sizeof(out));
         assert_string_equal(out, "NOW:under-voltage,NOW:currently throttled,"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The 60 s slow cadence end to end (about 65 s, mostly idle): retired fields asked
+# again, the temperature thresholds and the recovery action read again, on the
+# simulated NVML (scenario reprobe-60s).
+. "$(dirname "$0")/../lib.sh"
+
+SCEN="$TOP/tests/nvml-sim/scenarios"
+if [ ! -f "$NVML_SIM" ]; then
+	not_ok "gpu_reprobe: the simulated NVML is not built ($NVML_SIM)"
+	exit 0
+fi
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+VIGIL_NVML_SIM_LOG="$TMP/calls" VIGIL_NVML_SCENARIO="$SCEN/reprobe-60s" "$VIGIL" --nvml "$NVML_SIM" \
+	--root / --gpu-interval 0.1 --interval 1 --log-dir "$TMP/log" --quiet \
+	--listen "127.0.0.1:$port" 2>"$TMP/err" &
+pid=$!
+csv=""
+# Until a row shows the new threshold (the re-probe at 60 s), at most 100 s.
+for _ in $(seq 1000); do
+	csv=$(ls "$TMP"/log/gpu0-*.csv 2>/dev/null | head -1)
+	[ -n "$csv" ] && [ "$(tail -1 "$csv" | cut -d, -f3)" = 35 ] && break
+	sleep 0.1
+done
+m=$(curl -s "http://127.0.0.1:$port/metrics")
+kill -TERM "$pid"
+wait "$pid"
+check_eq "reprobe: vigil exits 0" 0 $?
+check_eq "reprobe: gpu_tlimit before the re-probe (row 150, after the change at step 100)" 45 \
+	"$(csv_cell "$csv" 150 gpu_tlimit)"
+check_eq "reprobe: gpu_tlimit after it" 35 "$(tail -1 "$csv" | cut -d, -f3)"
+check_eq "reprobe: fan targets: 3 calls per fan, then one more each" 8 \
+	"$(grep -c '^nvmlDeviceGetTargetFanSpeed 0$' "$TMP/calls")"
+check_eq "reprobe: field 230 read at start and at the re-probe" 2 \
+	"$(grep -c '^nvmlDeviceGetFieldValues 0$' "$TMP/calls")"
+check_eq "reprobe: /metrics has the new recovery action" 1 \
+	"$(awk '$1 ~ /^vigil_gpu_recovery_action[{]/ { print $2 }' <<<"$m")"
