@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/gpu_procs.h"
+
 #define VAL_MISSING NAN
 #define VAL_OK(x)   (!isnan(x))
 
@@ -160,6 +162,7 @@ struct frame {
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
+        struct gpu_proc_list gpu_procs[VIGIL_MAX_GPUS]; /* slot i: gpus[i] (core/gpu_procs.h) */
         struct self_frame self;
 };
 

@@ -18,6 +18,7 @@ struct vigil_options {
         int64_t interval_ns;     /* host cadence (default 1 s) */
         int64_t gpu_interval_ns; /* GPU cadence (default 100 ms) */
         int64_t pss_interval_ns; /* process PSS cadence (default 10 s) */
+        int64_t gpu_proc_interval_ns; /* GPU process list cadence (default 10 s) */
         uint64_t count;          /* stop after this many host samples; 0 = no limit */
         int64_t duration_ns;     /* stop after this long; 0 = no limit */
         char log_dir[1024];      /* "" until resolved */
