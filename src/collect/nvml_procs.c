@@ -52,8 +52,10 @@ nvmlReturn_t nvml_procs_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, n
                         out->count[type] = got;
                         return r;
                 }
+                /* NVML says how many now; a driver that left the count alone gets
+                         * a larger margin. */
                 if (r == NVML_ERROR_INSUFFICIENT_SIZE)
-                        need = got > need ? got : need + QUERY_MARGIN;
+                        need = got > want ? got : want + QUERY_MARGIN;
         }
         if (r != NVML_ERROR_INSUFFICIENT_SIZE)
                 return r;

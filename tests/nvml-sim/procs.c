@@ -81,6 +81,7 @@ int sim_proc_add(struct sim_gpu *g, const char *attrs, size_t n, char *err, size
         return 0;
 }
 
+#ifndef SIM_OLD_DRIVER /* the old driver lacks the calls (README.md) */
 static bool running(const struct sim_proc *p, uint64_t step, bool graphics)
 {
         return p->graphics == graphics && step >= p->from && (!p->until || step < p->until);
@@ -133,3 +134,4 @@ SIM_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t devic
 {
         return list(device, infoCount, infos, true, "nvmlDeviceGetGraphicsRunningProcesses_v3");
 }
+#endif

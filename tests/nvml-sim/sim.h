@@ -246,8 +246,6 @@ SIM_DECLARE(nvmlDeviceGetSupportedEventTypes);
 SIM_DECLARE(nvmlEventSetWait_v2);
 SIM_DECLARE(nvmlEventSetWait);
 SIM_DECLARE(nvmlEventSetFree);
-SIM_DECLARE(nvmlDeviceGetComputeRunningProcesses_v3);
-SIM_DECLARE(nvmlDeviceGetGraphicsRunningProcesses_v3);
 /* Names a driver older than the one modelled lacks (README.md: the old variant). */
 #ifndef SIM_OLD_DRIVER
 SIM_DECLARE(nvmlDeviceGetPciInfo_v3);
@@ -258,6 +256,8 @@ SIM_DECLARE(nvmlDeviceGetFanSpeed_v2);
 SIM_DECLARE(nvmlDeviceGetTargetFanSpeed);
 SIM_DECLARE(nvmlDeviceGetFanControlPolicy_v2);
 SIM_DECLARE(nvmlDeviceGetThermalSettings);
+SIM_DECLARE(nvmlDeviceGetComputeRunningProcesses_v3);
+SIM_DECLARE(nvmlDeviceGetGraphicsRunningProcesses_v3);
 #endif
 
 #endif
