@@ -26,8 +26,7 @@ static void append(struct gpu_proc_list *out, const nvmlProcessInfo_t *infos, un
 }
 
 nvmlReturn_t nvml_procs_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *),
-                              nvmlDevice_t dev, enum gpu_proc_type type,
-                              struct gpu_proc_list *out)
+                              nvmlDevice_t dev, enum gpu_proc_type type, struct gpu_proc_list *out)
 {
         nvmlProcessInfo_t infos[NVML_PROCS_QUERY_MAX];
         if (!fn)

@@ -48,8 +48,7 @@ typedef nvmlReturn_t (*nvmlDeviceGetGraphicsRunningProcesses_v3_fn)(nvmlDevice_t
  * (NOT_SUPPORTED and the like: the type is left unsupported; a fatal code: the GPU is
  * gone). fn NULL: FUNCTION_NOT_FOUND. */
 nvmlReturn_t nvml_procs_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *),
-                              nvmlDevice_t dev, enum gpu_proc_type type,
-                              struct gpu_proc_list *out);
+                              nvmlDevice_t dev, enum gpu_proc_type type, struct gpu_proc_list *out);
 
 /* Fill each entry's name (ROOT/proc/PID/comm) and command line (ROOT/proc/PID/cmdline,
  * NUL separators as spaces, control bytes as '?', cut at VIGIL_GPU_PROC_CMDLN - 1

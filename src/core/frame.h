@@ -162,7 +162,8 @@ struct frame {
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
-        struct gpu_proc_list gpu_procs[VIGIL_MAX_GPUS]; /* slot i: gpus[i] (core/gpu_procs.h) */
+        /* slot i: gpus[i]'s last process list (core/gpu_procs.h) */
+        struct gpu_proc_list gpu_procs[VIGIL_MAX_GPUS];
         struct self_frame self;
 };
 

@@ -26,12 +26,12 @@ struct gpu_proc {
 };
 
 struct gpu_proc_list {
-        bool valid;            /* a list was taken (n may be 0: nothing running) */
-        bool supported[GPU_PROC_TYPES];  /* NVML answered this type's query */
-        unsigned count[GPU_PROC_TYPES];  /* processes NVML reported, listed or not */
-        int64_t taken_real_ns; /* when it was taken (CLOCK_REALTIME) */
-        char reason[16];       /* why: "start", "interval", "xid", "recovered", ... */
-        unsigned n;            /* entries in p[] (at most VIGIL_GPU_PROCS_MAX) */
+        bool valid;                     /* a list was taken (n may be 0: nothing running) */
+        bool supported[GPU_PROC_TYPES]; /* NVML answered this type's query */
+        unsigned count[GPU_PROC_TYPES]; /* processes NVML reported, listed or not */
+        int64_t taken_real_ns;          /* when it was taken (CLOCK_REALTIME) */
+        char reason[16];                /* why: "start", "interval", "xid", "recovered", ... */
+        unsigned n;                     /* entries in p[] (at most VIGIL_GPU_PROCS_MAX) */
         struct gpu_proc p[VIGIL_GPU_PROCS_MAX];
 };
 

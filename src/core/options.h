@@ -18,7 +18,6 @@ struct vigil_options {
         int64_t interval_ns;     /* host cadence (default 1 s) */
         int64_t gpu_interval_ns; /* GPU cadence (default 100 ms) */
         int64_t pss_interval_ns; /* process PSS cadence (default 10 s) */
-        int64_t gpu_proc_interval_ns; /* GPU process list cadence (default 10 s) */
         uint64_t count;          /* stop after this many host samples; 0 = no limit */
         int64_t duration_ns;     /* stop after this long; 0 = no limit */
         char log_dir[1024];      /* "" until resolved */
@@ -51,6 +50,7 @@ struct vigil_options {
         double leak_procs_per_hour;  /* a process count rising faster is a leak (1) */
         double leak_pss_mb_per_hour; /* a PSS rising faster is a leak (10) */
         int verbose;
+        int64_t gpu_proc_interval_ns; /* GPU process list cadence (default 10 s) */
 };
 
 /* Defaults, before any file or argument. */

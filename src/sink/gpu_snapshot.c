@@ -88,9 +88,10 @@ void gpu_snapshot_procs(struct snapshot *s, const struct gpu_proc_list *l, int64
         snapshot_section(s, "GPU processes");
         if (l && l->valid) {
                 fmt_time_utc_iso(ts, sizeof(ts), l->taken_real_ns);
-                snapshot_printf(s, "Last list: %s (%.1f s before this snapshot, %s); compute %u, graphics %u\n",
-                                ts, (double)(now_real_ns - l->taken_real_ns) / 1e9, l->reason,
-                                l->count[GPU_PROC_COMPUTE], l->count[GPU_PROC_GRAPHICS]);
+                snapshot_printf(
+                    s, "Last list: %s (%.1f s before this snapshot, %s); compute %u, graphics %u\n",
+                    ts, (double)(now_real_ns - l->taken_real_ns) / 1e9, l->reason,
+                    l->count[GPU_PROC_COMPUTE], l->count[GPU_PROC_GRAPHICS]);
         }
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_procs_format(&sb, l);

@@ -103,9 +103,9 @@ struct sim_op {
 /* A process on a GPU (`proc` line), running for steps [from, until). */
 struct sim_proc {
         unsigned pid;
-        bool graphics;            /* listed by ...GraphicsRunningProcesses_v3, else compute */
-        unsigned long long mem;   /* usedGpuMemory, bytes (NVML_VALUE_NOT_AVAILABLE_ULL: n/a) */
-        uint64_t from, until;     /* until 0: to the end */
+        bool graphics;          /* listed by ...GraphicsRunningProcesses_v3, else compute */
+        unsigned long long mem; /* usedGpuMemory, bytes (NVML_VALUE_NOT_AVAILABLE_ULL: n/a) */
+        uint64_t from, until;   /* until 0: to the end */
 };
 
 struct sim_gpu {

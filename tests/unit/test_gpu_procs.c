@@ -208,7 +208,8 @@ static void test_format(void **state)
         assert_string_equal(buf, "(none)\n");
         l.count[GPU_PROC_COMPUTE] = 3;
         l.n = 2;
-        l.p[0] = (struct gpu_proc){.pid = 4242, .type = GPU_PROC_COMPUTE, .used_bytes = 8589934592.0};
+        l.p[0] =
+            (struct gpu_proc){.pid = 4242, .type = GPU_PROC_COMPUTE, .used_bytes = 8589934592.0};
         snprintf(l.p[0].name, sizeof(l.p[0].name), "python3");
         snprintf(l.p[0].cmdline, sizeof(l.p[0].cmdline), "python3 train.py");
         l.p[1] = (struct gpu_proc){.pid = 7, .type = GPU_PROC_GRAPHICS, .used_bytes = NAN};
