@@ -332,7 +332,8 @@ static void followups(struct gpu_events *d, const struct tick *t)
                 snprintf(title, sizeof(title), "GPU CRASH FOLLOW-UP (+%us)", due[i].delay_s);
                 gpu_snapshot_header(&in, title, &h);
                 int r = evidence_followup(ctx->log_dir, &due[i], &h, ctx->kmsg, ctx->opt->root,
-                                          g->pci_bus_id, path, sizeof(path));
+                                          g->pci_bus_id, &ctx->frame->gpu_procs[slot], path,
+                                          sizeof(path));
                 if (r < 0) {
                         vlog(LOG_WARN, "gpu%u: crash follow-up (+%us) failed: %s", g->index,
                              due[i].delay_s, strerror(-r));

@@ -12,7 +12,6 @@
 #include "collect/nvml_lib.h"
 #include "sink/evidence.h"
 #include "util/clock.h"
-#include "util/fmt.h"
 #include "util/pfile.h"
 
 void gpu_snapshot_header(const struct gpu_snapshot_in *in, const char *title,
@@ -81,23 +80,6 @@ static void ring_section(struct snapshot *s, const struct gpu_ring *r)
         snapshot_puts(s, "(not recorded)\n");
 }
 
-void gpu_snapshot_procs(struct snapshot *s, const struct gpu_proc_list *l, int64_t now_real_ns)
-{
-        char buf[4096], ts[64];
-        struct strbuf sb;
-        snapshot_section(s, "GPU processes");
-        if (l && l->valid) {
-                fmt_time_utc_iso(ts, sizeof(ts), l->taken_real_ns);
-                snapshot_printf(
-                    s, "Last list: %s (%.1f s before this snapshot, %s); compute %u, graphics %u\n",
-                    ts, (double)(now_real_ns - l->taken_real_ns) / 1e9, l->reason,
-                    l->count[GPU_PROC_COMPUTE], l->count[GPU_PROC_GRAPHICS]);
-        }
-        sb_init_fixed(&sb, buf, sizeof(buf));
-        gpu_procs_format(&sb, l);
-        snapshot_put_sb(s, &sb);
-}
-
 int gpu_snapshot_crash(const struct gpu_snapshot_in *in, const char *programs_note, char *ret_path,
                        size_t cap)
 {
@@ -113,7 +95,7 @@ int gpu_snapshot_crash(const struct gpu_snapshot_in *in, const char *programs_no
         gpu_snapshot_header(in, "GPU CRASH DETECTED", &h);
         snapshot_header(s, &h);
         ring_section(s, in->ring);
-        gpu_snapshot_procs(s, &ctx->frame->gpu_procs[in->slot], in->real_ns);
+        evidence_gpu_procs(s, &ctx->frame->gpu_procs[in->slot], in->real_ns);
         evidence_kernel_log(s, ctx->kmsg, filters, sizeof(filters) / sizeof(filters[0]));
         evidence_pcie(s, root, ctx->frame->gpus[in->slot].pci_bus_id);
         snapshot_section(s, "NVIDIA kernel modules");

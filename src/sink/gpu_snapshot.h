@@ -34,13 +34,8 @@ struct gpu_snapshot_in {
 void gpu_snapshot_header(const struct gpu_snapshot_in *in, const char *title,
                          struct snapshot_header *h);
 
-/* The "GPU processes" section: the last process list of the GPU (l may be NULL or not
- * valid: "(not recorded)"), when it was taken relative to now_real_ns and why. A GPU
- * that stopped answering keeps the list taken before it did. */
-void gpu_snapshot_procs(struct snapshot *s, const struct gpu_proc_list *l, int64_t now_real_ns);
-
 /* crashes/crash-*.log: header "GPU CRASH DETECTED", the flight recorder, the GPU's
- * processes (gpu_snapshot_procs), the kernel
+ * processes (evidence_gpu_procs), the kernel
  * log (GPU lines, the last 200, AER), the GPU's PCIe state, the NVIDIA kernel modules
  * (/proc/modules), memory (/proc/meminfo) and load (/proc/loadavg, /proc/uptime), and
  * programs_note (where the program output goes; NULL: none) in a "Programs" section.

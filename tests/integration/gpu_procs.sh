@@ -63,6 +63,8 @@ wait_for 60 grep -q 'type=GPU_PROCESSES gpu=0 reason=event' "$ev"
 check "slow: a list after the Xid" test $? -eq 0
 m=$(curl -s "http://127.0.0.1:$PORT/metrics")
 dash=$(curl -s "http://127.0.0.1:$PORT/")
+wait_for 60 bash -c "ls '$TMP'/slow/crashes/*-followup-10s.log >/dev/null 2>&1"
+check "slow: +10 s follow-up written" test $? -eq 0
 stop
 check "slow: list at start, names from /proc" grep -q 'type=GPU_PROCESSES gpu=0 reason=start compute=1 graphics=1 pids=4242:python3,1234:Xorg$' "$ev"
 check "slow: list when the GPU answers again" grep -q 'type=GPU_PROCESSES gpu=0 reason=recovered compute=1 graphics=1 pids=4242:python3,1234:Xorg$' "$ev"
@@ -83,6 +85,12 @@ procs=$(section "$crash" "GPU processes")
 check "crash: last list, when and why" grep -Eq '^Last list: [0-9T:.+-]+ \([0-9.]+ s before this snapshot, start\); compute 1, graphics 1$' <<<"$procs"
 check "crash: the training job with its command line" grep -Eq '^ +4242 compute +python3 +8192 MiB +python3 train.py --config big.yaml$' <<<"$procs"
 check "crash: the display server" grep -Eq '^ +1234 graphics +Xorg +256 MiB +/usr/lib/xorg/Xorg :0 -nolisten tcp$' <<<"$procs"
+
+# The +10 s follow-up: a list taken after the loss (at the recovery, or the Xid's).
+follow=$(ls "$TMP"/slow/crashes/*-followup-10s.log | head -1)
+procs=$(section "$follow" "GPU processes")
+check "follow-up: a list taken after the crash" grep -Eq '^Last list: .* s before this snapshot, (recovered|event)\); compute [12], graphics 1$' <<<"$procs"
+check "follow-up: the training job" grep -Eq '^ +4242 compute +python3 ' <<<"$procs"
 
 # --- a fast cadence: the short job (steps 30-44) is seen; the live view shows lists ----
 start fast "$NVML_SIM" --gpu-proc-interval 0.1 --live
