@@ -77,4 +77,3 @@ int sim_proc_add(struct sim_gpu *g, const char *attrs, size_t n, char *err, size
         g->procs[g->nprocs++] = p;
         return 0;
 }
-
