@@ -94,8 +94,14 @@ http_get() {
 	(exec 3<>"/dev/tcp/127.0.0.1/$PORT" && printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$1" >&3 &&
 		cat <&3) 2>/dev/null
 }
+# The GPU sections appear once the first chart period is in: ask again until they do.
 sleep $((DURATION > 3 ? DURATION - 2 : 1))
-http_get / >"$TMP/dashboard.html"
+while :; do
+	http_get / >"$TMP/dashboard.html"
+	grep -q '<h2>GPU' "$TMP/dashboard.html" && break
+	kill -0 "$VPID" 2>/dev/null || break
+	sleep 0.3
+done
 "$SMI" --query-compute-apps=gpu_uuid,pid --format=csv,noheader,nounits >"$TMP/apps.csv" 2>"$TMP/apps.err"
 "$SMI" --query-gpu=index,uuid --format=csv,noheader,nounits >"$TMP/uuids.csv" 2>/dev/null
 wait "$VPID"

@@ -13,11 +13,11 @@ SCEN="$TMP/scen"
 cat "$TOP/tests/nvml-sim/scenarios/healthy-1gpu" >"$SCEN"
 printf 'proc 0 pid=4242 type=compute mem=8589934592\nproc 0 pid=4343 type=compute mem=na\nproc 0 pid=1234 type=graphics mem=268435456\n' >>"$SCEN"
 export VIGIL_NVML_SCENARIO="$SCEN"
-# check_run NAME [ENV=VALUE...]: gpu-check for 3 s into $TMP/NAME.out, status in $RC.
+# check_run NAME [ENV=VALUE...]: gpu-check for 5 s into $TMP/NAME.out, status in $RC.
 check_run() {
 	local name=$1
 	shift
-	env "$@" bash "$TOP/scripts/gpu-check.sh" --duration 3 --vigil "$VIGIL" --nvml "$NVML_SIM" \
+	env "$@" bash "$TOP/scripts/gpu-check.sh" --duration 5 --vigil "$VIGIL" --nvml "$NVML_SIM" \
 		--smi "$TOP/tests/nvml-sim/nvidia-smi" --root "$FIXTURES/x86-server" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	RC=$?
 }

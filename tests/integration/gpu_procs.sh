@@ -59,7 +59,7 @@ section() { awk -v t="=== $2 ===" '$0 == t { on = 1; next } /^=== .* ===$/ { on 
 # --- a slow cadence (1 h): lists at start, at the recovery and after the Xid -----
 start slow "$NVML_SIM" --quiet --gpu-proc-interval 3600
 ev="$TMP/slow/events.log"
-wait_for 60 grep -q 'type=GPU_PROCESSES gpu=0 reason=event' "$ev"
+wait_for 60 grep -qs 'type=GPU_PROCESSES gpu=0 reason=event' "$ev"
 check "slow: a list after the Xid" test $? -eq 0
 m=$(curl -s "http://127.0.0.1:$PORT/metrics")
 dash=$(curl -s "http://127.0.0.1:$PORT/")
@@ -95,7 +95,7 @@ check "follow-up: the training job" grep -Eq '^ +4242 compute +python3 ' <<<"$pr
 # --- a fast cadence: the short job (steps 30-44) is seen; the live view shows lists ----
 start fast "$NVML_SIM" --gpu-proc-interval 0.1 --live
 ev="$TMP/fast/events.log"
-wait_for 60 grep -q 'reason=recovered' "$ev"
+wait_for 60 grep -qs 'reason=recovered' "$ev"
 check "fast: recovered" test $? -eq 0
 sleep 1.2 # at least one host line of the live view after it
 stop
@@ -108,8 +108,9 @@ if nm -D "$OLD" | grep -q RunningProcesses; then
 	not_ok "old driver exports the process calls"
 else
 	start old "$OLD" --quiet
-	wait_for 30 grep -q 'type=GPU_PROCESSES\|type=NVML_FAILED' "$TMP/old/events.log"
-	sleep 0.5
+	# Well past the first sample (where a list would be taken): 20 rows written.
+	wait_for 30 bash -c "[ \$(cat '$TMP'/old/gpu0-*.csv 2>/dev/null | wc -l) -gt 20 ]"
+	check "old: samples" test $? -eq 0
 	m=$(curl -s "http://127.0.0.1:$PORT/metrics")
 	stop
 	check "old: vigil_gpu_up" grep -q "^vigil_gpu_up{$BASE} " <<<"$m"
