@@ -61,7 +61,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvigil.a
 # (tests/nvml-sim/README.md). It exports only NVML's names. The old/ variant models an
 # older driver that lacks the newer names, for clients' fallbacks.
 SIM_DEPS := $(SIM_SRC) $(wildcard tests/nvml-sim/*.h) src/collect/nvml_api.h src/util/parse.c \
-	src/util/parse.h
+	src/util/parse.h src/collect/nvml_procs.h
 SIM_CC    = $(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -Isrc -fPIC -shared -fvisibility=hidden \
 	-Wl,-soname,libnvidia-ml.so.1 $(EXTRA_LDFLAGS)
 $(BUILD)/nvml-sim/libnvidia-ml.so.1: $(SIM_DEPS)

@@ -1,7 +1,8 @@
 /* libFuzzer harness: the simulated NVML's scenario file (tests/nvml-sim/scenario.c
  * scenario_parse), which tests and the soak feed to the daemon. An accepted scenario has
  * GPUs within the table and each timeline sorted by step.
- * Link: -Itests/nvml-sim tests/nvml-sim/scenario.c tests/nvml-sim/fields.c */
+ * Link: -Itests/nvml-sim tests/nvml-sim/scenario.c tests/nvml-sim/fields.c
+ * Link: tests/nvml-sim/procs_parse.c */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -36,6 +36,7 @@
 #include "collect/nvml.h"
 #include "collect/nvml_guard.h"
 #include "collect/nvml_lib.h"
+#include "collect/nvml_procs.h"
 #include "collect/nvml_read.h"
 #include "collect/nvml_worker.h"
 #include "core/vigil.h"
@@ -67,6 +68,10 @@ struct nvml_source {
         unsigned hung_at_exit;                /* readers abandoned inside a call */
         bool start_failed;                    /* said that a reader could not start */
         struct nvml_job jobs[VIGIL_MAX_GPUS]; /* submit_batch's, before they are copied */
+        /* Process lists (nvml_procs.h): when the next is due, and why the one asked for
+         * in the job in flight was ("start", "interval", "event", "recovered"). */
+        int64_t procs_next_mono_ns[VIGIL_MAX_GPUS];
+        const char *procs_reason[VIGIL_MAX_GPUS];
 };
 
 /* The GPUs --gpu selects, in NVML index order as listed. */
@@ -404,6 +409,38 @@ static void finish_sample(struct nvml_source *s, unsigned slot, struct gpu_frame
         g->crash_seq = s->sh.gpu[slot].crash_seq;
 }
 
+/* Whether this sample of slot also lists its processes, and why: at the first sample, on
+ * the --gpu-proc-interval cadence, when asked for (a critical event) and when the GPU
+ * answers again after failures. */
+static bool procs_due(struct nvml_source *s, unsigned slot, const struct tick *t)
+{
+        const char *why = NULL;
+        if (s->sh.gpu[slot].consecutive_failures > 0)
+                why = "recovered";
+        else if (s->sh.procs_wanted[slot])
+                why = "event";
+        else if (!s->ctx->frame->gpu_procs[slot].valid && s->procs_next_mono_ns[slot] == 0)
+                why = "start";
+        else if (t->mono_ns >= s->procs_next_mono_ns[slot])
+                why = "interval";
+        s->procs_reason[slot] = why;
+        return why != NULL;
+}
+
+/* A list the job took: the frame's, with the names /proc gives its pids. */
+static void publish_procs(struct nvml_source *s, unsigned slot, const struct nvml_job *job,
+                          const struct tick *t)
+{
+        struct gpu_proc_list *l = &s->ctx->frame->gpu_procs[slot];
+        const char *why = s->procs_reason[slot] ? s->procs_reason[slot] : "interval";
+        *l = job->procs_out;
+        l->taken_real_ns = t->real_ns;
+        copy_bounded(l->reason, sizeof(l->reason), why, strlen(why));
+        gpu_procs_fill_names(s->ctx->opt->root, l);
+        s->sh.procs_wanted[slot] = false;
+        s->procs_next_mono_ns[slot] = t->mono_ns + s->ctx->opt->gpu_proc_interval_ns;
+}
+
 /* A finished job: what it learnt goes back into the GPU's state; a sample job's
  * result is this tick's sample (t is NULL for the acquiring job at start). */
 static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
@@ -427,6 +464,12 @@ static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job
                 on_failure(s, gpu, g, nvml_lib_strerror(&s->sh.lib, job->err), t);
         else
                 on_success(s, slot, job, g);
+        if (job->procs_read)
+                publish_procs(s, slot, job, t);
+        else if (job->err == NVML_SUCCESS && job->procs) { /* no process calls: not soon */
+                s->sh.procs_wanted[slot] = false;
+                s->procs_next_mono_ns[slot] = t->mono_ns + s->ctx->opt->gpu_proc_interval_ns;
+        }
         finish_sample(s, slot, g, t);
 }
 
@@ -476,6 +519,7 @@ static void run_inline(struct nvml_source *s, unsigned slot, const struct tick *
         struct nvml_guard *g = s->guard;
         struct nvml_job *job = nvml_worker_inline_job(w);
         fill_job(s, slot, job, true);
+        job->procs = procs_due(s, slot, t);
         uint64_t tag = nvml_guard_enter(g, slot);
         nvml_job_run(nvml_worker_lib(w), job);
         if (!nvml_guard_leave(g, tag)) {

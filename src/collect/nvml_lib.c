@@ -61,6 +61,8 @@ static const struct nvml_sym nvml_syms[] = {
     SYM(total_ecc, false, "nvmlDeviceGetTotalEccErrors"),
     SYM(remapped_rows, false, "nvmlDeviceGetRemappedRows"),
     SYM(field_values, false, "nvmlDeviceGetFieldValues"),
+    SYM(compute_procs, false, "nvmlDeviceGetComputeRunningProcesses_v3"),
+    SYM(graphics_procs, false, "nvmlDeviceGetGraphicsRunningProcesses_v3"),
     SYM(event_set_create, false, "nvmlEventSetCreate"),
     SYM(register_events, false, "nvmlDeviceRegisterEvents"),
     SYM(supported_event_types, false, "nvmlDeviceGetSupportedEventTypes"),

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "collect/nvml_api.h"
+#include "collect/nvml_procs.h"
 #include "core/frame.h"
 
 /* The entry points vigil uses. The required ones are never NULL once loaded; an
@@ -65,6 +66,8 @@ struct nvml_lib {
         nvmlDeviceGetTotalEccErrors_fn total_ecc;
         nvmlDeviceGetRemappedRows_fn remapped_rows;
         nvmlDeviceGetFieldValues_fn field_values; /* the recovery action (field 230) */
+        nvmlDeviceGetComputeRunningProcesses_v3_fn compute_procs; /* _v3 only (FACTS.md) */
+        nvmlDeviceGetGraphicsRunningProcesses_v3_fn graphics_procs;
         nvmlEventSetCreate_fn event_set_create;
         nvmlDeviceRegisterEvents_fn register_events;
         nvmlDeviceGetSupportedEventTypes_fn supported_event_types;
@@ -109,6 +112,9 @@ struct nvml_shared {
         unsigned device_count; /* GPUs NVML reports */
         unsigned ngpus;        /* GPUs sampled */
         struct nvml_gpu gpu[VIGIL_MAX_GPUS];
+        /* A fresh process list is wanted at the GPU's next answered sample (an Xid, a
+         * critical event): set by whoever saw it, cleared by the source when it reads. */
+        bool procs_wanted[VIGIL_MAX_GPUS];
 };
 
 /* Open the NVML library: path, or "" for libnvidia-ml.so.1 then libnvidia-ml.so

@@ -63,6 +63,23 @@ static nvmlReturn_t reacquire(const struct nvml_lib *lib, struct nvml_gpu *gpu)
         return r;
 }
 
+/* The GPU's compute and graphics processes. A fatal answer is left for the next
+ * sample to find: the list is then not taken. */
+static void read_procs(const struct nvml_lib *lib, struct nvml_job *job)
+{
+        struct gpu_proc_list *l = &job->procs_out;
+        nvmlDevice_t h = job->gpu.handle;
+        memset(l, 0, sizeof(*l));
+        nvmlReturn_t rc = nvml_procs_query(lib->compute_procs, h, GPU_PROC_COMPUTE, l);
+        if (nvml_fatal(rc))
+                return;
+        nvmlReturn_t rg = nvml_procs_query(lib->graphics_procs, h, GPU_PROC_GRAPHICS, l);
+        if (nvml_fatal(rg))
+                return;
+        l->valid = l->supported[GPU_PROC_COMPUTE] || l->supported[GPU_PROC_GRAPHICS];
+        job->procs_read = l->valid;
+}
+
 static void read_driver(const struct nvml_lib *lib, struct nvml_job *job)
 {
         char v[sizeof(job->driver_version)] = "";
@@ -77,7 +94,7 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
 {
         struct nvml_gpu *gpu = &job->gpu;
         nvmlReturn_t err = NVML_SUCCESS;
-        job->identified = job->have_driver = false;
+        job->identified = job->have_driver = job->procs_read = false;
         if (!gpu->handle) { /* not answering so far: identify it once it does */
                 err = acquire(lib, gpu);
                 job->identified = err == NVML_SUCCESS;
@@ -98,6 +115,8 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
                         read_driver(lib, job);
                         job->identified = true;
                 }
+                if (err == NVML_SUCCESS && job->procs)
+                        read_procs(lib, job);
         }
         job->err = err;
 }

@@ -53,16 +53,20 @@ struct nvml_job {
         bool reacquire;      /* get a fresh handle first (the GPU was failing) */
         bool reidentify;     /* after a good sample, re-read identity and driver version */
         bool reprobe;        /* before the sample, nvml_read_reprobe (the slow cadence) */
+        bool procs;          /* after a good sample, list the GPU's processes (nvml_procs.h) */
         /* Out. */
         nvmlReturn_t err; /* NVML_SUCCESS, or the code that made it a failed sample */
         bool identified;  /* gpu's identity was (re)read: publish it */
         bool have_driver; /* driver_version was read */
         char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+        bool procs_read;                /* procs_out holds a new list (names not filled) */
+        struct gpu_proc_list procs_out; /* valid, counts and pids; time and reason unset */
 };
 
 /* Run one job on the calling thread: acquire the GPU if it has no handle yet (or a
  * fresh handle when job->reacquire), read a sample into job->g (cleared first) when
- * job->sample, and re-read the identity when job->reidentify and the sample was good.
+ * job->sample, and re-read the identity when job->reidentify and the sample was good,
+ * and list its processes when job->procs and the sample was good.
  * Pure with respect to the process (no logging, no allocation): unit-testable on a
  * fake function table. */
 void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job);

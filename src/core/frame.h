@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/gpu_procs.h"
+
 #define VAL_MISSING NAN
 #define VAL_OK(x)   (!isnan(x))
 
@@ -193,6 +195,8 @@ struct frame {
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
+        /* slot i: gpus[i]'s last process list (core/gpu_procs.h) */
+        struct gpu_proc_list gpu_procs[VIGIL_MAX_GPUS];
         struct self_frame self;
 };
 

@@ -42,6 +42,8 @@ static const struct opt_def opt_table[] = {
      "host sampling interval (default 1; units ms, s, m, h accepted)"},
     {"gpu-interval", K_DURATION, OFF(gpu_interval_ns), 0.001, 86400, "SEC",
      "GPU sampling interval (default 0.1; as short as 0.001)"},
+    {"gpu-proc-interval", K_DURATION, OFF(gpu_proc_interval_ns), 0.1, 86400, "SEC",
+     "GPU process list interval (default 10; also at every Xid, crash and recovery)"},
     {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
      "process PSS sampling interval (default 10)"},
     {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
@@ -99,6 +101,7 @@ void options_defaults(struct vigil_options *o)
         o->interval_ns = NSEC_PER_SEC;
         o->gpu_interval_ns = 100 * NSEC_PER_MSEC;
         o->pss_interval_ns = 10 * NSEC_PER_SEC;
+        o->gpu_proc_interval_ns = 10 * NSEC_PER_SEC;
         o->sync_interval_ns = NSEC_PER_SEC;
         o->live = -1;
         snprintf(o->gpu_list, sizeof(o->gpu_list), "all");

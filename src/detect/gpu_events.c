@@ -44,6 +44,8 @@ struct gpu_ev_gpu {
         uint64_t spikes;     /* FAN_SPIKE samples counted by the rules, seen */
         uint64_t spike_number;
         struct snapshot_limiter crash_lim, spike_lim;
+        int64_t procs_seen_ns; /* the process list last looked at (its taken_real_ns) */
+        char procs_last[160];  /* its pids and names, as events.log had them */
 };
 
 struct gpu_events {
@@ -242,6 +244,8 @@ static void one_event(struct gpu_events *d, const struct nvml_event *e)
         if (!gpu_event_is_critical(e->type))
                 return;
         gpu_rules_note_crash(ctx->frame, e->slot);
+        if (ctx->nvml && e->slot < ctx->nvml->ngpus) /* who ran: list them at the next sample */
+                ctx->nvml->procs_wanted[e->slot] = true;
         sb_init_fixed(&sb, buf, sizeof(buf));
         sb_puts(&sb, "Event: ");
         gpu_event_names(&sb, e);
@@ -258,6 +262,29 @@ static void drain(struct gpu_events *d)
         } while (n == BATCH);
 }
 
+/* A new process list: to events.log when it differs from the last one logged, or was
+ * taken for a reason other than the cadence (start, an event, a recovery). */
+static void procs_taken(struct gpu_events *d, unsigned slot)
+{
+        struct vigil_ctx *ctx = d->ctx;
+        struct gpu_ev_gpu *gs = &d->gpu[slot];
+        const struct gpu_proc_list *l = &ctx->frame->gpu_procs[slot];
+        char pids[sizeof(gs->procs_last)];
+        struct strbuf sb;
+        if (!l->valid || l->taken_real_ns == gs->procs_seen_ns)
+                return;
+        gs->procs_seen_ns = l->taken_real_ns;
+        sb_init_fixed(&sb, pids, sizeof(pids));
+        gpu_procs_format_short(&sb, l);
+        if (!strcmp(pids, gs->procs_last) && !strcmp(l->reason, "interval"))
+                return;
+        snprintf(gs->procs_last, sizeof(gs->procs_last), "%s", pids);
+        eventlog_printf(ctx->events, l->taken_real_ns,
+                        "type=GPU_PROCESSES gpu=%u reason=%s compute=%u graphics=%u pids=%s",
+                        ctx->frame->gpus[slot].index, l->reason, l->count[GPU_PROC_COMPUTE],
+                        l->count[GPU_PROC_GRAPHICS], pids[0] ? pids : "-");
+}
+
 /* The flight recorder, failures, handle changes: one GPU's sample. */
 static void sampled(struct gpu_events *d, unsigned slot, const struct tick *t)
 {
@@ -265,6 +292,7 @@ static void sampled(struct gpu_events *d, unsigned slot, const struct tick *t)
         struct gpu_ev_gpu *gs = &d->gpu[slot];
         const struct gpu_frame *g = &ctx->frame->gpus[slot];
         ring_push(&gs->ring, g);
+        procs_taken(d, slot);
         if (!g->ok && g->consecutive_failures == 1 && gs->was_ok) {
                 char err[160];
                 snprintf(err, sizeof(err), "NVML_FAILED: %s", g->error);
@@ -314,7 +342,8 @@ static void followups(struct gpu_events *d, const struct tick *t)
                 snprintf(title, sizeof(title), "GPU CRASH FOLLOW-UP (+%us)", due[i].delay_s);
                 gpu_snapshot_header(&in, title, &h);
                 int r = evidence_followup(ctx->log_dir, &due[i], &h, ctx->kmsg, ctx->opt->root,
-                                          g->pci_bus_id, path, sizeof(path));
+                                          g->pci_bus_id, &ctx->frame->gpu_procs[slot], path,
+                                          sizeof(path));
                 if (r < 0) {
                         vlog(LOG_WARN, "gpu%u: crash follow-up (+%us) failed: %s", g->index,
                              due[i].delay_s, strerror(-r));

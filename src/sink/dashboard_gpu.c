@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "util/fmt.h"
 #include "util/xml.h"
 
 #define LOST_KIND 0 /* band_label[0]; reason bit b uses b + 1 */
@@ -72,6 +73,36 @@ static size_t gpu_bands(struct dash *d, unsigned g)
         return nb;
 }
 
+/* The GPU's last process list, one row per process (the first VIGIL_GPU_PROCS_MAX). */
+static void procs_table(struct strbuf *out, const struct gpu_proc_list *l)
+{
+        char ts[64];
+        if (!l->valid)
+                return;
+        fmt_time_utc_iso(ts, sizeof(ts), l->taken_real_ns);
+        sb_printf(out, "<p>Processes: %u compute, %u graphics (listed ", l->count[GPU_PROC_COMPUTE],
+                  l->count[GPU_PROC_GRAPHICS]);
+        sb_xml_puts(out, ts);
+        sb_puts(out, ")</p>\n");
+        if (l->n == 0)
+                return;
+        sb_puts(out, "<table class=\"procs\"><tr><th>PID</th><th>type</th><th>name</th>"
+                     "<th>GPU memory</th><th>command</th></tr>\n");
+        for (unsigned i = 0; i < l->n && i < VIGIL_GPU_PROCS_MAX; i++) {
+                const struct gpu_proc *p = &l->p[i];
+                sb_printf(out, "<tr><td>%u</td><td>%s</td><td>", p->pid,
+                          gpu_proc_type_name((enum gpu_proc_type)p->type));
+                sb_xml_puts(out, p->name);
+                sb_puts(out, "</td><td>");
+                dash_value(out, VAL_OK(p->used_bytes) ? p->used_bytes / (1024.0 * 1024.0) : NAN, 0,
+                           " MiB");
+                sb_puts(out, "</td><td>");
+                sb_xml_puts(out, p->cmdline);
+                sb_puts(out, "</td></tr>\n");
+        }
+        sb_puts(out, "</table>\n");
+}
+
 static void heading(struct dash *d, unsigned g)
 {
         const struct gpu_frame *gf = &d->f->gpus[g];
@@ -86,6 +117,7 @@ static void heading(struct dash *d, unsigned g)
                 sb_xml_puts(d->out, gf->error[0] ? gf->error : "NVML answers nothing");
                 sb_puts(d->out, "</p>\n");
         }
+        procs_table(d->out, &d->f->gpu_procs[g]);
 }
 
 void dash_gpu_group(struct dash *d, unsigned g)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "collect/pcie.h"
+#include "util/fmt.h"
 #include "util/spawn.h"
 
 #define SCRATCH_MAX   (512 * 1024) /* one section's text, at most */
@@ -82,9 +83,27 @@ pid_t evidence_program(struct snapshot *s, const char *title, const char *const 
         return res.unreaped;
 }
 
+void evidence_gpu_procs(struct snapshot *s, const struct gpu_proc_list *l, int64_t now_real_ns)
+{
+        char buf[4096], ts[64];
+        struct strbuf sb;
+        snapshot_section(s, "GPU processes");
+        if (l && l->valid) {
+                fmt_time_utc_iso(ts, sizeof(ts), l->taken_real_ns);
+                snapshot_printf(
+                    s, "Last list: %s (%.1f s before this snapshot, %s); compute %u, graphics %u\n",
+                    ts, (double)(now_real_ns - l->taken_real_ns) / 1e9, l->reason,
+                    l->count[GPU_PROC_COMPUTE], l->count[GPU_PROC_GRAPHICS]);
+        }
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        gpu_procs_format(&sb, l);
+        snapshot_put_sb(s, &sb);
+}
+
 int evidence_followup(const char *log_dir, const struct snapshot_followup_due *d,
                       const struct snapshot_header *h, struct kmsg *k, const char *root,
-                      const char *bus_id, char *ret_path, size_t cap)
+                      const char *bus_id, const struct gpu_proc_list *procs, char *ret_path,
+                      size_t cap)
 {
         static const enum kmsg_filter filters[] = {KMSG_FILTER_GPU, KMSG_FILTER_AER};
         struct snapshot *s;
@@ -97,6 +116,8 @@ int evidence_followup(const char *log_dir, const struct snapshot_followup_due *d
                  h->extra_lines ? h->extra_lines : "");
         fh.extra_lines = extra;
         snapshot_header(s, &fh);
+        if (procs)
+                evidence_gpu_procs(s, procs, h->real_ns);
         evidence_pcie(s, root, bus_id);
         evidence_kernel_log(s, k, filters, sizeof(filters) / sizeof(filters[0]));
         return snapshot_commit(s, ret_path, cap);

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "collect/kmsg.h"
+#include "core/gpu_procs.h"
 #include "core/ring.h"
 #include "sink/snapshot.h"
 
@@ -37,13 +38,20 @@ void evidence_ring(struct snapshot *s, const char *title, const struct gpu_ring 
 pid_t evidence_program(struct snapshot *s, const char *title, const char *const argv[],
                        int64_t timeout_ns);
 
+/* Section "GPU processes": the GPU's last process list (l may be NULL or not valid:
+ * "(not recorded)"), when it was taken relative to now_real_ns and why. A GPU that
+ * stopped answering keeps the list taken before it did. */
+void evidence_gpu_procs(struct snapshot *s, const struct gpu_proc_list *l, int64_t now_real_ns);
+
 /* Write a crash follow-up snapshot d (see snapshot_followups_due) under log_dir:
  * crashes/<d->name>.log with header h (its title is the caller's, e.g.
- * "GPU CRASH FOLLOW-UP (+10s)"), a "Follow-up of: <crash>" line, then the PCIe
- * state of bus_id and the kernel log's GPU and AER lines. ret_path as in
+ * "GPU CRASH FOLLOW-UP (+10s)"), a "Follow-up of: <crash>" line, then the GPU's
+ * last process list (procs; NULL: no such section), the PCIe state of bus_id and the
+ * kernel log's GPU and AER lines. ret_path as in
  * snapshot_commit. 0 or -errno. */
 int evidence_followup(const char *log_dir, const struct snapshot_followup_due *d,
                       const struct snapshot_header *h, struct kmsg *k, const char *root,
-                      const char *bus_id, char *ret_path, size_t cap);
+                      const char *bus_id, const struct gpu_proc_list *procs, char *ret_path,
+                      size_t cap);
 
 #endif

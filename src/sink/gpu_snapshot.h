@@ -34,7 +34,8 @@ struct gpu_snapshot_in {
 void gpu_snapshot_header(const struct gpu_snapshot_in *in, const char *title,
                          struct snapshot_header *h);
 
-/* crashes/crash-*.log: header "GPU CRASH DETECTED", the flight recorder, the kernel
+/* crashes/crash-*.log: header "GPU CRASH DETECTED", the flight recorder, the GPU's
+ * processes (evidence_gpu_procs), the kernel
  * log (GPU lines, the last 200, AER), the GPU's PCIe state, the NVIDIA kernel modules
  * (/proc/modules), memory (/proc/meminfo) and load (/proc/loadavg, /proc/uptime), and
  * programs_note (where the program output goes; NULL: none) in a "Programs" section.

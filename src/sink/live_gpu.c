@@ -134,10 +134,30 @@ static void line(struct strbuf *sb, const struct live_gpu_worst *w, unsigned ind
         sb_putc(sb, '\n');
 }
 
+/* "         procs: 1 compute, 0 graphics: 4242 python3 8192MiB": the GPU's last process
+ * list, its first four entries; nothing before a list was taken. */
+static void procs_line(struct strbuf *sb, const struct gpu_proc_list *l)
+{
+        if (!l->valid)
+                return;
+        sb_printf(sb, "         procs: %u compute, %u graphics", l->count[GPU_PROC_COMPUTE],
+                  l->count[GPU_PROC_GRAPHICS]);
+        for (unsigned i = 0; i < l->n && i < 4; i++) {
+                sb_printf(sb, "%s%u %s", i ? ", " : ": ", l->p[i].pid,
+                          l->p[i].name[0] ? l->p[i].name : "?");
+                if (VAL_OK(l->p[i].used_bytes))
+                        sb_printf(sb, " %.0fMiB", l->p[i].used_bytes / (1024.0 * 1024.0));
+        }
+        if (l->n > 4)
+                sb_puts(sb, ", ...");
+        sb_putc(sb, '\n');
+}
+
 void live_gpu_lines(struct live_gpu *lg, const struct frame *f, struct strbuf *sb)
 {
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++) {
                 line(sb, &lg->gpu[i], f->gpus[i].index);
+                procs_line(sb, &f->gpu_procs[i]);
                 worst_reset(&lg->gpu[i]);
         }
 }

@@ -460,6 +460,15 @@ static void render_gpu_special(struct render *r, const struct frame *f, const ch
                 if (bases[i] && p >= 0 && p <= 15)
                         sample(r, bases[i], NULL, NULL, p);
         }
+        fam_begin(r, "vigil_gpu_processes", GAUGE,
+                  "Processes on the GPU at its last process list, by type (compute, graphics).");
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct gpu_proc_list *l = &f->gpu_procs[i];
+                for (unsigned t = 0; bases[i] && l->valid && t < GPU_PROC_TYPES; t++)
+                        if (l->supported[t])
+                                sample(r, bases[i], "type",
+                                       gpu_proc_type_name((enum gpu_proc_type)t), l->count[t]);
+        }
 }
 
 static void render_gpu_arrays(struct render *r, const struct frame *f, const char *const *bases)

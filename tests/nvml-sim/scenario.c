@@ -462,6 +462,26 @@ static int line_driver(struct loader *ld, struct cursor *c)
         return want_end(ld, c);
 }
 
+/* proc N pid=P type=compute|graphics [mem=BYTES|na] [from=S] [until=S] (procs.c);
+ * proc_error N CODE: both process calls of GPU N return CODE. */
+static int line_proc(struct loader *ld, struct cursor *c, bool error)
+{
+        struct sim_gpu *g;
+        char msg[200];
+        int64_t v;
+        if (want_gpu(ld, c, &g) < 0)
+                return -1;
+        if (error) {
+                if (want_num(ld, c, "a return code", 1, 999, &v) < 0)
+                        return -1;
+                g->procs_err = (int)v;
+                return want_end(ld, c);
+        }
+        if (sim_proc_add(g, c->p, (size_t)(c->end - c->p), msg, sizeof(msg)) < 0)
+                return fail(ld, "%s", msg);
+        return 0;
+}
+
 static int parse_line(struct loader *ld, struct cursor *c)
 {
         struct token t;
@@ -487,6 +507,8 @@ static int parse_line(struct loader *ld, struct cursor *c)
                 return line_unsupported(ld, c);
         if (tok_is(&t, "at"))
                 return line_at(ld, c);
+        if (tok_is(&t, "proc") || tok_is(&t, "proc_error"))
+                return line_proc(ld, c, tok_is(&t, "proc_error"));
         return fail(ld, "unknown directive '%.*s'", (int)t.klen, t.key);
 }
 
@@ -591,6 +613,7 @@ void scenario_clear(struct sim *s)
 {
         for (unsigned i = 0; i < SIM_MAX_GPUS; i++) {
                 free(s->gpu[i].ops);
+                free(s->gpu[i].procs);
                 memset(&s->gpu[i], 0, sizeof(s->gpu[i]));
         }
         s->ngpus = 0;

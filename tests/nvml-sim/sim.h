@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "collect/nvml_api.h"
+#include "collect/nvml_procs.h"
 
 #define SIM_API __attribute__((visibility("default")))
 
@@ -27,6 +28,7 @@
 #define SIM_MAX_EVSETS   64
 #define SIM_EVQ_CAP      4096      /* queued events per set; more are dropped */
 #define SIM_SCENARIO_MAX (1 << 20) /* bytes */
+#define SIM_MAX_PROCS    300       /* `proc` lines per GPU */
 
 /* Every value a scenario can give a GPU. Families are in NVML's own order. */
 enum sim_field {
@@ -101,6 +103,14 @@ struct sim_op {
         unsigned long long type; /* EVENT: NVML_EVENT_* */
 };
 
+/* A process on a GPU (`proc` line), running for steps [from, until). */
+struct sim_proc {
+        unsigned pid;
+        bool graphics;          /* listed by ...GraphicsRunningProcesses_v3, else compute */
+        unsigned long long mem; /* usedGpuMemory, bytes (NVML_VALUE_NOT_AVAILABLE_ULL: n/a) */
+        uint64_t from, until;   /* until 0: to the end */
+};
+
 struct sim_gpu {
         unsigned index;
         char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
@@ -116,6 +126,9 @@ struct sim_gpu {
         bool lost;
         bool stall_armed;
         unsigned stall_ms;
+        struct sim_proc *procs; /* procs.c; NULL when none */
+        unsigned nprocs;
+        int procs_err; /* nonzero: both process calls return it (`proc_error`) */
 };
 
 struct sim_event {
@@ -168,6 +181,10 @@ int scenario_parse(struct sim *s, const char *text, size_t len, const char *name
                    size_t errlen);
 /* Release what scenario_load allocated and clear the GPUs. */
 void scenario_clear(struct sim *s);
+
+/* procs.c: a `proc N KEY=VALUE...` line's attributes (after the GPU), and
+ * `proc_error N CODE`. 0, or -1 with err set. */
+int sim_proc_add(struct sim_gpu *g, const char *attrs, size_t n, char *err, size_t errlen);
 
 /* state.c. All of these run with sim.lock held. */
 /* Apply g's timeline entries up to g->step (events reach the registered sets). */
@@ -244,6 +261,8 @@ SIM_DECLARE(nvmlDeviceGetFanSpeed_v2);
 SIM_DECLARE(nvmlDeviceGetTargetFanSpeed);
 SIM_DECLARE(nvmlDeviceGetFanControlPolicy_v2);
 SIM_DECLARE(nvmlDeviceGetThermalSettings);
+SIM_DECLARE(nvmlDeviceGetComputeRunningProcesses_v3);
+SIM_DECLARE(nvmlDeviceGetGraphicsRunningProcesses_v3);
 #endif
 
 #endif

@@ -60,8 +60,18 @@ static void test_followup_file(void **state)
         snapshot_followups_arm(&f, 0, 100 * SEC, "crash-20261202-120000.log");
         assert_int_equal(snapshot_followups_due(&f, 110 * SEC, &d, 1), 1);
         assert_int_equal(kmsg_open(&k, "tests/fixtures/kmsg", 0), 0);
+        /* The list taken 2.5 s before the follow-up (after the crash, at an Xid). */
+        struct gpu_proc_list procs = {.valid = true,
+                                      .supported = {true, true},
+                                      .count = {1, 0},
+                                      .taken_real_ns = noon + 7500 * (SEC / 1000),
+                                      .reason = "event",
+                                      .n = 1};
+        procs.p[0] = (struct gpu_proc){.pid = 4242, .used_bytes = 1073741824.0};
+        snprintf(procs.p[0].name, sizeof(procs.p[0].name), "python3");
+        snprintf(procs.p[0].cmdline, sizeof(procs.p[0].cmdline), "python3 train.py");
         assert_int_equal(evidence_followup(dir, &d, &header, k, "tests/fixtures/pcie/offbus",
-                                           "00000000:01:00.0", path, sizeof(path)),
+                                           "00000000:01:00.0", &procs, path, sizeof(path)),
                          0);
         char want_path[256];
         snprintf(want_path, sizeof(want_path), "%s/crashes/crash-20261202-120000-followup-10s.log",
@@ -79,6 +89,12 @@ static void test_followup_file(void **state)
             "Event #: 1\n"
             "Pwr breach:0 Fan inv:0 Spur throt:0\n"
             "Follow-up of: crash-20261202-120000 (+10s)\n"
+            "\n"
+            "=== GPU processes ===\n"
+            "Last list: 2026-12-02T12:00:07.500000+00:00 (2.5 s before this snapshot, event); "
+            "compute 1, graphics 0\n"
+            "      PID TYPE     NAME               GPU MEM  COMMAND\n"
+            "     4242 compute  python3           1024 MiB  python3 train.py\n"
             "\n"
             "=== PCIe state (sysfs) ===\n"
             "device 0000:01:00.0: config space reads 0xffff: the device no longer answers (off "

@@ -231,6 +231,12 @@ static void test_bad_scenarios(void **state)
             {"gpu 0\nat 0 step 2 xid 79 count=0\n", ":2: '0' is not a number from 1 to"},
             {"gpu 0\nat 0 step 2 wait_error 10\n", ":2: wait_error 10 is a timeout, not an error"},
             {"gpu 0\nat 0 step 2 wait_error 999 data=3\n", ":2: wait_error takes only count="},
+            {"gpu 0\nproc 0 pid=5\n", ":2: proc needs pid=, type= and until > from"},
+            {"gpu 0\nproc 0 pid=5 type=gpu\n", ":2: bad proc attribute 'type=gpu'"},
+            {"gpu 0\nproc 0 pid=5 type=compute from=9 until=3\n",
+             ":2: proc needs pid=, type= and until > from"},
+            {"gpu 0\nproc 0 pid=5 type=compute junk\n", ":2: 'junk': expected KEY=VALUE"},
+            {"gpu 0\nproc_error 0 0\n", ":2: '0' is not a number from 1 to 999"},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 nvmlReturn_t r;

@@ -234,6 +234,66 @@ static void test_job_acquire_only(void **state)
         assert_null(job.gpu.handle);
 }
 
+static unsigned proc_calls;
+
+/* One compute process, pid 77, after NVML's count-first handshake. */
+static nvmlReturn_t f_compute(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *infos)
+{
+        (void)d;
+        proc_calls++;
+        if (*count < 1) {
+                *count = 1;
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        infos[0] = (nvmlProcessInfo_t){.pid = 77, .usedGpuMemory = 1 << 20};
+        *count = 1;
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t f_graphics(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *infos)
+{
+        (void)d, (void)count, (void)infos;
+        proc_calls++;
+        return NVML_ERROR_NOT_SUPPORTED;
+}
+
+static void test_job_lists_processes(void **state)
+{
+        (void)state;
+        struct nvml_job job;
+        lib.compute_procs = f_compute;
+        lib.graphics_procs = f_graphics;
+        proc_calls = 0;
+        new_job(&job, true);
+        nvml_job_run(&lib, &job); /* not asked for: no process call */
+        assert_false(job.procs_read);
+        assert_int_equal(proc_calls, 0);
+        job.procs = true;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_SUCCESS);
+        assert_true(job.procs_read);
+        assert_int_equal(proc_calls, 3); /* compute: count, then fill; graphics: refused */
+        assert_true(job.procs_out.valid);
+        assert_true(job.procs_out.supported[GPU_PROC_COMPUTE]);
+        assert_false(job.procs_out.supported[GPU_PROC_GRAPHICS]);
+        assert_int_equal(job.procs_out.n, 1);
+        assert_int_equal(job.procs_out.p[0].pid, 77);
+        /* A sample the GPU does not answer lists nothing: the last list stays. */
+        fake.temp_ret = NVML_ERROR_GPU_IS_LOST;
+        proc_calls = 0;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
+        assert_false(job.procs_read);
+        assert_int_equal(proc_calls, 0);
+        /* A driver without the calls: no list, the sample still good. */
+        fake.temp_ret = NVML_SUCCESS;
+        lib.compute_procs = NULL;
+        lib.graphics_procs = NULL;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_SUCCESS);
+        assert_false(job.procs_read);
+}
+
 static void test_job_failure_and_recovery(void **state)
 {
         (void)state;
@@ -627,6 +687,7 @@ int main(void)
             cmocka_unit_test(test_bounds),
             cmocka_unit_test(test_merge_keeps_failure_state),
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
+            cmocka_unit_test_setup(test_job_lists_processes, setup),
             cmocka_unit_test(test_guard_sleeps_while_ticks_end),
             cmocka_unit_test_setup(test_job_acquire_only, setup),
             cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
