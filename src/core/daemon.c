@@ -23,14 +23,17 @@
 
 #include "core/control.h"
 #include "core/diskguard.h"
+#include "core/findings.h"
 #include "core/history.h"
 #include "core/lock.h"
+#include "core/run_findings.h"
 #include "core/sched.h"
 #include "core/vigil.h"
 #include "sink/eventlog.h"
 #include "sink/metrics.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "util/notify.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
@@ -416,28 +419,52 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
         }
 }
 
-/* events.log tap: every line becomes a dashboard marker, placed on the monotonic
- * clock (the history's time base) by its age on the wall clock. */
-static void marker_tap(void *arg, int64_t real_ns, const char *text, size_t len)
+/* events.log tap: every line feeds the findings and, with --listen, becomes a
+ * dashboard marker, placed on the monotonic clock (the history's time base) by its
+ * age on the wall clock. */
+static void events_tap(void *arg, int64_t real_ns, const char *text, size_t len)
 {
         struct vigil_ctx *ctx = arg;
+        if (ctx->findings)
+                findings_feed_event(ctx->findings, (double)real_ns / 1e9, text, len);
+        if (!ctx->history)
+                return;
         int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);
         history_add_marker(ctx->history, mono, text, len);
 }
 
-/* With --listen: the dashboard's history, fed with events.log's lines (an events log
- * without a file under --no-log). Without memory the dashboard just has no charts. */
-static void start_history(struct daemon *d, const struct vigil_options *opt)
+/* The findings, fed by events.log's lines (an events log without a file under
+ * --no-log), and with --listen the dashboard's history. Without memory there are no
+ * findings or charts; the daemon still runs. */
+static void start_taps(struct daemon *d, const struct vigil_options *opt)
 {
         struct vigil_ctx *ctx = &d->ctx;
-        if (!opt->listen[0])
-                return;
-        ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
-        if (!ctx->history)
-                return;
+        ctx->findings = malloc(sizeof(*ctx->findings));
+        if (ctx->findings)
+                findings_init(ctx->findings);
+        if (opt->listen[0])
+                ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
         if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
                 return;
-        eventlog_set_tap(ctx->events, marker_tap, ctx);
+        eventlog_set_tap(ctx->events, events_tap, ctx);
+}
+
+/* The exit summary's first block: what happened during the run. */
+static void print_findings(struct daemon *d)
+{
+        struct findings *f = malloc(sizeof(*f));
+        struct strbuf sb;
+        if (!f || sb_init_heap(&sb, 4096, 256 * 1024) < 0) {
+                free(f);
+                return;
+        }
+        run_findings_build(&d->ctx, sched_missed(&d->sched), f);
+        sb_putc(&sb, '\n');
+        findings_text(f, "  ", &sb);
+        fwrite(sb.buf, 1, sb.len, stdout);
+        fflush(stdout);
+        sb_free(&sb);
+        free(f);
 }
 
 static bool should_stop(struct daemon *d, const struct tick *t)
@@ -528,6 +555,7 @@ static void free_daemon(struct daemon *d)
         struct vigil_ctx *ctx = &d->ctx;
         eventlog_close(ctx->events);
         history_free(ctx->history);
+        free(ctx->findings);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         pthread_mutex_destroy(&ctx->pub_lock);
@@ -546,6 +574,8 @@ static int stop_daemon(struct daemon *d)
         eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
                         (unsigned long long)d->ctx.frame->self.samples[VCLOCK_HOST]);
         print_exit_line(d);
+        if (!d->ctx.opt->quiet)
+                print_findings(d);
         fini_plugins(d);
         free_daemon(d);
         return 0;
@@ -606,7 +636,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         } else {
                 vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
         }
-        start_history(d, opt);
+        start_taps(d, opt);
         install_signals();
         /* Wake-ups within 1 us of the deadline instead of the default 50 us slack. */
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

@@ -22,6 +22,7 @@ struct metrics_extra;
 struct kmsg;
 struct nvml_shared;
 struct history;
+struct findings;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -70,6 +71,10 @@ struct vigil_ctx {
          * by the main loop after each tick, copied by the HTTP thread. NULL without
          * --listen. */
         struct history *history;
+        /* What happened so far (core/findings.h), fed with every events.log line by the
+         * main loop; the exit summary, `vigil status` and the dashboard build on it
+         * (core/run_findings.h). NULL when it could not be allocated. */
+        struct findings *findings;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/findings.h"
 #include "report/html_style.h"
 #include "report/report_data.h"
 #include "report/svg.h"
@@ -375,6 +376,7 @@ void report_html_build(const struct report_data *d, struct strbuf *out)
                   report_html_style);
         sb_printf(out, "<p>%s &rarr; %s (%.1f h), %zu files.</p>\n", from, to,
                   isfinite(d->t1 - d->t0) ? (d->t1 - d->t0) / 3600 : 0.0, d->nfiles);
+        findings_html(&d->findings, out);
         if (d->have_host)
                 host_section(out, d);
         for (size_t g = 0; g < d->ngpus; g++)

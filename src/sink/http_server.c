@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "sink/basic_auth.h"
 #include "sink/mhd_lib.h"
@@ -472,6 +474,19 @@ static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr
         return d;
 }
 
+/* Bind a throw-away socket to addr: 0, or the -errno a bind gives (-EADDRINUSE). */
+static int probe_bind(const struct sockaddr_storage *addr, socklen_t len)
+{
+        int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return 0;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        int r = bind(fd, (const struct sockaddr *)addr, len) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
 int http_server_start(const struct http_server_config *cfg, struct http_server **ret, char *err,
                       size_t cap)
 {
@@ -499,9 +514,14 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                 goto out_free;
         s->mhd = start_mhd(s, &addr);
         if (!s->mhd) {
-                r = -EADDRNOTAVAIL;
+                int b = probe_bind(&addr, alen);
+                r = b < 0 ? b : -EADDRNOTAVAIL;
+                /* MHD's own message names "port 0" (it was given a sockaddr): say why
+                 * the address itself could not be bound when a plain bind says so. */
                 snprintf(err, cap, "cannot listen on %s: %s", cfg->listen,
-                         s->start_err[0] ? s->start_err : "libmicrohttpd failed to start");
+                         b < 0               ? strerror(-b)
+                         : s->start_err[0] ? s->start_err
+                                           : "libmicrohttpd failed to start");
                 goto out_free;
         }
         const union MHD_DaemonInfo *info =

@@ -1,0 +1,70 @@
+/* The daemon's findings. See run_findings.h. */
+#include "core/run_findings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "detect/throttle_reasons.h"
+#include "sink/metrics.h"
+#include "util/clock.h"
+
+/* The CSV flag of each counted anomaly (detect/gpu_rules.c writes these names), so the
+ * exit summary and `vigil report` of the same run key them alike. TDP changes are
+ * listed as power-limit changes instead. */
+static const char *const anomaly_flags[GPU_ANOM_COUNT] = {
+    [GPU_ANOM_FAN_SPIKE] = "FAN_SPIKE",
+    [GPU_ANOM_FAN_INVERSION] = "TEMP_FAN_INV",
+    [GPU_ANOM_SPURIOUS_THROTTLE] = "SPUR_THROT",
+    [GPU_ANOM_POWER_BREACH] = "PWR+",
+};
+
+static void gpu_counters(const struct vigil_ctx *ctx, unsigned slot, double up_s,
+                         struct findings *out)
+{
+        const struct gpu_frame *g = &ctx->frame->gpus[slot];
+        const struct gpu_stats *st = &ctx->frame->gpu_stats[slot];
+        const struct metrics_gpu_extra *x = &ctx->extra->gpus[slot];
+        char src[FINDING_SRC_LEN];
+        snprintf(src, sizeof(src), "gpu%u", g->index);
+        findings_add_source(out, src);
+        if (x->nvml_failures)
+                findings_note(out, FINDING_NVML_FAILED, src, NULL, x->nvml_failures, NAN,
+                              g->ok ? NULL : g->error);
+        for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
+                if (anomaly_flags[k] && st->anomalies[k])
+                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k],
+                                      st->anomalies[k], NAN, NULL);
+        for (unsigned b = 0; b < METRICS_NREASONS && b < GPU_THROTTLE_BITS && up_s > 0; b++) {
+                if (!(x->reason_seconds[b] > 0))
+                        continue;
+                struct finding *fi = findings_get(out, FINDING_THROTTLE, src, throttle_reason_names[b]);
+                if (fi)
+                        fi->value = fmin(1.0, x->reason_seconds[b] / up_s);
+        }
+}
+
+void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct findings *out)
+{
+        const struct frame *f = ctx->frame;
+        if (ctx->findings)
+                memcpy(out, ctx->findings, sizeof(*out));
+        else
+                findings_init(out);
+        findings_add_source(out, "host");
+        if (f->rpi.present)
+                findings_add_source(out, "pi");
+        double up_s = (double)(now_mono_ns() - f->self.started_mono_ns) / 1e9;
+        for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
+                if (f->gpus[i].present)
+                        gpu_counters(ctx, i, up_s, out);
+        if (missed)
+                findings_note(out, FINDING_MISSED_DEADLINE, "host", NULL, missed, NAN, NULL);
+        const struct finding *w = findings_find(out, FINDING_WRITE_ERRORS, "host", NULL);
+        if (f->self.write_errors && (!w || w->count < f->self.write_errors))
+                findings_note(out, FINDING_WRITE_ERRORS, "host", NULL,
+                              f->self.write_errors - (w ? w->count : 0), NAN, NULL);
+        if (ctx->disk_paused)
+                findings_note(out, FINDING_DISK_PAUSE, "host", NULL, 0, NAN, "still paused");
+        findings_sort(out);
+}
