@@ -209,7 +209,7 @@ static void put_clock(struct strbuf *out, const char *ts)
 bool report_host_acc_is_pi(const struct report_host_acc *a)
 {
         static const enum host_field pi_fields[] = {HOST_F_VOLT, HOST_F_ARM_MHZ, HOST_F_CORE_MHZ,
-                                                    HOST_F_V3D_MHZ, HOST_F_ARM_CFG_MHZ};
+                                                    HOST_F_V3D_MHZ};
         for (size_t i = 0; i < sizeof(pi_fields) / sizeof(pi_fields[0]); i++)
                 if (a->acc[pi_fields[i]].n)
                         return true;
