@@ -27,8 +27,8 @@ static bool start_thread(struct nvml_guard *g)
 
 static void set_timer(struct nvml_guard *g, int64_t ns)
 {
-        struct itimerspec its = {.it_value = {.tv_sec = ns / NSEC_PER_SEC,
-                                              .tv_nsec = ns % NSEC_PER_SEC}};
+        struct itimerspec its = {
+            .it_value = {.tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC}};
         (void)timerfd_settime(g->timer_fd, 0, &its, NULL);
 }
 

@@ -21,8 +21,7 @@
 
 /* " label V unit" with a comma before all but the first, nothing when v is missing
  * (a machine without the sensor says nothing, never "nan"). */
-static void put_val(struct strbuf *out, const char *label, double v, int decimals,
-                    const char *unit)
+static void put_val(struct strbuf *out, const char *label, double v, int decimals, const char *unit)
 {
         if (!VAL_OK(v))
                 return;
@@ -64,14 +63,17 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
         size_t mark = out->len;
         sb_puts(out, "host:");
         put_val(out, "cpu", h->cpu_total_pct, 1, "%");
-        put_val(out, "memory available", VAL_OK(h->mem_avail_bytes) ? h->mem_avail_bytes / 1048576.0 : VAL_MISSING, 0, " MB");
+        put_val(out, "memory available",
+                VAL_OK(h->mem_avail_bytes) ? h->mem_avail_bytes / 1048576.0 : VAL_MISSING, 0,
+                " MB");
         put_val(out, "temperature", h->temp_c, 1, " C");
         end_line(out, mark, strlen("host:"));
         for (unsigned i = 0; i < f->nwatches; i++) {
                 const struct watch_frame *w = &f->watches[i];
                 sb_printf(out, "watch %s:", w->name);
                 put_val(out, "processes", w->count, 0, "");
-                put_val(out, "PSS", VAL_OK(w->pss_bytes) ? w->pss_bytes / 1048576.0 : VAL_MISSING, 1, " MB");
+                put_val(out, "PSS", VAL_OK(w->pss_bytes) ? w->pss_bytes / 1048576.0 : VAL_MISSING,
+                        1, " MB");
                 put_val(out, "cpu", w->cpu_pct, 1, "%");
                 sb_putc(out, '\n');
         }
@@ -146,7 +148,8 @@ static int find_instance(const char *log_dir, pid_t *ret_pid)
         if (r == -EACCES || r == -EPERM) {
                 /* The lock file cannot be read: an instance may well run (as root). */
                 fprintf(stderr,
-                        "vigil: cannot read %s/vigil.pid: %s (ask as root or as a member of the log directory's group)\n",
+                        "vigil: cannot read %s/vigil.pid: %s (ask as root or as a member of the "
+                        "log directory's group)\n",
                         log_dir, strerror(-r));
                 return r;
         }

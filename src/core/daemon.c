@@ -241,12 +241,19 @@ static int init_plugins(struct daemon *d)
         return 0;
 }
 
-static void fini_plugins(struct daemon *d)
+static void fini_sinks(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
-        for (size_t i = 0; vigil_sinks[i]; i++)
+        for (size_t i = 0; vigil_sinks[i]; i++) {
                 if (d->sink_on[i] && vigil_sinks[i]->fini)
                         vigil_sinks[i]->fini(d->sink_state[i], ctx);
+                d->sink_on[i] = false;
+        }
+}
+
+static void fini_plugins(struct daemon *d)
+{
+        fini_sinks(d);
         for (size_t i = 0; vigil_detectors[i]; i++)
                 if (d->det_on[i] && vigil_detectors[i]->fini)
                         vigil_detectors[i]->fini(d->det_state[i]);
@@ -573,6 +580,9 @@ static int stop_daemon(struct daemon *d)
         vigil_flush_all(&d->ctx);
         eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
                         (unsigned long long)d->ctx.frame->self.samples[VCLOCK_HOST]);
+        /* The sinks first: the live view leaves the alternate screen, so the lines
+         * below stay on the terminal. */
+        fini_sinks(d);
         print_exit_line(d);
         if (!d->ctx.opt->quiet)
                 print_findings(d);

@@ -33,12 +33,13 @@ static void gpu_counters(const struct vigil_ctx *ctx, unsigned slot, double up_s
                               g->ok ? NULL : g->error);
         for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
                 if (anomaly_flags[k] && st->anomalies[k])
-                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k],
-                                      st->anomalies[k], NAN, NULL);
+                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k], st->anomalies[k],
+                                      NAN, NULL);
         for (unsigned b = 0; b < METRICS_NREASONS && b < GPU_THROTTLE_BITS && up_s > 0; b++) {
                 if (!(x->reason_seconds[b] > 0))
                         continue;
-                struct finding *fi = findings_get(out, FINDING_THROTTLE, src, throttle_reason_names[b]);
+                struct finding *fi =
+                    findings_get(out, FINDING_THROTTLE, src, throttle_reason_names[b]);
                 if (fi)
                         fi->value = fmin(1.0, x->reason_seconds[b] / up_s);
         }

@@ -192,8 +192,7 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, int64_
                         eventlog_printf(ctx->events, real_ns,
                                         "type=SNAPSHOT_SUPPRESSED gpu=%u "
                                         "kind=crash number=%llu cooldown=60s%s%s",
-                                        idx, (unsigned long long)number,
-                                        noted ? " noted_in=" : "",
+                                        idx, (unsigned long long)number, noted ? " noted_in=" : "",
                                         noted ? rel_path(ctx, d->gpu[slot].last_crash) : "");
                 }
                 return;

@@ -8,8 +8,9 @@ static void from_gpu(const struct report_gpu_acc *a, struct findings *f)
 {
         findings_add_source(f, a->name);
         if (a->failures) {
-                struct finding *x = findings_note(f, FINDING_NVML_FAILED, a->name, NULL,
-                                                  a->failures, a->first_failure_t, a->first_failure);
+                struct finding *x =
+                    findings_note(f, FINDING_NVML_FAILED, a->name, NULL, a->failures,
+                                  a->first_failure_t, a->first_failure);
                 if (x)
                         findings_note(f, FINDING_NVML_FAILED, a->name, NULL, 0, a->last_failure_t,
                                       NULL);
@@ -30,8 +31,7 @@ static void from_gpu(const struct report_gpu_acc *a, struct findings *f)
         for (unsigned r = 0; r < a->nreasons && samples; r++) {
                 if (!a->reason_samples[r])
                         continue;
-                struct finding *x =
-                    findings_get(f, FINDING_THROTTLE, a->name, a->reason_name[r]);
+                struct finding *x = findings_get(f, FINDING_THROTTLE, a->name, a->reason_name[r]);
                 if (x)
                         x->value = (double)a->reason_samples[r] / (double)samples;
         }

@@ -519,7 +519,7 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                 /* MHD's own message names "port 0" (it was given a sockaddr): say why
                  * the address itself could not be bound when a plain bind says so. */
                 snprintf(err, cap, "cannot listen on %s: %s", cfg->listen,
-                         b < 0               ? strerror(-b)
+                         b < 0             ? strerror(-b)
                          : s->start_err[0] ? s->start_err
                                            : "libmicrohttpd failed to start");
                 goto out_free;

@@ -75,7 +75,8 @@ static void test_clean_only_when_nothing_happened(void **state)
         assert_false(findings_clean(f));
         findings_sort(f);
         char *t = text_of(f);
-        assert_contains(t, "What happened:\n  gpu0: throttle reason SwPowerCap 25.0% of the time\n");
+        assert_contains(t,
+                        "What happened:\n  gpu0: throttle reason SwPowerCap 25.0% of the time\n");
         assert_null(strstr(t, "clean"));
         free(f);
 }
@@ -107,8 +108,9 @@ static void test_xid_meaning_and_count(void **state)
                            "the machine\"";
         feed(f, 2000.0, line);
         feed(f, 2005.0, line);
-        feed(f, 2001.0, "type=NVML_EVENT gpu=0 event=Xid(999) mask=0x0008 data=999 xid=999 "
-                        "meaning=\"not in vigil's catalog\"");
+        feed(f, 2001.0,
+             "type=NVML_EVENT gpu=0 event=Xid(999) mask=0x0008 data=999 xid=999 "
+             "meaning=\"not in vigil's catalog\"");
         const struct finding *x = findings_find(f, FINDING_XID, "gpu0", "79");
         assert_non_null(x);
         assert_int_equal(x->count, 2);
@@ -123,20 +125,24 @@ static void test_event_kinds(void **state)
 {
         (void)state;
         struct findings *f = new_findings();
-        feed(f, 1, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=\"Event: "
-                   "Xid(79)\"");
-        feed(f, 2, "type=CRASH_SNAPSHOT gpu=0 number=0 file=crashes/crash-2.log reason=\"Requested: "
-                   "checkup\"");
+        feed(f, 1,
+             "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=\"Event: "
+             "Xid(79)\"");
+        feed(f, 2,
+             "type=CRASH_SNAPSHOT gpu=0 number=0 file=crashes/crash-2.log reason=\"Requested: "
+             "checkup\"");
         feed(f, 3, "type=ENFORCED_LIMIT_CHANGE gpu=0 from=600W to=300W delta=-300W");
         feed(f, 4, "type=TDP_CHANGE from=600W to=450W delta=-150W gpu=0");
         feed(f, 5, "type=ANOMALY gpu=0 flag=TDP_REDUCED(450W)");
         feed(f, 5, "type=ANOMALY gpu=0 flag=PWR+75W suppressed=3");
         feed(f, 6, "type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005");
         feed(f, 7, "type=RPI_THROTTLE condition=\"under-voltage\" state=cleared throttled=0x50000");
-        feed(f, 8, "type=RPI_THROTTLE_HISTORY throttled=0x50000 since_boot=\"under-voltage "
-                   "occurred since boot\"");
-        feed(f, 9, "type=TREND field=chromium_procs state=rising slope_per_h=+4.00 "
-                   "limit_per_h=2.00 window=40m");
+        feed(f, 8,
+             "type=RPI_THROTTLE_HISTORY throttled=0x50000 since_boot=\"under-voltage "
+             "occurred since boot\"");
+        feed(f, 9,
+             "type=TREND field=chromium_procs state=rising slope_per_h=+4.00 "
+             "limit_per_h=2.00 window=40m");
         feed(f, 10, "type=DISK_LOW free_mb=10 action=pause");
         feed(f, 40, "type=DISK_RESUMED free_mb=900 paused_s=30");
         feed(f, 41, "type=WRITE_RESUMED dropped_rows=12 failed_s=3 error=\"No space left\"");
