@@ -106,6 +106,23 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct m
         return seq;
 }
 
+uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct metrics_extra *extra,
+                                struct findings *findings)
+{
+        pthread_mutex_lock(&ctx->pub_lock);
+        uint64_t seq = ctx->published_seq;
+        if (seq && extra)
+                memcpy(extra, ctx->published_extra, sizeof(*extra));
+        if (seq && findings) {
+                if (ctx->published_findings)
+                        memcpy(findings, ctx->published_findings, sizeof(*findings));
+                else
+                        findings_init(findings);
+        }
+        pthread_mutex_unlock(&ctx->pub_lock);
+        return seq;
+}
+
 /* Log files are fdatasync'ed this often: a power loss loses at most this much. */
 #define SYNC_EVERY_NS NSEC_PER_SEC
 /* A write failure is logged when it starts, then at most this often while it lasts. */
@@ -374,6 +391,10 @@ static void publish(struct daemon *d)
         memcpy(ctx->published, ctx->frame, sizeof(*ctx->frame));
         memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
+        /* The findings change with events only: copied when they did. */
+        if (ctx->findings && ctx->published_findings &&
+            ctx->published_findings->gen != ctx->findings->gen)
+                memcpy(ctx->published_findings, ctx->findings, sizeof(*ctx->findings));
         ctx->published_seq++;
         pthread_mutex_unlock(&ctx->pub_lock);
 }
@@ -447,8 +468,11 @@ static void start_taps(struct daemon *d, const struct vigil_options *opt)
 {
         struct vigil_ctx *ctx = &d->ctx;
         ctx->findings = malloc(sizeof(*ctx->findings));
+        ctx->published_findings = malloc(sizeof(*ctx->published_findings));
         if (ctx->findings)
                 findings_init(ctx->findings);
+        if (ctx->published_findings)
+                findings_init(ctx->published_findings);
         if (opt->listen[0])
                 ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
         if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
@@ -563,6 +587,7 @@ static void free_daemon(struct daemon *d)
         eventlog_close(ctx->events);
         history_free(ctx->history);
         free(ctx->findings);
+        free(ctx->published_findings);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         pthread_mutex_destroy(&ctx->pub_lock);

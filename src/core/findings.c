@@ -117,6 +117,7 @@ struct finding *findings_note(struct findings *f, enum finding_kind kind, const 
                               const char *key, uint64_t n, double t, const char *text)
 {
         struct finding *x = findings_get(f, kind, source, key);
+        f->gen++;
         if (!x)
                 return NULL;
         x->count += n;

@@ -74,6 +74,7 @@ struct findings {
         struct finding items[FINDINGS_MAX];
         size_t n;
         uint64_t dropped; /* findings that found no free entry */
+        uint64_t gen;     /* bumped at every change: a copy is stale when it differs */
         unsigned nsources;
         char sources[FINDINGS_MAX_SRCS][FINDING_SRC_LEN]; /* what was watched */
 };
@@ -102,6 +103,10 @@ struct finding *findings_note(struct findings *f, enum finding_kind kind, const 
 /* Feed one events.log line's text (after its time stamp; len bytes) seen at Unix time
  * t. Lines of types that are not findings are ignored. */
 void findings_feed_event(struct findings *f, double t, const char *text, size_t len);
+
+/* The value of key name in an events.log line's text (quotes removed, cut to cap - 1
+ * bytes) into out; false (out "") when the line has no such key. */
+bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap);
 
 /* True when no finding is an alarm: nothing at all went wrong on any source. */
 bool findings_clean(const struct findings *f);

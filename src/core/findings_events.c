@@ -17,6 +17,14 @@ struct ev_line {
         size_t n;
 };
 
+static bool field(const struct ev_line *l, const char *name, char *out, size_t cap);
+
+bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap)
+{
+        struct ev_line l = {text, len};
+        return field(&l, name, out, cap);
+}
+
 /* The value of "name=" in l, unquoted, into out (cap bytes). False when absent. */
 static bool field(const struct ev_line *l, const char *name, char *out, size_t cap)
 {
@@ -178,6 +186,7 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
 {
         struct ev_line l = {text, len};
         char type[40], src[FINDING_SRC_LEN], v[VAL_LEN], key[FINDING_KEY_LEN];
+        f->gen++;
         if (!field(&l, "type", type, sizeof(type)))
                 return;
         source_of(&l, src, sizeof(src), "host");

@@ -19,15 +19,21 @@ static const char *const anomaly_flags[GPU_ANOM_COUNT] = {
     [GPU_ANOM_POWER_BREACH] = "PWR+",
 };
 
-static void gpu_counters(const struct vigil_ctx *ctx, unsigned slot, double up_s,
+static void gpu_counters(const struct run_findings_in *in, unsigned slot, double up_s,
                          struct findings *out)
 {
-        const struct gpu_frame *g = &ctx->frame->gpus[slot];
-        const struct gpu_stats *st = &ctx->frame->gpu_stats[slot];
-        const struct metrics_gpu_extra *x = &ctx->extra->gpus[slot];
+        const struct gpu_frame *g = &in->frame->gpus[slot];
+        const struct gpu_stats *st = &in->frame->gpu_stats[slot];
         char src[FINDING_SRC_LEN];
         snprintf(src, sizeof(src), "gpu%u", g->index);
         findings_add_source(out, src);
+        for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
+                if (anomaly_flags[k] && st->anomalies[k])
+                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k],
+                                      st->anomalies[k], NAN, NULL);
+        if (!in->extra)
+                return;
+        const struct metrics_gpu_extra *x = &in->extra->gpus[slot];
         if (x->nvml_failures)
                 findings_note(out, FINDING_NVML_FAILED, src, NULL, x->nvml_failures, NAN,
                               g->ok ? NULL : g->error);
@@ -45,11 +51,11 @@ static void gpu_counters(const struct vigil_ctx *ctx, unsigned slot, double up_s
         }
 }
 
-void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct findings *out)
+void run_findings_from(const struct run_findings_in *in, struct findings *out)
 {
-        const struct frame *f = ctx->frame;
-        if (ctx->findings)
-                memcpy(out, ctx->findings, sizeof(*out));
+        const struct frame *f = in->frame;
+        if (in->events)
+                memcpy(out, in->events, sizeof(*out));
         else
                 findings_init(out);
         findings_add_source(out, "host");
@@ -58,14 +64,24 @@ void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct fin
         double up_s = (double)(now_mono_ns() - f->self.started_mono_ns) / 1e9;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
                 if (f->gpus[i].present)
-                        gpu_counters(ctx, i, up_s, out);
-        if (missed)
-                findings_note(out, FINDING_MISSED_DEADLINE, "host", NULL, missed, NAN, NULL);
+                        gpu_counters(in, i, up_s, out);
+        if (in->missed)
+                findings_note(out, FINDING_MISSED_DEADLINE, "host", NULL, in->missed, NAN, NULL);
         const struct finding *w = findings_find(out, FINDING_WRITE_ERRORS, "host", NULL);
         if (f->self.write_errors && (!w || w->count < f->self.write_errors))
                 findings_note(out, FINDING_WRITE_ERRORS, "host", NULL,
                               f->self.write_errors - (w ? w->count : 0), NAN, NULL);
-        if (ctx->disk_paused)
+        if (in->disk_paused)
                 findings_note(out, FINDING_DISK_PAUSE, "host", NULL, 0, NAN, "still paused");
         findings_sort(out);
+}
+
+void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct findings *out)
+{
+        struct run_findings_in in = {.frame = ctx->frame,
+                                     .extra = ctx->extra,
+                                     .events = ctx->findings,
+                                     .missed = missed,
+                                     .disk_paused = ctx->disk_paused};
+        run_findings_from(&in, out);
 }

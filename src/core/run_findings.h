@@ -4,14 +4,29 @@
 #ifndef VIGIL_CORE_RUN_FINDINGS_H
 #define VIGIL_CORE_RUN_FINDINGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/findings.h"
 #include "core/vigil.h"
 
-/* Into *out (overwritten): a copy of ctx->findings (the events so far) with the
- * counters of the frame and ctx->extra added, sorted. missed: the scheduler's missed
- * deadlines. Sources: host always, "pi" on a Raspberry Pi, each GPU found. */
+struct metrics_extra;
+
+/* What the findings of a run are built from (any thread, given copies). */
+struct run_findings_in {
+        const struct frame *frame;
+        const struct metrics_extra *extra; /* NULL: the counters kept outside the frame unknown */
+        const struct findings *events;     /* from events.log lines; NULL: none */
+        uint64_t missed;                   /* the scheduler's missed deadlines */
+        bool disk_paused;                  /* writes are paused now */
+};
+
+/* Into *out (overwritten): a copy of in->events with the counters of the frame and
+ * in->extra added, sorted. Sources: host always, "pi" on a Raspberry Pi, each GPU. */
+void run_findings_from(const struct run_findings_in *in, struct findings *out);
+
+/* run_findings_from() on the main loop's own state (ctx->frame, ctx->extra,
+ * ctx->findings). */
 void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct findings *out);
 
 #endif

@@ -499,6 +499,32 @@ static void data_free(struct report_data *d)
         events_free(&d->events);
 }
 
+int report_html_of(const char *const *paths, size_t n, struct strbuf *out, FILE *err)
+{
+        struct report_opts o = {.paths = calloc(n ? n : 1, sizeof(*o.paths)), .npaths = n};
+        struct report_data *d = calloc(1, sizeof(*d));
+        int ret = o.paths && d ? 0 : -ENOMEM;
+        if (ret == 0) {
+                d->err = err;
+                for (size_t i = 0; i < n; i++)
+                        o.paths[i] = paths[i];
+                ret = probe_all(d, &o);
+        }
+        if (ret == 0)
+                ret = read_all(d, true);
+        if (ret == 0) {
+                read_events(d);
+                report_findings_build(d, &d->findings);
+                report_html_build(d, out);
+                ret = out->overflow ? -ENOSPC : 0;
+        }
+        if (d)
+                data_free(d);
+        free(d);
+        free(o.paths);
+        return ret;
+}
+
 int report_main(int argc, char **argv)
 {
         return report_run(argc, argv, stdout, stderr);

@@ -60,6 +60,7 @@ struct http_server {
         /* MHD's messages: kept while starting (for the error), then rate-limited. */
         pthread_t starter;
         char start_err[160];
+        http_report_fn report;
         struct ratelimit log_rl;
 };
 
@@ -275,6 +276,24 @@ static enum MHD_Result serve_page(struct http_server *s, struct MHD_Connection *
         return send_body(s, c, HTML_CONTENT_TYPE);
 }
 
+static enum MHD_Result serve_report(struct http_server *s, struct MHD_Connection *c)
+{
+        if (!s->report)
+                return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found\n");
+        const char *day = s->lib.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "day");
+        sb_reset(&s->body);
+        int r = s->report(s->arg, day, &s->body);
+        if (r == -EINVAL)
+                return reply_text(s, c, MHD_HTTP_BAD_REQUEST, "day must be YYYY-MM-DD\n");
+        if (r == -ENOENT)
+                return reply_text(s, c, MHD_HTTP_NOT_FOUND, "nothing recorded that day\n");
+        if (r == -EFBIG)
+                return reply_text(s, c, MHD_HTTP_CONTENT_TOO_LARGE, "that day's logs are too large\n");
+        if (r < 0 || s->body.overflow)
+                return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "report failed\n");
+        return send_body(s, c, HTML_CONTENT_TYPE);
+}
+
 /* AUTH_OK, or the reply to a request without valid credentials has been queued. */
 static enum MHD_Result check_auth(struct http_server *s, struct MHD_Connection *c, bool *ret_ok)
 {
@@ -333,6 +352,8 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, 
                 return serve_metrics(s, c);
         if (!strcmp(url, "/"))
                 return serve_page(s, c);
+        if (!strcmp(url, "/report"))
+                return serve_report(s, c);
         return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -504,6 +525,7 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                 return -ENOMEM;
         s->snapshot = cfg->snapshot;
         s->page = cfg->page;
+        s->report = cfg->report;
         s->arg = cfg->arg;
         s->log_rl.interval_ns = 10 * NSEC_PER_SEC;
         if ((r = mhd_lib_open(&s->lib, cfg->mhd_library, err, cap)) < 0)
