@@ -29,8 +29,8 @@ static void gpu_counters(const struct run_findings_in *in, unsigned slot, double
         findings_add_source(out, src);
         for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
                 if (anomaly_flags[k] && st->anomalies[k])
-                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k],
-                                      st->anomalies[k], NAN, NULL);
+                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k], st->anomalies[k],
+                                      NAN, NULL);
         if (!in->extra)
                 return;
         const struct metrics_gpu_extra *x = &in->extra->gpus[slot];

@@ -90,9 +90,10 @@ static void header(struct strbuf *out, const struct history *h, const struct fra
         if (info->today && info->today[0]) {
                 sb_puts(out, " &middot; <a class=\"report\" href=\"/report?day=");
                 sb_xml_puts(out, info->today);
-                sb_puts(out, "\">today's report</a> &middot; <form class=\"day\" action=\"/report\">"
-                             "<input type=\"date\" name=\"day\" required> <button>report of "
-                             "that day</button></form>");
+                sb_puts(out,
+                        "\">today's report</a> &middot; <form class=\"day\" action=\"/report\">"
+                        "<input type=\"date\" name=\"day\" required> <button>report of "
+                        "that day</button></form>");
         }
         sb_puts(out, "</p>\n");
         if (info->findings)
@@ -326,6 +327,7 @@ static int charts(struct strbuf *out, const struct history *h, const struct fram
                 host_group(&d);
                 process_group(&d);
                 rpi_group(&d);
+                dash_gpu_overview(&d);
                 for (unsigned g = 0; g < f->ngpus && g < VIGIL_MAX_GPUS; g++)
                         dash_gpu_group(&d, g);
         }

@@ -67,8 +67,8 @@ static bool sentence(const struct line *l, const char *type, struct strbuf *out)
         } else if (!strcmp(type, "TDP_CHANGE") || !strcmp(type, "ENFORCED_LIMIT_CHANGE")) {
                 who(l, out);
                 sb_printf(out, "%s changed from %s to %s",
-                          type[0] == 'T' ? "power limit" : "enforced power limit", get(l, "from", a),
-                          get(l, "to", b));
+                          type[0] == 'T' ? "power limit" : "enforced power limit",
+                          get(l, "from", a), get(l, "to", b));
         } else if (!strcmp(type, "THROTTLE")) {
                 who(l, out);
                 sb_printf(out, "clock-event reasons now %s (were %s)", get(l, "to", a),

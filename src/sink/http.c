@@ -27,7 +27,7 @@
 #include "util/fmt.h"
 #include "util/log.h"
 
-#define REPORT_MAX_FILES 64                  /* logs of one day: host and 63 GPUs */
+#define REPORT_MAX_FILES 64                     /* logs of one day: host and 63 GPUs */
 #define REPORT_MAX_BYTES (512ULL * 1024 * 1024) /* read for one report at most */
 
 struct http_sink {

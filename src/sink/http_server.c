@@ -288,7 +288,8 @@ static enum MHD_Result serve_report(struct http_server *s, struct MHD_Connection
         if (r == -ENOENT)
                 return reply_text(s, c, MHD_HTTP_NOT_FOUND, "nothing recorded that day\n");
         if (r == -EFBIG)
-                return reply_text(s, c, MHD_HTTP_CONTENT_TOO_LARGE, "that day's logs are too large\n");
+                return reply_text(s, c, MHD_HTTP_CONTENT_TOO_LARGE,
+                                  "that day's logs are too large\n");
         if (r < 0 || s->body.overflow)
                 return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "report failed\n");
         return send_body(s, c, HTML_CONTENT_TYPE);
