@@ -68,15 +68,15 @@ static void leaks(const struct report_host_acc *a, struct findings *f)
                 if (!(per_h > leak_rules[i].per_h))
                         continue;
                 snprintf(text, sizeof(text), "%+.1f %s per hour", per_h, leak_rules[i].unit);
-                double h = stat_hours_to_zero(
-                    stat_acc_mean(&a->acc[HOST_F_MEM_AVAIL]),
-                    -per_h * (leak_rules[i].f == HOST_F_CHROMIUM_PROCS ? 0 : 1));
+                double h =
+                    stat_hours_to_zero(stat_acc_mean(&a->acc[HOST_F_MEM_AVAIL]),
+                                       -per_h * (leak_rules[i].f == HOST_F_CHROMIUM_PROCS ? 0 : 1));
                 if (!isnan(h) && h > 0)
                         snprintf(text + strlen(text), sizeof(text) - strlen(text),
                                  "; at this rate memory runs out in ~%.1f h", h);
-                struct finding *x = findings_note(f, FINDING_LEAK, "host",
-                                                  host_field_names[leak_rules[i].f], 1,
-                                                  a->first_t, text);
+                struct finding *x =
+                    findings_note(f, FINDING_LEAK, "host", host_field_names[leak_rules[i].f], 1,
+                                  a->first_t, text);
                 if (x)
                         x->value = per_h;
         }

@@ -155,6 +155,7 @@ void dash_gpu_group(struct dash *d, unsigned g)
         c.y_label = "MiB";
         c.y_min = 0;
         c.y_max = NAN;
+        c.always = false; /* drawn only where NVML reports VRAM */
         c.ns = 0;
         c.s[c.ns++] = dash_series("vram_used (highest)", DS_GPU, g, HG_VRAM_USED_B, MIB);
         if (VAL_OK(gf->vram_total_bytes) && gf->vram_total_bytes > 0) {

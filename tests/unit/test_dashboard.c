@@ -55,6 +55,8 @@ static void set_tick_values(int i)
         g0->gpu_clock_mhz = 1700;
         g0->mem_clock_mhz = 9501;
         g0->util_gpu_pct = 80;
+        g0->vram_used_bytes = (1000.0 + 10 * i) * 1048576.0;
+        g0->vram_total_bytes = 81559.0 * 1048576.0;
         g0->throttle_mask = i >= 10 && i < 20 ? 0x4 : 0x1;
         snprintf(g0->flags, sizeof(g0->flags), "%s", i == 12 ? "FAN_SPIKE" : "");
         *g1 = *g0;
