@@ -23,7 +23,6 @@
 
 #include "core/control.h"
 #include "core/diskguard.h"
-#include "core/findings.h"
 #include "core/history.h"
 #include "core/lock.h"
 #include "core/run_findings.h"
@@ -33,7 +32,6 @@
 #include "sink/metrics.h"
 #include "util/clock.h"
 #include "util/log.h"
-#include "util/strbuf.h"
 #include "util/notify.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
@@ -102,23 +100,6 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct m
                 memcpy(out, ctx->published, sizeof(*out));
         if (seq && extra)
                 memcpy(extra, ctx->published_extra, sizeof(*extra));
-        pthread_mutex_unlock(&ctx->pub_lock);
-        return seq;
-}
-
-uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct metrics_extra *extra,
-                                struct findings *findings)
-{
-        pthread_mutex_lock(&ctx->pub_lock);
-        uint64_t seq = ctx->published_seq;
-        if (seq && extra)
-                memcpy(extra, ctx->published_extra, sizeof(*extra));
-        if (seq && findings) {
-                if (ctx->published_findings)
-                        memcpy(findings, ctx->published_findings, sizeof(*findings));
-                else
-                        findings_init(findings);
-        }
         pthread_mutex_unlock(&ctx->pub_lock);
         return seq;
 }
@@ -447,57 +428,6 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
         }
 }
 
-/* events.log tap: every line feeds the findings and, with --listen, becomes a
- * dashboard marker, placed on the monotonic clock (the history's time base) by its
- * age on the wall clock. */
-static void events_tap(void *arg, int64_t real_ns, const char *text, size_t len)
-{
-        struct vigil_ctx *ctx = arg;
-        if (ctx->findings)
-                findings_feed_event(ctx->findings, (double)real_ns / 1e9, text, len);
-        if (!ctx->history)
-                return;
-        int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);
-        history_add_marker(ctx->history, mono, text, len);
-}
-
-/* The findings, fed by events.log's lines (an events log without a file under
- * --no-log), and with --listen the dashboard's history. Without memory there are no
- * findings or charts; the daemon still runs. */
-static void start_taps(struct daemon *d, const struct vigil_options *opt)
-{
-        struct vigil_ctx *ctx = &d->ctx;
-        ctx->findings = malloc(sizeof(*ctx->findings));
-        ctx->published_findings = malloc(sizeof(*ctx->published_findings));
-        if (ctx->findings)
-                findings_init(ctx->findings);
-        if (ctx->published_findings)
-                findings_init(ctx->published_findings);
-        if (opt->listen[0])
-                ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
-        if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
-                return;
-        eventlog_set_tap(ctx->events, events_tap, ctx);
-}
-
-/* The exit summary's first block: what happened during the run. */
-static void print_findings(struct daemon *d)
-{
-        struct findings *f = malloc(sizeof(*f));
-        struct strbuf sb;
-        if (!f || sb_init_heap(&sb, 4096, 256 * 1024) < 0) {
-                free(f);
-                return;
-        }
-        run_findings_build(&d->ctx, sched_missed(&d->sched), f);
-        sb_putc(&sb, '\n');
-        findings_text(f, "  ", &sb);
-        fwrite(sb.buf, 1, sb.len, stdout);
-        fflush(stdout);
-        sb_free(&sb);
-        free(f);
-}
-
 static bool should_stop(struct daemon *d, const struct tick *t)
 {
         const struct vigil_options *o = d->ctx.opt;
@@ -610,7 +540,7 @@ static int stop_daemon(struct daemon *d)
         fini_sinks(d);
         print_exit_line(d);
         if (!d->ctx.opt->quiet)
-                print_findings(d);
+                run_findings_print(&d->ctx, sched_missed(&d->sched));
         fini_plugins(d);
         free_daemon(d);
         return 0;
@@ -671,7 +601,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         } else {
                 vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
         }
-        start_taps(d, opt);
+        run_findings_start(&d->ctx, opt);
         install_signals();
         /* Wake-ups within 1 us of the deadline instead of the default 50 us slack. */
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

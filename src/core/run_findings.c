@@ -1,13 +1,18 @@
-/* The daemon's findings. See run_findings.h. */
+/* The daemon's findings: built from copies, fed by the events tap, printed at exit,
+ * published for other threads. See run_findings.h. */
 #include "core/run_findings.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/history.h"
 #include "detect/throttle_reasons.h"
+#include "sink/eventlog.h"
 #include "sink/metrics.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 /* The CSV flag of each counted anomaly (detect/gpu_rules.c writes these names), so the
  * exit summary and `vigil report` of the same run key them alike. TDP changes are
@@ -84,4 +89,67 @@ void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct fin
                                      .missed = missed,
                                      .disk_paused = ctx->disk_paused};
         run_findings_from(&in, out);
+}
+
+/* events.log tap: every line feeds the findings and, with --listen, becomes a
+ * dashboard marker, placed on the monotonic clock (the history's time base) by its
+ * age on the wall clock. */
+static void events_tap(void *arg, int64_t real_ns, const char *text, size_t len)
+{
+        struct vigil_ctx *ctx = arg;
+        if (ctx->findings)
+                findings_feed_event(ctx->findings, (double)real_ns / 1e9, text, len);
+        if (!ctx->history)
+                return;
+        int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);
+        history_add_marker(ctx->history, mono, text, len);
+}
+
+void run_findings_start(struct vigil_ctx *ctx, const struct vigil_options *opt)
+{
+        ctx->findings = malloc(sizeof(*ctx->findings));
+        ctx->published_findings = malloc(sizeof(*ctx->published_findings));
+        if (ctx->findings)
+                findings_init(ctx->findings);
+        if (ctx->published_findings)
+                findings_init(ctx->published_findings);
+        if (opt->listen[0])
+                ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
+                return;
+        eventlog_set_tap(ctx->events, events_tap, ctx);
+}
+
+void run_findings_print(const struct vigil_ctx *ctx, uint64_t missed)
+{
+        struct findings *f = malloc(sizeof(*f));
+        struct strbuf sb;
+        if (!f || sb_init_heap(&sb, 4096, 256 * 1024) < 0) {
+                free(f);
+                return;
+        }
+        run_findings_build(ctx, missed, f);
+        sb_putc(&sb, '\n');
+        findings_text(f, "  ", &sb);
+        fwrite(sb.buf, 1, sb.len, stdout);
+        fflush(stdout);
+        sb_free(&sb);
+        free(f);
+}
+
+uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct metrics_extra *extra,
+                                struct findings *findings)
+{
+        pthread_mutex_lock(&ctx->pub_lock);
+        uint64_t seq = ctx->published_seq;
+        if (seq && extra)
+                memcpy(extra, ctx->published_extra, sizeof(*extra));
+        if (seq && findings) {
+                if (ctx->published_findings)
+                        memcpy(findings, ctx->published_findings, sizeof(*findings));
+                else
+                        findings_init(findings);
+        }
+        pthread_mutex_unlock(&ctx->pub_lock);
+        return seq;
 }

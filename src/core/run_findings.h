@@ -29,4 +29,13 @@ void run_findings_from(const struct run_findings_in *in, struct findings *out);
  * ctx->findings). */
 void run_findings_build(const struct vigil_ctx *ctx, uint64_t missed, struct findings *out);
 
+/* Allocate ctx->findings (and its published copy) and set the events.log tap that
+ * feeds them and, with --listen, the dashboard's history (ctx->history, created here);
+ * under --no-log the events log is one without a file. Without memory there are no
+ * findings or charts, and the daemon still runs. Main thread, before the plug-ins. */
+void run_findings_start(struct vigil_ctx *ctx, const struct vigil_options *opt);
+
+/* The exit summary's first block ("What happened: ..."), to stdout. */
+void run_findings_print(const struct vigil_ctx *ctx, uint64_t missed);
+
 #endif

@@ -109,6 +109,16 @@ static bool day_log(const char *name, const char *day)
         return true;
 }
 
+/* "DIR/NAME", allocated; NULL without memory. */
+static char *join_path(const char *dir, const char *name)
+{
+        size_t n = strlen(dir) + strlen(name) + 2;
+        char *p = malloc(n);
+        if (p)
+                snprintf(p, n, "%s/%s", dir, name);
+        return p;
+}
+
 /* Server thread: GET /report?day=DAY, the HTML report of that day's logs in the log
  * directory (read only; vigil's own file names only, regular files only, at most
  * REPORT_MAX_FILES files and REPORT_MAX_BYTES bytes, which bounds the time too). */
@@ -135,7 +145,7 @@ static int http_report(void *arg, const char *day, struct strbuf *out)
                 bytes += (uint64_t)st.st_size;
                 if (n == REPORT_MAX_FILES || bytes > REPORT_MAX_BYTES)
                         r = -EFBIG;
-                else if (asprintf(&paths[n], "%s/%s", dir, e->d_name) < 0)
+                else if (!(paths[n] = join_path(dir, e->d_name)))
                         r = -ENOMEM;
                 else
                         n++;
