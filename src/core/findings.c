@@ -45,6 +45,7 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
     [FINDING_LISTENER] = {.name = "event_listener",
                           .title = "NVML event listener failed",
                           .alarm = true},
+    [FINDING_STORAGE] = {.name = "storage", .title = "storage", .alarm = true},
 };
 
 /* Clock-event reasons that are not a problem: an idle GPU, clocks set on purpose. */

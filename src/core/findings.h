@@ -40,6 +40,7 @@ enum finding_kind {
         FINDING_WRITE_ERRORS,    /* rows or lines not written */
         FINDING_MISSED_DEADLINE, /* samples taken late */
         FINDING_LISTENER,        /* the NVML event listener failed */
+        FINDING_STORAGE,         /* a file system read-only, storage errors, one filling up */
         FINDING_KIND_COUNT
 };
 

@@ -182,6 +182,30 @@ static void on_write_resumed(struct findings *f, const struct ev_line *l, double
         findings_note(f, FINDING_WRITE_ERRORS, "host", NULL, n ? n : 1, t, err);
 }
 
+/* type=STORAGE state=read-only fs=root mount=/ ..., type=STORAGE_ERRORS new=N ...,
+ * type=STORAGE_FILL state=filling ... full_in=5.2h (detect/storage_rules.c). */
+static void on_storage(struct findings *f, const struct ev_line *l, const char *type, double t)
+{
+        char state[24], fs[32], v[VAL_LEN], text[FINDING_TEXT_LEN];
+        uint64_t n = 0;
+        field(l, "state", state, sizeof(state));
+        field(l, "fs", fs, sizeof(fs));
+        if (!strcmp(type, "STORAGE") && !strcmp(state, "read-only")) {
+                field(l, "mount", v, sizeof(v));
+                snprintf(text, sizeof(text), "%.40s (%.120s) mounted read-only", fs, v);
+                findings_note(f, FINDING_STORAGE, "host", "read-only", 1, t, text);
+        } else if (!strcmp(type, "STORAGE_ERRORS") && field(l, "new", v, sizeof(v))) {
+                if (parse_u64(v, strlen(v), &n) < 0)
+                        n = 1;
+                field(l, "last", v, sizeof(v));
+                findings_note(f, FINDING_STORAGE, "host", "errors", n ? n : 1, t, v);
+        } else if (!strcmp(type, "STORAGE_FILL") && !strcmp(state, "filling")) {
+                field(l, "full_in", v, sizeof(v));
+                snprintf(text, sizeof(text), "%.40s full in %.40s at this rate", fs, v);
+                findings_note(f, FINDING_STORAGE, "host", "filling", 1, t, text);
+        }
+}
+
 void findings_feed_event(struct findings *f, double t, const char *text, size_t len)
 {
         struct ev_line l = {text, len};
@@ -233,6 +257,8 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
                 on_disk(f, &l, type[5] == 'L', t);
         } else if (!strcmp(type, "WRITE_RESUMED")) {
                 on_write_resumed(f, &l, t);
+        } else if (!strncmp(type, "STORAGE", 7)) {
+                on_storage(f, &l, type, t);
         } else if (!strcmp(type, "EVENT_LISTENER")) {
                 field(&l, "error", v, sizeof(v));
                 findings_note(f, FINDING_LISTENER, src, NULL, 1, t, v);

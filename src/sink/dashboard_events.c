@@ -110,6 +110,14 @@ static bool sentence(const struct line *l, const char *type, struct strbuf *out)
         } else if (!strcmp(type, "WRITE_RESUMED")) {
                 sb_printf(out, "writes work again: %s rows lost (%s)", get(l, "dropped_rows", a),
                           get(l, "error", b));
+        } else if (!strcmp(type, "STORAGE")) {
+                sb_printf(out, "storage: %s is %s", get(l, "mount", a), get(l, "state", b));
+        } else if (!strcmp(type, "STORAGE_ERRORS")) {
+                sb_printf(out, "storage errors: %s new (%s in all) %s", get(l, "new", a),
+                          get(l, "total", b), get(l, "last", c));
+        } else if (!strcmp(type, "STORAGE_FILL")) {
+                sb_printf(out, "storage: %s %s, full in %s", get(l, "mount", a), get(l, "state", b),
+                          get(l, "full_in", c));
         } else if (!strcmp(type, "START") || !strcmp(type, "STOP")) {
                 sb_puts(out, type[2] == 'A' ? "vigil started" : "vigil stopped");
         } else {

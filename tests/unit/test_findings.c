@@ -148,6 +148,13 @@ static void test_event_kinds(void **state)
         feed(f, 41, "type=WRITE_RESUMED dropped_rows=12 failed_s=3 error=\"No space left\"");
         feed(f, 42, "type=THROTTLE gpu=0 from=None to=SwPowerCap"); /* shares come from counters */
         feed(f, 43, "type=START version=0.1.0 pid=1");
+        feed(f, 44,
+             "type=STORAGE state=read-only fs=root mount=/ device=/dev/mmcblk0p2 "
+             "fstype=ext4");
+        feed(f, 45, "type=STORAGE_ERRORS new=3 total=3 last=\"mmcblk0: error -110\"");
+        feed(f, 46, "type=STORAGE_ERRORS state=quiet total=3");
+        feed(f, 47, "type=STORAGE_FILL state=filling fs=log mount=/var/log full_in=5.2h");
+        feed(f, 48, "type=STORAGE state=read-write");
         assert_non_null(findings_find(f, FINDING_CRASH_SNAPSHOT, "gpu0", "crashes/crash-1.log"));
         assert_non_null(findings_find(f, FINDING_SNAPSHOT, "gpu0", NULL));
         assert_string_equal(findings_find(f, FINDING_ENFORCED_LIMIT, "gpu0", NULL)->text,
@@ -164,6 +171,13 @@ static void test_event_kinds(void **state)
         assert_true(findings_find(f, FINDING_DISK_PAUSE, "host", NULL)->value == 30.0);
         assert_int_equal(findings_find(f, FINDING_WRITE_ERRORS, "host", NULL)->count, 12);
         assert_null(findings_find(f, FINDING_THROTTLE, "gpu0", "SwPowerCap"));
+        assert_string_equal(findings_find(f, FINDING_STORAGE, "host", "read-only")->text,
+                            "root (/) mounted read-only");
+        assert_int_equal(findings_find(f, FINDING_STORAGE, "host", "errors")->count, 3);
+        assert_string_equal(findings_find(f, FINDING_STORAGE, "host", "errors")->text,
+                            "mmcblk0: error -110");
+        assert_string_equal(findings_find(f, FINDING_STORAGE, "host", "filling")->text,
+                            "log full in 5.2h at this rate");
         size_t n = f->n;
         feed(f, 44, "type=STOP samples=3");
         feed(f, 45, "not an event line");
