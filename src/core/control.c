@@ -5,17 +5,40 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/lock.h"
+#include "core/run_findings.h"
 #include "sink/gpu_summary.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
 #include "util/pfile.h"
+
+/* " label V unit" with a comma before all but the first, nothing when v is missing
+ * (a machine without the sensor says nothing, never "nan"). */
+static void put_val(struct strbuf *out, const char *label, double v, int decimals, const char *unit)
+{
+        if (!VAL_OK(v))
+                return;
+        char last = out->len ? out->buf[out->len - 1] : ':';
+        sb_printf(out, "%s %s %.*f%s", last == ':' ? "" : ",", label, decimals, v, unit);
+}
+
+/* End a line started at mark, or drop it when nothing followed its first n bytes. */
+static void end_line(struct strbuf *out, size_t mark, size_t n)
+{
+        if (out->len == mark + n) {
+                out->len = mark;
+                out->buf[mark] = '\0';
+                return;
+        }
+        sb_putc(out, '\n');
+}
 
 void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t real_ns,
                          struct strbuf *out)
@@ -37,30 +60,46 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                   (unsigned long long)self->samples[VCLOCK_PSS],
                   (unsigned long long)sched_missed(s), (unsigned long long)self->write_errors);
         const struct host_frame *h = &f->host;
-        if (VAL_OK(h->cpu_total_pct) || VAL_OK(h->mem_avail_bytes))
-                sb_printf(out, "host: cpu %.1f%%, memory available %.0f MB, temperature %.1f C\n",
-                          h->cpu_total_pct, h->mem_avail_bytes / 1048576.0, h->temp_c);
+        size_t mark = out->len;
+        sb_puts(out, "host:");
+        put_val(out, "cpu", h->cpu_total_pct, 1, "%");
+        put_val(out, "memory available",
+                VAL_OK(h->mem_avail_bytes) ? h->mem_avail_bytes / 1048576.0 : VAL_MISSING, 0,
+                " MB");
+        put_val(out, "temperature", h->temp_c, 1, " C");
+        end_line(out, mark, strlen("host:"));
         for (unsigned i = 0; i < f->nwatches; i++) {
                 const struct watch_frame *w = &f->watches[i];
-                sb_printf(out, "watch %s: %.0f processes, PSS %.1f MB, cpu %.1f%%\n", w->name,
-                          w->count, w->pss_bytes / 1048576.0, w->cpu_pct);
+                sb_printf(out, "watch %s:", w->name);
+                put_val(out, "processes", w->count, 0, "");
+                put_val(out, "PSS", VAL_OK(w->pss_bytes) ? w->pss_bytes / 1048576.0 : VAL_MISSING,
+                        1, " MB");
+                put_val(out, "cpu", w->cpu_pct, 1, "%");
+                sb_putc(out, '\n');
         }
         for (unsigned i = 0; i < f->ngpus; i++) {
                 const struct gpu_frame *g = &f->gpus[i];
                 if (!g->present)
                         continue;
-                if (!g->ok)
+                if (!g->ok) {
                         sb_printf(out, "gpu%u %s: FAILING (%s)\n", g->index, g->name, g->error);
-                else if (g->nfans && VAL_OK(g->fan_speed_pct[0]))
-                        sb_printf(out, "gpu%u %s: %.0f C, %.0f/%.0f W, fans %.0f%%\n", g->index,
-                                  g->name, g->temp_c, g->power_w, g->power_limit_w,
-                                  g->fan_speed_pct[0]);
-                else
-                        sb_printf(out, "gpu%u %s: %.0f C, %.0f/%.0f W\n", g->index, g->name,
-                                  g->temp_c, g->power_w, g->power_limit_w);
+                } else {
+                        sb_printf(out, "gpu%u %s:", g->index, g->name);
+                        put_val(out, "temperature", g->temp_c, 0, " C");
+                        put_val(out, "power", g->power_w, 0, " W");
+                        put_val(out, "limit", g->power_limit_w, 0, " W");
+                        put_val(out, "fan", g->nfans ? g->fan_speed_pct[0] : VAL_MISSING, 0, "%");
+                        sb_putc(out, '\n');
+                }
                 sb_printf(out, "gpu%u: ", g->index);
                 gpu_status_line(out, &f->gpu_stats[i], up);
                 sb_putc(out, '\n');
+        }
+        struct findings *fs = malloc(sizeof(*fs));
+        if (fs) {
+                run_findings_build(ctx, sched_missed(s), fs);
+                findings_text(fs, "", out);
+                free(fs);
         }
 }
 
@@ -106,6 +145,14 @@ void control_take_snapshot_request(struct vigil_ctx *ctx)
 static int find_instance(const char *log_dir, pid_t *ret_pid)
 {
         int r = lock_owner(log_dir, ret_pid);
+        if (r == -EACCES || r == -EPERM) {
+                /* The lock file cannot be read: an instance may well run (as root). */
+                fprintf(stderr,
+                        "vigil: cannot read %s/vigil.pid: %s (ask as root or as a member of the "
+                        "log directory's group)\n",
+                        log_dir, strerror(-r));
+                return r;
+        }
         if (r < 0) {
                 fprintf(stderr, "vigil: no running instance writes to %s\n", log_dir);
                 return -ESRCH;

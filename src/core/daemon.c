@@ -25,6 +25,7 @@
 #include "core/diskguard.h"
 #include "core/history.h"
 #include "core/lock.h"
+#include "core/run_findings.h"
 #include "core/sched.h"
 #include "core/vigil.h"
 #include "sink/eventlog.h"
@@ -237,12 +238,19 @@ static int init_plugins(struct daemon *d)
         return 0;
 }
 
-static void fini_plugins(struct daemon *d)
+static void fini_sinks(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
-        for (size_t i = 0; vigil_sinks[i]; i++)
+        for (size_t i = 0; vigil_sinks[i]; i++) {
                 if (d->sink_on[i] && vigil_sinks[i]->fini)
                         vigil_sinks[i]->fini(d->sink_state[i], ctx);
+                d->sink_on[i] = false;
+        }
+}
+
+static void fini_plugins(struct daemon *d)
+{
+        fini_sinks(d);
         for (size_t i = 0; vigil_detectors[i]; i++)
                 if (d->det_on[i] && vigil_detectors[i]->fini)
                         vigil_detectors[i]->fini(d->det_state[i]);
@@ -363,6 +371,10 @@ static void publish(struct daemon *d)
         memcpy(ctx->published, ctx->frame, sizeof(*ctx->frame));
         memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
+        /* The findings change with events only: copied when they did. */
+        if (ctx->findings && ctx->published_findings &&
+            ctx->published_findings->gen != ctx->findings->gen)
+                memcpy(ctx->published_findings, ctx->findings, sizeof(*ctx->findings));
         ctx->published_seq++;
         pthread_mutex_unlock(&ctx->pub_lock);
 }
@@ -413,30 +425,6 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
         if (atomic_exchange(&sig_usr2, 0)) {
                 control_take_snapshot_request(ctx);
         }
-}
-
-/* events.log tap: every line becomes a dashboard marker, placed on the monotonic
- * clock (the history's time base) by its age on the wall clock. */
-static void marker_tap(void *arg, int64_t real_ns, const char *text, size_t len)
-{
-        struct vigil_ctx *ctx = arg;
-        int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);
-        history_add_marker(ctx->history, mono, text, len);
-}
-
-/* With --listen: the dashboard's history, fed with events.log's lines (an events log
- * without a file under --no-log). Without memory the dashboard just has no charts. */
-static void start_history(struct daemon *d, const struct vigil_options *opt)
-{
-        struct vigil_ctx *ctx = &d->ctx;
-        if (!opt->listen[0])
-                return;
-        ctx->history = history_new(opt->interval_ns, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
-        if (!ctx->history)
-                return;
-        if (!ctx->events && eventlog_open_none(&ctx->events) < 0)
-                return;
-        eventlog_set_tap(ctx->events, marker_tap, ctx);
 }
 
 static bool should_stop(struct daemon *d, const struct tick *t)
@@ -531,6 +519,8 @@ static void free_daemon(struct daemon *d)
         struct vigil_ctx *ctx = &d->ctx;
         eventlog_close(ctx->events);
         history_free(ctx->history);
+        free(ctx->findings);
+        free(ctx->published_findings);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         pthread_mutex_destroy(&ctx->pub_lock);
@@ -548,7 +538,12 @@ static int stop_daemon(struct daemon *d)
         vigil_flush_all(&d->ctx);
         eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
                         (unsigned long long)d->ctx.frame->self.samples[VCLOCK_HOST]);
+        /* The sinks first: the live view leaves the alternate screen, so the lines
+         * below stay on the terminal. */
+        fini_sinks(d);
         print_exit_line(d);
+        if (!d->ctx.opt->quiet)
+                run_findings_print(&d->ctx, sched_missed(&d->sched));
         fini_plugins(d);
         free_daemon(d);
         return 0;
@@ -609,7 +604,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         } else {
                 vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
         }
-        start_history(d, opt);
+        run_findings_start(&d->ctx, opt);
         install_signals();
         /* Wake-ups within 1 us of the deadline instead of the default 50 us slack. */
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

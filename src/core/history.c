@@ -3,7 +3,7 @@
  * A record is an array of 4-byte slots (float values, uint32 words):
  *   [0..3]  host: HH_*           [4..6] Pi: HR_*      [7] Pi throttled word
  *   [8]     record flags         then 2 per watch: HW_*
- *   then per GPU: HG_* (6), clock-event mask, HIST_GPU_* flags, one slot per fan */
+ *   then per GPU: HG_* (7), clock-event mask, HIST_GPU_* flags, one slot per fan */
 #include "core/history.h"
 
 #include <errno.h>
@@ -220,6 +220,7 @@ static void fold_gpus(struct history *h, const struct frame *f)
                 put_min(&s[HG_GPU_CLOCK_MHZ], gf->gpu_clock_mhz);
                 put_min(&s[HG_MEM_CLOCK_MHZ], gf->mem_clock_mhz);
                 put_max(&s[HG_UTIL_PCT], gf->util_gpu_pct);
+                put_max(&s[HG_VRAM_USED_B], gf->vram_used_bytes);
                 /* The slot keeps the low 32 bits: every reason NVML defines (0x1 ..
                  * 0x200) is there. */
                 if (gf->throttle_valid)

@@ -5,7 +5,7 @@
  * as 4-byte floats and words: host CPU %, memory available, temperature and /dev/shm
  * used; the Pi's temperature, ARM clock, core voltage and throttled word; count and
  * PSS of each watch; and per GPU temperature, power, power limit, graphics and memory
- * clocks, utilisation, each fan's speed, the clock-event (throttle) mask and whether
+ * clocks, utilisation, VRAM used, each fan's speed, the clock-event (throttle) mask and whether
  * it was sampled, failed or raised an anomaly flag.
  *
  * One record per host tick, or per every Nth host tick when the interval is shorter
@@ -18,9 +18,9 @@
  *
  * Memory, allocated once at the first push (again only if the number of GPUs, fans
  * or watches grows, which clears the ring): capacity x (8 + 4 x slots) bytes, with
- * slots = 9 + 2 x watches + per GPU (8 + fans); capacity 900 at 1 s and faster. A Pi
- * with two watches: 900 x 60 B = 54 KB; 8 GPUs with 2 fans each: 900 x 364 B = 328 KB;
- * the ceiling (16 GPUs x 8 fans, 16 watches): 900 x 1196 B = 1.08 MB. Markers:
+ * slots = 9 + 2 x watches + per GPU (9 + fans); capacity 900 at 1 s and faster. A Pi
+ * with two watches: 900 x 60 B = 54 KB; 8 GPUs with 2 fans each: 900 x 396 B = 356 KB;
+ * the ceiling (16 GPUs x 8 fans, 16 watches): 900 x 1260 B = 1.13 MB. Markers:
  * 128 x 168 B = 21.5 KB. The HTTP thread keeps one copy of the same size to render
  * from, allocated at the first page request.
  *
@@ -70,6 +70,7 @@ enum hist_gpu {
         HG_GPU_CLOCK_MHZ, /* min */
         HG_MEM_CLOCK_MHZ, /* min */
         HG_UTIL_PCT,      /* max */
+        HG_VRAM_USED_B,   /* max, bytes */
         HG_COUNT
 };
 

@@ -520,6 +520,23 @@ void options_error(const char *fmt, ...)
         fprintf(stderr, "vigil: %s%s\n", out, cut ? "..." : "");
 }
 
+/* --root must name a directory: a wrong one would record rows of nothing. */
+static int check_root(const struct vigil_options *o)
+{
+        struct stat st;
+        if (!o->root[0])
+                return 0;
+        if (stat(o->root, &st) < 0) {
+                options_error("--root %.200s: %s", o->root, strerror(errno));
+                return -EINVAL;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+                options_error("--root %.200s: not a directory", o->root);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int options_parse(struct vigil_options *o, int argc, char **argv)
 {
         struct option longopts[NOPTS + 3];
@@ -583,7 +600,7 @@ int options_parse(struct vigil_options *o, int argc, char **argv)
                 options_error("unexpected argument '%.200s' (see --help)", argv[optind]);
                 return -EINVAL;
         }
-        return 0;
+        return check_root(o);
 }
 
 void options_resolve(struct vigil_options *o)

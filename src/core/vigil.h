@@ -22,6 +22,7 @@ struct metrics_extra;
 struct kmsg;
 struct nvml_shared;
 struct history;
+struct findings;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -70,6 +71,13 @@ struct vigil_ctx {
          * by the main loop after each tick, copied by the HTTP thread. NULL without
          * --listen. */
         struct history *history;
+        /* What happened so far (core/findings.h), fed with every events.log line by the
+         * main loop; the exit summary, `vigil status` and the dashboard build on it
+         * (core/run_findings.h). NULL when it could not be allocated. */
+        struct findings *findings;
+        /* Its copy for readers in other threads (under pub_lock, refreshed by the main
+         * loop when it changed); NULL when it could not be allocated. */
+        struct findings *published_findings;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;
@@ -128,6 +136,12 @@ int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg);
  * (0: nothing published yet, nothing copied). */
 uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out,
                               struct metrics_extra *extra);
+
+/* Copy the counters kept outside the frame into *extra and the findings of the
+ * events so far into *findings (each may be NULL), from the last publication (any
+ * thread). Returns the sequence number (0: nothing published yet, nothing copied). */
+uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct metrics_extra *extra,
+                                struct findings *findings);
 
 /* Ask every sink to flush and sync (main thread; before snapshots). */
 void vigil_flush_all(struct vigil_ctx *ctx);

@@ -15,9 +15,11 @@
 #include "detect/gpu_events.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collect/nvml_events.h"
 #include "collect/nvml_lib.h"
@@ -46,6 +48,7 @@ struct gpu_ev_gpu {
         struct snapshot_limiter crash_lim, spike_lim;
         int64_t procs_seen_ns; /* the process list last looked at (its taken_real_ns) */
         char procs_last[160];  /* its pids and names, as events.log had them */
+        char last_crash[1400]; /* the last crash snapshot's path; "" before one */
 };
 
 struct gpu_events {
@@ -103,9 +106,11 @@ static void write_crash(struct gpu_events *d, unsigned slot, const char *error, 
                      ctx->log_dir ? "disk low: writes paused" : "--no-log");
                 return;
         }
-        if (error && !strncmp(error, "Event: Xid(", 11)) {
+        /* The Xid may come with other event bits ("Event: GpuUnavailable|Xid(79)"). */
+        const char *xid = error ? strstr(error, "Xid(") : NULL;
+        if (xid) {
                 sb_init_fixed(&sb, extra, sizeof(extra));
-                if (xid_describe(&sb, (unsigned)strtoul(error + 11, NULL, 10)) == 0)
+                if (xid_describe(&sb, (unsigned)strtoul(xid + 4, NULL, 10)) == 0)
                         sb_putc(&sb, '\n');
         }
         snapshot_programs_poll(&d->programs, NULL, NULL, 0);
@@ -126,7 +131,14 @@ static void write_crash(struct gpu_events *d, unsigned slot, const char *error, 
                 return;
         }
         ctx->frame->self.snapshots++;
-        vlog(LOG_WARN, "gpu%u: CRASH #%llu → %s", g->index, (unsigned long long)number, path);
+        if (mono_ns)
+                vlog(LOG_WARN, "gpu%u: CRASH #%llu → %s", g->index, (unsigned long long)number,
+                     path);
+        else
+                vlog(LOG_INFO, "gpu%u: snapshot (%s) → %s", g->index, error ? error : "requested",
+                     path);
+        if (mono_ns)
+                snprintf(d->gpu[slot].last_crash, sizeof(d->gpu[slot].last_crash), "%s", path);
         eventlog_printf(ctx->events, real_ns,
                         "type=CRASH_SNAPSHOT gpu=%u number=%llu file=%s "
                         "reason=\"%s\"",
@@ -136,6 +148,31 @@ static void write_crash(struct gpu_events *d, unsigned slot, const char *error, 
                 snapshot_followups_arm(&d->followups, (int)slot, mono_ns, path);
         if (!d->programs.running)
                 start_programs(d, slot, path);
+}
+
+/* An Xid that arrives while the cooldown holds its snapshot back (often right after the
+ * failure that took the snapshot) is appended to that snapshot, so the crash file
+ * always names the Xid. True when it was written. */
+static bool note_in_last_crash(struct gpu_events *d, unsigned slot, const char *error,
+                               int64_t real_ns)
+{
+        struct gpu_ev_gpu *gs = &d->gpu[slot];
+        const char *xid = error ? strstr(error, "Xid(") : NULL;
+        char buf[1024], ts[48];
+        struct strbuf sb;
+        if (!xid || !gs->last_crash[0] || d->ctx->disk_paused)
+                return false;
+        fmt_time_iso_ms(ts, sizeof(ts), real_ns);
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        sb_printf(&sb, "\n=== Xid after this snapshot ===\n%s %s\n", ts, error);
+        if (xid_describe(&sb, (unsigned)strtoul(xid + 4, NULL, 10)) == 0)
+                sb_putc(&sb, '\n');
+        int fd = open(gs->last_crash, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return false;
+        bool ok = write(fd, sb.buf, sb.len) == (ssize_t)sb.len;
+        close(fd);
+        return ok;
 }
 
 /* A critical event or a failure: a crash snapshot unless the cooldown holds it back.
@@ -149,6 +186,7 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, const 
         enum snapshot_verdict v = snapshot_limiter_check(&d->gpu[slot].crash_lim, mono_ns);
         if (v != SNAPSHOT_TAKE) {
                 ctx->extra->snapshots_suppressed++;
+                bool noted = note_in_last_crash(d, slot, error, real_ns);
                 if (v == SNAPSHOT_SUPPRESS_REPORT) {
                         vlog(LOG_WARN,
                              "gpu%u: CRITICAL EVENT #%llu %s (snapshot suppressed by 60s "
@@ -156,8 +194,9 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, const 
                              idx, (unsigned long long)number, what);
                         eventlog_printf(ctx->events, real_ns,
                                         "type=SNAPSHOT_SUPPRESSED gpu=%u "
-                                        "kind=crash number=%llu cooldown=60s",
-                                        idx, (unsigned long long)number);
+                                        "kind=crash number=%llu cooldown=60s%s%s",
+                                        idx, (unsigned long long)number, noted ? " noted_in=" : "",
+                                        noted ? rel_path(ctx, d->gpu[slot].last_crash) : "");
                 }
                 return;
         }

@@ -170,6 +170,7 @@ void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 struct gpu_rule_state *st = &r->gpu[i];
                 st->prev_limit_w = VAL_MISSING;
+                st->prev_enforced_w = VAL_MISSING;
                 for (unsigned f = 0; f < VIGIL_MAX_FANS; f++)
                         st->prev_fan[f] = VAL_MISSING;
                 for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
@@ -292,6 +293,29 @@ static void remember(struct gpu_rule_state *st, const struct gpu_frame *g)
                         st->prev_fan[i] = g->fan_speed_pct[i];
         if (VAL_OK(g->power_limit_w))
                 st->prev_limit_w = g->power_limit_w;
+        if (VAL_OK(g->enforced_limit_w))
+                st->prev_enforced_w = g->enforced_limit_w;
+}
+
+/* The enforced power limit (what the driver holds the GPU to: the configured limit or
+ * a lower one from another constraint) changed on its own: an events.log line and a
+ * stderr line, no CSV flag (the reference's flags stay as they are). A change that
+ * only follows the configured limit is the TDP_CHANGE already said. */
+static void enforced_transition(const struct gpu_rule_state *st, const struct gpu_frame *g,
+                                double eps, struct gpu_rules_out *out)
+{
+        double prev = st->prev_enforced_w, now = g->enforced_limit_w;
+        if (!VAL_OK(prev) || !VAL_OK(now) || fabs(now - prev) < eps)
+                return;
+        double limit = VAL_OK(g->power_limit_w) ? g->power_limit_w : st->prev_limit_w;
+        bool followed = VAL_OK(limit) && VAL_OK(st->prev_limit_w) && fabs(now - limit) < eps &&
+                        fabs(prev - st->prev_limit_w) < eps;
+        if (followed)
+                return;
+        out_log(out, LOG_WARN, "ENFORCED POWER LIMIT: %.0fW → %.0fW (%+.0fW)", prev, now,
+                now - prev);
+        out_event(out, "type=ENFORCED_LIMIT_CHANGE gpu=%u from=%.0fW to=%.0fW delta=%+.0fW",
+                  g->index, prev, now, now - prev);
 }
 
 static void update_stats(struct gpu_stats *s, const struct gpu_frame *g, double interval_s)
@@ -328,6 +352,7 @@ void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
         }
         throttle_transition(st, g, stats->samples, out);
         run_rules(r, st, g, stats, mono_ns, out);
+        enforced_transition(st, g, r->opt->tdp_epsilon_w, out);
         remember(st, g);
         update_stats(stats, g, (double)r->opt->gpu_interval_ns / 1e9);
 }

@@ -56,6 +56,7 @@ int report_gpu_acc_init(struct report_gpu_acc *a, const char *name, size_t serie
         memset(a, 0, sizeof(*a));
         copy_bounded(a->name, sizeof(a->name), name, strlen(name));
         a->first_t = a->last_t = NAN;
+        a->first_failure_t = a->last_failure_t = NAN;
         for (unsigned i = 0; i < NKNOWN; i++)
                 copy_bounded(a->type_name[i], sizeof(a->type_name[i]), known_types[i],
                              strlen(known_types[i]));
@@ -117,7 +118,7 @@ static void add_mark(struct report_gpu_acc *a, double t, const char *text)
 
 /* Count one anomaly flag by its type: the text before '(' ("TDP_REDUCED(200W)"),
  * or "PWR+" for "PWR+75W". */
-static void count_flag(struct report_gpu_acc *a, const char *s, size_t n)
+static void count_flag(struct report_gpu_acc *a, double t, const char *s, size_t n)
 {
         size_t tn = 0;
         while (tn < n && s[tn] != '(')
@@ -130,7 +131,9 @@ static void count_flag(struct report_gpu_acc *a, const char *s, size_t n)
         copy_bounded(type, sizeof(type), s, tn);
         for (unsigned i = 0; i < a->ntypes; i++) {
                 if (strcmp(a->type_name[i], type) == 0) {
-                        a->type_count[i]++;
+                        if (!a->type_count[i]++)
+                                a->type_first_t[i] = t;
+                        a->type_last_t[i] = t;
                         return;
                 }
         }
@@ -139,6 +142,7 @@ static void count_flag(struct report_gpu_acc *a, const char *s, size_t n)
                 return;
         }
         memcpy(a->type_name[a->ntypes], type, sizeof(type));
+        a->type_first_t[a->ntypes] = a->type_last_t[a->ntypes] = t;
         a->type_count[a->ntypes++] = 1;
 }
 
@@ -149,7 +153,7 @@ static void note_flags(struct report_gpu_acc *a, double t, const char *flags)
         for (const char *p = flags;;) {
                 const char *bar = strchr(p, '|');
                 size_t n = bar ? (size_t)(bar - p) : strlen(p);
-                count_flag(a, p, n);
+                count_flag(a, t, p, n);
                 if (!bar)
                         break;
                 p = bar + 1;
@@ -248,7 +252,9 @@ void report_gpu_acc_add(struct report_gpu_acc *a, const struct gpu_row *row)
                         copy_bounded(a->first_failure, sizeof(a->first_failure), row->failure,
                                      strlen(row->failure));
                         memcpy(a->first_failure_ts, a->last_ts, sizeof(a->first_ts));
+                        a->first_failure_t = t;
                 }
+                a->last_failure_t = t;
                 add_mark(a, t, row->failure);
                 note_reasons(a, t, 0);
                 for (int f = 0; f < GPU_F_COUNT; f++)
@@ -319,7 +325,7 @@ static void text_reasons(const struct report_gpu_acc *a, struct strbuf *out)
                 sb_printf(out, "%s%s %.1f%%", shown++ ? ", " : "", a->reason_name[r], pct);
         }
         if (!shown)
-                sb_puts(out, "none \xE2\x80\x94 clean");
+                sb_puts(out, "none");
         sb_putc(out, '\n');
 }
 

@@ -74,7 +74,9 @@ struct report_gpu_acc {
         unsigned ntypes;
         char type_name[GPU_ACC_MAX_TYPES][24];
         uint64_t type_count[GPU_ACC_MAX_TYPES];
+        double type_first_t[GPU_ACC_MAX_TYPES], type_last_t[GPU_ACC_MAX_TYPES]; /* Unix s */
         char first_failure[96], first_failure_ts[40];
+        double first_failure_t, last_failure_t; /* Unix s; NAN without failures */
         unsigned nreasons;
         char reason_name[GPU_ACC_MAX_REASONS][32];
         uint64_t reason_samples[GPU_ACC_MAX_REASONS];

@@ -206,15 +206,27 @@ static void put_clock(struct strbuf *out, const char *ts)
                 sb_put(out, ts + 11, n - 11 < 8 ? n - 11 : 8);
 }
 
+bool report_host_acc_is_pi(const struct report_host_acc *a)
+{
+        static const enum host_field pi_fields[] = {HOST_F_VOLT, HOST_F_ARM_MHZ, HOST_F_CORE_MHZ,
+                                                    HOST_F_V3D_MHZ};
+        for (size_t i = 0; i < sizeof(pi_fields) / sizeof(pi_fields[0]); i++)
+                if (a->acc[pi_fields[i]].n)
+                        return true;
+        return a->nflags > 0;
+}
+
 static void text_stats(const struct report_host_acc *a, struct strbuf *out)
 {
+        bool pi = report_host_acc_is_pi(a);
         for (size_t i = 0; i < sizeof(ref_stats) / sizeof(ref_stats[0]); i++) {
                 const struct stat_acc *s = &a->acc[ref_stats[i].f];
                 const char *name = host_field_names[ref_stats[i].f];
                 int d = ref_stats[i].decimals;
                 const char *u = ref_stats[i].unit;
                 if (s->n == 0) {
-                        sb_printf(out, "  %-18s (no data)\n", name);
+                        if (pi) /* elsewhere a row without data is a source it lacks */
+                                sb_printf(out, "  %-18s (no data)\n", name);
                         continue;
                 }
                 sb_printf(out, "  %-18s min %8.*f%s   avg %8.*f%s   max %8.*f%s\n", name, d, s->min,
@@ -322,6 +334,7 @@ void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out)
         sb_puts(out, rule);
         text_stats(a, out);
         text_trend(a, out);
-        text_flags(a, out);
+        if (report_host_acc_is_pi(a))
+                text_flags(a, out);
         text_slopes(a, out);
 }

@@ -83,8 +83,13 @@ void report_host_acc_free(struct report_host_acc *a);
 /* Add one row (rows in time order). Cheap: no allocation, no I/O. */
 void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row);
 
+/* True when the rows came from a Raspberry Pi (firmware voltage or clocks, or throttle
+ * flags, were recorded). */
+bool report_host_acc_is_pi(const struct report_host_acc *a);
+
 /* Append the summary text to out: the reference summarise() block, exactly, then
- * vigil's slopes per hour and projections. Nothing when no row was added. */
+ * vigil's slopes per hour and projections. Nothing when no row was added. On other
+ * machines the Pi's rows and its throttle line are left out (not "(no data)"). */
 void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out);
 
 #endif

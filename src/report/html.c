@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/findings.h"
+#include "report/html_marks.h"
 #include "report/html_style.h"
 #include "report/report_data.h"
 #include "report/svg.h"
@@ -100,6 +102,7 @@ static void chart(struct strbuf *out, const struct chart_req *q)
                 };
                 sb_puts(out, "<div class=\"chart\">");
                 svg_chart(out, &spec);
+                html_legend(out, q->bands, q->nbands, q->markers, q->nmarkers);
                 sb_puts(out, "</div>\n");
         }
         for (size_t i = 0; i < SVG_MAX_SERIES; i++)
@@ -138,6 +141,15 @@ static size_t host_markers(const struct report_data *d, struct svg_marker *m, ch
         return n;
 }
 
+/* A host chart with the Pi's throttle bands. */
+static void host_chart(struct strbuf *out, struct chart_req *q, double x0, double x1,
+                       const struct svg_band *b, size_t nb)
+{
+        q->bands = b;
+        q->nbands = nb;
+        chart_in(out, q, x0, x1);
+}
+
 static void host_section(struct strbuf *out, const struct report_data *d)
 {
         const struct report_host_acc *a = &d->host;
@@ -145,11 +157,14 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         char(*lab)[200] = calloc(MAX_MARKERS, sizeof(*lab));
         size_t nm = m && lab ? host_markers(d, m, lab) : 0;
         double x0 = a->first_t, x1 = a->last_t;
+        struct svg_band *pb = calloc(HOST_ACC_MAX_CHANGES * 4, sizeof(*pb));
+        char(*plab)[HTML_BAND_LABEL] = calloc(HOST_ACC_MAX_CHANGES * 4, sizeof(*plab));
+        size_t npb = pb && plab ? html_pi_bands(a, pb, plab, HOST_ACC_MAX_CHANGES * 4) : 0;
         sb_puts(out, "<h2>Host</h2>\n");
         struct chart_req q = {
             .title = "CPU", .y_label = "%", .y_min = 0, .y_max = 100, .markers = m, .nmarkers = nm};
         req_add(&q, "cpu_total_pct", &a->series[HOST_F_CPU_TOTAL]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Temperature",
                                .y_label = "\xC2\xB0"
                                           "C",
@@ -158,7 +173,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "temp_c", &a->series[HOST_F_TEMP]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Memory available",
                                .y_label = "MB",
                                .y_zero = true,
@@ -167,7 +182,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "mem_avail_mb", &a->series[HOST_F_MEM_AVAIL]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "/dev/shm used",
                                .y_label = "MB",
                                .y_zero = true,
@@ -176,7 +191,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "shm_used_mb", &a->series[HOST_F_SHM_USED]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Player and Chromium PSS",
                                .y_label = "MB",
                                .y_zero = true,
@@ -186,7 +201,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .nmarkers = nm};
         req_add(&q, "player_pss_mb", &a->series[HOST_F_PLAYER_PSS]);
         req_add(&q, "chromium_pss_mb", &a->series[HOST_F_CHROMIUM_PSS]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Chromium processes",
                                .y_label = "count",
                                .y_zero = true,
@@ -195,7 +210,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .markers = m,
                                .nmarkers = nm};
         req_add(&q, "chromium_procs", &a->series[HOST_F_CHROMIUM_PROCS]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         if (d->watches.n > 0) {
                 /* the watches with columns of their own: PSS, one line each */
                 q = (struct chart_req){.title = "Other watches: PSS",
@@ -220,9 +235,11 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         req_add(&q, "core_mhz", &a->series[HOST_F_CORE_MHZ]);
         req_add(&q, "v3d_mhz", &a->series[HOST_F_V3D_MHZ]);
         req_add(&q, "arm_cur_mhz_cfg", &a->series[HOST_F_ARM_CFG_MHZ]);
-        chart_in(out, &q, x0, x1);
+        host_chart(out, &q, x0, x1, pb, npb);
         free(m);
         free(lab);
+        free(pb);
+        free(plab);
         sb_puts(out, "<pre>");
         struct strbuf text;
         if (sb_init_heap(&text, 8192, 1 << 20) == 0) {
@@ -274,11 +291,11 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
         struct svg_band *bands = calloc(bcap, sizeof(*bands));
         char(*blab)[64] = calloc(bcap, sizeof(*blab));
         size_t nev = d->have_events ? d->events.n : 0;
-        struct svg_marker *m = calloc(a->nmarks + nev + 1, sizeof(*m));
+        struct svg_marker *m = calloc(HTML_MARK_SLOTS + nev + 1, sizeof(*m));
+        char(*mlab)[HTML_MARK_LABEL] = calloc(HTML_MARK_SLOTS, sizeof(*mlab));
         size_t nb = bands && blab ? gpu_bands(a, bands, blab, bcap) : 0;
-        size_t nm = 0;
-        for (size_t i = 0; m && i < a->nmarks; i++)
-                m[nm++] = (struct svg_marker){.x = a->marks[i].t, .label = a->marks[i].text};
+        /* Anomalies counted per stretch of the chart, not one line each. */
+        size_t nm = m && mlab ? html_counted_marks(a, a->first_t, a->last_t, m, mlab) : 0;
         for (size_t i = 0; m && i < nev; i++) {
                 const struct event_line *e = events_get(&d->events, i);
                 m[nm++] = (struct svg_marker){.x = e->t, .label = e->text, .color = "#ff7f0e"};
@@ -339,6 +356,7 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
         free(bands);
         free(blab);
         free(m);
+        free(mlab);
         sb_puts(out, "<pre>");
         struct strbuf text;
         if (sb_init_heap(&text, 8192, 1 << 20) == 0) {
@@ -389,6 +407,7 @@ void report_html_build(const struct report_data *d, struct strbuf *out)
                   report_html_style);
         sb_printf(out, "<p>%s &rarr; %s (%.1f h), %zu files.</p>\n", from, to,
                   isfinite(d->t1 - d->t0) ? (d->t1 - d->t0) / 3600 : 0.0, d->nfiles);
+        findings_html(&d->findings, out);
         if (d->have_host)
                 host_section(out, d);
         for (size_t g = 0; g < d->ngpus; g++)

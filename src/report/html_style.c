@@ -9,4 +9,10 @@ const char report_html_style[] =
     "td{border-top:1px solid #e4e4e4;padding:2px 6px;vertical-align:top}"
     "td.t{white-space:nowrap;color:#555}td.x{font-family:monospace;word-break:break-all}"
     ".chart{margin:.6em 0}.note{color:#666;font-size:12px}"
-    "ul.find li{margin:.2em 0}";
+    "ul.find li{margin:.2em 0}"
+    ".findings{border:1px solid #ccc;border-radius:4px;padding:0 .8em .6em;margin:1em 0}"
+    ".findings.alarm{border-color:#c33;background:#fff6f6}.findings.clean{background:#f4fbf4}"
+    ".findings li{margin:.25em 0}.findings li:not(.alarm){color:#666}"
+    ".legend{font-size:11px;color:#444;margin:0 0 .3em 8px}"
+    ".legend span.sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;"
+    "vertical-align:middle}";

@@ -14,6 +14,7 @@
 
 #include "report/csv_read.h"
 #include "report/report_data.h"
+#include "report/report_findings.h"
 #include "report/tstamp.h"
 #include "util/parse.h"
 
@@ -139,10 +140,20 @@ static const char *cell_str(const struct csv_reader *r, int col, char *buf, size
         return buf;
 }
 
-static bool is_failure_row(const struct csv_reader *r)
+/* The column that holds "NVML_FAILED:<error>" in a failure row: flags, found by its
+ * name (vigil writes its own columns after flags); the last cell of a shorter row
+ * (the reference logger writes nothing after it). */
+static int failure_col(const struct csv_reader *r, const struct col_map *m)
 {
-        const struct csv_field *last = &r->f[r->nfields - 1];
-        return last->len >= 11 && memcmp(last->s, "NVML_FAILED", 11) == 0;
+        if (m->flags >= 0 && (unsigned)m->flags < r->nfields)
+                return m->flags;
+        return (int)r->nfields - 1;
+}
+
+static bool is_failure_row(const struct csv_reader *r, const struct col_map *m)
+{
+        const struct csv_field *c = &r->f[failure_col(r, m)];
+        return c->len >= 11 && memcmp(c->s, "NVML_FAILED", 11) == 0;
 }
 
 struct row_ctx {
@@ -154,7 +165,7 @@ struct row_ctx {
 /* The row's time; false when the row is damaged (wrong width, bad time stamp). */
 static bool row_time(struct csv_reader *r, const struct col_map *m, struct row_ctx *c, double *t)
 {
-        bool failure = m->kind == REPORT_GPU && r->nfields >= 2 && is_failure_row(r);
+        bool failure = m->kind == REPORT_GPU && r->nfields >= 2 && is_failure_row(r, m);
         if ((r->nfields != m->nfields && !failure) ||
             tstamp_parse(&c->tc, r->f[0].s, r->f[0].len, t) < 0) {
                 r->skipped++;
@@ -191,8 +202,8 @@ static void add_gpu_row(struct report_gpu_acc *a, struct csv_reader *r, const st
         if (!row_time(r, m, c, &row.t))
                 return;
         row.timestamp = c->ts;
-        if (is_failure_row(r)) {
-                row.failure = cell_str(r, (int)r->nfields - 1, c->text1, sizeof(c->text1));
+        if (is_failure_row(r, m)) {
+                row.failure = cell_str(r, failure_col(r, m), c->text1, sizeof(c->text1));
                 report_gpu_acc_add(a, &row);
                 return;
         }
@@ -505,6 +516,7 @@ void report_text_events(const struct report_data *d, struct strbuf *out)
 
 static void build_text(const struct report_data *d, struct strbuf *out)
 {
+        findings_text(&d->findings, "  ", out);
         if (d->have_host) {
                 report_host_acc_text(&d->host, out);
                 report_watch_acc_text(&d->watches, out);
@@ -528,6 +540,32 @@ static void data_free(struct report_data *d)
         free(d->gpus);
         free(d->files);
         events_free(&d->events);
+}
+
+int report_html_of(const char *const *paths, size_t n, struct strbuf *out, FILE *err)
+{
+        struct report_opts o = {.paths = calloc(n ? n : 1, sizeof(*o.paths)), .npaths = n};
+        struct report_data *d = calloc(1, sizeof(*d));
+        int ret = o.paths && d ? 0 : -ENOMEM;
+        if (ret == 0) {
+                d->err = err;
+                for (size_t i = 0; i < n; i++)
+                        o.paths[i] = paths[i];
+                ret = probe_all(d, &o);
+        }
+        if (ret == 0)
+                ret = read_all(d, true);
+        if (ret == 0) {
+                read_events(d);
+                report_findings_build(d, &d->findings);
+                report_html_build(d, out);
+                ret = out->overflow ? -ENOSPC : 0;
+        }
+        if (d)
+                data_free(d);
+        free(d);
+        free(o.paths);
+        return ret;
 }
 
 int report_main(int argc, char **argv)
@@ -558,6 +596,7 @@ int report_run(int argc, char **argv, FILE *out, FILE *err)
                 goto out;
         }
         read_events(&d);
+        report_findings_build(&d, &d.findings);
         if (sb_init_heap(&text, 64 * 1024, TEXT_MAX) < 0) {
                 status = 1;
                 goto out;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/findings.h"
 #include "report/events.h"
 #include "report/gpu_acc.h"
 #include "report/host_acc.h"
@@ -37,7 +38,8 @@ struct report_data {
         size_t ngpus;
         struct event_list events;
         bool have_events;
-        double t0, t1; /* the period covered */
+        double t0, t1;            /* the period covered */
+        struct findings findings; /* what happened (report_findings.h) */
 };
 
 /* The whole HTML page for d into out. */

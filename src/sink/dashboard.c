@@ -14,6 +14,7 @@
 #include "detect/rpi_throttle.h"
 #include "report/html_style.h"
 #include "sink/dashboard_chart.h"
+#include "sink/dashboard_events.h"
 #include "sink/dashboard_gpu.h"
 #include "util/xml.h"
 
@@ -25,7 +26,12 @@ static const char dash_style[] =
     ".chart{margin:.3em 0}table.now{width:auto}table.now th{text-align:left;padding:2px 10px "
     "2px 0;white-space:nowrap;vertical-align:top}"
     ".lost{background:#d62728;color:#fff;padding:.4em .8em;font-weight:bold}"
-    ".bad{color:#d62728;font-weight:bold}";
+    ".bad{color:#d62728;font-weight:bold}form.day{display:inline}"
+    ".legend{font-size:11px;color:#444;margin:0 0 .2em 8px;max-width:590px}"
+    ".legend span.sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;"
+    "vertical-align:middle}td.ev{overflow-wrap:anywhere}"
+    "@media (max-width:640px){body{padding:0 4px}.chart svg{width:100%;height:auto}"
+    "table.now th,table.now td{display:block}}";
 
 /* "3d 4h", "2h 05m", "4m 10s", "12s" */
 static void put_duration(struct strbuf *out, double s)
@@ -80,7 +86,18 @@ static void header(struct strbuf *out, const struct history *h, const struct fra
                           (double)history_period_ns(h) / 1e9);
         if (info->refresh_s)
                 sb_printf(out, "; this page reloads every %u s", info->refresh_s);
-        sb_puts(out, ". <a href=\"/metrics\">/metrics</a></p>\n");
+        sb_puts(out, ". <a href=\"/metrics\">/metrics</a>");
+        if (info->today && info->today[0]) {
+                sb_puts(out, " &middot; <a class=\"report\" href=\"/report?day=");
+                sb_xml_puts(out, info->today);
+                sb_puts(out,
+                        "\">today's report</a> &middot; <form class=\"day\" action=\"/report\">"
+                        "<input type=\"date\" name=\"day\" required> <button>report of "
+                        "that day</button></form>");
+        }
+        sb_puts(out, "</p>\n");
+        if (info->findings)
+                findings_html(info->findings, out);
 }
 
 static void now_row_begin(struct strbuf *out, const char *name)
@@ -275,16 +292,22 @@ static void rpi_group(struct dash *d)
 static void events_table(struct strbuf *out, const struct dash *d)
 {
         size_t n = history_nmarkers(d->h);
+        char buf[1024];
+        struct strbuf line;
         if (n == 0)
                 return;
-        sb_puts(out, "<h2>Recent events</h2>\n<table>\n");
+        sb_puts(out, "<h2>Recent events</h2>\n<table class=\"events\">\n");
         for (size_t k = 0; k < n && k < EVENTS_SHOWN; k++) {
                 int64_t mono;
                 const char *text = history_marker(d->h, n - 1 - k, &mono);
                 sb_puts(out, "<tr><td class=\"t\">");
                 put_clock_time(out, dash_real_s(d, mono));
-                sb_puts(out, "</td><td class=\"x\">");
+                sb_puts(out, "</td><td class=\"ev\" title=\"");
                 sb_xml_puts(out, text);
+                sb_puts(out, "\">");
+                sb_init_fixed(&line, buf, sizeof(buf));
+                dash_event_sentence(text, &line);
+                sb_xml_escape(out, line.buf, line.len);
                 sb_puts(out, "</td></tr>\n");
         }
         sb_puts(out, "</table>\n");
@@ -304,6 +327,7 @@ static int charts(struct strbuf *out, const struct history *h, const struct fram
                 host_group(&d);
                 process_group(&d);
                 rpi_group(&d);
+                dash_gpu_overview(&d);
                 for (unsigned g = 0; g < f->ngpus && g < VIGIL_MAX_GPUS; g++)
                         dash_gpu_group(&d, g);
         }

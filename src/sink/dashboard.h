@@ -8,8 +8,10 @@
  *                  clock-event (throttle) reasons as bands, anomaly markers, a red
  *                  band and a banner while the GPU is lost
  * Every chart carries the markers of recent events.log lines (a line naming gpu=N
- * only on that GPU's charts). A header names the host, vigil's version and uptime, the
- * current values, and links to /metrics.
+ * only on that GPU's charts), and a legend of its bands and markers. A header names
+ * the host, vigil's version and uptime, what happened (the findings), the current
+ * values, and links to /metrics and to the report of a recorded day. The recent
+ * events are listed as sentences.
  *
  * Rendering is pure: it reads a history copy and a frame copy and never samples. Its
  * cost and size are bounded by the history's records (900 at most) per series: with 15
@@ -20,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "core/findings.h"
 #include "core/frame.h"
 #include "core/history.h"
 #include "util/strbuf.h"
@@ -30,6 +33,11 @@ struct dashboard_info {
         const char *hostname; /* NULL: none */
         int64_t now_mono_ns;  /* for vigil's uptime (frame self.started_mono_ns) */
         unsigned refresh_s;   /* the page reloads itself after this long; 0: never */
+        /* What happened (core/run_findings.h), shown first; NULL: not shown. */
+        const struct findings *findings;
+        /* The day whose report the page links to (/report?day=), "YYYY-MM-DD"; NULL or
+         * "": no link (nothing is recorded, --no-log). */
+        const char *today;
 };
 
 /* Append the page for history h (NULL: no charts) and frame f (the last published) to

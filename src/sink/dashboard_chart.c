@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/xml.h"
+
 #define BAND_KINDS_PER_GROUP 10 /* GPU: lost + 9 reason bits (idle left out); Pi: 4 */
 #define MIN_WINDOW_RECORDS   10
 #define LEGEND_CHAR_W        6.2 /* report/svg.c: average glyph width at font-size 11 */
@@ -73,10 +75,17 @@ struct dash_series dash_series(const char *name, enum dash_src src, unsigned idx
             .name = name, .src = src, .idx = idx, .field = field, .scale = scale};
 }
 
+struct dash_series dash_level(const char *name, double v)
+{
+        return (struct dash_series){.name = name, .src = DS_CONST, .scale = v};
+}
+
 static double value(const struct history *h, size_t i, const struct dash_series *s)
 {
         double v;
         switch (s->src) {
+        case DS_CONST:
+                return s->scale;
         case DS_HOST:
                 v = history_host(h, i, (enum hist_host)s->field);
                 break;
@@ -123,6 +132,48 @@ static size_t legend_fit(const char *title, const struct dash_series *s, size_t 
         return k ? k : 1;
 }
 
+static void swatch(struct strbuf *out, const char *color, const char *label, bool line)
+{
+        sb_printf(out, "<span class=\"sw\" style=\"background:%s;%s\"></span>", color,
+                  line ? "width:3px" : "opacity:.35");
+        sb_xml_puts(out, label);
+}
+
+/* What the shaded bands and the vertical lines of chart c mean: each band label once,
+ * each marker colour once. */
+static void legend(struct dash *d, const struct dash_chart *c)
+{
+        static const struct {
+                const char *color, *label;
+        } marks[] = {{"#d62728", "event (hover for the line)"},
+                     {"#2ca02c", "end of trouble"},
+                     {"#9467bd", "anomaly flags raised"},
+                     {"#7f7f7f", "vigil started or stopped"}};
+        bool any = false;
+        for (size_t i = 0; i < c->nb; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < i && !seen; k++)
+                        seen = c->b[k].label == c->b[i].label;
+                if (seen)
+                        continue;
+                sb_puts(d->out, any ? " " : "<div class=\"legend\">");
+                any = true;
+                swatch(d->out, c->b[i].color ? c->b[i].color : "#999999", c->b[i].label, false);
+        }
+        for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
+                bool used = false;
+                for (size_t i = 0; i < c->nm && !used; i++)
+                        used = c->m[i].color && !strcmp(c->m[i].color, marks[k].color);
+                if (!used)
+                        continue;
+                sb_puts(d->out, any ? " " : "<div class=\"legend\">");
+                any = true;
+                swatch(d->out, marks[k].color, marks[k].label, true);
+        }
+        if (any)
+                sb_puts(d->out, "</div>");
+}
+
 /* One chart of series s[0..ns) under title. */
 static void draw_part(struct dash *d, const struct dash_chart *c, const char *title,
                       const struct dash_series *s, size_t ns)
@@ -148,8 +199,8 @@ static void draw_part(struct dash *d, const struct dash_chart *c, const char *ti
         struct svg_chart_spec spec = {
             .title = title,
             .y_label = c->y_label,
-            .width = DASH_CHART_W,
-            .height = DASH_CHART_H,
+            .width = c->width ? c->width : DASH_CHART_W,
+            .height = c->height ? c->height : DASH_CHART_H,
             .series = ss,
             .nseries = ns,
             .markers = c->m,
@@ -168,6 +219,7 @@ static void draw_part(struct dash *d, const struct dash_chart *c, const char *ti
         int r = svg_chart(d->out, &spec);
         if (r < 0 && !d->err)
                 d->err = r;
+        legend(d, c);
         sb_puts(d->out, "</div>\n");
 }
 

@@ -17,7 +17,7 @@
 #define DASH_BAND_KIND 16 /* distinct band labels of one chart group */
 
 /* Where a series' values come from. */
-enum dash_src { DS_HOST, DS_RPI, DS_WATCH, DS_GPU, DS_FAN };
+enum dash_src { DS_HOST, DS_RPI, DS_WATCH, DS_GPU, DS_FAN, DS_CONST /* a level: scale */ };
 
 struct dash_series {
         const char *name; /* legend; owned by the caller */
@@ -33,7 +33,8 @@ struct dash_chart {
         size_t ns;
         double y_min, y_max; /* NAN: from the data */
         bool y_zero;
-        bool always; /* drawn even without data ("no data") */
+        bool always;       /* drawn even without data ("no data") */
+        int width, height; /* px; 0: DASH_CHART_W x DASH_CHART_H */
         const struct svg_marker *m;
         size_t nm;
         const struct svg_band *b;
@@ -67,7 +68,11 @@ void dash_close(struct dash *d);
 /* A chart series with the given source (helper for designated lists). */
 struct dash_series dash_series(const char *name, enum dash_src src, unsigned idx, unsigned field,
                                double scale);
-/* Draw c (in a <div class="chart">) unless no series has data and c->always is false.
+/* A horizontal line at level v (a threshold), legend name; NAN: none drawn. */
+struct dash_series dash_level(const char *name, double v);
+
+/* Draw c (in a <div class="chart">) unless no series has data and c->always is false,
+ * with a legend of its bands and markers under it.
  * Series whose legends would run past the chart's width go on to further charts
  * titled "TITLE (cont.)". */
 void dash_draw(struct dash *d, const struct dash_chart *c);

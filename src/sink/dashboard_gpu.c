@@ -9,7 +9,8 @@
 #include "util/fmt.h"
 #include "util/xml.h"
 
-#define LOST_KIND 0 /* band_label[0]; reason bit b uses b + 1 */
+#define LOST_KIND 0
+#define MIB       (1.0 / 1048576.0) /* band_label[0]; reason bit b uses b + 1 */
 
 static const char *const fan_names[VIGIL_MAX_FANS] = {"fan0", "fan1", "fan2", "fan3",
                                                       "fan4", "fan5", "fan6", "fan7"};
@@ -142,9 +143,26 @@ void dash_gpu_group(struct dash *d, unsigned g)
                                .nm = nm,
                                .b = d->b,
                                .nb = nb};
+        const struct gpu_frame *gf = &d->f->gpus[g];
+        char slow[48], tmax[48], vtotal[48];
         c.s[c.ns++] = dash_series("gpu_temp", DS_GPU, g, HG_TEMP_C, 0);
         for (unsigned k = 0; k < history_nfans(d->h, g) && c.ns < SVG_MAX_SERIES; k++)
                 c.s[c.ns++] = dash_series(fan_names[k], DS_FAN, g, k, 0);
+        /* The driver's thresholds: where it slows the GPU down, and its maximum. */
+        if (VAL_OK(gf->slowdown_temp_c) && gf->slowdown_temp_c > 0 && c.ns < SVG_MAX_SERIES) {
+                snprintf(slow, sizeof(slow),
+                         "slowdown %.0f\xC2\xB0"
+                         "C",
+                         gf->slowdown_temp_c);
+                c.s[c.ns++] = dash_level(slow, gf->slowdown_temp_c);
+        }
+        if (VAL_OK(gf->temp_max_c) && gf->temp_max_c > 0 && c.ns < SVG_MAX_SERIES) {
+                snprintf(tmax, sizeof(tmax),
+                         "max %.0f\xC2\xB0"
+                         "C",
+                         gf->temp_max_c);
+                c.s[c.ns++] = dash_level(tmax, gf->temp_max_c);
+        }
         dash_draw(d, &c);
         snprintf(title, sizeof(title), "GPU %u power", idx);
         c.y_label = "W";
@@ -165,5 +183,54 @@ void dash_gpu_group(struct dash *d, unsigned g)
         c.ns = 0;
         c.s[c.ns++] = dash_series("gpu_util", DS_GPU, g, HG_UTIL_PCT, 0);
         dash_draw(d, &c);
+        snprintf(title, sizeof(title), "GPU %u memory (VRAM)", idx);
+        c.y_label = "MiB";
+        c.y_min = 0;
+        c.y_max = NAN;
+        c.always = false; /* drawn only where NVML reports VRAM */
+        c.ns = 0;
+        c.s[c.ns++] = dash_series("vram_used (highest)", DS_GPU, g, HG_VRAM_USED_B, MIB);
+        if (VAL_OK(gf->vram_total_bytes) && gf->vram_total_bytes > 0) {
+                snprintf(vtotal, sizeof(vtotal), "total %.0f MiB", gf->vram_total_bytes * MIB);
+                c.s[c.ns++] = dash_level(vtotal, gf->vram_total_bytes * MIB);
+        }
+        dash_draw(d, &c);
+        sb_puts(d->out, "</div>\n");
+}
+
+void dash_gpu_overview(struct dash *d)
+{
+        unsigned n = 0;
+        for (unsigned g = 0; g < d->f->ngpus && g < VIGIL_MAX_GPUS; g++)
+                n += d->f->gpus[g].present;
+        if (n < 2)
+                return;
+        sb_printf(d->out,
+                  "<h2>All %u GPUs</h2>\n<p class=\"note\">Temperature and power of "
+                  "each GPU, with its lost periods and throttle reasons; the details "
+                  "follow.</p>\n<div class=\"grid small\">\n",
+                  n);
+        for (unsigned g = 0; g < d->f->ngpus && g < VIGIL_MAX_GPUS; g++) {
+                const struct gpu_frame *gf = &d->f->gpus[g];
+                if (!gf->present)
+                        continue;
+                char title[48];
+                size_t nb = gpu_bands(d, g);
+                snprintf(title, sizeof(title), "GPU %u%s", gf->index, gf->ok ? "" : " (LOST)");
+                struct dash_chart c = {.title = title,
+                                       .y_label = "\xC2\xB0"
+                                                  "C / W",
+                                       .y_zero = true,
+                                       .y_min = NAN,
+                                       .y_max = NAN,
+                                       .always = true,
+                                       .width = 290,
+                                       .height = 130,
+                                       .b = d->b,
+                                       .nb = nb};
+                c.s[c.ns++] = dash_series("temp", DS_GPU, g, HG_TEMP_C, 0);
+                c.s[c.ns++] = dash_series("power", DS_GPU, g, HG_POWER_W, 0);
+                dash_draw(d, &c);
+        }
         sb_puts(d->out, "</div>\n");
 }

@@ -10,6 +10,10 @@
 /* The current values of GPU slot g of f as one row of the values table. */
 void dash_gpu_now(struct strbuf *out, const struct frame *f, unsigned g);
 
+/* With two GPUs or more: one small chart per GPU (temperature, power, lost periods,
+ * throttle reasons), before the per-GPU detail. */
+void dash_gpu_overview(struct dash *d);
+
 /* GPU slot g's heading, a banner while it is lost, and its charts. */
 void dash_gpu_group(struct dash *d, unsigned g);
 

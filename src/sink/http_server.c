@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "sink/basic_auth.h"
 #include "sink/mhd_lib.h"
@@ -58,6 +60,7 @@ struct http_server {
         /* MHD's messages: kept while starting (for the error), then rate-limited. */
         pthread_t starter;
         char start_err[160];
+        http_report_fn report;
         struct ratelimit log_rl;
 };
 
@@ -273,6 +276,25 @@ static enum MHD_Result serve_page(struct http_server *s, struct MHD_Connection *
         return send_body(s, c, HTML_CONTENT_TYPE);
 }
 
+static enum MHD_Result serve_report(struct http_server *s, struct MHD_Connection *c)
+{
+        if (!s->report)
+                return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found\n");
+        const char *day = s->lib.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "day");
+        sb_reset(&s->body);
+        int r = s->report(s->arg, day, &s->body);
+        if (r == -EINVAL)
+                return reply_text(s, c, MHD_HTTP_BAD_REQUEST, "day must be YYYY-MM-DD\n");
+        if (r == -ENOENT)
+                return reply_text(s, c, MHD_HTTP_NOT_FOUND, "nothing recorded that day\n");
+        if (r == -EFBIG)
+                return reply_text(s, c, MHD_HTTP_CONTENT_TOO_LARGE,
+                                  "that day's logs are too large\n");
+        if (r < 0 || s->body.overflow)
+                return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "report failed\n");
+        return send_body(s, c, HTML_CONTENT_TYPE);
+}
+
 /* AUTH_OK, or the reply to a request without valid credentials has been queued. */
 static enum MHD_Result check_auth(struct http_server *s, struct MHD_Connection *c, bool *ret_ok)
 {
@@ -331,6 +353,8 @@ static enum MHD_Result respond(struct http_server *s, struct MHD_Connection *c, 
                 return serve_metrics(s, c);
         if (!strcmp(url, "/"))
                 return serve_page(s, c);
+        if (!strcmp(url, "/report"))
+                return serve_report(s, c);
         return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
@@ -472,6 +496,19 @@ static struct MHD_Daemon *start_mhd(struct http_server *s, const struct sockaddr
         return d;
 }
 
+/* Bind a throw-away socket to addr: 0, or the -errno a bind gives (-EADDRINUSE). */
+static int probe_bind(const struct sockaddr_storage *addr, socklen_t len)
+{
+        int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return 0;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        int r = bind(fd, (const struct sockaddr *)addr, len) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
 int http_server_start(const struct http_server_config *cfg, struct http_server **ret, char *err,
                       size_t cap)
 {
@@ -489,6 +526,7 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                 return -ENOMEM;
         s->snapshot = cfg->snapshot;
         s->page = cfg->page;
+        s->report = cfg->report;
         s->arg = cfg->arg;
         s->log_rl.interval_ns = 10 * NSEC_PER_SEC;
         if ((r = mhd_lib_open(&s->lib, cfg->mhd_library, err, cap)) < 0)
@@ -499,9 +537,14 @@ int http_server_start(const struct http_server_config *cfg, struct http_server *
                 goto out_free;
         s->mhd = start_mhd(s, &addr);
         if (!s->mhd) {
-                r = -EADDRNOTAVAIL;
+                int b = probe_bind(&addr, alen);
+                r = b < 0 ? b : -EADDRNOTAVAIL;
+                /* MHD's own message names "port 0" (it was given a sockaddr): say why
+                 * the address itself could not be bound when a plain bind says so. */
                 snprintf(err, cap, "cannot listen on %s: %s", cfg->listen,
-                         s->start_err[0] ? s->start_err : "libmicrohttpd failed to start");
+                         b < 0             ? strerror(-b)
+                         : s->start_err[0] ? s->start_err
+                                           : "libmicrohttpd failed to start");
                 goto out_free;
         }
         const union MHD_DaemonInfo *info =

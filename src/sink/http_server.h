@@ -47,11 +47,18 @@ typedef int (*http_snapshot_fn)(void *arg, struct frame *f, struct metrics_extra
  * 0, or -errno (the server answers 500). */
 typedef int (*http_page_fn)(void *arg, struct strbuf *out, const struct frame *f);
 
+/* Render the report of one recorded day (server thread) for GET /report?day=DAY into
+ * out (bounded by HTTP_MAX_BODY); day is the query value as sent (may be NULL). 0
+ * (200), -EINVAL (400: not a YYYY-MM-DD day), -ENOENT (404: nothing recorded that
+ * day), -EFBIG (413: the day's files are beyond the limit), another -errno (500). */
+typedef int (*http_report_fn)(void *arg, const char *day, struct strbuf *out);
+
 struct http_server_config {
         const char *listen;           /* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (loopback) */
         const struct web_config *web; /* NULL: plain HTTP, no authentication; copied */
         http_snapshot_fn snapshot;
         http_page_fn page;       /* NULL: / is a fixed landing page */
+        http_report_fn report;   /* NULL: /report is not found */
         void *arg;               /* passed to snapshot and page */
         const char *mhd_library; /* NULL: libmicrohttpd.so.12 (tests name another) */
 };

@@ -1,4 +1,5 @@
-/* Sink: the live table on stdout, the reference monitor's layout:
+/* Sink: the live view. On a terminal, a full screen redrawn in place (live_screen.h);
+ * into a pipe or file (--live), plain scrolling rows in the reference monitor's layout:
  *   time    CPU%  cores(0-3)   temp    ARM    V3D  volt   RAM  player chrome  gov      flags
  *   18:12:47   12   10  14   9  15   47.2C   1500   500  0.856V 1234M  210M   880M ondema ...
  * Colour only on a terminal and never with NO_COLOR. */
@@ -6,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "core/vigil.h"
 #include "sink/host_row.h"
 #include "sink/live_gpu.h"
+#include "sink/live_screen.h"
 #include "sink/sinks.h"
 #include "util/fmt.h"
 #include "util/strbuf.h"
@@ -20,6 +23,8 @@
 struct live {
         bool colour;
         bool header_done;
+        bool screen; /* full screen on a terminal (live_screen.h), else plain rows */
+        struct live_screen ls;
         struct host_row hr;
         struct live_gpu gpus; /* worst GPU values since the last line */
         char line[2048 + VIGIL_MAX_GPUS * 160];
@@ -35,6 +40,11 @@ static int live_init(struct vigil_ctx *ctx, void **ret_state)
         const char *nc = getenv("NO_COLOR");
         s->colour = isatty(STDOUT_FILENO) && !(nc && nc[0]);
         live_gpu_reset(&s->gpus);
+        s->screen = isatty(STDOUT_FILENO);
+        if (s->screen && live_screen_init(&s->ls, s->colour) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
         *ret_state = s;
         return 0;
 }
@@ -64,14 +74,26 @@ static void print_rpi_source(const struct rpi_frame *pi)
                origin_name(pi->arm_max_src), origin_name(pi->throttle_src));
 }
 
-static void print_header(struct live *s, unsigned ncpu)
+/* The reference's table header for ncpu cores (one line, no newline). */
+static void header_text(struct strbuf *sb, unsigned ncpu)
 {
         unsigned shown = ncpu < LIVE_MAX_CORES ? ncpu : LIVE_MAX_CORES;
         char cores[32];
         snprintf(cores, sizeof(cores), "cores(0-%u)", shown ? shown - 1 : 0);
-        printf("\n   time    CPU%%  %-*s   temp    ARM    V3D  volt   RAM  player chrome  gov      "
-               "flags\n  ",
-               (int)(shown * 4 > 16 ? shown * 4 - 6 : 10), cores);
+        sb_printf(
+            sb,
+            "   time    CPU%%  %-*s   temp    ARM    V3D  volt   RAM  player chrome  gov      "
+            "flags",
+            (int)(shown * 4 > 16 ? shown * 4 - 6 : 10), cores);
+}
+
+static void print_header(struct live *s, unsigned ncpu)
+{
+        char buf[256];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        header_text(&sb, ncpu);
+        printf("\n%s\n  ", buf);
         for (int i = 0; i < 84; i++)
                 putchar('-');
         putchar('\n');
@@ -134,6 +156,40 @@ static void build_line(struct live *s, struct strbuf *sb, const struct vigil_opt
         sb_putc(sb, '\n');
 }
 
+/* The terminal's size; 80x24 when it cannot be asked. */
+static void term_size(unsigned *rows, unsigned *cols)
+{
+        struct winsize ws;
+        *rows = 24;
+        *cols = 80;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+                *rows = ws.ws_row;
+                *cols = ws.ws_col;
+        }
+}
+
+static void draw_screen(struct live *s, struct vigil_ctx *ctx)
+{
+        char head[256];
+        struct strbuf hb, sb;
+        struct live_screen_in in = {
+            .ctx = ctx, .missed = ctx->frame->self.missed_deadlines, .hr = &s->hr, .lg = &s->gpus};
+        if (ctx->frame->rpi.present) {
+                sb_init_fixed(&hb, head, sizeof(head));
+                header_text(&hb, s->hr.ncpu);
+                sb_init_fixed(&sb, s->line, sizeof(s->line));
+                build_line(s, &sb, ctx->opt);
+                if (sb.len && sb.buf[sb.len - 1] == '\n')
+                        sb.buf[--sb.len] = '\0';
+                in.pi_header = head;
+                in.pi_row = sb.buf;
+        }
+        unsigned rows, cols;
+        term_size(&rows, &cols);
+        live_screen_draw(&s->ls, &in, rows, cols);
+        live_gpu_reset(&s->gpus);
+}
+
 static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct live *s = state;
@@ -142,6 +198,10 @@ static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)))
                 return 0;
         host_row_build(&s->hr, ctx->frame);
+        if (s->screen) {
+                draw_screen(s, ctx);
+                return 0;
+        }
         if (!s->header_done) {
                 print_header(s, s->hr.ncpu);
                 print_rpi_source(&ctx->frame->rpi);
@@ -157,8 +217,11 @@ static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 
 static void live_fini(void *state, struct vigil_ctx *ctx)
 {
+        struct live *s = state;
         (void)ctx;
-        free(state);
+        if (s && s->screen)
+                live_screen_fini(&s->ls);
+        free(s);
 }
 
 const struct vigil_sink sink_live = {

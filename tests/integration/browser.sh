@@ -113,7 +113,8 @@ if wait_points "$URL" 5; then
 		--section-svgs "Raspberry Pi=3" --title 'condition="under-voltage" state=set' \
 		--title "Pi: under-voltage" --title "Pi: currently throttled" --title "type=START" \
 		--text "vigil on " --text "Raspberry Pi 4 Model B Rev 1.4" --text "0x50005" \
-		--text "Recent events" --absent-tag script
+		--text "Recent events" --text "What happened" --text "Pi under-voltage" \
+		--text "Pi: under-voltage set" --absent-tag script
 else
 	not_ok "browser pi: the dashboard has 5 records"
 	cat "$TMP/pi.err"
@@ -134,7 +135,8 @@ if [ -f "$NVML_SIM" ]; then
 	if wait_points "$URL" 5 && ls "$TMP/gpulog"/gpu0-*.csv >/dev/null 2>&1; then
 		load gpu "$URL" 4800
 		python3 "$DOM_CHECK" "browser gpu" "$TMP/gpu.dom" --min-points 5 \
-			--sections "GPU =8" --section-svgs "GPU =4" --text "NVIDIA H100 80GB HBM3" \
+			--sections "GPU =8" --section-svgs "GPU =5" --text "NVIDIA H100 80GB HBM3" \
+			--sections "All 8 GPUs=1" --section-svgs "All 8 GPUs=8" --text "What happened" \
 			--title "type=START" --absent-tag script
 	else
 		echo "# skip: this build samples no GPU (no gpu0 CSV with the simulated NVML)"
@@ -146,8 +148,8 @@ fi
 UNIT="$BUILD_DIR/tests/test_dashboard"
 if [ -x "$UNIT" ] && VIGIL_TEST_OUT="$TMP" "$UNIT" >"$TMP/unit.log" 2>&1; then
 	load synthetic "file://$TMP/dashboard-synthetic.html" 2900
-	python3 "$DOM_CHECK" "browser synthetic" "$TMP/synthetic.dom" --svgs 17 --min-points 25 \
-		--sections "GPU =2" --section-svgs "GPU =4" --title "GPU LOST: NVML answered nothing" \
+	python3 "$DOM_CHECK" "browser synthetic" "$TMP/synthetic.dom" --svgs 21 --min-points 25 \
+		--sections "GPU =2" --section-svgs "GPU =5" --title "GPU LOST: NVML answered nothing" \
 		--title "throttle: sw_power_cap" --title "type=TDP_CHANGE" --title "anomaly flags raised" \
 		--text "GPU LOST: GPU is lost" --text "<script>alert(1)</script>" --absent-tag script
 else

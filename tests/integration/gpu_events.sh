@@ -73,6 +73,7 @@ crash=$(crash_files "$TMP/xid79")
 check_eq "xid79: one crash snapshot" 1 "$(grep -c . <<<"$crash")"
 check "xid79: events.log names it" grep -q "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/$(basename "$crash") reason=\"NVML_FAILED: GPU is lost\"" "$ev"
 check "xid79: the Xid after it held back" grep -q 'type=SNAPSHOT_SUPPRESSED gpu=0 kind=crash number=2 cooldown=60s' "$ev"
+check "xid79: the held-back Xid named in the snapshot" grep -q '^Xid 79: GPU has fallen off the bus. Action: reboot the machine' "$(crash_files "$TMP/xid79")"
 check_eq "xid79: header" "=== GPU CRASH DETECTED ===
 GPU: NVIDIA RTX PRO 6000 Blackwell Workstation Edition (00000000:01:00.0)
 Error: NVML_FAILED: GPU is lost
@@ -87,7 +88,8 @@ PCIe state (sysfs)
 NVIDIA kernel modules
 System memory
 System load
-Programs"
+Programs
+Xid after this snapshot"
 check_eq "xid79: sections in order" "$want" "$(sed -n 's/^=== \(.*\) ===$/\1/p' "$crash" | grep -v DETECTED)"
 ring=$(section "$crash" "Flight recorder (last 5 minutes, every sample)")
 check "xid79: ring header" grep -q '^timestamp,gpu_temp,gpu_tlimit,power_instant,' <<<"$ring"

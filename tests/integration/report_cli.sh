@@ -15,13 +15,16 @@ ok report_cli_dispatch
 "$VIGIL" report "$csv/host-2026-12-02.csv" >"$TMP/out.txt" 2>"$TMP/err.txt"
 check_eq report_cli_exit_ok 0 $?
 check report_cli_summary grep -q '^  SUMMARY over 40 samples (18:12:47 -> 18:13:26)$' "$TMP/out.txt"
-check report_cli_reference_block cmp -s <(head -n "$(wc -l <"$csv/host-2026-12-02.summary")" "$TMP/out.txt") \
+# vigil leads with "What happened"; the reference's block follows it.
+ref_part() { awk 'f || /^  =====/ { if (!f) print ""; f = 1; print }' "$1"; }
+check report_cli_findings_first grep -q '^  What happened' <<<"$(head -1 "$TMP/out.txt")"
+check report_cli_reference_block cmp -s <(ref_part "$TMP/out.txt" | head -n "$(wc -l <"$csv/host-2026-12-02.summary")") \
 	"$csv/host-2026-12-02.summary"
 
 # A compressed old day reads like a plain one.
 gzip -c "$csv/host-2026-12-02.csv" >"$TMP/host-2026-12-02.csv.gz"
 "$VIGIL" report "$TMP/host-2026-12-02.csv.gz" >"$TMP/gz.txt" 2>&1
-check report_cli_gzip cmp -s <(head -n 20 "$TMP/out.txt") <(head -n 20 "$TMP/gz.txt")
+check report_cli_gzip cmp -s <(ref_part "$TMP/out.txt" | head -n 20) <(ref_part "$TMP/gz.txt" | head -n 20)
 
 "$VIGIL" report /nonexistent/host-2026-01-01.csv >"$TMP/out2.txt" 2>"$TMP/err2.txt"
 check_eq report_cli_unreadable_exit 2 $?

@@ -56,6 +56,8 @@ static void set_tick_values(int i)
         g0->gpu_clock_mhz = 1700;
         g0->mem_clock_mhz = 9501;
         g0->util_gpu_pct = 80;
+        g0->vram_used_bytes = (1000.0 + 10 * i) * 1048576.0;
+        g0->vram_total_bytes = 81559.0 * 1048576.0;
         g0->throttle_mask = i >= 10 && i < 20 ? 0x4 : 0x1;
         g0->throttle_valid = true;
         snprintf(g0->flags, sizeof(g0->flags), "%s", i == 12 ? "FAN_SPIKE" : "");
@@ -141,8 +143,8 @@ static void test_page(void **state)
         assert_int_equal(dashboard_render(&out, h, &fr, &info), 0);
         const char *p = out.buf;
         write_artefact(p);
-        /* Host 4, processes 2, Pi 3, GPUs 4 each. */
-        assert_int_equal(count_str(p, "<svg "), 4 + 2 + 3 + 4 * 2);
+        /* Host 4, processes 2, Pi 3, the overview of the two GPUs, GPUs 5 each. */
+        assert_int_equal(count_str(p, "<svg "), 4 + 2 + 3 + 2 + 5 * 2);
         assert_non_null(strstr(p, "<meta http-equiv=\"refresh\" content=\"10\">"));
         assert_non_null(strstr(p, "<h1>vigil on pi-&lt;lobby&gt;</h1>"));
         assert_non_null(strstr(p, "running for 1h 02m"));
@@ -160,28 +162,38 @@ static void test_page(void **state)
         const char *g1 = strstr(p, "<h2>GPU 1:");
         const char *ev = strstr(p, "<h2>Recent events</h2>");
         assert_true(g0 && g1 && ev && g0 < g1 && g1 < ev);
-        assert_int_equal(count_str(g0, "TDP_CHANGE") - count_str(g1, "TDP_CHANGE"), 4);
+        assert_int_equal(count_str(g0, "TDP_CHANGE") - count_str(g1, "TDP_CHANGE"), 5);
         assert_int_equal(count_str(g1, "TDP_CHANGE") - count_str(ev, "TDP_CHANGE"), 0);
         assert_int_equal(count_str(g0, "NVML_FAILED") - count_str(g1, "NVML_FAILED"), 0);
-        assert_int_equal(count_str(g1, "NVML_FAILED") - count_str(ev, "NVML_FAILED"), 4);
+        assert_int_equal(count_str(g1, "NVML_FAILED") - count_str(ev, "NVML_FAILED"), 5);
         assert_non_null(strstr(g1, "<p class=\"lost\">GPU LOST: GPU is lost</p>"));
-        assert_int_equal(count_str(g1, "<title>GPU LOST: NVML answered nothing</title>"), 4);
+        assert_int_equal(count_str(g1, "<title>GPU LOST: NVML answered nothing</title>"), 5);
+        /* Each chart's legend says what its bands are. */
+        assert_int_equal(count_str(g1, "</span>GPU LOST: NVML answered nothing"), 5);
         assert_int_equal(count_str(g0, "GPU LOST") - count_str(g1, "GPU LOST"), 0);
-        /* sw_power_cap bands on GPU 0's four charts; GPU idle is left out. */
+        /* sw_power_cap bands on GPU 0's five charts; GPU idle is left out. */
         assert_int_equal(count_str(g0, "<title>throttle: sw_power_cap</title>") -
                              count_str(g1, "<title>throttle: sw_power_cap</title>"),
-                         4);
+                         5);
         assert_null(strstr(p, "throttle: gpu_idle"));
         /* The anomaly flag of record 12 (GPU 0 and its copy, GPU 1). */
+        /* (each chart: the marker, and its colour in the legend) */
         assert_int_equal(
-            count_str(g0, "anomaly flags raised") - count_str(g1, "anomaly flags raised"), 4);
+            count_str(g0, "anomaly flags raised") - count_str(g1, "anomaly flags raised"), 10);
         /* The Pi's under-voltage band (its three charts), and the marker everywhere
          * outside the GPUs' charts and within them. */
         assert_int_equal(count_str(p, "<title>Pi: under-voltage</title>"), 3);
         assert_int_equal(count_str(p, "condition=&quot;under-voltage&quot;") -
                              count_str(ev, "condition=&quot;under-voltage&quot;"),
-                         4 + 2 + 3 + 4 * 2);
+                         4 + 2 + 3 + 5 * 2);
         assert_non_null(strstr(p, "<span class=\"bad\">LOST</span> GPU is lost"));
+        /* The overview of all GPUs before the details, a VRAM chart per GPU. */
+        const char *all = strstr(p, "<h2>All 2 GPUs</h2>");
+        assert_true(all && all < g0);
+        assert_int_equal(count_str(g0, ">GPU 0 memory (VRAM)</text>"), 1);
+        /* Events as sentences, the raw line kept as the tooltip. */
+        assert_non_null(strstr(ev, "GPU 0: power limit changed from 300W to 250W</td>"));
+        assert_non_null(strstr(ev, "title=\"type=TDP_CHANGE from=300W to=250W"));
         assert_true(out.len > 20000 && out.len < 400000);
         assert_string_equal(p + out.len - 15, "</body></html>\n");
         sb_free(&out);

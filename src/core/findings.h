@@ -1,0 +1,128 @@
+/* What happened: one model of the findings of a run or of recorded days, shared by
+ * the exit summary, `vigil report` (text and HTML), the dashboard and `vigil status`.
+ *
+ * A finding is a kind (one entry of findings_kinds[]), a source ("host", "pi",
+ * "gpu0"), a key within the kind (an Xid code, an anomaly type, a throttle reason, a
+ * file), a count, the first and last time it was seen and a sentence. Findings are
+ * fed from events.log lines (findings_feed_event(), the same text whether the daemon
+ * taps its own lines or the report reads the file) and from counters (the CSV
+ * accumulators, the daemon's own counters) through findings_note().
+ *
+ * A new kind of finding is one enum value and one entry in findings_kinds[]
+ * (findings.c); nothing else needs to know it. Depends only on util/. */
+#ifndef VIGIL_CORE_FINDINGS_H
+#define VIGIL_CORE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strbuf.h"
+
+enum finding_kind {
+        FINDING_GPU_LOST,        /* a GPU stopped answering (and maybe came back) */
+        FINDING_XID,             /* an Xid, by code, with its meaning and action */
+        FINDING_CRASH_SNAPSHOT,  /* a crash snapshot (path) */
+        FINDING_SPIKE_SNAPSHOT,  /* fan-spike snapshots */
+        FINDING_SNAPSHOT,        /* snapshots asked for with `vigil snapshot` */
+        FINDING_NVML_FAILED,     /* samples NVML did not answer */
+        FINDING_ANOMALY,         /* anomaly flags, by type */
+        FINDING_THROTTLE,        /* clock-event reasons, by share of time */
+        FINDING_POWER_LIMIT,     /* power-limit (TDP) changes */
+        FINDING_ENFORCED_LIMIT,  /* enforced power-limit changes */
+        FINDING_PI_THROTTLE,     /* Pi under-voltage / throttling during the run */
+        FINDING_PI_BOOT,         /* Pi under-voltage / throttling since boot, before vigil */
+        FINDING_TEMPERATURE,     /* host temperature warnings */
+        FINDING_INCIDENT,        /* incident snapshots (player down, ...) */
+        FINDING_LEAK,            /* a rising process count or PSS: slope and time left */
+        FINDING_SHM,             /* /dev/shm filling up */
+        FINDING_DISK_PAUSE,      /* writes paused for low disk space */
+        FINDING_WRITE_ERRORS,    /* rows or lines not written */
+        FINDING_MISSED_DEADLINE, /* samples taken late */
+        FINDING_LISTENER,        /* the NVML event listener failed */
+        FINDING_STORAGE,         /* a file system read-only, storage errors, one filling up */
+        FINDING_KIND_COUNT
+};
+
+struct finding_kind_info {
+        const char *name;  /* snake_case, stable: "gpu_lost", "xid" (HTML classes, tests) */
+        const char *title; /* what a person reads: "GPU lost", "Xid" */
+        bool alarm;        /* something went wrong (false: worth knowing, not an alarm) */
+        bool share;        /* value is a share of time (0..1) to print as a percentage */
+};
+
+extern const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT];
+
+#define FINDINGS_MAX      96  /* distinct findings kept; more are counted in dropped */
+#define FINDING_TEXT_LEN  200 /* the sentence, cut beyond */
+#define FINDING_KEY_LEN   64
+#define FINDING_SRC_LEN   16
+#define FINDINGS_MAX_SRCS 20 /* sources named in the "watched" line */
+
+struct finding {
+        enum finding_kind kind;
+        char source[FINDING_SRC_LEN]; /* "host", "pi", "gpu0" */
+        char key[FINDING_KEY_LEN];    /* "79", "fan_spike", "SwPowerCap", a file; "" */
+        bool alarm;                   /* the kind's alarm, or false for a benign key */
+        uint64_t count;               /* times seen (0: present, count unknown) */
+        double first_t, last_t;       /* Unix seconds; NAN when unknown */
+        double value;                 /* kind-specific: share, seconds lost, per hour */
+        double open_t;                /* GPU lost: since when, NAN when back */
+        char text[FINDING_TEXT_LEN];  /* the sentence: meaning and action, path, ... */
+};
+
+struct findings {
+        struct finding items[FINDINGS_MAX];
+        size_t n;
+        uint64_t dropped; /* findings that found no free entry */
+        uint64_t gen;     /* bumped at every change: a copy is stale when it differs */
+        unsigned nsources;
+        char sources[FINDINGS_MAX_SRCS][FINDING_SRC_LEN]; /* what was watched */
+};
+
+/* Empty f. */
+void findings_init(struct findings *f);
+
+/* Name a source that was watched (shown in the "clean" line; a source without
+ * findings still counts as watched). Duplicates are ignored. */
+void findings_add_source(struct findings *f, const char *source);
+
+/* The finding (kind, source, key), added when new; NULL when the table is full (then
+ * dropped is counted). source and key may be NULL ("" then). Times start as NAN. */
+struct finding *findings_get(struct findings *f, enum finding_kind kind, const char *source,
+                             const char *key);
+
+/* The finding (kind, source, key) when there is one, else NULL (nothing added). */
+const struct finding *findings_find(const struct findings *f, enum finding_kind kind,
+                                    const char *source, const char *key);
+
+/* Count n more of (kind, source, key) at Unix time t (NAN: no time), with a sentence
+ * (NULL keeps the one it has). Returns the finding or NULL (table full). */
+struct finding *findings_note(struct findings *f, enum finding_kind kind, const char *source,
+                              const char *key, uint64_t n, double t, const char *text);
+
+/* Feed one events.log line's text (after its time stamp; len bytes) seen at Unix time
+ * t. Lines of types that are not findings are ignored. */
+void findings_feed_event(struct findings *f, double t, const char *text, size_t len);
+
+/* The value of key name in an events.log line's text (quotes removed, cut to cap - 1
+ * bytes) into out; false (out "") when the line has no such key. */
+bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap);
+
+/* True when no finding is an alarm: nothing at all went wrong on any source. */
+bool findings_clean(const struct findings *f);
+
+/* Sort: alarms first, then by kind, source and first time. */
+void findings_sort(struct findings *f);
+
+/* The text block, each line starting with indent: "What happened:" and one line per
+ * finding, or "What happened: nothing — clean (watched: host, gpu0)". */
+void findings_text(const struct findings *f, const char *indent, struct strbuf *out);
+
+/* The same as an HTML fragment (<section class="findings">), text escaped. */
+void findings_html(const struct findings *f, struct strbuf *out);
+
+/* One finding's sentence without its source: "Xid 79 (1x, 12:00:01): GPU has ...". */
+void findings_line(const struct finding *x, struct strbuf *out);
+
+#endif

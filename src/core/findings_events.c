@@ -1,0 +1,266 @@
+/* Findings from events.log lines, the same text whether the daemon taps its own lines
+ * or `vigil report` reads the file back. A line's text (after its time stamp) reads
+ *   type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 class=reboot
+ *   meaning="GPU has fallen off the bus" action="reboot the machine; ..."
+ * See findings.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/findings.h"
+#include "util/parse.h"
+
+#define VAL_LEN 192
+
+struct ev_line {
+        const char *s;
+        size_t n;
+};
+
+static bool field(const struct ev_line *l, const char *name, char *out, size_t cap);
+
+bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap)
+{
+        struct ev_line l = {text, len};
+        return field(&l, name, out, cap);
+}
+
+/* The value of "name=" in l, unquoted, into out (cap bytes). False when absent. */
+static bool field(const struct ev_line *l, const char *name, char *out, size_t cap)
+{
+        size_t k = strlen(name);
+        out[0] = '\0';
+        for (size_t i = 0; i + k < l->n; i++) {
+                if ((i && l->s[i - 1] != ' ') || memcmp(l->s + i, name, k) || l->s[i + k] != '=')
+                        continue;
+                const char *v = l->s + i + k + 1, *end = l->s + l->n;
+                const char *stop;
+                if (v < end && *v == '"') {
+                        v++;
+                        stop = memchr(v, '"', (size_t)(end - v));
+                } else {
+                        stop = memchr(v, ' ', (size_t)(end - v));
+                }
+                if (!stop)
+                        stop = end;
+                copy_bounded(out, cap, v, (size_t)(stop - v));
+                return true;
+        }
+        return false;
+}
+
+/* "gpuN" from gpu=N, else def. */
+static void source_of(const struct ev_line *l, char *out, size_t cap, const char *def)
+{
+        char v[8];
+        struct strbuf sb;
+        sb_init_fixed(&sb, out, cap);
+        if (field(l, "gpu", v, sizeof(v)) && v[0])
+                sb_printf(&sb, "gpu%s", v);
+        else
+                sb_puts(&sb, def);
+}
+
+static void on_nvml_event(struct findings *f, const struct ev_line *l, const char *src, double t)
+{
+        char ev[VAL_LEN], xid[24], meaning[VAL_LEN], action[VAL_LEN], text[FINDING_TEXT_LEN];
+        field(l, "event", ev, sizeof(ev));
+        if (strstr(ev, "GpuUnavailable"))
+                findings_note(f, FINDING_GPU_LOST, src, NULL, 0, t, NULL);
+        if (!field(l, "xid", xid, sizeof(xid)))
+                return;
+        struct strbuf sb;
+        sb_init_fixed(&sb, text, sizeof(text));
+        field(l, "meaning", meaning, sizeof(meaning));
+        sb_puts(&sb, meaning);
+        if (field(l, "action", action, sizeof(action)) && action[0])
+                sb_printf(&sb, ". Action: %s", action);
+        findings_note(f, FINDING_XID, src, xid, 1, t, text);
+}
+
+static void on_lost(struct findings *f, const struct ev_line *l, const char *src, double t)
+{
+        char err[VAL_LEN];
+        field(l, "error", err, sizeof(err));
+        struct finding *x = findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, err);
+        if (x && isnan(x->open_t))
+                x->open_t = t;
+}
+
+static void on_recovered(struct findings *f, const char *src, double t)
+{
+        struct finding *x = findings_note(f, FINDING_GPU_LOST, src, NULL, 0, t, NULL);
+        if (!x)
+                return;
+        if (isfinite(x->open_t) && isfinite(t) && t >= x->open_t)
+                x->value += t - x->open_t;
+        x->open_t = NAN;
+}
+
+static void on_snapshot(struct findings *f, const struct ev_line *l, const char *src, double t)
+{
+        char file[VAL_LEN], reason[VAL_LEN];
+        field(l, "file", file, sizeof(file));
+        field(l, "reason", reason, sizeof(reason));
+        if (!strncmp(reason, "Requested: ", 11))
+                findings_note(f, FINDING_SNAPSHOT, src, NULL, 1, t, file);
+        else
+                findings_note(f, FINDING_CRASH_SNAPSHOT, src, file, 1, t, reason);
+}
+
+/* "TDP_REDUCED" from "TDP_REDUCED(300W)", "PWR+" from "PWR+75W" (as the report
+ * counts the CSV's flags). */
+static void anomaly_key(const char *flag, char *out, size_t cap)
+{
+        const char *paren = strncmp(flag, "PWR+", 4) ? strchr(flag, '(') : flag + 4;
+        copy_bounded(out, cap, flag, paren ? (size_t)(paren - flag) : strlen(flag));
+}
+
+static void on_change(struct findings *f, enum finding_kind kind, const struct ev_line *l,
+                      const char *src, double t)
+{
+        char from[32], to[32], text[96];
+        field(l, "from", from, sizeof(from));
+        field(l, "to", to, sizeof(to));
+        snprintf(text, sizeof(text), "%s \xE2\x86\x92 %s", from, to);
+        findings_note(f, kind, src, NULL, 1, t, text);
+}
+
+static void on_trend(struct findings *f, const struct ev_line *l, double t)
+{
+        char name[FINDING_KEY_LEN], state[16], slope[32], text[96];
+        field(l, "field", name, sizeof(name));
+        field(l, "state", state, sizeof(state));
+        if (strcmp(state, "rising") != 0)
+                return;
+        field(l, "slope_per_h", slope, sizeof(slope));
+        snprintf(text, sizeof(text), "%s per hour", slope);
+        struct finding *x = findings_note(f, FINDING_LEAK, "host", name, 1, t, text);
+        double v;
+        if (x && parse_double(slope, strlen(slope), &v) == 0)
+                x->value = v;
+}
+
+static void on_pi(struct findings *f, enum finding_kind kind, const char *what,
+                  const struct ev_line *l, double t)
+{
+        char v[VAL_LEN], state[40];
+        field(l, what, v, sizeof(v));
+        if (kind == FINDING_PI_BOOT) {
+                findings_note(f, kind, "pi", NULL, 0, t, v);
+                return;
+        }
+        field(l, "state", state, sizeof(state));
+        if (!strcmp(state, "cleared"))
+                return;
+        findings_note(f, kind, "pi", v, 1, t, NULL);
+}
+
+static void on_disk(struct findings *f, const struct ev_line *l, bool low, double t)
+{
+        char v[32];
+        double s;
+        if (low) {
+                findings_note(f, FINDING_DISK_PAUSE, "host", NULL, 1, t, NULL);
+                return;
+        }
+        struct finding *x = findings_note(f, FINDING_DISK_PAUSE, "host", NULL, 0, t, NULL);
+        if (x && field(l, "paused_s", v, sizeof(v)) && parse_double(v, strlen(v), &s) == 0) {
+                x->value += s;
+                snprintf(x->text, sizeof(x->text), "paused %.0f s in all", x->value);
+        }
+}
+
+static void on_write_resumed(struct findings *f, const struct ev_line *l, double t)
+{
+        char v[32], err[VAL_LEN];
+        uint64_t n = 0;
+        field(l, "dropped_rows", v, sizeof(v));
+        field(l, "error", err, sizeof(err));
+        if (parse_u64(v, strlen(v), &n) < 0)
+                n = 0;
+        findings_note(f, FINDING_WRITE_ERRORS, "host", NULL, n ? n : 1, t, err);
+}
+
+/* type=STORAGE state=read-only fs=root mount=/ ..., type=STORAGE_ERRORS new=N ...,
+ * type=STORAGE_FILL state=filling ... full_in=5.2h (detect/storage_rules.c). */
+static void on_storage(struct findings *f, const struct ev_line *l, const char *type, double t)
+{
+        char state[24], fs[32], v[VAL_LEN], text[FINDING_TEXT_LEN];
+        uint64_t n = 0;
+        field(l, "state", state, sizeof(state));
+        field(l, "fs", fs, sizeof(fs));
+        if (!strcmp(type, "STORAGE") && !strcmp(state, "read-only")) {
+                field(l, "mount", v, sizeof(v));
+                snprintf(text, sizeof(text), "%.40s (%.120s) mounted read-only", fs, v);
+                findings_note(f, FINDING_STORAGE, "host", "read-only", 1, t, text);
+        } else if (!strcmp(type, "STORAGE_ERRORS") && field(l, "new", v, sizeof(v))) {
+                if (parse_u64(v, strlen(v), &n) < 0)
+                        n = 1;
+                field(l, "last", v, sizeof(v));
+                findings_note(f, FINDING_STORAGE, "host", "errors", n ? n : 1, t, v);
+        } else if (!strcmp(type, "STORAGE_FILL") && !strcmp(state, "filling")) {
+                field(l, "full_in", v, sizeof(v));
+                snprintf(text, sizeof(text), "%.40s full in %.40s at this rate", fs, v);
+                findings_note(f, FINDING_STORAGE, "host", "filling", 1, t, text);
+        }
+}
+
+void findings_feed_event(struct findings *f, double t, const char *text, size_t len)
+{
+        struct ev_line l = {text, len};
+        char type[40], src[FINDING_SRC_LEN], v[VAL_LEN], key[FINDING_KEY_LEN];
+        f->gen++;
+        if (!field(&l, "type", type, sizeof(type)))
+                return;
+        source_of(&l, src, sizeof(src), "host");
+        if (!strcmp(type, "NVML_EVENT")) {
+                on_nvml_event(f, &l, src, t);
+        } else if (!strcmp(type, "NVML_FAILED")) {
+                on_lost(f, &l, src, t);
+        } else if (!strcmp(type, "GPU_RECOVERED")) {
+                on_recovered(f, src, t);
+        } else if (!strcmp(type, "CRASH_SNAPSHOT")) {
+                on_snapshot(f, &l, src, t);
+        } else if (!strcmp(type, "SPIKE_SNAPSHOT")) {
+                field(&l, "file", v, sizeof(v));
+                findings_note(f, FINDING_SPIKE_SNAPSHOT, src, NULL, 1, t, v);
+        } else if (!strcmp(type, "SNAPSHOT")) {
+                field(&l, "snapshot", v, sizeof(v));
+                findings_note(f, FINDING_SNAPSHOT, src, NULL, 1, t, v);
+        } else if (!strcmp(type, "ANOMALY")) {
+                field(&l, "flag", v, sizeof(v));
+                anomaly_key(v, key, sizeof(key));
+                findings_note(f, FINDING_ANOMALY, src, key, 0, t, NULL);
+        } else if (!strcmp(type, "TDP_CHANGE")) {
+                on_change(f, FINDING_POWER_LIMIT, &l, src, t);
+        } else if (!strcmp(type, "ENFORCED_LIMIT_CHANGE")) {
+                on_change(f, FINDING_ENFORCED_LIMIT, &l, src, t);
+        } else if (!strcmp(type, "RPI_THROTTLE")) {
+                on_pi(f, FINDING_PI_THROTTLE, "condition", &l, t);
+        } else if (!strcmp(type, "RPI_THROTTLE_HISTORY")) {
+                on_pi(f, FINDING_PI_BOOT, "since_boot", &l, t);
+        } else if (!strcmp(type, "RPI_TEMP")) {
+                field(&l, "level", v, sizeof(v));
+                if (strcmp(v, "normal") != 0)
+                        findings_note(f, FINDING_TEMPERATURE, "host", v, 1, t, NULL);
+        } else if (!strcmp(type, "INCIDENT")) {
+                field(&l, "reason", v, sizeof(v));
+                findings_note(f, FINDING_INCIDENT, "host", v, 1, t, NULL);
+        } else if (!strcmp(type, "TREND")) {
+                on_trend(f, &l, t);
+        } else if (!strcmp(type, "SHM")) {
+                field(&l, "state", v, sizeof(v));
+                if (!strcmp(v, "full"))
+                        findings_note(f, FINDING_SHM, "host", "full", 1, t, NULL);
+        } else if (!strcmp(type, "DISK_LOW") || !strcmp(type, "DISK_RESUMED")) {
+                on_disk(f, &l, type[5] == 'L', t);
+        } else if (!strcmp(type, "WRITE_RESUMED")) {
+                on_write_resumed(f, &l, t);
+        } else if (!strncmp(type, "STORAGE", 7)) {
+                on_storage(f, &l, type, t);
+        } else if (!strcmp(type, "EVENT_LISTENER")) {
+                field(&l, "error", v, sizeof(v));
+                findings_note(f, FINDING_LISTENER, src, NULL, 1, t, v);
+        }
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# "What happened" end to end: the exit summary, `vigil status` and `vigil report` on
+# what the daemon wrote (a round trip on a simulated GPU that loses itself after an
+# Xid 79), a clean run that says so, the enforced power-limit change, and the defects
+# found on the way (requested snapshot, nan and permissions in `vigil status`, a
+# missing --root, a port in use, an Xid the crash snapshot must name).
+. "$(dirname "$0")/../lib.sh"
+
+SCEN="$TOP/tests/nvml-sim/scenarios"
+if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
+	not_ok "findings: the simulated NVML is not built ($NVML_SIM)"
+	exit 0
+fi
+ROOT="$TMP/root"
+mkdir -p "$ROOT"
+cp -a "$FIXTURES/x86-server/." "$ROOT/"
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "fake $0 $*"\n' >"$TMP/bin/lspci"
+cp "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
+chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+# run NAME SCENARIO ARGS...: vigil in the foreground (GPU at 10 ms, host at 50 ms), its
+# stdout in $TMP/NAME.out, stderr in $TMP/NAME.err, logs in $TMP/NAME; status in $RC.
+run() {
+	local name=$1 scenario=$2
+	shift 2
+	PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$scenario" "$VIGIL" --nvml "$NVML_SIM" \
+		--root "$ROOT" --gpu-interval 0.01 --interval 0.05 --log-dir "$TMP/$name" \
+		"$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	RC=$?
+}
+
+# --- Xid 79, the GPU lost and back: exit summary, crash snapshot, report ------------
+sed 's/step 60/step 34/' "$SCEN/xid-79-lost-recovered" >"$TMP/xid79.scen"
+run xid79 "$TMP/xid79.scen" --duration 3
+check_eq "xid79: exit 0" 0 "$RC"
+out="$TMP/xid79.out"
+check "xid79: the summary leads with what happened" grep -qx '  What happened:' <<<"$(sed -n 2p "$out")"
+check "xid79: summary names Xid 79, its meaning and action" \
+	grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus. Action: reboot the machine' "$out"
+check "xid79: summary says the GPU was lost and is back" grep -q '^    gpu0: GPU lost for [0-9.]* s in all, back (' "$out"
+check "xid79: summary names the crash snapshot" grep -q '^    gpu0: crash snapshot (.*): crashes/crash-.*\.log, NVML_FAILED: GPU is lost' "$out"
+check "xid79: summary never says clean" test "$(grep -c 'clean' "$out")" -eq 0
+check "xid79: no Pi rows on a GPU server" test "$(grep -c 'no data\|volt_core_v\|arm_mhz\|Throttle / power events' "$out")" -eq 0
+crash=$(ls "$TMP"/xid79/crashes/crash-*.log | grep -v -- '-followup-\|-programs' | head -1)
+check "xid79: the crash snapshot names the Xid" grep -q '^Xid 79: GPU has fallen off the bus' "$crash"
+if grep -q 'type=SNAPSHOT_SUPPRESSED gpu=0 kind=crash' "$TMP/xid79/events.log"; then
+	check "xid79: the held-back Xid is noted in the snapshot" \
+		grep -q "type=SNAPSHOT_SUPPRESSED gpu=0 kind=crash number=2 cooldown=60s noted_in=crashes/$(basename "$crash")" "$TMP/xid79/events.log"
+fi
+
+# The report on what the daemon wrote: failures found in the flags column by name.
+csv=$(ls "$TMP"/xid79/gpu0-*.csv)
+failed=$(grep -c ',NVML_FAILED:' "$csv")
+check "xid79: the CSV holds failure rows" test "$failed" -ge 1
+"$VIGIL" report --html "$TMP/xid79.html" "$TMP"/xid79/host-*.csv "$csv" >"$TMP/report.out" 2>"$TMP/report.err"
+check_eq "report: exit 0" 0 $?
+rep="$TMP/report.out"
+check "report: NVML failures counted (the round trip)" grep -q "^  NVML failures: $failed rows (first at .*: NVML_FAILED:GPU is lost)" "$rep"
+check "report: no NVML_FAILED among the anomaly flags" test "$(sed -n '/Anomaly flags:/,/NVML failures/p' "$rep" | grep -c '^    NVML_FAILED')" -eq 0
+check "report: leads with what happened" grep -qx '  What happened:' <<<"$(head -1 "$rep")"
+check "report: Xid 79 with its meaning" grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus' "$rep"
+check "report: GPU lost and back" grep -q '^    gpu0: GPU lost for [0-9.]* s in all, back' "$rep"
+check "report: NVML failures as a finding" grep -q "^    gpu0: NVML failures ($failed" "$rep"
+check "report: no Pi rows" test "$(grep -c 'no data\|Throttle / power events' "$rep")" -eq 0
+check "report: never clean" test "$(grep -c 'clean' "$rep")" -eq 0
+check "report html: findings block first" grep -q '<h1>vigil report</h1>.*<section class="findings alarm"><h2>What happened</h2>' <<<"$(tr -d '\n' <"$TMP/xid79.html")"
+check "report html: Xid 79 listed" grep -q '<li class="finding xid alarm"><b>gpu0</b> Xid 79' "$TMP/xid79.html"
+
+# --- a healthy GPU: clean, and GpuIdle is no alarm ------------------------------------
+# (A busy machine may make a tick late: that is a finding too, and the only one allowed.)
+run healthy "$SCEN/healthy-1gpu" --count 4 --interval 0.2 --gpu-interval 0.05
+check_eq "healthy: exit 0" 0 "$RC"
+if grep -q '^    host: missed deadlines' "$TMP/healthy.out"; then
+	check_eq "healthy: nothing but late ticks" 0 "$(grep -c '^    [^(]' "$TMP/healthy.out" | awk '{print $1 - 1}')"
+else
+	check "healthy: clean, naming what was watched" grep -qx '  What happened: nothing — clean (watched: host, gpu0)' "$TMP/healthy.out"
+fi
+check "healthy: GpuIdle listed, not an alarm" grep -q '^    (fyi) gpu0: throttle reason GpuIdle' "$TMP/healthy.out"
+"$VIGIL" report "$TMP"/healthy/gpu0-*.csv >"$TMP/healthy.rep" 2>/dev/null
+check "healthy report: clean" grep -qx '  What happened: nothing — clean (watched: gpu0)' "$TMP/healthy.rep"
+
+# --- the enforced power limit: an event of its own, not a TDP change -----------------
+run tdp "$SCEN/tdp-change" --duration 2
+check_eq "enforced: exit 0" 0 "$RC"
+ev="$TMP/tdp/events.log"
+check "enforced: 600 W -> 300 W is an events.log line" grep -q 'type=ENFORCED_LIMIT_CHANGE gpu=0 from=600W to=300W delta=-300W' "$ev"
+check_eq "enforced: only that one (the others follow the configured limit)" 1 "$(grep -c 'type=ENFORCED_LIMIT_CHANGE' "$ev")"
+check "enforced: on stderr" grep -q 'ENFORCED POWER LIMIT: 600W → 300W (-300W)' "$TMP/tdp.err"
+check "enforced: in the summary" grep -q '^    gpu0: enforced power limit changed (.*): 600W → 300W' "$TMP/tdp.out"
+check "enforced: no CSV flag for it" test "$(grep -c 'ENFORCED' "$TMP"/tdp/gpu0-*.csv)" -eq 0
+
+# --- defects ---------------------------------------------------------------------------
+"$VIGIL" --root /nonexistent --count 1 --no-log >/dev/null 2>"$TMP/root.err"
+check_eq "--root /nonexistent: exit 2" 2 $?
+check "--root /nonexistent: says why" grep -q 'root /nonexistent: No such file or directory' "$TMP/root.err"
+
+PORT=$(free_port)
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(30)' "$PORT" &
+HOLDER=$!
+wait_for 5 python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$PORT" 2>/dev/null
+"$VIGIL" --nvml /nonexistent --root "$ROOT" --no-log --count 1 --listen "127.0.0.1:$PORT" 2>"$TMP/port.err" >/dev/null
+check "port in use: a non-zero exit" test $? -ne 0
+check "port in use: names the address and the reason" grep -q "cannot listen on 127.0.0.1:$PORT: Address already in use" "$TMP/port.err"
+check "port in use: no 'port 0'" test "$(grep -c 'port 0' "$TMP/port.err")" -eq 0
+kill "$HOLDER" 2>/dev/null
+wait "$HOLDER" 2>/dev/null
+
+# vigil status on a host without temperature sensors (no nan), and a requested snapshot.
+NOTEMP="$TMP/notemp"
+cp -a "$ROOT" "$NOTEMP"
+rm -rf "$NOTEMP/sys/class/thermal" "$NOTEMP/sys/class/hwmon"
+PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$SCEN/healthy-1gpu" "$VIGIL" --nvml "$NVML_SIM" \
+	--root "$NOTEMP" --gpu-interval 0.01 --interval 0.05 --log-dir "$TMP/st" \
+	--watch "none=no-such-process-anywhere" >"$TMP/st.out" 2>"$TMP/st.err" &
+PID=$!
+wait_for 10 test -s "$TMP/st/vigil.pid"
+sleep 0.5
+"$VIGIL" status --log-dir "$TMP/st" >"$TMP/status.txt" 2>"$TMP/status.err"
+check_eq "status: exit 0" 0 $?
+check "status: no nan" test "$(grep -ci 'nan' "$TMP/status.txt")" -eq 0
+check "status: host line without the missing temperature" grep -Eq '^host: (cpu [0-9.]+%, )?memory available [0-9]+ MB$' "$TMP/status.txt"
+# (clean, or late ticks on a busy machine: nothing else happened)
+check "status: what happened so far" grep -Eq '^What happened:( nothing — clean \(watched: host, gpu0\))?$' "$TMP/status.txt"
+check "status: nothing but late ticks" test "$(grep -c '^  [a-z]' "$TMP/status.txt" | awk '{print $1}')" -eq "$(grep -c '^  host: missed deadlines' "$TMP/status.txt")"
+"$VIGIL" snapshot --log-dir "$TMP/st" checkup >/dev/null 2>&1
+wait_for 10 grep -qs 'snapshot (Requested: checkup)' "$TMP/st.err"
+check "snapshot: announced as a requested snapshot" test $? -eq 0
+check "snapshot: never as CRASH #0" test "$(grep -c 'CRASH #0' "$TMP/st.err")" -eq 0
+kill -TERM "$PID"
+wait "$PID"
+check_eq "status run: exit 0 after SIGTERM" 0 $?
+check "snapshot: in the exit summary, not an alarm" grep -q '^    (fyi) gpu0: snapshot on request' "$TMP/st.out"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir -m 750 "$TMP/private"
+	chmod 755 "$TMP"
+	: >"$TMP/private/vigil.pid"
+	chmod 640 "$TMP/private/vigil.pid"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$VIGIL" status --log-dir "$TMP/private" \
+		>/dev/null 2>"$TMP/perm.err"
+	check_eq "status, unreadable log directory: exit 1" 1 $?
+	check "status, unreadable log directory: names the permission problem" \
+		grep -q "cannot read $TMP/private/vigil.pid: Permission denied" "$TMP/perm.err"
+	check "status, unreadable log directory: not 'no running instance'" \
+		test "$(grep -c 'no running instance' "$TMP/perm.err")" -eq 0
+else
+	ok "status, unreadable log directory # skip needs root and setpriv"
+fi

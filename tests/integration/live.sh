@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The live view on a terminal, driven in tmux: a full screen redrawn in place with its
+# header always on the first line, fitted to 80x24 and to 200x50, columns for what the
+# machine has (8 simulated GPUs; a Pi fixture), the alternate screen left on exit,
+# SIGTERM and SIGINT (the exit summary stays on the terminal), colour only without
+# NO_COLOR, and plain scrolling rows into a pipe.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v tmux >/dev/null; then
+	not_ok "live: tmux is missing (scripts/packages.test lists it)"
+	exit 0
+fi
+if [ ! -f "$NVML_SIM" ]; then
+	not_ok "live: the simulated NVML is not built ($NVML_SIM)"
+	exit 0
+fi
+ROOT="$TMP/root"
+mkdir -p "$ROOT"
+cp -a "$FIXTURES/x86-server/." "$ROOT/"
+SOCK="$TMP/tmux.sock"
+T() { tmux -S "$SOCK" "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# term NAME COLSxROWS ENV... -- ARGS...: vigil in a tmux pane of that size; the pane
+# stays after it exits, and a line "EXIT=<status>" follows its output.
+term() {
+	local name=$1 size=$2
+	shift 2
+	local envs=()
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	printf '#!/bin/sh\ncd %q\nenv %s %q --log-dir %q --root %q "$@"\necho EXIT=$?\nsleep 600\n' \
+		"$TOP" "${envs[*]}" "$VIGIL" "$TMP/$name" "${ROOT_OF:-$ROOT}" >"$TMP/$name.sh"
+	T new-session -d -s "$name" -x "${size%x*}" -y "${size#*x}" sh "$TMP/$name.sh" "$@"
+}
+screen_of() { T capture-pane -p -t "$1"; }
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+has_line() { screen_of "$1" | grep -Eq "$2"; }
+SIM="VIGIL_NVML_SCENARIO=$TOP/tests/nvml-sim/scenarios/healthy-8gpu"
+
+# --- 8 GPUs at 80x24 -------------------------------------------------------------------
+term g8 80x24 -u NO_COLOR "$SIM" -- --nvml "$NVML_SIM" --interval 0.5 --gpu-interval 0.1 --duration 30
+wait_for 20 has_line g8 '^gpu7 '
+check "80x24: the eighth GPU is drawn" test $? -eq 0
+s1=$(screen_of g8)
+check "80x24: header on the first line" grep -q '^ vigil [0-9.]* | [0-9:]* | up 0h00m | host | 8 GPUs' <<<"$(head -1 <<<"$s1")"
+check_eq "80x24: one line per GPU" 8 "$(grep -c '^gpu[0-7] ' <<<"$s1")"
+check "80x24: a GPU line has temperature, power/limit, clocks, util, VRAM, reasons" \
+	grep -Eq '^gpu0 +30C +70/700W +345/2619 +0% +0\.5/79\.6 .*GpuIdle' <<<"$s1"
+check "80x24: host columns, no Pi columns" grep -q '^host .*load .*mem used' <<<"$s1"
+check_eq "80x24: no Pi table" 0 "$(grep -c 'V3D\|volt' <<<"$s1")"
+check "80x24: the findings at the bottom" grep -q '^What happened' <<<"$s1"
+check "80x24: nothing wider than the terminal" test "$(awk '{ if (length($0) > 80) n++ } END { print n + 0 }' <<<"$s1")" -eq 0
+check "80x24: within 24 lines" test "$(wc -l <<<"$s1")" -le 24
+sleep 2.5
+s2=$(screen_of g8)
+check "80x24: still the header on the first line after refreshes" grep -q '^ vigil ' <<<"$(head -1 <<<"$s2")"
+check "80x24: refreshed in place (the clock moved)" test "$(head -1 <<<"$s1")" != "$(head -1 <<<"$s2")"
+check_eq "80x24: still one line per GPU" 8 "$(grep -c '^gpu[0-7] ' <<<"$s2")"
+check "80x24: colour on a terminal (reverse title)" grep -q $'\033\\[7m vigil' <<<"$(T capture-pane -e -p -t g8)"
+# SIGTERM: the alternate screen is left, the summary stays on the terminal.
+kill -TERM "$(cat "$TMP/g8/vigil.pid")"
+wait_for 10 has_line g8 '^EXIT='
+s3=$(T capture-pane -p -S - -t g8)
+check "SIGTERM: exit 0" grep -qx 'EXIT=0' <<<"$s3"
+check "SIGTERM: the full screen is gone" test "$(grep -c '^ vigil [0-9.]* |' <<<"$s3")" -eq 0
+check "SIGTERM: the exit summary is on the terminal" grep -q '^  What happened' <<<"$s3"
+T kill-session -t g8
+
+# --- SIGINT and NO_COLOR -----------------------------------------------------------------
+term nc 80x24 "$SIM" NO_COLOR=1 -- --nvml "$NVML_SIM" --interval 0.5 --duration 30
+wait_for 20 has_line nc '^gpu7 '
+check "NO_COLOR: drawn" test $? -eq 0
+check_eq "NO_COLOR: no colour" 0 "$(T capture-pane -e -p -t nc | grep -c $'\033\\[[0-9;]*m')"
+kill -INT "$(cat "$TMP/nc/vigil.pid")"
+wait_for 10 has_line nc '^EXIT='
+s=$(screen_of nc)
+check "SIGINT: exit 0" grep -qx 'EXIT=0' <<<"$s"
+check "SIGINT: the full screen is gone" test "$(grep -c '^ vigil [0-9.]* |' <<<"$s")" -eq 0
+T kill-session -t nc
+
+# --- 8 GPUs at 200x50: more columns ------------------------------------------------------
+term wide 200x50 "$SIM" -- --nvml "$NVML_SIM" --interval 0.5 --duration 30
+wait_for 20 has_line wide '^gpu7 .* P0 '
+s=$(screen_of wide)
+check "200x50: header" grep -q '^ vigil ' <<<"$(head -1 <<<"$s")"
+check "200x50: the wide GPU columns" grep -Eq '^gpu .*mem +P pcie' <<<"$s"
+check "200x50: pstate and PCIe on a GPU line" grep -Eq '^gpu3 .* P0 +5x16 ' <<<"$s"
+check "200x50: nothing wider than the terminal" test "$(awk '{ if (length($0) > 200) n++ } END { print n + 0 }' <<<"$s")" -eq 0
+check "200x50: within 50 lines" test "$(wc -l <<<"$s")" -le 50
+kill -TERM "$(cat "$TMP/wide/vigil.pid")"
+T kill-session -t wide
+
+# --- a Pi: the reference's table, rows kept on screen --------------------------------
+ROOT_OF="$FIXTURES/pi4-undervolt" term pi 80x24 -- --interval 0.3 --duration 30
+wait_for 20 has_line pi 'What happened'
+sleep 1.5
+s=$(screen_of pi)
+check "Pi: header" grep -q '^ vigil .*Raspberry Pi 4' <<<"$(head -1 <<<"$s")"
+check "Pi: the reference's table header" grep -q '^   time    CPU%  cores(0-3)   temp    ARM    V3D  volt' <<<"$s"
+check "Pi: several recent rows" test "$(grep -cE '^  [0-9]{2}:[0-9]{2}:[0-9]{2} ' <<<"$s")" -ge 3
+check "Pi: under-voltage among the findings" grep -q '^  pi: Pi under-voltage' <<<"$s"
+check_eq "Pi: no GPU part" 0 "$(grep -c '^gpu' <<<"$s")"
+check "Pi: nothing wider than the terminal" test "$(awk '{ if (length($0) > 80) n++ } END { print n + 0 }' <<<"$s")" -eq 0
+kill -TERM "$(cat "$TMP/pi/vigil.pid")"
+T kill-session -t pi
+
+# --- into a pipe: today's plain rows ---------------------------------------------------
+"$VIGIL" --root "$FIXTURES/pi4-undervolt" --no-log --live --interval 0.05 --count 3 2>/dev/null | cat >"$TMP/pipe.out"
+check "pipe: the reference's header" grep -q '^   time    CPU%  cores' "$TMP/pipe.out"
+check_eq "pipe: one row per sample" 3 "$(grep -cE '^  [0-9]{2}:[0-9]{2}:[0-9]{2} ' "$TMP/pipe.out")"
+check_eq "pipe: no screen control" 0 "$(grep -c $'\033' "$TMP/pipe.out")"

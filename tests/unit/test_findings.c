@@ -1,0 +1,244 @@
+/* Unit tests: the findings model (core/findings.c, core/findings_events.c). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/findings.h"
+
+static struct findings *new_findings(void)
+{
+        struct findings *f = malloc(sizeof(*f));
+        assert_non_null(f);
+        findings_init(f);
+        return f;
+}
+
+static void feed(struct findings *f, double t, const char *line)
+{
+        findings_feed_event(f, t, line, strlen(line));
+}
+
+static char *text_of(const struct findings *f)
+{
+        static char buf[8192];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        findings_text(f, "", &sb);
+        assert_false(sb.overflow);
+        return buf;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+        if (!strstr(hay, needle)) {
+                fprintf(stderr, "missing: [%s]\nin:\n%s\n", needle, hay);
+                fail();
+        }
+}
+
+/* Every kind has a name and a title: a new kind is one table entry. */
+static void test_kind_table(void **state)
+{
+        (void)state;
+        for (unsigned k = 0; k < FINDING_KIND_COUNT; k++) {
+                assert_non_null(findings_kinds[k].name);
+                assert_non_null(findings_kinds[k].title);
+                for (unsigned j = 0; j < k; j++)
+                        assert_string_not_equal(findings_kinds[k].name, findings_kinds[j].name);
+        }
+}
+
+static void test_clean_only_when_nothing_happened(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        findings_add_source(f, "host");
+        findings_add_source(f, "gpu0");
+        findings_add_source(f, "gpu0");
+        assert_true(findings_clean(f));
+        assert_string_equal(text_of(f), "What happened: nothing \xE2\x80\x94 clean (watched: host, "
+                                        "gpu0)\n");
+        /* An idle GPU is worth a line, not an alarm. */
+        struct finding *x = findings_get(f, FINDING_THROTTLE, "gpu0", "GpuIdle");
+        assert_non_null(x);
+        x->value = 0.5;
+        assert_true(findings_clean(f));
+        assert_contains(text_of(f), "  (fyi) gpu0: throttle reason GpuIdle 50.0% of the time\n");
+        /* A power cap is. */
+        findings_get(f, FINDING_THROTTLE, "gpu0", "SwPowerCap")->value = 0.25;
+        assert_false(findings_clean(f));
+        findings_sort(f);
+        char *t = text_of(f);
+        assert_contains(t,
+                        "What happened:\n  gpu0: throttle reason SwPowerCap 25.0% of the time\n");
+        assert_null(strstr(t, "clean"));
+        free(f);
+}
+
+static void test_lost_and_back(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        feed(f, 1000.0, "type=NVML_FAILED gpu=1 error=\"GPU is lost\"");
+        feed(f, 1000.1, "type=NVML_EVENT gpu=1 event=GpuUnavailable mask=0x4000 data=0");
+        feed(f, 1002.5, "type=GPU_RECOVERED gpu=1 failures=4");
+        feed(f, 1010.0, "type=NVML_FAILED gpu=1 error=\"GPU is lost\"");
+        const struct finding *x = findings_find(f, FINDING_GPU_LOST, "gpu1", NULL);
+        assert_non_null(x);
+        assert_int_equal(x->count, 2);
+        assert_true(fabs(x->value - 2.5) < 1e-9);
+        assert_true(x->open_t == 1010.0); /* lost again at the end */
+        assert_contains(text_of(f), "gpu1: GPU lost for 2.5 s in all, still lost at the end (2x, ");
+        assert_false(findings_clean(f));
+        free(f);
+}
+
+static void test_xid_meaning_and_count(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        const char *line = "type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 "
+                           "class=reboot meaning=\"GPU has fallen off the bus\" action=\"reboot "
+                           "the machine\"";
+        feed(f, 2000.0, line);
+        feed(f, 2005.0, line);
+        feed(f, 2001.0,
+             "type=NVML_EVENT gpu=0 event=Xid(999) mask=0x0008 data=999 xid=999 "
+             "meaning=\"not in vigil's catalog\"");
+        const struct finding *x = findings_find(f, FINDING_XID, "gpu0", "79");
+        assert_non_null(x);
+        assert_int_equal(x->count, 2);
+        assert_true(x->first_t == 2000.0 && x->last_t == 2005.0);
+        assert_string_equal(x->text, "GPU has fallen off the bus. Action: reboot the machine");
+        assert_non_null(findings_find(f, FINDING_XID, "gpu0", "999"));
+        assert_null(findings_find(f, FINDING_XID, "gpu1", "79"));
+        free(f);
+}
+
+static void test_event_kinds(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        feed(f, 1,
+             "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=\"Event: "
+             "Xid(79)\"");
+        feed(f, 2,
+             "type=CRASH_SNAPSHOT gpu=0 number=0 file=crashes/crash-2.log reason=\"Requested: "
+             "checkup\"");
+        feed(f, 3, "type=ENFORCED_LIMIT_CHANGE gpu=0 from=600W to=300W delta=-300W");
+        feed(f, 4, "type=TDP_CHANGE from=600W to=450W delta=-150W gpu=0");
+        feed(f, 5, "type=ANOMALY gpu=0 flag=TDP_REDUCED(450W)");
+        feed(f, 5, "type=ANOMALY gpu=0 flag=PWR+75W suppressed=3");
+        feed(f, 6, "type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005");
+        feed(f, 7, "type=RPI_THROTTLE condition=\"under-voltage\" state=cleared throttled=0x50000");
+        feed(f, 8,
+             "type=RPI_THROTTLE_HISTORY throttled=0x50000 since_boot=\"under-voltage "
+             "occurred since boot\"");
+        feed(f, 9,
+             "type=TREND field=chromium_procs state=rising slope_per_h=+4.00 "
+             "limit_per_h=2.00 window=40m");
+        feed(f, 10, "type=DISK_LOW free_mb=10 action=pause");
+        feed(f, 40, "type=DISK_RESUMED free_mb=900 paused_s=30");
+        feed(f, 41, "type=WRITE_RESUMED dropped_rows=12 failed_s=3 error=\"No space left\"");
+        feed(f, 42, "type=THROTTLE gpu=0 from=None to=SwPowerCap"); /* shares come from counters */
+        feed(f, 43, "type=START version=0.1.0 pid=1");
+        feed(f, 44,
+             "type=STORAGE state=read-only fs=root mount=/ device=/dev/mmcblk0p2 "
+             "fstype=ext4");
+        feed(f, 45, "type=STORAGE_ERRORS new=3 total=3 last=\"mmcblk0: error -110\"");
+        feed(f, 46, "type=STORAGE_ERRORS state=quiet total=3");
+        feed(f, 47, "type=STORAGE_FILL state=filling fs=log mount=/var/log full_in=5.2h");
+        feed(f, 48, "type=STORAGE state=read-write");
+        assert_non_null(findings_find(f, FINDING_CRASH_SNAPSHOT, "gpu0", "crashes/crash-1.log"));
+        assert_non_null(findings_find(f, FINDING_SNAPSHOT, "gpu0", NULL));
+        assert_string_equal(findings_find(f, FINDING_ENFORCED_LIMIT, "gpu0", NULL)->text,
+                            "600W \xE2\x86\x92 300W");
+        assert_non_null(findings_find(f, FINDING_POWER_LIMIT, "gpu0", NULL));
+        assert_non_null(findings_find(f, FINDING_ANOMALY, "gpu0", "TDP_REDUCED"));
+        assert_non_null(findings_find(f, FINDING_ANOMALY, "gpu0", "PWR+"));
+        assert_int_equal(findings_find(f, FINDING_PI_THROTTLE, "pi", "under-voltage")->count, 1);
+        assert_string_equal(findings_find(f, FINDING_PI_BOOT, "pi", NULL)->text,
+                            "under-voltage occurred since boot");
+        const struct finding *leak = findings_find(f, FINDING_LEAK, "host", "chromium_procs");
+        assert_non_null(leak);
+        assert_true(leak->value == 4.0);
+        assert_true(findings_find(f, FINDING_DISK_PAUSE, "host", NULL)->value == 30.0);
+        assert_int_equal(findings_find(f, FINDING_WRITE_ERRORS, "host", NULL)->count, 12);
+        assert_null(findings_find(f, FINDING_THROTTLE, "gpu0", "SwPowerCap"));
+        assert_string_equal(findings_find(f, FINDING_STORAGE, "host", "read-only")->text,
+                            "root (/) mounted read-only");
+        assert_int_equal(findings_find(f, FINDING_STORAGE, "host", "errors")->count, 3);
+        assert_string_equal(findings_find(f, FINDING_STORAGE, "host", "errors")->text,
+                            "mmcblk0: error -110");
+        assert_string_equal(findings_find(f, FINDING_STORAGE, "host", "filling")->text,
+                            "log full in 5.2h at this rate");
+        size_t n = f->n;
+        feed(f, 44, "type=STOP samples=3");
+        feed(f, 45, "not an event line");
+        assert_int_equal(f->n, n);
+        /* A requested snapshot alone is no alarm. */
+        struct findings *g = new_findings();
+        feed(g, 2, "type=SNAPSHOT reason=\"checkup\" snapshot=incidents/x.log");
+        assert_true(findings_clean(g));
+        free(g);
+        free(f);
+}
+
+static void test_bounded(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        char key[32];
+        for (unsigned i = 0; i < FINDINGS_MAX + 5; i++) {
+                snprintf(key, sizeof(key), "%u", i);
+                findings_note(f, FINDING_XID, "gpu0", key, 1, (double)i, NULL);
+        }
+        assert_int_equal(f->n, FINDINGS_MAX);
+        assert_int_equal(f->dropped, 5);
+        assert_false(findings_clean(f));
+        assert_contains(text_of(f), "(5 more findings not listed)");
+        /* Long keys and sources are cut, never overflow. */
+        char longkey[300];
+        memset(longkey, 'k', sizeof(longkey) - 1);
+        longkey[sizeof(longkey) - 1] = '\0';
+        findings_init(f);
+        assert_non_null(findings_note(f, FINDING_INCIDENT, longkey, longkey, 1, NAN, longkey));
+        assert_int_equal(strlen(f->items[0].key), FINDING_KEY_LEN - 1);
+        free(f);
+}
+
+static void test_html_escaped(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        findings_note(f, FINDING_INCIDENT, "host", "<script>", 1, NAN, "a & b");
+        char buf[4096];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        findings_html(f, &sb);
+        assert_contains(buf, "<section class=\"findings alarm\">");
+        assert_contains(buf, "incident &lt;script&gt;");
+        assert_contains(buf, "a &amp; b");
+        assert_null(strstr(buf, "<script>"));
+        free(f);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_kind_table),
+            cmocka_unit_test(test_clean_only_when_nothing_happened),
+            cmocka_unit_test(test_lost_and_back),
+            cmocka_unit_test(test_xid_meaning_and_count),
+            cmocka_unit_test(test_event_kinds),
+            cmocka_unit_test(test_bounded),
+            cmocka_unit_test(test_html_escaped),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
