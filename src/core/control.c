@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/lock.h"
+#include "core/runstate.h"
 #include "sink/gpu_summary.h"
 #include "util/clock.h"
 #include "util/fmt.h"
@@ -36,6 +37,10 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                   (unsigned long long)self->samples[VCLOCK_GPU],
                   (unsigned long long)self->samples[VCLOCK_PSS],
                   (unsigned long long)sched_missed(s), (unsigned long long)self->write_errors);
+        if (ctx->postmortem) {
+                runstate_finding(ctx->postmortem, out);
+                sb_putc(out, '\n');
+        }
         const struct host_frame *h = &f->host;
         if (VAL_OK(h->cpu_total_pct) || VAL_OK(h->mem_avail_bytes))
                 sb_printf(out, "host: cpu %.1f%%, memory available %.0f MB, temperature %.1f C\n",

@@ -528,6 +528,7 @@ static void free_daemon(struct daemon *d)
         struct vigil_ctx *ctx = &d->ctx;
         eventlog_close(ctx->events);
         history_free(ctx->history);
+        free(ctx->postmortem);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         pthread_mutex_destroy(&ctx->pub_lock);

@@ -22,6 +22,7 @@ struct metrics_extra;
 struct kmsg;
 struct nvml_shared;
 struct history;
+struct postmortem_info;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -70,6 +71,11 @@ struct vigil_ctx {
          * by the main loop after each tick, copied by the HTTP thread. NULL without
          * --listen. */
         struct history *history;
+        /* The post-mortem of the previous run that this start wrote (core/runstate.h),
+         * for the findings of every output; set before the HTTP server starts, then
+         * read-only; owned by the context (freed with it). NULL when the previous run
+         * ended cleanly. */
+        struct postmortem_info *postmortem;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/runstate.h"
 #include "core/vigil.h"
 #include "report/host_acc.h"
 #include "sink/eventlog.h"
@@ -46,6 +47,7 @@ struct trend {
         bool rising[NRULES];
         bool print_summary;
         char ts[40];
+        const struct vigil_ctx *ctx; /* for the post-mortem finding at exit */
 };
 
 static int trend_init(struct vigil_ctx *ctx, void **ret_state)
@@ -59,6 +61,7 @@ static int trend_init(struct vigil_ctx *ctx, void **ret_state)
         }
         s->print_summary = !ctx->opt->quiet;
         s->next_eval_ns = 0;
+        s->ctx = ctx;
         *ret_state = s;
         return 0;
 }
@@ -147,6 +150,11 @@ static void trend_fini(void *state)
                 struct strbuf sb;
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
                         report_host_acc_text(&s->acc, &sb);
+                        if (s->ctx->postmortem) {
+                                sb_puts(&sb, "  ");
+                                runstate_finding(s->ctx->postmortem, &sb);
+                                sb_putc(&sb, '\n');
+                        }
                         fwrite(sb.buf, 1, sb.len, stdout);
                         fflush(stdout);
                         sb_free(&sb);

@@ -81,6 +81,11 @@ static void header(struct strbuf *out, const struct history *h, const struct fra
         if (info->refresh_s)
                 sb_printf(out, "; this page reloads every %u s", info->refresh_s);
         sb_puts(out, ". <a href=\"/metrics\">/metrics</a></p>\n");
+        if (info->finding && info->finding[0]) {
+                sb_puts(out, "<p class=\"note postmortem\"><b>");
+                sb_xml_puts(out, info->finding);
+                sb_puts(out, "</b></p>\n");
+        }
 }
 
 static void now_row_begin(struct strbuf *out, const char *name)

@@ -30,6 +30,7 @@ struct dashboard_info {
         const char *hostname; /* NULL: none */
         int64_t now_mono_ns;  /* for vigil's uptime (frame self.started_mono_ns) */
         unsigned refresh_s;   /* the page reloads itself after this long; 0: never */
+        const char *finding;  /* the post-mortem of the previous run, one line; NULL: none */
 };
 
 /* Append the page for history h (NULL: no charts) and frame f (the last published) to

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/history.h"
+#include "core/runstate.h"
 #include "core/vigil.h"
 #include "sink/dashboard.h"
 #include "sink/http_server.h"
@@ -39,9 +40,14 @@ static int http_page(void *arg, struct strbuf *out, const struct frame *f)
         const struct history *hist = NULL;
         if (h->ctx->history && history_copy(h->copy, h->ctx->history) == 0)
                 hist = h->copy;
+        char finding[1800];
+        struct strbuf fb;
+        sb_init_fixed(&fb, finding, sizeof(finding));
+        runstate_finding(h->ctx->postmortem, &fb); /* read-only once the server runs */
         struct dashboard_info info = {.hostname = h->hostname,
                                       .now_mono_ns = now_mono_ns(),
-                                      .refresh_s = DASHBOARD_REFRESH_S};
+                                      .refresh_s = DASHBOARD_REFRESH_S,
+                                      .finding = finding};
         return dashboard_render(out, hist, f, &info);
 }
 
