@@ -28,7 +28,7 @@ bool pm_klog_important(const char *s, size_t n)
 {
         static const char *const pats[] = {
             "NVRM",         "Xid",           "AER",      "under-voltage", "undervoltage",
-            "under voltage", "thermal",      "mmc",      "EXT4-fs",       "panic",
+            "under voltage", "thermal", "temperature",      "mmc",      "EXT4-fs",       "panic",
             "Oops",         "BUG:",          "Call Trace", "I/O error",
         };
         for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
