@@ -74,8 +74,7 @@ static void copy_lower(char *out, size_t cap, const char *s, size_t n)
 /* One "key=value" line into st; false when the key is unknown or the value bad. */
 static bool parse_kv(struct runstate *st, const char *key, size_t klen, const char *v, size_t vlen)
 {
-        static const char *const counts[] = {"unclean_killed", "unclean_reboot",
-                                             "unclean_unknown"};
+        static const char *const counts[] = {"unclean_killed", "unclean_reboot", "unclean_unknown"};
         uint64_t u;
         int64_t i;
         if (klen == 7 && !memcmp(key, "boot_id", 7)) {

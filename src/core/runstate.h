@@ -42,12 +42,12 @@ enum runstate_end {
 };
 
 struct runstate {
-        char boot_id[40];       /* "" when unknown */
-        int64_t pid;            /* 0 when unknown */
-        int64_t started_ns;     /* CLOCK_REALTIME at start; 0 when unknown */
-        int64_t stopped_ns;     /* CLOCK_REALTIME at the clean stop; 0: no stop marker */
+        char boot_id[40];   /* "" when unknown */
+        int64_t pid;        /* 0 when unknown */
+        int64_t started_ns; /* CLOCK_REALTIME at start; 0 when unknown */
+        int64_t stopped_ns; /* CLOCK_REALTIME at the clean stop; 0: no stop marker */
         uint64_t unclean[RUNSTATE_END_COUNT]; /* unclean ends so far, by kind (KILLED..) */
-        int64_t last_unclean_ns; /* when the latest unclean end was found; 0: never */
+        int64_t last_unclean_ns;              /* when the latest unclean end was found; 0: never */
 };
 
 /* The latest post-mortem (report/postmortem.h writes and finds them): what the

@@ -91,8 +91,8 @@ int pm_csv_find(const char *dir, struct pm_csv_file *files, unsigned max)
                 if (!log_name(e->d_name, &gpu, &plen))
                         continue;
                 unsigned i = 0;
-                while (i < n && (strncmp(files[i].name, e->d_name, plen) ||
-                                 files[i].name[plen] != '-'))
+                while (i < n &&
+                       (strncmp(files[i].name, e->d_name, plen) || files[i].name[plen] != '-'))
                         i++;
                 if (i == n && n == max)
                         continue;
@@ -235,8 +235,7 @@ struct pm_gpu_stats {
 
 static bool stat_column(const char *s, size_t n)
 {
-        static const char *const names[] = {"gpu_temp", "power_instant", "gpu_clock",
-                                            "mem_clock"};
+        static const char *const names[] = {"gpu_temp", "power_instant", "gpu_clock", "mem_clock"};
         for (unsigned i = 0; i < 4; i++)
                 if (n == strlen(names[i]) && !memcmp(s, names[i], n))
                         return true;
@@ -288,6 +287,15 @@ static void stats_add(struct pm_gpu_stats *g, const char *s, size_t n)
         }
 }
 
+/* A value as the CSV wrote it: whole numbers without a fraction. */
+static void put_value(char *out, size_t cap, double v)
+{
+        if (v == floor(v) && fabs(v) < 1e15)
+                snprintf(out, cap, "%.0f", v);
+        else
+                fmt_pyfloat(out, cap, v);
+}
+
 static void stats_put(struct strbuf *out, const struct pm_gpu_stats *g)
 {
         char a[32], b[32];
@@ -297,8 +305,8 @@ static void stats_put(struct strbuf *out, const struct pm_gpu_stats *g)
                         sb_printf(out, " %s n/a;", g->name[i]);
                         continue;
                 }
-                fmt_pyfloat(a, sizeof(a), g->min[i]);
-                fmt_pyfloat(b, sizeof(b), g->max[i]);
+                put_value(a, sizeof(a), g->min[i]);
+                put_value(b, sizeof(b), g->max[i]);
                 sb_printf(out, " %s %s..%s;", g->name[i], a, b);
         }
         if (g->mask_col >= 0) {

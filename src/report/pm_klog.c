@@ -27,9 +27,9 @@ static bool has_ci(const char *s, size_t n, const char *pat)
 bool pm_klog_important(const char *s, size_t n)
 {
         static const char *const pats[] = {
-            "NVRM",         "Xid",           "AER",      "under-voltage", "undervoltage",
-            "under voltage", "thermal", "temperature",      "mmc",      "EXT4-fs",       "panic",
-            "Oops",         "BUG:",          "Call Trace", "I/O error",
+            "NVRM",          "Xid",     "AER",         "under-voltage", "undervoltage",
+            "under voltage", "thermal", "temperature", "mmc",           "EXT4-fs",
+            "panic",         "Oops",    "BUG:",        "Call Trace",    "I/O error",
         };
         for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
                 if (has_ci(s, n, pats[i]))
@@ -123,7 +123,7 @@ static bool from_journal(struct strbuf *out, const char *root)
         struct stat st;
         struct strbuf cap;
         struct spawn_result res;
-        const char *argv[] = {"journalctl", "-k", "-b", "-1", "-n", PM_KLOG_JOURNAL_N,
+        const char *argv[] = {"journalctl", "-k", "-b",        "-1", "-n", PM_KLOG_JOURNAL_N,
                               "--no-pager", "-o", "short-iso", NULL, NULL, NULL};
         if (root && root[0] && strcmp(root, "/")) {
                 path_join(dir, sizeof(dir), root, "/var/log/journal");
@@ -152,8 +152,8 @@ static bool from_journal(struct strbuf *out, const char *root)
                           first > 200 ? 200 : first, cap.buf);
         } else {
                 sb_printf(out, "journal: journalctl -k -b -1 -n %s%s%s (%zu bytes%s)\n",
-                          PM_KLOG_JOURNAL_N, argv[9] ? " -D " : "", argv[9] ? dir : "",
-                          cap.len, res.truncated ? ", cut" : "");
+                          PM_KLOG_JOURNAL_N, argv[9] ? " -D " : "", argv[9] ? dir : "", cap.len,
+                          res.truncated ? ", cut" : "");
                 pm_klog_rank(out, cap.buf, cap.len);
         }
         sb_free(&cap);

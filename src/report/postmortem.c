@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,8 @@ static void header(struct strbuf *out, const struct postmortem_input *in,
                 bool reboot = in->kind == RUNSTATE_REBOOT && !isnan(up);
                 double until = reboot ? (double)in->now_ns / 1e9 - up : (double)in->now_ns / 1e9;
                 sb_printf(out, "%s: %.0f s (from the last row to %s)\n",
-                          reboot ? "Machine down" : "vigil down",
-                          until - (double)quiet_ns / 1e9, reboot ? "this boot" : "this start");
+                          reboot ? "Machine down" : "vigil down", until - (double)quiet_ns / 1e9,
+                          reboot ? "this boot" : "this start");
         }
         sb_puts(out, "Last rows:\n");
         for (int i = 0; i < nfiles; i++) {
@@ -97,7 +98,8 @@ static void events_section(struct strbuf *out, const char *dir)
         int fd = buf ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0) {
-                sb_printf(out, "(cannot read events.log: %s)\n\n", buf ? strerror(errno) : "no memory");
+                sb_printf(out, "(cannot read events.log: %s)\n\n",
+                          buf ? strerror(errno) : "no memory");
                 if (fd >= 0)
                         close(fd);
                 free(buf);
@@ -167,8 +169,7 @@ static void snapshots_section(struct strbuf *out, const char *dir, int64_t quiet
         sb_putc(out, '\n');
 }
 
-void postmortem_build(const struct postmortem_input *in, struct strbuf *out,
-                      int64_t *ret_quiet_ns)
+void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int64_t *ret_quiet_ns)
 {
         struct pm_csv_file *files = calloc(PM_MAX_FILES, sizeof(*files));
         int n = files ? pm_csv_find(in->log_dir, files, PM_MAX_FILES) : -ENOMEM;
@@ -289,6 +290,24 @@ static int64_t field_time(char *text, const char *key)
         return (int64_t)(t * 1e9);
 }
 
+/* The number after the stamp: 1 for "postmortem-20261203-035320.log", N for "...-N.log". */
+static unsigned name_seq(const char *name)
+{
+        uint64_t v;
+        const char *p = name + strlen("postmortem-YYYYMMDD-HHMMSS");
+        if (*p != '-' || parse_u64(p + 1, strlen(p + 1) - 4, &v) < 0 || v > 1000)
+                return 1;
+        return (unsigned)v;
+}
+
+/* Name a was written after name b (the same second: the higher number). */
+static bool name_newer(const char *a, const char *b)
+{
+        size_t k = strlen("postmortem-YYYYMMDD-HHMMSS");
+        int c = strncmp(a, b, k);
+        return c > 0 || (c == 0 && name_seq(a) > name_seq(b));
+}
+
 int postmortem_latest(const char *log_dir, struct postmortem_info *ret)
 {
         char dir[1100], best[256] = "", text[4096];
@@ -299,10 +318,10 @@ int postmortem_latest(const char *log_dir, struct postmortem_info *ret)
         struct dirent *e;
         while ((e = readdir(d))) {
                 size_t n = strlen(e->d_name);
-                if (n < 16 || n >= sizeof(best) || strncmp(e->d_name, "postmortem-", 11) ||
+                if (n < 30 || n >= sizeof(best) || strncmp(e->d_name, "postmortem-", 11) ||
                     strcmp(e->d_name + n - 4, ".log"))
                         continue;
-                if (strcmp(e->d_name, best) > 0)
+                if (!best[0] || name_newer(e->d_name, best))
                         snprintf(best, sizeof(best), "%s", e->d_name);
         }
         closedir(d);

@@ -21,26 +21,25 @@
 #include "core/runstate.h"
 #include "util/strbuf.h"
 
-#define POSTMORTEM_DIR        "postmortem"
-#define POSTMORTEM_MAX_BYTES  (16 * 1024 * 1024) /* one post-mortem at most */
-#define POSTMORTEM_EVENTS     40                 /* events.log lines shown */
-#define POSTMORTEM_SNAP_S     600                /* snapshots this long before the end */
-#define POSTMORTEM_MAX_SNAPS  10                 /* snapshots listed per directory */
+#define POSTMORTEM_DIR       "postmortem"
+#define POSTMORTEM_MAX_BYTES (16 * 1024 * 1024) /* one post-mortem at most */
+#define POSTMORTEM_EVENTS    40                 /* events.log lines shown */
+#define POSTMORTEM_SNAP_S    600                /* snapshots this long before the end */
+#define POSTMORTEM_MAX_SNAPS 10                 /* snapshots listed per directory */
 
 struct postmortem_input {
-        const char *log_dir;        /* where the logs are, and the post-mortem goes */
-        const char *root;           /* --root ("" for none): the kernel log's and uptime's */
-        enum runstate_end kind;     /* how the previous run ended (runstate_classify) */
+        const char *log_dir;         /* where the logs are, and the post-mortem goes */
+        const char *root;            /* --root ("" for none): the kernel log's and uptime's */
+        enum runstate_end kind;      /* how the previous run ended (runstate_classify) */
         const struct runstate *prev; /* the previous run's state; NULL when unknown */
-        const char *boot_id;        /* this boot's id; "" when unknown */
-        int64_t now_ns;             /* CLOCK_REALTIME now */
+        const char *boot_id;         /* this boot's id; "" when unknown */
+        int64_t now_ns;              /* CLOCK_REALTIME now */
 };
 
 /* Append the post-mortem's text for in to out; *ret_quiet_ns (may be NULL) is the time
  * of the last row of any log (0 when none). Blocks while journalctl runs (at most
  * PM_KLOG_TIMEOUT_NS). */
-void postmortem_build(const struct postmortem_input *in, struct strbuf *out,
-                      int64_t *ret_quiet_ns);
+void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int64_t *ret_quiet_ns);
 
 /* Build and write LOG-DIR/postmortem/postmortem-YYYYMMDD-HHMMSS.log (synced); fill *ret
  * with what the findings name. 0 or -errno (nothing written then). */

@@ -558,8 +558,9 @@ static void render_runs(struct render *r, const struct metrics_extra *x)
                   "Runs of vigil on this log directory that ended uncleanly, by how.");
         for (unsigned k = 0; k < 3; k++)
                 sample(r, NULL, "kind", kinds[2 + k], (double)x->unclean_ends[k]);
-        fam_begin(r, "vigil_previous_run_end", GAUGE,
-                  "1 for how the run before this one ended (a post-mortem follows an unclean end).");
+        fam_begin(
+            r, "vigil_previous_run_end", GAUGE,
+            "1 for how the run before this one ended (a post-mortem follows an unclean end).");
         if (x->previous_end >= 0 && x->previous_end < 5)
                 sample(r, NULL, "kind", kinds[x->previous_end], 1);
 }

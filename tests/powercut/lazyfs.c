@@ -29,10 +29,10 @@
 #include <unistd.h>
 
 struct vfile {
-        char *path;          /* in the mount, "/log/host-2026-12-03.csv" */
-        char *data;          /* the contents as the programs see them */
+        char *path; /* in the mount, "/log/host-2026-12-03.csv" */
+        char *data; /* the contents as the programs see them */
         size_t size, cap;
-        size_t synced;       /* bytes known to be on the backing file (a prefix of data) */
+        size_t synced; /* bytes known to be on the backing file (a prefix of data) */
         struct vfile *next;
 };
 
