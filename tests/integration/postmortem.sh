@@ -103,7 +103,9 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 PM_JOURNAL="$PM/journal-gsp-crash.txt" PM_JOURNAL_ARGS="$TMP/jargs" "$VIGIL" --root "$TMP/gpu" \
 	--interval 0.05 --quiet --log-dir "$L" --listen "127.0.0.1:$PORT" 2>"$TMP/r.err" &
 pid=$!
-wait_until 20 curl -sf "http://127.0.0.1:$PORT/metrics" -o "$TMP/metrics"
+# scraped: once a frame is published (an earlier scrape has no counters yet)
+scraped() { curl -sf "http://127.0.0.1:$PORT/metrics" -o "$TMP/metrics" && grep -q '^vigil_samples_total' "$TMP/metrics"; }
+wait_until 20 scraped
 curl -sf "http://127.0.0.1:$PORT/" -o "$TMP/page.html"
 "$VIGIL" status --log-dir "$L" >"$TMP/status.txt" 2>&1
 kill "$pid"
