@@ -102,7 +102,7 @@ int pm_csv_find(const char *dir, struct pm_csv_file *files, unsigned max)
                 if (i == n)
                         n++;
                 memset(&files[i], 0, sizeof(files[i]));
-                snprintf(files[i].name, sizeof(files[i].name), "%s", e->d_name);
+                copy_bounded(files[i].name, sizeof(files[i].name), e->d_name, strlen(e->d_name));
                 files[i].gpu = gpu;
         }
         closedir(d);

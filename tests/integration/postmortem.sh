@@ -85,6 +85,8 @@ check "killed: events.log line" grep -q "type=POSTMORTEM end=killed quiet=.* fil
 check "killed: said at start" grep -q "previous run: vigil was killed or crashed (same boot) (quiet since .*); post-mortem: $f" "$TMP/k.err"
 check "killed: in the exit summary" grep -q "previous run: vigil was killed.*post-mortem: $f" "$TMP/k.out"
 check "killed: vigil postmortem prints it" bash -c "'$VIGIL' postmortem '$L' | cmp -s - '$f'"
+check "killed: vigil report names it" grep -q "^  previous run: vigil was killed.*post-mortem: .*$(basename "$f")" \
+	<<<"$("$VIGIL" report "$L"/host-*.csv 2>&1)"
 check "killed: state counts it, stop marker set" \
 	bash -c "grep -qx unclean_killed=1 '$L/vigil.state' && grep -q '^stopped_ns=[0-9]' '$L/vigil.state'"
 
