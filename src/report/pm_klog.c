@@ -122,7 +122,7 @@ static bool from_journal(struct strbuf *out, const char *root)
         char dir[1200] = "";
         struct stat st;
         struct strbuf cap;
-        struct spawn_result res;
+        struct spawn_result res = {.exit_status = -1};
         const char *argv[] = {"journalctl", "-k", "-b",        "-1", "-n", PM_KLOG_JOURNAL_N,
                               "--no-pager", "-o", "short-iso", NULL, NULL, NULL};
         if (root && root[0] && strcmp(root, "/")) {
