@@ -8,12 +8,13 @@
 # sync interval of rows lost per file, a post-mortem saying "rebooted" and naming the
 # last whole row of every file; at the end, every file parses: one header, no torn or
 # interleaved row. Needs root and /dev/fuse (skipped otherwise).
-#   POWERCUT_CUTS (default 20)   cuts
+#   POWERCUT_CUTS (default 20, 10 on the sanitizer build)   cuts
 #   VIGIL_SYNC_S  (default 1)    the daemon's sync interval, seconds (the bound checked)
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/faults/helpers.sh"
 LAZYFS="$BUILD_DIR/tests/lazyfs"
 CUTS=${POWERCUT_CUTS:-20}
+[ "${VIGIL_LABEL:-plain}" = asan ] && CUTS=${POWERCUT_CUTS:-10}
 SYNC_S=${VIGIL_SYNC_S:-1}
 HOST_S=0.02
 GPU_S=0.01

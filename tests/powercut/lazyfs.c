@@ -164,6 +164,14 @@ static void *lz_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
         return NULL;
 }
 
+/* Unmounted: what is still in memory is gone (nothing written back), and freed. */
+static void lz_destroy(void *data)
+{
+        (void)data;
+        while (files)
+                drop(files->path);
+}
+
 static int lz_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
         char bp[8192];
@@ -383,6 +391,7 @@ static int lz_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_inf
 
 static const struct fuse_operations ops = {
     .init = lz_init,
+    .destroy = lz_destroy,
     .getattr = lz_getattr,
     .readdir = lz_readdir,
     .open = lz_open,
