@@ -149,12 +149,13 @@ static void trend_fini(void *state)
         if (s->print_summary && s->acc.rows) {
                 struct strbuf sb;
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
-                        report_host_acc_text(&s->acc, &sb);
+                        /* An unclean end before this run leads the findings. */
                         if (s->ctx->postmortem) {
-                                sb_puts(&sb, "  ");
+                                sb_puts(&sb, "\n  ");
                                 runstate_finding(s->ctx->postmortem, &sb);
                                 sb_putc(&sb, '\n');
                         }
+                        report_host_acc_text(&s->acc, &sb);
                         fwrite(sb.buf, 1, sb.len, stdout);
                         fflush(stdout);
                         sb_free(&sb);

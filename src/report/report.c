@@ -508,7 +508,7 @@ static void postmortem_finding(const struct report_data *d, struct strbuf *out)
         double q = (double)pm.quiet_ns / 1e9;
         if (q < d->t0 - 1 || q > d->t1 + 1)
                 return;
-        sb_puts(out, "\n  ");
+        sb_puts(out, "  ");
         runstate_finding(&pm, out);
         sb_putc(out, '\n');
 }
@@ -540,8 +540,8 @@ int report_run(int argc, char **argv, FILE *out, FILE *err)
                 status = 1;
                 goto out;
         }
+        postmortem_finding(&d, &text); /* an unclean end leads the findings */
         build_text(&d, &text);
-        postmortem_finding(&d, &text);
         fwrite(text.buf, 1, text.len, out);
         fflush(out);
         if (o.html) {

@@ -83,10 +83,11 @@ check "killed: the Xid 79 event with its meaning" in_section "$f" 'Last events (
 check "killed: the crash snapshot listed" in_section "$f" 'Snapshots of the last 10 minutes' '^crashes/crash-'
 check "killed: events.log line" grep -q "type=POSTMORTEM end=killed quiet=.* file=postmortem/$(basename "$f")" "$L/events.log"
 check "killed: said at start" grep -q "previous run: vigil was killed or crashed (same boot) (quiet since .*); post-mortem: $f" "$TMP/k.err"
-check "killed: in the exit summary" grep -q "previous run: vigil was killed.*post-mortem: $f" "$TMP/k.out"
+check "killed: the exit summary leads with it" grep -q "previous run: vigil was killed.*post-mortem: $f" \
+	<<<"$(grep -v '^$' "$TMP/k.out" | head -1)"
 check "killed: vigil postmortem prints it" bash -c "'$VIGIL' postmortem '$L' | cmp -s - '$f'"
-check "killed: vigil report names it" grep -q "^  previous run: vigil was killed.*post-mortem: .*$(basename "$f")" \
-	<<<"$("$VIGIL" report "$L"/host-*.csv 2>&1)"
+check "killed: vigil report leads with it" grep -q "^  previous run: vigil was killed.*post-mortem: .*$(basename "$f")" \
+	<<<"$("$VIGIL" report "$L"/host-*.csv 2>&1 | head -1)"
 check "killed: state counts it, stop marker set" \
 	bash -c "grep -qx unclean_killed=1 '$L/vigil.state' && grep -q '^stopped_ns=[0-9]' '$L/vigil.state'"
 
@@ -178,3 +179,19 @@ check "pi: under-voltage now" grep -q '^UNDER-VOLTAGE NOW in the last row' "$f"
 check "pi: no journal, no kern.log: one line each" \
 	bash -c "grep -q '^journal: no kernel log' '$f' && grep -q '^/var/log/kern.log: No such file or directory' '$f'"
 check "pi: no pstore dump: one line" grep -q '^none (/sys/fs/pstore and /var/lib/systemd/pstore hold no dump)' "$f"
+
+# --- no boot id to compare: "unknown", and the kernel log is read ------------------------
+cp -r "$FIXTURES/x86-server" "$TMP/nobootid"
+U="$TMP/nobootid.log"
+killed nobootid "$U"
+"$VIGIL" --root "$TMP/nobootid" --interval 0.05 --count 2 --quiet --log-dir "$U" 2>"$TMP/u.err"
+f=$(latest "$U")
+check "no boot id: unknown end" grep -q '^End: unknown: vigil ended uncleanly (boot id unknown' "$f"
+check "no boot id: the kernel-log section" grep -q '^=== Kernel log of the previous boot ===' "$f"
+check "no boot id: state counts it" grep -qx 'unclean_unknown=1' "$U/vigil.state"
+
+# --- vigil postmortem with none there --------------------------------------------------
+mkdir -p "$TMP/empty"
+"$VIGIL" postmortem "$TMP/empty" >"$TMP/none.out" 2>"$TMP/none.err"
+check_eq "none: vigil postmortem exits 1" 1 $?
+check "none: says so" grep -q "^vigil: no post-mortem in $TMP/empty/postmortem" "$TMP/none.err"
