@@ -142,14 +142,17 @@ static bool from_journal(struct strbuf *out, const char *root)
         bool lines = r == 0 && res.exit_status == 0 && next_line(cap.buf, cap.len, &pos, &s, &len);
         if (r == -ENOENT) {
                 sb_puts(out, "journal: journalctl not available\n");
+        } else if (r == -ETIMEDOUT) {
+                sb_printf(out,
+                          "journal: journalctl -k -b -1 did not finish within %lld s: killed\n",
+                          (long long)(PM_KLOG_TIMEOUT_NS / 1000000000));
         } else if (!lines) {
                 const char *nl = memchr(cap.buf, '\n', cap.len);
                 int first = (int)(nl ? (size_t)(nl - cap.buf) : cap.len);
                 sb_printf(out,
                           "journal: no kernel log of the previous boot (journal not "
-                          "persistent?): journalctl %s, exit %d: %.*s\n",
-                          r == -ETIMEDOUT ? "timed out" : "ran", res.exit_status,
-                          first > 200 ? 200 : first, cap.buf);
+                          "persistent?): journalctl exit %d: %.*s\n",
+                          res.exit_status, first > 200 ? 200 : first, cap.buf);
         } else {
                 sb_printf(out, "journal: journalctl -k -b -1 -n %s%s%s (%zu bytes%s)\n",
                           PM_KLOG_JOURNAL_N, argv[9] ? " -D " : "", argv[9] ? dir : "", cap.len,
