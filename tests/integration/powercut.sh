@@ -9,7 +9,7 @@
 # last whole row of every file; at the end, every file parses: one header, no torn or
 # interleaved row. Needs root and /dev/fuse (skipped otherwise).
 #   POWERCUT_CUTS (default 20, 10 on the sanitizer build)   cuts
-#   VIGIL_SYNC_S  (default 1)    the daemon's sync interval, seconds (the bound checked)
+#   VIGIL_SYNC_S  (default 1)    vigil's --sync-interval, seconds (the bound checked)
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/faults/helpers.sh"
 LAZYFS="$BUILD_DIR/tests/lazyfs"
@@ -64,8 +64,8 @@ PY
 }
 start() {
 	VIGIL_NVML_SCENARIO="$TOP/tests/nvml-sim/scenarios/healthy-8gpu" "$VIGIL" --nvml "$NVML_SIM" \
-		--root "$TMP/root" --interval $HOST_S --gpu-interval $GPU_S --quiet --min-disk-mb 0 \
-		--log-dir "$L" 2>>"$TMP/vigil.err" &
+		--root "$TMP/root" --interval $HOST_S --gpu-interval $GPU_S --sync-interval "$SYNC_S" \
+		--quiet --min-disk-mb 0 --log-dir "$L" 2>>"$TMP/vigil.err" &
 	VP=$!
 }
 pm_count() { ls "$L"/postmortem 2>/dev/null | grep -c '^postmortem-'; }
