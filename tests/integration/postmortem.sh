@@ -107,7 +107,7 @@ PM_JOURNAL="$PM/journal-gsp-crash.txt" PM_JOURNAL_ARGS="$TMP/jargs" "$VIGIL" --r
 	--interval 0.05 --quiet --log-dir "$L" --listen "127.0.0.1:$PORT" 2>"$TMP/r.err" &
 pid=$!
 # scraped: once a frame is published (an earlier scrape has no counters yet)
-scraped() { curl -sf "http://127.0.0.1:$PORT/metrics" -o "$TMP/metrics" && grep -q '^vigil_samples_total' "$TMP/metrics"; }
+scraped() { curl -sf "http://127.0.0.1:$PORT/metrics" -o "$TMP/metrics" && grep -q '^vigil_samples_total{source="host"} [1-9]' "$TMP/metrics"; }
 wait_until 20 scraped
 curl -sf "http://127.0.0.1:$PORT/" -o "$TMP/page.html"
 "$VIGIL" status --log-dir "$L" >"$TMP/status.txt" 2>&1
