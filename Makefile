@@ -83,7 +83,14 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libvigil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS)
 
-unit: $(UNIT_BIN)
+# The power-cut test's FUSE file system (tests/powercut/lazyfs.c), built for the tests only.
+LAZYFS := $(BUILD)/tests/lazyfs
+$(LAZYFS): tests/powercut/lazyfs.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE $(shell pkg-config --cflags fuse3 2>/dev/null) \
+		$(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $< $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
+
+unit: $(UNIT_BIN) $(LAZYFS)
 
 deps:
 	@scripts/deps.sh build

@@ -8,6 +8,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "detect/xid_catalog.h"
+#include "report/postmortem.h"
 #include "report/report.h"
 #include "util/parse.h"
 #include "util/strbuf.h"
@@ -44,6 +45,25 @@ static int control_main(const char *cmd, int argc, char **argv)
         return control_cmd_snapshot(opt.log_dir, reason[0] ? reason : "requested");
 }
 
+/* `vigil postmortem [LOG-DIR]`: the latest post-mortem; the log directory defaults to
+ * the daemon's. */
+static int postmortem_main(int argc, char **argv)
+{
+        struct vigil_options opt;
+        char err[300];
+        options_defaults(&opt);
+        if (argc > 1 || (argc == 1 && argv[0][0] == '-')) {
+                fprintf(stderr, "usage: vigil postmortem [LOG-DIR]\n");
+                return 2;
+        }
+        if (argc == 1 && options_set(&opt, "log-dir", argv[0], err, sizeof(err)) < 0) {
+                options_error("%s", err);
+                return 2;
+        }
+        options_resolve(&opt);
+        return postmortem_cmd(opt.log_dir);
+}
+
 /* `vigil xid CODE`: what the Xid means and what to do. 0 when the catalog lists it,
  * 1 when it does not, 2 when CODE is not a number. */
 static int xid_main(int argc, char **argv)
@@ -74,6 +94,8 @@ int main(int argc, char **argv)
 {
         if (argc > 1 && !strcmp(argv[1], "report"))
                 return report_main(argc - 1, argv + 1);
+        if (argc > 1 && !strcmp(argv[1], "postmortem"))
+                return postmortem_main(argc - 2, argv + 2);
         if (argc > 1 && !strcmp(argv[1], "xid"))
                 return xid_main(argc - 2, argv + 2);
         if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "snapshot")))

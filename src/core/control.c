@@ -13,6 +13,7 @@
 
 #include "core/lock.h"
 #include "core/run_findings.h"
+#include "core/runstate.h"
 #include "sink/gpu_summary.h"
 #include "util/clock.h"
 #include "util/fmt.h"
@@ -59,6 +60,10 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                   (unsigned long long)self->samples[VCLOCK_GPU],
                   (unsigned long long)self->samples[VCLOCK_PSS],
                   (unsigned long long)sched_missed(s), (unsigned long long)self->write_errors);
+        if (ctx->postmortem) {
+                runstate_finding(ctx->postmortem, out);
+                sb_putc(out, '\n');
+        }
         const struct host_frame *h = &f->host;
         size_t mark = out->len;
         sb_puts(out, "host:");

@@ -521,6 +521,7 @@ static void free_daemon(struct daemon *d)
         history_free(ctx->history);
         free(ctx->findings);
         free(ctx->published_findings);
+        free(ctx->postmortem);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         pthread_mutex_destroy(&ctx->pub_lock);

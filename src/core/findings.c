@@ -46,6 +46,9 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
                           .title = "NVML event listener failed",
                           .alarm = true},
     [FINDING_STORAGE] = {.name = "storage", .title = "storage", .alarm = true},
+    [FINDING_POSTMORTEM] = {.name = "postmortem",
+                            .title = "previous run ended uncleanly",
+                            .alarm = true},
 };
 
 /* Clock-event reasons that are not a problem: an idle GPU, clocks set on purpose. */

@@ -20,6 +20,7 @@
 #include "util/strbuf.h"
 
 enum finding_kind {
+        FINDING_POSTMORTEM,      /* the previous run ended uncleanly: its post-mortem (path) */
         FINDING_GPU_LOST,        /* a GPU stopped answering (and maybe came back) */
         FINDING_XID,             /* an Xid, by code, with its meaning and action */
         FINDING_CRASH_SNAPSHOT,  /* a crash snapshot (path) */

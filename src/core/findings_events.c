@@ -206,6 +206,24 @@ static void on_storage(struct findings *f, const struct ev_line *l, const char *
         }
 }
 
+/* type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/...
+ * (sink/postmortem_sink.c): how the previous run ended, and where its post-mortem is. */
+static void on_postmortem(struct findings *f, const struct ev_line *l, double t)
+{
+        char end[24], quiet[40], file[VAL_LEN], text[FINDING_TEXT_LEN];
+        field(l, "end", end, sizeof(end));
+        if (!field(l, "quiet", quiet, sizeof(quiet)))
+                snprintf(quiet, sizeof(quiet), "unknown");
+        if (!field(l, "file", file, sizeof(file)))
+                snprintf(file, sizeof(file), "not written");
+        snprintf(text, sizeof(text), "%s; quiet since %.40s; post-mortem %.80s",
+                 !strcmp(end, "reboot")   ? "the machine rebooted or lost power under it"
+                 : !strcmp(end, "killed") ? "vigil was killed or crashed"
+                                          : "it ended without a clean stop (boot id unknown)",
+                 quiet, file);
+        findings_note(f, FINDING_POSTMORTEM, "host", end, 1, t, text);
+}
+
 void findings_feed_event(struct findings *f, double t, const char *text, size_t len)
 {
         struct ev_line l = {text, len};
@@ -259,6 +277,8 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
                 on_write_resumed(f, &l, t);
         } else if (!strncmp(type, "STORAGE", 7)) {
                 on_storage(f, &l, type, t);
+        } else if (!strcmp(type, "POSTMORTEM")) {
+                on_postmortem(f, &l, t);
         } else if (!strcmp(type, "EVENT_LISTENER")) {
                 field(&l, "error", v, sizeof(v));
                 findings_note(f, FINDING_LISTENER, src, NULL, 1, t, v);

@@ -459,7 +459,7 @@ void options_usage(const char *prog)
         printf(
             "usage: %s [OPTIONS]\n"
             "       %s report [--html OUT] CSV...\n"
-            "       %s status | snapshot [REASON] | xid CODE\n\n"
+            "       %s status | snapshot [REASON] | xid CODE | postmortem [LOG-DIR]\n\n"
             "Records hardware telemetry: host, processes, Raspberry Pi firmware, NVIDIA GPUs.\n\n",
             prog, prog, prog);
         for (size_t i = 0; i < NOPTS; i++) {

@@ -55,6 +55,7 @@ const struct vigil_detector *const vigil_detectors[] = {
 };
 
 /* Sinks: write the frame out. */
+extern const struct vigil_sink sink_postmortem;
 extern const struct vigil_sink sink_host_csv;
 extern const struct vigil_sink sink_live;
 extern const struct vigil_sink sink_gpu_csv;
@@ -63,6 +64,7 @@ extern const struct vigil_sink sink_sysinfo;
 extern const struct vigil_sink sink_http;
 
 const struct vigil_sink *const vigil_sinks[] = {
+        &sink_postmortem,          /* vigil.state and the post-mortem: first (before HTTP) */
         &sink_host_csv,
         &sink_gpu_csv,             /* gpuN-YYYY-MM-DD.csv */
         &sink_gpu_summary,         /* summary.log every 5 minutes */

@@ -23,6 +23,7 @@ struct kmsg;
 struct nvml_shared;
 struct history;
 struct findings;
+struct postmortem_info;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
 enum vigil_clock {
@@ -78,6 +79,11 @@ struct vigil_ctx {
         /* Its copy for readers in other threads (under pub_lock, refreshed by the main
          * loop when it changed); NULL when it could not be allocated. */
         struct findings *published_findings;
+        /* The post-mortem of the previous run that this start wrote (core/runstate.h),
+         * for the findings of every output; set before the HTTP server starts, then
+         * read-only; owned by the context (freed with it). NULL when the previous run
+         * ended cleanly. */
+        struct postmortem_info *postmortem;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

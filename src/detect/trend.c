@@ -48,6 +48,7 @@ struct trend {
         bool rising[NRULES];
         bool print_summary;
         char ts[40];
+        const struct vigil_ctx *ctx; /* for the post-mortem finding at exit */
 };
 
 static int trend_init(struct vigil_ctx *ctx, void **ret_state)
@@ -62,6 +63,7 @@ static int trend_init(struct vigil_ctx *ctx, void **ret_state)
         report_watch_acc_init(&s->watches, TREND_SERIES_CAP);
         s->print_summary = !ctx->opt->quiet;
         s->next_eval_ns = 0;
+        s->ctx = ctx;
         *ret_state = s;
         return 0;
 }

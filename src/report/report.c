@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/csv_read.h"
+#include "report/postmortem.h"
 #include "report/report_data.h"
 #include "report/report_findings.h"
 #include "report/tstamp.h"
@@ -573,6 +574,26 @@ int report_main(int argc, char **argv)
         return report_run(argc, argv, stdout, stderr);
 }
 
+/* The latest post-mortem of the first file's directory, when the end it examines falls
+ * within the period reported: one line naming it (report/postmortem.h). */
+static void postmortem_finding(const struct report_data *d, struct strbuf *out)
+{
+        struct postmortem_info pm;
+        char dir[4096];
+        if (!d->nfiles || isnan(d->t0))
+                return;
+        const char *p = d->files[0].path, *slash = strrchr(p, '/');
+        snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
+        if (postmortem_latest(dir[0] ? dir : "/", &pm) < 0 || pm.quiet_ns <= 0)
+                return;
+        double q = (double)pm.quiet_ns / 1e9;
+        if (q < d->t0 - 1 || q > d->t1 + 1)
+                return;
+        sb_puts(out, "  ");
+        runstate_finding(&pm, out);
+        sb_putc(out, '\n');
+}
+
 int report_run(int argc, char **argv, FILE *out, FILE *err)
 {
         struct report_opts o = {0};
@@ -601,6 +622,7 @@ int report_run(int argc, char **argv, FILE *out, FILE *err)
                 status = 1;
                 goto out;
         }
+        postmortem_finding(&d, &text); /* an unclean end leads the findings */
         build_text(&d, &text);
         fwrite(text.buf, 1, text.len, out);
         fflush(out);

@@ -96,6 +96,11 @@ static void header(struct strbuf *out, const struct history *h, const struct fra
                         "that day</button></form>");
         }
         sb_puts(out, "</p>\n");
+        if (info->finding && info->finding[0]) {
+                sb_puts(out, "<p class=\"note postmortem\"><b>");
+                sb_xml_puts(out, info->finding);
+                sb_puts(out, "</b></p>\n");
+        }
         if (info->findings)
                 findings_html(info->findings, out);
 }

@@ -38,6 +38,7 @@ struct dashboard_info {
         /* The day whose report the page links to (/report?day=), "YYYY-MM-DD"; NULL or
          * "": no link (nothing is recorded, --no-log). */
         const char *today;
+        const char *finding; /* the post-mortem of the previous run, one line; NULL: none */
 };
 
 /* Append the page for history h (NULL: no charts) and frame f (the last published) to

@@ -17,6 +17,7 @@
 #include "core/findings.h"
 #include "core/history.h"
 #include "core/run_findings.h"
+#include "core/runstate.h"
 #include "core/vigil.h"
 #include "report/report.h"
 #include "sink/dashboard.h"
@@ -55,11 +56,16 @@ static int http_page(void *arg, struct strbuf *out, const struct frame *f)
         const struct history *hist = NULL;
         if (h->ctx->history && history_copy(h->copy, h->ctx->history) == 0)
                 hist = h->copy;
+        char finding[1800];
+        struct strbuf fb;
+        sb_init_fixed(&fb, finding, sizeof(finding));
+        runstate_finding(h->ctx->postmortem, &fb); /* read-only once the server runs */
         char today[16] = "";
         struct dashboard_info info = {.hostname = h->hostname,
                                       .now_mono_ns = now_mono_ns(),
                                       .refresh_s = DASHBOARD_REFRESH_S,
-                                      .today = today};
+                                      .today = today,
+                                      .finding = finding};
         if (h->ctx->log_dir)
                 fmt_date(today, sizeof(today), now_real_ns());
         if (vigil_published_extras(h->ctx, h->extra, h->events)) {

@@ -571,6 +571,23 @@ static void render_rules(struct render *r, const struct metrics_extra *x)
 
 /* ---- vigil itself ---- */
 
+/* How earlier runs ended: the end kinds' names as core/runstate.h has them. */
+static void render_runs(struct render *r, const struct metrics_extra *x)
+{
+        static const char *const kinds[] = {"first", "clean", "killed", "reboot", "unknown"};
+        if (!x->runs_known)
+                return;
+        fam_begin(r, "vigil_unclean_ends_total", COUNTER,
+                  "Runs of vigil on this log directory that ended uncleanly, by how.");
+        for (unsigned k = 0; k < 3; k++)
+                sample(r, NULL, "kind", kinds[2 + k], (double)x->unclean_ends[k]);
+        fam_begin(
+            r, "vigil_previous_run_end", GAUGE,
+            "1 for how the run before this one ended (a post-mortem follows an unclean end).");
+        if (x->previous_end >= 0 && x->previous_end < 5)
+                sample(r, NULL, "kind", kinds[x->previous_end], 1);
+}
+
 static void render_self(struct render *r, const struct self_frame *s)
 {
         static const char *const src[VCLOCK_COUNT] = {"host", "gpu", "pss"};
@@ -624,6 +641,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
         if (x) {
                 render_gpu_extra(&r, x, bases);
                 render_rules(&r, x);
+                render_runs(&r, x);
         }
         render_self(&r, &f->self);
         return out->overflow ? -ENOBUFS : 0;

@@ -69,6 +69,11 @@ struct metrics_extra {
         struct metrics_rule rules[METRICS_MAX_RULES];
         uint64_t snapshots_suppressed;    /* snapshots the cooldowns held back */
         uint64_t event_listener_restarts; /* NVML event set rebuilt after a failure */
+        /* How earlier runs on this log directory ended (core/runstate.h), set at start;
+         * no sample unless runs_known. previous_end: enum runstate_end. */
+        bool runs_known;
+        int previous_end;
+        uint64_t unclean_ends[3]; /* killed, reboot, unknown */
 };
 
 /* The names of the event types, as label values ("single_bit_ecc", "double_bit_ecc",

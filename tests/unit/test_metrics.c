@@ -429,7 +429,18 @@ static void test_extra_and_self(void **state)
         (void)state;
         build_frame(&fr);
         build_extra(&ex);
+        /* The run before this one: the machine rebooted under it (core/runstate.h). */
+        ex.runs_known = true;
+        ex.previous_end = 3;
+        ex.unclean_ends[0] = 2;
+        ex.unclean_ends[1] = 1;
         char *t = render(&fr, &ex);
+        assert_line(t, "# TYPE vigil_unclean_ends_total counter");
+        assert_line(t, "vigil_unclean_ends_total{kind=\"killed\"} 2");
+        assert_line(t, "vigil_unclean_ends_total{kind=\"reboot\"} 1");
+        assert_line(t, "vigil_unclean_ends_total{kind=\"unknown\"} 0");
+        assert_line(t, "vigil_previous_run_end{kind=\"reboot\"} 1");
+        assert_int_equal(count_prefix(t, "vigil_previous_run_end{"), 1);
         assert_line(t, "# TYPE vigil_gpu_xid_errors_total counter");
         assert_line(t, "vigil_gpu_xid_errors_total{gpu=\"0\",uuid=\"GPU-aaaa\",xid=\"62\"} 1");
         assert_line(t, "vigil_gpu_xid_errors_total{gpu=\"0\",uuid=\"GPU-aaaa\",xid=\"119\"} 2");

@@ -1,0 +1,94 @@
+/* The run state file, LOG-DIR/vigil.state: how the last run of vigil on this log
+ * directory began and whether it ended cleanly. Written atomically (a temporary file,
+ * fsync, rename, fsync of the directory) at start, without a stop marker, and again at
+ * a clean stop, with one. At the next start the file tells how the previous run ended:
+ *   stopped_ns present              the run stopped cleanly
+ *   no stop marker, same boot id    vigil itself was killed or crashed
+ *   no stop marker, other boot id   the machine rebooted or lost power under it
+ * The boot id is the kernel's random id of this boot
+ * (/proc/sys/kernel/random/boot_id, proc(5)), read under --root.
+ *
+ * The file (text, one key=value a line, at most RUNSTATE_MAX_BYTES):
+ *   boot_id=5c1f1a8e-7a43-4d8e-9f55-0e2b1d7f6a10
+ *   pid=1234
+ *   started_ns=1764770000123456789
+ *   stopped_ns=1764770100456000000
+ *   unclean_killed=2
+ *   unclean_reboot=1
+ *   unclean_unknown=0
+ *   last_unclean_ns=1764770000123456789
+ * Unknown keys are ignored, so later versions can add some. */
+#ifndef VIGIL_CORE_RUNSTATE_H
+#define VIGIL_CORE_RUNSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strbuf.h"
+
+#define RUNSTATE_FILE      "vigil.state"
+#define RUNSTATE_MAX_BYTES 4096
+#define RUNSTATE_BOOT_ID   "/proc/sys/kernel/random/boot_id"
+
+/* How the previous run ended. */
+enum runstate_end {
+        RUNSTATE_FIRST,   /* no state file: no earlier run known */
+        RUNSTATE_CLEAN,   /* stopped cleanly */
+        RUNSTATE_KILLED,  /* same boot, no stop marker: vigil was killed or crashed */
+        RUNSTATE_REBOOT,  /* another boot, no stop marker: the machine rebooted or lost power */
+        RUNSTATE_UNKNOWN, /* no stop marker, and a boot id missing: one of the two above */
+        RUNSTATE_END_COUNT
+};
+
+struct runstate {
+        char boot_id[40];   /* "" when unknown */
+        int64_t pid;        /* 0 when unknown */
+        int64_t started_ns; /* CLOCK_REALTIME at start; 0 when unknown */
+        int64_t stopped_ns; /* CLOCK_REALTIME at the clean stop; 0: no stop marker */
+        uint64_t unclean[RUNSTATE_END_COUNT]; /* unclean ends so far, by kind (KILLED..) */
+        int64_t last_unclean_ns;              /* when the latest unclean end was found; 0: never */
+};
+
+/* The latest post-mortem (report/postmortem.h writes and finds them): what the
+ * findings of vigil's outputs (exit summary, status, dashboard, report) name. */
+struct postmortem_info {
+        enum runstate_end kind; /* how the run it examines ended */
+        int64_t written_ns;     /* CLOCK_REALTIME when it was written */
+        int64_t quiet_ns;       /* the last row logged before the end; 0 when none */
+        char rel[96];           /* "postmortem/postmortem-YYYYMMDD-HHMMSS.log" */
+        char path[1400];        /* the same under the log directory */
+};
+
+/* "first", "clean", "killed", "reboot", "unknown" (the label /metrics uses). */
+const char *runstate_end_name(enum runstate_end end);
+/* A sentence for people: "vigil was killed or crashed (same boot)". */
+const char *runstate_end_text(enum runstate_end end);
+/* True for KILLED, REBOOT and UNKNOWN. */
+bool runstate_end_unclean(enum runstate_end end);
+
+/* Append the finding for people, one line without a newline:
+ *   "previous run: the machine rebooted or lost power under vigil (quiet since
+ *    2026-12-03T03:01:02.345); post-mortem: DIR/postmortem/postmortem-....log"
+ * pm NULL appends nothing. */
+void runstate_finding(const struct postmortem_info *pm, struct strbuf *out);
+
+/* Parse the file's text s[0..n) into *ret (zeroed first). Pure and bounded. 0, or
+ * -EINVAL when no line of it is a known key (not a state file). */
+int runstate_parse(const char *s, size_t n, struct runstate *ret);
+/* Append the file's text for st to out. */
+void runstate_format(const struct runstate *st, struct strbuf *out);
+/* How the run recorded in prev ended, seen from a start on boot boot_id_now ("" when
+ * unknown). prev NULL: RUNSTATE_FIRST. */
+enum runstate_end runstate_classify(const struct runstate *prev, const char *boot_id_now);
+
+/* Read DIR/vigil.state. 0, -ENOENT when there is none, -EINVAL when it does not parse,
+ * another -errno when it cannot be read; *ret untouched on failure. */
+int runstate_load(const char *dir, struct runstate *ret);
+/* Replace DIR/vigil.state with st, atomically and durably. 0 or -errno. */
+int runstate_save(const char *dir, const struct runstate *st);
+/* The boot id under root ("" or "/" for none) into out (cap >= 37), lower case, 36
+ * characters. 0, or -errno / -EINVAL when unreadable or not a boot id (out is then ""). */
+int runstate_boot_id(const char *root, char *out, size_t cap);
+
+#endif

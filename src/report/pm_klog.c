@@ -1,0 +1,239 @@
+/* The post-mortem's kernel log of the previous boot. See pm_klog.h. A line it puts first:
+ *   2026-12-03T03:01:02+0000 host kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1234, ... */
+#include "report/pm_klog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/xid_line.h"
+#include "util/pfile.h"
+#include "util/spawn.h"
+
+static bool has_ci(const char *s, size_t n, const char *pat)
+{
+        size_t m = strlen(pat);
+        for (size_t i = 0; i + m <= n; i++)
+                if (!strncasecmp(s + i, pat, m))
+                        return true;
+        return false;
+}
+
+bool pm_klog_important(const char *s, size_t n)
+{
+        static const char *const pats[] = {
+            "NVRM",          "Xid",     "AER",         "under-voltage", "undervoltage",
+            "under voltage", "thermal", "temperature", "mmc",           "EXT4-fs",
+            "panic",         "Oops",    "BUG:",        "Call Trace",    "I/O error",
+        };
+        for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+                if (has_ci(s, n, pats[i]))
+                        return true;
+        return false;
+}
+
+static void put_line(struct strbuf *out, const char *s, size_t n)
+{
+        struct xid_info x;
+        sb_put(out, s, n);
+        if (has_ci(s, n, "Xid") && xid_parse_line(s, n, &x) == 0) {
+                const char *m = pm_xid_meaning(x.code);
+                sb_printf(out, "  [Xid %u: %s]", x.code, m ? m : "not in vigil's catalog");
+        }
+        sb_putc(out, '\n');
+}
+
+/* Lines of text[0..n) in order; *pos advances. Journal notes ("-- No entries --",
+ * "-- Boot ... --") are passed over. */
+static bool next_line(const char *text, size_t n, size_t *pos, const char **s, size_t *len)
+{
+        while (*pos < n) {
+                *s = text + *pos;
+                const char *nl = memchr(*s, '\n', n - *pos);
+                *len = nl ? (size_t)(nl - *s) : n - *pos;
+                *pos += *len + 1;
+                if (*len && !(*len >= 3 && !memcmp(*s, "-- ", 3)))
+                        return true;
+        }
+        return false;
+}
+
+void pm_klog_rank(struct strbuf *out, const char *text, size_t n)
+{
+        size_t pos = 0, len;
+        const char *s;
+        unsigned lines = 0, important = 0, k = 0;
+        while (next_line(text, n, &pos, &s, &len)) {
+                lines++;
+                important += pm_klog_important(s, len);
+        }
+        unsigned skip = important > PM_KLOG_IMPORTANT ? important - PM_KLOG_IMPORTANT : 0;
+        sb_printf(out, "Important lines (%u of %u", important - skip, lines);
+        sb_puts(out, skip ? ", the last ones):\n" : "):\n");
+        for (pos = 0; next_line(text, n, &pos, &s, &len);)
+                if (pm_klog_important(s, len) && k++ >= skip)
+                        put_line(out, s, len);
+        if (!important)
+                sb_puts(out, "(none)\n");
+        unsigned from = lines > PM_KLOG_TAIL ? lines - PM_KLOG_TAIL : 0;
+        sb_printf(out, "Last %u lines:\n", lines - from);
+        k = 0;
+        for (pos = 0; next_line(text, n, &pos, &s, &len);)
+                if (k++ >= from)
+                        put_line(out, s, len);
+}
+
+/* Read at most max bytes from the end of path into out. Returns bytes read or -errno. */
+static int read_tail(const char *path, size_t max, struct strbuf *out)
+{
+        struct stat st;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EINVAL;
+        }
+        off_t off = st.st_size > (off_t)max ? st.st_size - (off_t)max : 0;
+        char buf[16384];
+        int total = 0;
+        for (;;) {
+                ssize_t r = pread(fd, buf, sizeof(buf), off);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0 || (size_t)total >= max)
+                        break;
+                sb_put(out, buf, (size_t)r);
+                off += r;
+                total += (int)r;
+        }
+        close(fd);
+        return total;
+}
+
+/* The journal's kernel log of the previous boot. True when it had one. */
+static bool from_journal(struct strbuf *out, const char *root)
+{
+        char dir[1200] = "";
+        struct stat st;
+        struct strbuf cap;
+        struct spawn_result res = {.exit_status = -1};
+        const char *argv[] = {"journalctl", "-k", "-b",        "-1", "-n", PM_KLOG_JOURNAL_N,
+                              "--no-pager", "-o", "short-iso", NULL, NULL, NULL};
+        if (root && root[0] && strcmp(root, "/")) {
+                path_join(dir, sizeof(dir), root, "/var/log/journal");
+                if (stat(dir, &st) == 0) {
+                        argv[9] = "-D";
+                        argv[10] = dir;
+                }
+        }
+        if (sb_init_heap(&cap, 65536, PM_KLOG_MAX_BYTES + 4096) < 0) {
+                sb_puts(out, "journal: (out of memory)\n");
+                return false;
+        }
+        int r = spawn_capture(argv, PM_KLOG_TIMEOUT_NS, PM_KLOG_MAX_BYTES, &cap, &res);
+        size_t pos = 0, len;
+        const char *s;
+        bool lines = r == 0 && res.exit_status == 0 && next_line(cap.buf, cap.len, &pos, &s, &len);
+        if (r == -ENOENT) {
+                sb_puts(out, "journal: journalctl not available\n");
+        } else if (r == -ETIMEDOUT) {
+                sb_printf(out,
+                          "journal: journalctl -k -b -1 did not finish within %lld s: killed\n",
+                          (long long)(PM_KLOG_TIMEOUT_NS / 1000000000));
+        } else if (!lines) {
+                const char *nl = memchr(cap.buf, '\n', cap.len);
+                int first = (int)(nl ? (size_t)(nl - cap.buf) : cap.len);
+                sb_printf(out,
+                          "journal: no kernel log of the previous boot (journal not "
+                          "persistent?): journalctl exit %d: %.*s\n",
+                          res.exit_status, first > 200 ? 200 : first, cap.buf);
+        } else {
+                sb_printf(out, "journal: journalctl -k -b -1 -n %s%s%s (%zu bytes%s)\n",
+                          PM_KLOG_JOURNAL_N, argv[9] ? " -D " : "", argv[9] ? dir : "", cap.len,
+                          res.truncated ? ", cut" : "");
+                pm_klog_rank(out, cap.buf, cap.len);
+        }
+        sb_free(&cap);
+        return lines;
+}
+
+/* kern.log.1 then kern.log, up to the current boot's first line. */
+static void from_kern_log(struct strbuf *out, const char *root)
+{
+        static const char *const names[] = {"/var/log/kern.log.1", "/var/log/kern.log"};
+        char path[1200];
+        struct strbuf text;
+        if (sb_init_heap(&text, 65536, PM_KLOG_MAX_BYTES + 65536) < 0)
+                return;
+        for (unsigned i = 0; i < 2; i++) {
+                path_join(path, sizeof(path), root, names[i]);
+                int r = read_tail(path, PM_KLOG_MAX_BYTES / 2, &text);
+                if (r < 0)
+                        sb_printf(out, "%s: %s\n", names[i], strerror(-r));
+                else
+                        sb_printf(out, "%s: %d bytes read from its end\n", names[i], r);
+        }
+        /* The current boot starts at its last "Linux version" line. */
+        size_t end = text.len;
+        for (const char *p = text.buf; (p = strstr(p, "Linux version ")); p++)
+                end = (size_t)(p - text.buf);
+        while (end > 0 && end < text.len && text.buf[end - 1] != '\n')
+                end--;
+        if (end)
+                pm_klog_rank(out, text.buf, end);
+        sb_free(&text);
+}
+
+/* Every regular file in dir (one level of subdirectories when deep), its tail. */
+static unsigned pstore_dir(struct strbuf *out, const char *dir, bool deep, unsigned left)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        unsigned n = 0;
+        char path[1500];
+        struct stat st;
+        if (!d)
+                return 0;
+        while (n < left && (e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                if (lstat(path, &st) < 0)
+                        continue;
+                if (S_ISDIR(st.st_mode) && deep) {
+                        n += pstore_dir(out, path, false, left - n);
+                } else if (S_ISREG(st.st_mode)) {
+                        sb_printf(out, "--- %s (%lld bytes)\n", path, (long long)st.st_size);
+                        int r = read_tail(path, PM_PSTORE_TAIL, out);
+                        if (r < 0)
+                                sb_printf(out, "(cannot read: %s)", strerror(-r));
+                        if (out->len && out->buf[out->len - 1] != '\n')
+                                sb_putc(out, '\n');
+                        n++;
+                }
+        }
+        closedir(d);
+        return n;
+}
+
+void pm_klog_section(struct strbuf *out, const char *root)
+{
+        char dir[1200];
+        sb_puts(out, "=== Kernel log of the previous boot ===\n");
+        if (!from_journal(out, root))
+                from_kern_log(out, root);
+        sb_puts(out, "\n=== Kernel crash dumps (pstore) ===\n");
+        path_join(dir, sizeof(dir), root, "/sys/fs/pstore");
+        unsigned n = pstore_dir(out, dir, false, PM_PSTORE_MAX_FILES);
+        path_join(dir, sizeof(dir), root, "/var/lib/systemd/pstore");
+        n += pstore_dir(out, dir, true, PM_PSTORE_MAX_FILES - n);
+        if (!n)
+                sb_puts(out, "none (/sys/fs/pstore and /var/lib/systemd/pstore hold no dump)\n");
+        sb_putc(out, '\n');
+}

@@ -1,0 +1,375 @@
+/* The post-mortem. See postmortem.h. Its header:
+ *   === VIGIL POST-MORTEM ===
+ *   End: reboot: the machine rebooted or lost power under vigil (another boot) */
+#include "report/postmortem.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "detect/xid_catalog.h"
+#include "report/pm_csv.h"
+#include "report/pm_klog.h"
+#include "report/tstamp.h"
+#include "util/fmt.h"
+#include "util/parse.h"
+#include "util/pfile.h"
+
+const char *pm_xid_meaning(unsigned code)
+{
+        const struct xid_info *x = xid_lookup(code);
+        return x ? x->meaning : NULL;
+}
+
+static void put_time(struct strbuf *out, int64_t ns)
+{
+        char ts[48];
+        fmt_time_iso_ms(ts, sizeof(ts), ns);
+        sb_puts(out, ts);
+}
+
+/* This boot's uptime in seconds from ROOT/proc/uptime; NAN when unreadable. */
+static double uptime_s(const char *root)
+{
+        char buf[128];
+        double v;
+        struct cursor c;
+        if (read_line_at(root, "/proc/uptime", buf, sizeof(buf)) <= 0)
+                return NAN;
+        c = cur_str(buf);
+        return cur_double(&c, &v) == 0 ? v : NAN;
+}
+
+static void header(struct strbuf *out, const struct postmortem_input *in,
+                   const struct pm_csv_file *files, int nfiles, int64_t quiet_ns)
+{
+        const struct runstate *p = in->prev;
+        double up = uptime_s(in->root);
+        sb_puts(out, "=== VIGIL POST-MORTEM ===\nWritten: ");
+        put_time(out, in->now_ns);
+        sb_printf(out, "\nEnd: %s: %s\n", runstate_end_name(in->kind), runstate_end_text(in->kind));
+        if (p) {
+                sb_printf(out, "Previous run: pid %lld, started ", (long long)p->pid);
+                put_time(out, p->started_ns);
+                sb_printf(out, ", boot id %s\n", p->boot_id[0] ? p->boot_id : "unknown");
+        }
+        sb_printf(out, "This boot: id %s, up %s", in->boot_id[0] ? in->boot_id : "unknown",
+                  isnan(up) ? "(unknown)" : "");
+        if (!isnan(up))
+                sb_printf(out, "%.0f s", up);
+        sb_puts(out, "\nWent quiet: ");
+        if (quiet_ns > 0)
+                put_time(out, quiet_ns);
+        else
+                sb_puts(out, "(no row logged)");
+        sb_putc(out, '\n');
+        if (quiet_ns > 0) {
+                /* After a reboot the machine was down until this boot began. */
+                bool reboot = in->kind == RUNSTATE_REBOOT && !isnan(up);
+                double until = reboot ? (double)in->now_ns / 1e9 - up : (double)in->now_ns / 1e9;
+                sb_printf(out, "%s: %.0f s (from the last row to %s)\n",
+                          reboot ? "Machine down" : "vigil down", until - (double)quiet_ns / 1e9,
+                          reboot ? "this boot" : "this start");
+        }
+        sb_puts(out, "Last rows:\n");
+        for (int i = 0; i < nfiles; i++) {
+                const struct pm_csv_file *f = &files[i];
+                sb_printf(out, "  %s: %s%s\n", f->name, f->last_row[0] ? f->last_row : "(none)",
+                          f->torn ? " (then a partial row)" : "");
+        }
+        if (!nfiles)
+                sb_puts(out, "  (no CSV log in the log directory)\n");
+        sb_putc(out, '\n');
+}
+
+/* The last POSTMORTEM_EVENTS lines of events.log (its last 64 KB). */
+static void events_section(struct strbuf *out, const char *dir)
+{
+        char path[1200], *buf = malloc(65536);
+        sb_puts(out, "=== Last events (events.log) ===\n");
+        snprintf(path, sizeof(path), "%s/events.log", dir);
+        int fd = buf ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                sb_printf(out, "(cannot read events.log: %s)\n\n",
+                          buf ? strerror(errno) : "no memory");
+                if (fd >= 0)
+                        close(fd);
+                free(buf);
+                return;
+        }
+        off_t off = st.st_size > 65535 ? st.st_size - 65535 : 0;
+        ssize_t n = pread(fd, buf, 65535, off);
+        close(fd);
+        size_t len = n > 0 ? (size_t)n : 0, lines = 0, start = 0;
+        for (size_t i = len; i-- > 0;)
+                if (buf[i] == '\n' && i + 1 < len && ++lines > POSTMORTEM_EVENTS) {
+                        start = i + 1;
+                        break;
+                }
+        if (off > 0 && start == 0) {
+                char *nl = memchr(buf, '\n', len);
+                start = nl ? (size_t)(nl - buf) + 1 : len;
+        }
+        sb_put(out, buf + start, len - start);
+        if (len > start && buf[len - 1] != '\n')
+                sb_putc(out, '\n');
+        if (len == start)
+                sb_puts(out, "(none)\n");
+        sb_putc(out, '\n');
+        free(buf);
+}
+
+/* Snapshot files of sub (crashes, incidents) written in the minutes before the end. */
+static void snapshots_of(struct strbuf *out, const char *dir, const char *sub, int64_t quiet_ns,
+                         unsigned *count)
+{
+        char path[1200], file[1500];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, sub);
+        DIR *d = opendir(path);
+        if (!d)
+                return;
+        struct dirent *e;
+        unsigned n = 0;
+        int64_t from = quiet_ns / 1000000000 - POSTMORTEM_SNAP_S;
+        while ((e = readdir(d)) && n < POSTMORTEM_MAX_SNAPS) {
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+                if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode) || st.st_mtime < from)
+                        continue;
+                sb_printf(out, "%s/%s (%lld bytes, written ", sub, e->d_name,
+                          (long long)st.st_size);
+                put_time(out, (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+                sb_puts(out, ")\n");
+                n++;
+        }
+        closedir(d);
+        *count += n;
+}
+
+static void snapshots_section(struct strbuf *out, const char *dir, int64_t quiet_ns)
+{
+        unsigned n = 0;
+        sb_printf(out, "=== Snapshots of the last %d minutes ===\n", POSTMORTEM_SNAP_S / 60);
+        if (quiet_ns > 0) {
+                snapshots_of(out, dir, "crashes", quiet_ns, &n);
+                snapshots_of(out, dir, "incidents", quiet_ns, &n);
+        }
+        if (!n)
+                sb_puts(out, "(none)\n");
+        sb_putc(out, '\n');
+}
+
+void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int64_t *ret_quiet_ns)
+{
+        struct pm_csv_file *files = calloc(PM_MAX_FILES, sizeof(*files));
+        int n = files ? pm_csv_find(in->log_dir, files, PM_MAX_FILES) : -ENOMEM;
+        double last = NAN;
+        for (int i = 0; i < n; i++)
+                if (!isnan(files[i].last_t) && (isnan(last) || files[i].last_t > last))
+                        last = files[i].last_t;
+        int64_t quiet_ns = isnan(last) ? 0 : (int64_t)(last * 1e9);
+        header(out, in, files, n > 0 ? n : 0, quiet_ns);
+        sb_printf(out, "=== Rows of the last %.0f s before the end ===\n", PM_WINDOW_S);
+        if (n < 0)
+                sb_printf(out, "(cannot read %s: %s)\n", in->log_dir, strerror(-n));
+        for (int i = 0; i < n; i++)
+                pm_csv_section(out, in->log_dir, &files[i]);
+        events_section(out, in->log_dir);
+        snapshots_section(out, in->log_dir, quiet_ns);
+        /* Same boot: the kernel log goes on in this boot's dmesg; nothing was lost. */
+        if (in->kind == RUNSTATE_REBOOT || in->kind == RUNSTATE_UNKNOWN)
+                pm_klog_section(out, in->root);
+        if (out->overflow)
+                sb_puts(out, "(post-mortem cut at its size limit)\n");
+        if (ret_quiet_ns)
+                *ret_quiet_ns = quiet_ns;
+        free(files);
+}
+
+/* buf to dir/name through a synced temporary file and a rename. 0 or -errno. */
+static int write_file(const char *dir, const char *name, const char *buf, size_t len)
+{
+        char tmp[1300], path[1300];
+        snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+        if (fd < 0)
+                return -errno;
+        size_t done = 0;
+        int r = 0;
+        while (done < len && r == 0) {
+                ssize_t w = write(fd, buf + done, len - done);
+                if (w < 0 && errno != EINTR)
+                        r = -errno;
+                else if (w > 0)
+                        done += (size_t)w;
+        }
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        close(fd);
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        int dfd = r == 0 ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (dfd >= 0) {
+                fsync(dfd);
+                close(dfd);
+        }
+        return r;
+}
+
+int postmortem_write(const struct postmortem_input *in, struct postmortem_info *ret)
+{
+        char dir[1100], stamp[32], name[64];
+        struct strbuf sb;
+        struct stat st;
+        int64_t quiet_ns = 0;
+        if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", in->log_dir, POSTMORTEM_DIR) >= sizeof(dir))
+                return -ENAMETOOLONG;
+        if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+                return -errno;
+        fmt_stamp(stamp, sizeof(stamp), in->now_ns);
+        snprintf(name, sizeof(name), "postmortem-%s.log", stamp);
+        /* Two unclean ends within a second keep both. */
+        for (unsigned i = 2; i < 100; i++) {
+                char path[1200];
+                snprintf(path, sizeof(path), "%s/%s", dir, name);
+                if (stat(path, &st) < 0)
+                        break;
+                snprintf(name, sizeof(name), "postmortem-%s-%u.log", stamp, i);
+        }
+        if (sb_init_heap(&sb, 65536, POSTMORTEM_MAX_BYTES) < 0)
+                return -ENOMEM;
+        postmortem_build(in, &sb, &quiet_ns);
+        int r = write_file(dir, name, sb.buf, sb.len);
+        sb_free(&sb);
+        if (r < 0)
+                return r;
+        memset(ret, 0, sizeof(*ret));
+        ret->kind = in->kind;
+        ret->written_ns = in->now_ns;
+        ret->quiet_ns = quiet_ns;
+        snprintf(ret->rel, sizeof(ret->rel), "%s/%s", POSTMORTEM_DIR, name);
+        snprintf(ret->path, sizeof(ret->path), "%s/%s", dir, name);
+        return 0;
+}
+
+/* "Key: value" of the header in text: the value, NUL-terminated in place; NULL if absent. */
+static char *header_field(char *text, const char *key)
+{
+        size_t k = strlen(key);
+        for (char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                if (strncmp(p, key, k))
+                        continue;
+                char *nl = strchr(p + k, '\n');
+                if (nl)
+                        *nl = '\0';
+                return p + k;
+        }
+        return NULL;
+}
+
+static int64_t field_time(char *text, const char *key)
+{
+        struct tstamp_cache c = {0};
+        char *v = header_field(text, key);
+        double t;
+        if (!v || tstamp_parse(&c, v, strlen(v), &t) < 0)
+                return 0;
+        return (int64_t)(t * 1e9);
+}
+
+/* The number after the stamp: 1 for "postmortem-20261203-035320.log", N for "...-N.log". */
+static unsigned name_seq(const char *name)
+{
+        uint64_t v;
+        const char *p = name + strlen("postmortem-YYYYMMDD-HHMMSS");
+        if (*p != '-' || parse_u64(p + 1, strlen(p + 1) - 4, &v) < 0 || v > 1000)
+                return 1;
+        return (unsigned)v;
+}
+
+/* Name a was written after name b (the same second: the higher number). */
+static bool name_newer(const char *a, const char *b)
+{
+        size_t k = strlen("postmortem-YYYYMMDD-HHMMSS");
+        int c = strncmp(a, b, k);
+        return c > 0 || (c == 0 && name_seq(a) > name_seq(b));
+}
+
+int postmortem_latest(const char *log_dir, struct postmortem_info *ret)
+{
+        char dir[1100], best[256] = "", text[4096];
+        snprintf(dir, sizeof(dir), "%s/%s", log_dir, POSTMORTEM_DIR);
+        DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                size_t n = strlen(e->d_name);
+                if (n < 30 || n >= sizeof(best) || strncmp(e->d_name, "postmortem-", 11) ||
+                    strcmp(e->d_name + n - 4, ".log"))
+                        continue;
+                if (!best[0] || name_newer(e->d_name, best))
+                        snprintf(best, sizeof(best), "%s", e->d_name);
+        }
+        closedir(d);
+        if (!best[0])
+                return -ENOENT;
+        struct postmortem_info pm;
+        memset(&pm, 0, sizeof(pm));
+        snprintf(pm.rel, sizeof(pm.rel), "%s/%.50s", POSTMORTEM_DIR, best);
+        snprintf(pm.path, sizeof(pm.path), "%s/%s", dir, best);
+        int n = read_file_at(NULL, pm.path, text, sizeof(text));
+        if (n < 0)
+                return n;
+        /* Each field is read from a fresh copy: reading one cuts the text at its end. */
+        char copy[sizeof(text)];
+        memcpy(copy, text, (size_t)n + 1);
+        pm.written_ns = field_time(copy, "Written: ");
+        memcpy(copy, text, (size_t)n + 1);
+        pm.quiet_ns = field_time(copy, "Went quiet: ");
+        memcpy(copy, text, (size_t)n + 1);
+        char *end = header_field(copy, "End: ");
+        pm.kind = RUNSTATE_UNKNOWN;
+        for (int k = 0; end && k < RUNSTATE_END_COUNT; k++) {
+                const char *name = runstate_end_name((enum runstate_end)k);
+                if (!strncmp(end, name, strlen(name)) && end[strlen(name)] == ':')
+                        pm.kind = (enum runstate_end)k;
+        }
+        *ret = pm;
+        return 0;
+}
+
+int postmortem_cmd(const char *log_dir)
+{
+        struct postmortem_info pm;
+        char buf[65536];
+        int r = postmortem_latest(log_dir, &pm);
+        if (r < 0) {
+                fprintf(stderr, "vigil: no post-mortem in %s/%s%s%s\n", log_dir, POSTMORTEM_DIR,
+                        r == -ENOENT ? "" : ": ", r == -ENOENT ? "" : strerror(-r));
+                return 1;
+        }
+        int fd = open(pm.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) {
+                fprintf(stderr, "vigil: cannot read %s: %s\n", pm.path, strerror(errno));
+                return 1;
+        }
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                fwrite(buf, 1, (size_t)n, stdout);
+        close(fd);
+        return 0;
+}

@@ -1,0 +1,123 @@
+/* The run state and the post-mortem, as a sink with no rows to write: at start it reads
+ * LOG-DIR/vigil.state (core/runstate.h), tells how the previous run ended and, after
+ * an unclean end, writes the post-mortem (report/postmortem.h), an events.log line
+ *   type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/postmortem-...
+ * and a warning; then it records this run's start. At a clean stop it records the stop
+ * marker. It runs first among the sinks: before any row of this run is written, and
+ * before the HTTP server starts (which reads ctx->postmortem). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/runstate.h"
+#include "core/vigil.h"
+#include "report/postmortem.h"
+#include "sink/eventlog.h"
+#include "sink/metrics.h"
+#include "util/clock.h"
+#include "util/fmt.h"
+#include "util/log.h"
+
+struct pm_sink {
+        struct runstate now; /* this run's state, saved at start and at the stop */
+        char log_dir[1024];
+};
+
+/* After an unclean end: the post-mortem, its events.log line and the warning. */
+static void examine(struct pm_sink *s, struct vigil_ctx *ctx, const struct runstate *prev,
+                    enum runstate_end kind)
+{
+        struct postmortem_input in = {.log_dir = ctx->log_dir,
+                                      .root = ctx->opt->root,
+                                      .kind = kind,
+                                      .prev = prev,
+                                      .boot_id = s->now.boot_id,
+                                      .now_ns = ctx->frame->self.started_real_ns};
+        char quiet[48] = "unknown", line[1700];
+        struct strbuf sb;
+        struct postmortem_info *info = calloc(1, sizeof(*info));
+        int r = info ? postmortem_write(&in, info) : -ENOMEM;
+        if (r < 0) {
+                free(info);
+                vlog(LOG_WARN, "previous run: %s; cannot write its post-mortem: %s",
+                     runstate_end_text(kind), strerror(-r));
+                eventlog_printf(ctx->events, in.now_ns, "type=POSTMORTEM end=%s error=\"%s\"",
+                                runstate_end_name(kind), strerror(-r));
+                return;
+        }
+        if (info->quiet_ns > 0)
+                fmt_time_iso_ms(quiet, sizeof(quiet), info->quiet_ns);
+        eventlog_printf(ctx->events, in.now_ns, "type=POSTMORTEM end=%s quiet=%s file=%s",
+                        runstate_end_name(kind), quiet, info->rel);
+        sb_init_fixed(&sb, line, sizeof(line));
+        runstate_finding(info, &sb);
+        vlog(LOG_WARN, "%s", sb.buf);
+        ctx->postmortem = info; /* the daemon frees it last (free_daemon) */
+}
+
+static int pm_init(struct vigil_ctx *ctx, void **ret_state)
+{
+        struct runstate prev;
+        if (!ctx->log_dir)
+                return -ENODEV;
+        struct pm_sink *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        snprintf(s->log_dir, sizeof(s->log_dir), "%s", ctx->log_dir);
+        runstate_boot_id(ctx->opt->root, s->now.boot_id, sizeof(s->now.boot_id));
+        int r = runstate_load(ctx->log_dir, &prev);
+        /* A state file that does not parse says only that a run was there. */
+        enum runstate_end kind = r == -ENOENT ? RUNSTATE_FIRST
+                                 : r < 0      ? RUNSTATE_UNKNOWN
+                                              : runstate_classify(&prev, s->now.boot_id);
+        if (r == 0)
+                memcpy(s->now.unclean, prev.unclean, sizeof(s->now.unclean));
+        if (runstate_end_unclean(kind)) {
+                s->now.unclean[kind]++;
+                s->now.last_unclean_ns = now_real_ns();
+                examine(s, ctx, r == 0 ? &prev : NULL, kind);
+        } else if (r == 0) {
+                s->now.last_unclean_ns = prev.last_unclean_ns;
+        }
+        ctx->extra->runs_known = true;
+        ctx->extra->previous_end = (int)kind;
+        for (unsigned k = 0; k < 3; k++)
+                ctx->extra->unclean_ends[k] = s->now.unclean[RUNSTATE_KILLED + k];
+        s->now.pid = getpid();
+        s->now.started_ns = ctx->frame->self.started_real_ns;
+        r = runstate_save(ctx->log_dir, &s->now);
+        if (r < 0)
+                vlog(LOG_WARN, "cannot write %s/%s: %s", ctx->log_dir, RUNSTATE_FILE, strerror(-r));
+        *ret_state = s;
+        return 0;
+}
+
+static int pm_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+{
+        (void)state, (void)ctx, (void)t;
+        return 0;
+}
+
+/* The clean stop: the marker that tells the next start nothing went wrong. */
+static void pm_fini(void *state, struct vigil_ctx *ctx)
+{
+        struct pm_sink *s = state;
+        (void)ctx;
+        if (!s)
+                return;
+        s->now.stopped_ns = now_real_ns();
+        int r = runstate_save(s->log_dir, &s->now);
+        if (r < 0)
+                vlog(LOG_WARN, "cannot write %s/%s: %s", s->log_dir, RUNSTATE_FILE, strerror(-r));
+        free(s);
+}
+
+const struct vigil_sink sink_postmortem = {
+    .name = "postmortem",
+    .clocks = 0, /* no rows: it works at start and stop */
+    .init = pm_init,
+    .write = pm_write,
+    .fini = pm_fini,
+};
