@@ -602,5 +602,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
                 render_rules(&r, x);
         }
         render_self(&r, &f->self);
+        if (x)
+                metrics_render_push(out, &x->push);
         return out->overflow ? -ENOBUFS : 0;
 }
