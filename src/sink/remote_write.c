@@ -114,6 +114,11 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
                 return RW_ACCEPTED;
         }
         rw_client_send(&s->client, &b, s->labels, s->nlabels, timeout_ms, &res);
+        if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK) {
+                /* Stopped for the exit: the exit attempt sends it again. */
+                rwq_batch_free(&b);
+                return RW_RETRY;
+        }
         if (res.outcome != RW_RETRY)
                 (void)rwq_commit(q, &b);
         rwq_get_stats(q, &qs);

@@ -180,6 +180,10 @@ static int add_line(struct rw_encoder *e, const char *line, size_t n, int64_t ts
         struct rw_series *s = find_or_add(e, line, k, &err);
         if (!s)
                 return err;
+        /* A series twice in one frame (two sensors of one name): the receiver would
+         * refuse the whole request ("duplicate sample for timestamp"); keep the first. */
+        if (s->nsamples && s->samples[s->nsamples - 1].ts_ms == ts_ms)
+                return 0;
         if (s->nsamples == s->cap) {
                 size_t cap = s->cap ? s->cap * 2 : SAMPLES_INIT;
                 struct rw_sample *ns = realloc(s->samples, cap * sizeof(*ns));

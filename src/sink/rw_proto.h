@@ -6,7 +6,8 @@
  * time. Samples of one series are grouped into one TimeSeries in the order they were
  * added (time order when frames are added oldest first). Labels are __name__, the
  * line's labels and the extra labels (a line's own label wins a clash), sorted by name
- * as the protocol requires.
+ * as the protocol requires. A series repeated within one timestamp keeps its first
+ * sample: a receiver refuses a whole request with a duplicate in it.
  *
  * Hand-encoded rather than generated with protobuf-c: the message is four small types
  * with five scalar fields, all written once, never read back; a generated encoder
