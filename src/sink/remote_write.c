@@ -55,7 +55,7 @@ struct rw_sink {
         uint64_t rng;
 
         /* Main loop only. */
-        int64_t next_record_ns;
+        uint64_t every_ticks; /* host samples per queued frame */
         struct strbuf text;
         char *lines, *comp;
         size_t comp_cap;
@@ -326,12 +326,10 @@ static int rw_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         struct rw_sink *s = state;
         if (!s->q && ctx->log_dir && retry_due(&s->open_gate, t->mono_ns, QUEUE_RETRY))
                 open_queue(s, false);
-        if (t->mono_ns >= s->next_record_ns) {
-                s->next_record_ns += s->cfg.push_interval_ns;
-                if (s->next_record_ns <= t->mono_ns)
-                        s->next_record_ns = t->mono_ns + s->cfg.push_interval_ns;
+        /* Every every_ticks-th host sample (the first included): counted in ticks, not
+         * time, so wake-up jitter never skips or doubles one. */
+        if (t->seq[VCLOCK_HOST] && (t->seq[VCLOCK_HOST] - 1) % s->every_ticks == 0)
                 record(s, ctx, t);
-        }
         publish(s, ctx, t->real_ns);
         return 0;
 }
@@ -415,6 +413,8 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 goto out;
         }
         set_labels(s);
+        s->every_ticks = (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
+        s->every_ticks = s->every_ticks ? s->every_ticks : 1;
         if ((r = rw_lib_open(&s->lib, err, sizeof(err))) < 0) {
                 vlog(LOG_ERR, "%s", err);
                 goto out;
@@ -438,7 +438,7 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 goto out;
         s->thread_on = true;
         vlog(LOG_INFO, "remote-write: pushing to %s every %.3g s, queue %s (bound %llu bytes)",
-             s->url, (double)s->cfg.push_interval_ns / 1e9, s->qdir,
+             s->url, (double)s->every_ticks * (double)o->interval_ns / 1e9, s->qdir,
              (unsigned long long)s->cfg.queue_max_bytes);
         *ret_state = s;
         return 0;

@@ -1,4 +1,5 @@
-/* The remote-write sink (--remote-write URL): every push interval the frame's /metrics
+/* The remote-write sink (--remote-write URL): every push interval (rounded to a whole
+ * number of host samples, at least one) the frame's /metrics
  * series go into the on-disk queue (sink/rw_queue.h) with the frame's time; a sender
  * thread pushes the queue oldest first with Prometheus remote-write 1.0 and removes a
  * batch only once the receiver took it. */

@@ -411,6 +411,6 @@ void rwq_get_stats(struct rw_queue *q, struct rwq_stats *ret)
 {
         pthread_mutex_lock(&q->lock);
         *ret = q->st;
-        ret->bytes = q->bytes;
+        ret->bytes = q->bytes - (q->cur_off < q->bytes ? q->cur_off : q->bytes);
         pthread_mutex_unlock(&q->lock);
 }

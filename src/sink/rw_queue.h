@@ -28,7 +28,7 @@
 #define RWQ_DEFAULT_BYTES  (64ull << 20)   /* the default bound */
 
 struct rwq_stats {
-        uint64_t bytes;       /* on disk, segments together */
+        uint64_t bytes;       /* on disk and not yet accepted (records and headers) */
         uint64_t samples;     /* samples waiting */
         uint64_t dropped;     /* samples dropped past the bound or unreadable */
         int64_t oldest_ms;    /* time of the oldest waiting sample; 0 when empty */

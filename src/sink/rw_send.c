@@ -210,8 +210,9 @@ static void classify(struct rw_client *c, CURLcode cc, const char *errbuf, struc
         res->curl_code = (int)cc;
         if (cc != CURLE_OK) {
                 res->outcome = RW_RETRY;
-                snprintf(res->why, sizeof(res->why), "%s%s%s", c->lib->curl_easy_strerror(cc),
-                         errbuf[0] ? ": " : "", errbuf);
+                /* The error buffer says more ("Failed to connect to ... port 9090"). */
+                snprintf(res->why, sizeof(res->why), "%s",
+                         errbuf[0] ? errbuf : c->lib->curl_easy_strerror(cc));
                 return;
         }
         GETINFO(c, CURLINFO_RESPONSE_CODE, &res->http_status);
