@@ -87,17 +87,17 @@ static int auth_setup(struct rw_client *c, const struct rw_config *cfg, char *er
         return 0;
 }
 
-/* A request in flight gives up when the daemon stops (the exit attempt has its own
- * short timeout instead). */
+/* A request in flight gives up when the daemon stops, while its body is not all sent:
+ * the receiver cannot have taken it, and the exit attempt sends it again. Once the
+ * body is out the answer is awaited (within the timeout), so an accepted batch is not
+ * sent twice. */
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
         const struct rw_client *c = arg;
         (void)dltotal;
         (void)dlnow;
-        (void)ultotal;
-        (void)ulnow;
-        return c->abort_flag && *c->abort_flag;
+        return c->abort_flag && *c->abort_flag && (ultotal == 0 || ulnow < ultotal);
 }
 
 int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const char *url,
