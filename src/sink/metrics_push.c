@@ -55,7 +55,6 @@ void metrics_render_push(struct strbuf *out, const struct metrics_push *p)
         if (!isnan(p->last_success_s)) {
                 family(out, "vigil_remote_write_last_success_timestamp_seconds", "gauge",
                        "When the receiver last accepted a push, seconds since the epoch.");
-                value(out, "vigil_remote_write_last_success_timestamp_seconds",
-                      p->last_success_s);
+                value(out, "vigil_remote_write_last_success_timestamp_seconds", p->last_success_s);
         }
 }

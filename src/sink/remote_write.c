@@ -135,8 +135,8 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
         }
         pthread_mutex_unlock(&s->lock);
         if (res.outcome == RW_ACCEPTED && s->failures) {
-                vlog(LOG_INFO, "remote-write: pushing to %s again after %u failed attempts",
-                     s->url, s->failures);
+                vlog(LOG_INFO, "remote-write: pushing to %s again after %u failed attempts", s->url,
+                     s->failures);
                 s->failures = 0;
         } else if (res.outcome == RW_REJECTED) {
                 vlog(LOG_WARN,
@@ -150,7 +150,9 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
         rwq_batch_free(&b);
         if (res.outcome == RW_RETRY) {
                 int64_t max_ms = 2 * s->cfg.push_interval_ns / MS_NS;
-                max_ms = max_ms < 5000 ? 5000 : max_ms > RW_BACKOFF_MAX_MS ? RW_BACKOFF_MAX_MS : max_ms;
+                max_ms = max_ms < 5000                ? 5000
+                         : max_ms > RW_BACKOFF_MAX_MS ? RW_BACKOFF_MAX_MS
+                                                      : max_ms;
                 int64_t d = rw_backoff_ms(s->failures, max_ms, ra, &s->rng);
                 pthread_mutex_lock(&s->lock);
                 int64_t until = now_mono_ns() + d * MS_NS;
@@ -273,8 +275,8 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         if (metrics_render(&s->text, ctx->frame, ctx->extra) < 0)
                 return;
         uint32_t n = sample_lines(s, &len);
-        int64_t real = ctx->frame->host.sampled_real_ns ? ctx->frame->host.sampled_real_ns
-                                                         : t->real_ns;
+        int64_t real =
+            ctx->frame->host.sampled_real_ns ? ctx->frame->host.sampled_real_ns : t->real_ns;
         cl = s->comp_cap;
         if (s->lib.snappy_compress(s->lines, len, s->comp, &cl) != SNAPPY_OK)
                 return;
@@ -413,7 +415,8 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 goto out;
         }
         set_labels(s);
-        s->every_ticks = (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
+        s->every_ticks =
+            (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
         s->every_ticks = s->every_ticks ? s->every_ticks : 1;
         if ((r = rw_lib_open(&s->lib, err, sizeof(err))) < 0) {
                 vlog(LOG_ERR, "%s", err);

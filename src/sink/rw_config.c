@@ -28,7 +28,7 @@ struct rc_parser {
 };
 
 static const char *const top_keys[] = {
-    "push_interval", "queue_max_bytes", "timeout", "bearer_token_file",
+    "push_interval", "queue_max_bytes", "timeout",         "bearer_token_file",
     "basic_auth",    "tls_config",      "external_labels",
 };
 #define NTOP (sizeof(top_keys) / sizeof(top_keys[0]))
@@ -103,8 +103,14 @@ static int parse_size(const char *v, uint64_t *ret)
         static const struct {
                 const char *unit;
                 uint64_t mul;
-        } units[] = {{"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
-                     {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000}, {"B", 1}, {"", 1}};
+        } units[] = {{"KiB", 1ull << 10},
+                     {"MiB", 1ull << 20},
+                     {"GiB", 1ull << 30},
+                     {"KB", 1000},
+                     {"MB", 1000000},
+                     {"GB", 1000000000},
+                     {"B", 1},
+                     {"", 1}};
         size_t d = 0;
         uint64_t n;
         while (v[d] >= '0' && v[d] <= '9')

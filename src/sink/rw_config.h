@@ -27,9 +27,9 @@
 
 #include "sink/rw_proto.h"
 
-#define RWCONFIG_MAX_BYTES  65536
-#define RWCONFIG_MAX_LABELS 16
-#define RW_DEFAULT_PUSH_NS  (15LL * 1000000000LL)
+#define RWCONFIG_MAX_BYTES    65536
+#define RWCONFIG_MAX_LABELS   16
+#define RW_DEFAULT_PUSH_NS    (15LL * 1000000000LL)
 #define RW_DEFAULT_TIMEOUT_NS (10LL * 1000000000LL)
 
 struct rw_config {

@@ -36,10 +36,10 @@ struct rw_queue {
         int dirfd;
         uint64_t max_bytes, seg_max;
         uint64_t first_seq, last_seq;
-        int wfd;           /* last_seq, open for appending; -1 until the first append */
-        uint64_t wsize;    /* its size */
+        int wfd;        /* last_seq, open for appending; -1 until the first append */
+        uint64_t wsize; /* its size */
         uint64_t cur_seq, cur_off;
-        uint64_t bytes;    /* all segments */
+        uint64_t bytes; /* all segments */
         struct rwq_stats st;
 };
 
@@ -130,8 +130,8 @@ static int save_cursor(struct rw_queue *q)
 {
         char buf[64];
         int n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64 "\n", q->cur_seq, q->cur_off);
-        int fd = openat(q->dirfd, "cursor.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                        0644);
+        int fd = openat(q->dirfd, "cursor.tmp",
+                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return -errno;
         ssize_t w = write(fd, buf, (size_t)n);
@@ -256,8 +256,8 @@ void rwq_close(struct rw_queue *q)
 static void drop_first(struct rw_queue *q)
 {
         char name[64];
-        uint64_t lost = count_samples(q, q->first_seq, q->cur_seq == q->first_seq ? q->cur_off : 0,
-                                      NULL);
+        uint64_t lost =
+            count_samples(q, q->first_seq, q->cur_seq == q->first_seq ? q->cur_off : 0, NULL);
         q->st.dropped += lost;
         q->st.samples -= lost < q->st.samples ? lost : q->st.samples;
         q->bytes -= seg_size(q, q->first_seq);

@@ -22,16 +22,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RWQ_DIR            "remote-write"
-#define RWQ_MIN_BYTES      (64u * 1024u)   /* smallest bound accepted */
-#define RWQ_MAX_RECORD     (8u << 20)      /* largest payload of one record */
-#define RWQ_DEFAULT_BYTES  (64ull << 20)   /* the default bound */
+#define RWQ_DIR           "remote-write"
+#define RWQ_MIN_BYTES     (64u * 1024u) /* smallest bound accepted */
+#define RWQ_MAX_RECORD    (8u << 20)    /* largest payload of one record */
+#define RWQ_DEFAULT_BYTES (64ull << 20) /* the default bound */
 
 struct rwq_stats {
-        uint64_t bytes;       /* on disk and not yet accepted (records and headers) */
-        uint64_t samples;     /* samples waiting */
-        uint64_t dropped;     /* samples dropped past the bound or unreadable */
-        int64_t oldest_ms;    /* time of the oldest waiting sample; 0 when empty */
+        uint64_t bytes;    /* on disk and not yet accepted (records and headers) */
+        uint64_t samples;  /* samples waiting */
+        uint64_t dropped;  /* samples dropped past the bound or unreadable */
+        int64_t oldest_ms; /* time of the oldest waiting sample; 0 when empty */
 };
 
 /* One record read back. */

@@ -24,7 +24,7 @@
 
 /* curl_easy_setopt and _getinfo are also macros in curl's headers (type checks); the
  * parentheses call the pointer instead. */
-#define SETOPT(c, o, v) ((c)->lib->curl_easy_setopt)((c)->curl, o, v)
+#define SETOPT(c, o, v)  ((c)->lib->curl_easy_setopt)((c)->curl, o, v)
 #define GETINFO(c, i, p) ((c)->lib->curl_easy_getinfo)((c)->curl, i, p)
 
 struct reply {
@@ -57,7 +57,8 @@ static int auth_setup(struct rw_client *c, const struct rw_config *cfg, char *er
         char secret[512], hdr[600];
         int r;
         if (cfg->bearer_token_file[0]) {
-                if ((r = rwconfig_read_secret(cfg->bearer_token_file, secret, sizeof(secret))) < 0) {
+                if ((r = rwconfig_read_secret(cfg->bearer_token_file, secret, sizeof(secret))) <
+                    0) {
                         snprintf(err, cap, "bearer_token_file %s: %s", cfg->bearer_token_file,
                                  r == -EINVAL ? "empty" : strerror(-r));
                         return r;

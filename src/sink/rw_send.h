@@ -19,10 +19,10 @@ enum rw_outcome {
 
 struct rw_result {
         enum rw_outcome outcome;
-        long http_status;        /* 0 when no response came */
-        int curl_code;           /* CURLE_OK when a response came */
-        int64_t retry_after_s;   /* Retry-After of a 429 or 503; 0 when none */
-        char why[320];           /* one line: what failed, for the log */
+        long http_status;      /* 0 when no response came */
+        int curl_code;         /* CURLE_OK when a response came */
+        int64_t retry_after_s; /* Retry-After of a 429 or 503; 0 when none */
+        char why[320];         /* one line: what failed, for the log */
 };
 
 /* A prepared connection: the URL, headers and credentials, reused across requests. */

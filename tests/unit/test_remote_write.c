@@ -83,13 +83,13 @@ static void test_encode_exact(void **state)
         size_t len;
         /* WriteRequest{timeseries: {labels: {__name__: up}, samples: {1.0, 1000}}}. */
         static const uint8_t want[] = {
-            0x0a, 0x1e,                                           /* timeseries, 30 bytes */
-            0x0a, 0x0e,                                           /* label, 14 bytes */
-            0x0a, 0x08, '_',  '_',  'n',  'a',  'm',  'e',  '_', '_', /* name */
-            0x12, 0x02, 'u',  'p',                                /* value */
-            0x0a + 0x08, 0x0c,                                    /* sample, 12 bytes */
-            0x09, 0,    0,    0,    0,    0,    0,    0xf0, 0x3f, /* 1.0 */
-            0x10, 0xe8, 0x07,                                     /* 1000 */
+            0x0a, 0x1e,                                            /* timeseries, 30 bytes */
+            0x0a, 0x0e,                                            /* label, 14 bytes */
+            0x0a, 0x08, '_',  '_', 'n', 'a', 'm', 'e',  '_',  '_', /* name */
+            0x12, 0x02, 'u',  'p',                                 /* value */
+            0x12, 0x0c,                                            /* sample, 12 bytes */
+            0x09, 0,    0,    0,   0,   0,   0,   0xf0, 0x3f,      /* 1.0 */
+            0x10, 0xe8, 0x07,                                      /* 1000 */
         };
         assert_int_equal(rw_enc_init(&e, NULL, 0), 0);
         const char *text = "# HELP up x\n# TYPE up gauge\nup 1\n";
