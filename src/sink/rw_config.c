@@ -175,10 +175,10 @@ static int sec_entry(struct rc_parser *p, const char *key, const char *v)
                 if (c->nlabels >= RWCONFIG_MAX_LABELS)
                         return fail(p, "too many labels (at most %d)", RWCONFIG_MAX_LABELS);
                 struct rw_label *l = &c->labels[c->nlabels++];
-                snprintf(l->name, sizeof(l->name), "%s", key);
-                if (strlen(v) >= sizeof(l->value))
-                        return fail(p, "label value too long");
-                snprintf(l->value, sizeof(l->value), "%s", v);
+                if (strlen(v) >= sizeof(l->value) || strlen(key) >= sizeof(l->name))
+                        return fail(p, "label name or value too long");
+                copy_bounded(l->name, sizeof(l->name), key, strlen(key));
+                copy_bounded(l->value, sizeof(l->value), v, strlen(v));
                 return 0;
         }
         if (p->sec == SEC_AUTH) {
@@ -205,7 +205,7 @@ static int sec_entry(struct rc_parser *p, const char *key, const char *v)
         if (!path) {
                 if (strlen(v) >= cap)
                         return fail(p, "%s too long", key);
-                snprintf(dst, cap, "%s", v);
+                copy_bounded(dst, cap, v, strlen(v));
                 return 0;
         }
         return set_path(p, dst, cap, v, key);

@@ -157,11 +157,11 @@ stop_v bearer
 
 # ---- TLS ----
 recv tls "$TLS/cert.pem" "$TLS/key.pem" "$TLS/cert.pem"
-vig tlsbad "https://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+vig tlsbad "https://127.0.0.1:$RPORT/api/v1/write" 'push_interval: 0.2s\ntimeout: 5s\n'
 check "tls: a certificate that does not verify, one clear message" \
 	wait_for 20 grep -q 'remote-write: cannot push.*certificate' "$TMP/tlsbad.err"
 sleep 1
-check "tls: ... and only one" test "$(grep -c 'remote-write: cannot push' "$TMP/tlsbad.err")" -eq 1
+check "tls: ... and only one" test "$(grep -c 'remote-write: cannot push.*certificate' "$TMP/tlsbad.err")" -eq 1
 stop_v tlsbad
 vig tlsok "https://127.0.0.1:$RPORT/api/v1/write" \
 	"${BASE}tls_config:\n  ca_file: $TLS/cert.pem\n  cert_file: $TLS/cert.pem\n  key_file: $TLS/key.pem\n"
