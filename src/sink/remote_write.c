@@ -464,14 +464,15 @@ static void rw_fini(void *state, struct vigil_ctx *ctx)
                 pthread_mutex_unlock(&s->lock);
                 pthread_join(s->thread, NULL);
         }
-        if (s->q) {
-                struct rwq_stats qs;
+        struct rwq_stats qs = {0};
+        if (s->q)
                 rwq_get_stats(s->q, &qs);
-                if (qs.samples)
-                        vlog(LOG_INFO,
-                             "remote-write: %llu samples stay queued in %s for the next start",
-                             (unsigned long long)qs.samples, s->qdir);
-        }
+        vlog(LOG_INFO,
+             "remote-write: %llu samples sent, %llu retried, %llu dropped; %llu samples (%llu "
+             "bytes) stay queued in %s for the next start",
+             (unsigned long long)s->st.sent, (unsigned long long)s->st.retried,
+             (unsigned long long)(s->st.dropped_full + s->st.dropped_write + s->st.dropped_reject),
+             (unsigned long long)qs.samples, (unsigned long long)qs.bytes, s->qdir);
         rw_free(s);
 }
 

@@ -87,3 +87,4 @@ check "dashboard: the check fails a panel without series and a bad query" \
 kill -TERM "$VPID"
 wait "$VPID"
 check "pull: vigil exits cleanly" test $? -eq 0
+prom_stop "$PROM_PID"
