@@ -11,10 +11,10 @@ cd "$(dirname "$0")/.."
 # Library sources the tests below link with (nothing that needs libinih & co).
 SRCS=(src/util/parse.c src/util/pfile.c src/util/strbuf.c src/util/fmt.c src/util/clock.c
 	src/util/log.c src/core/frame.c
-	src/collect/rpi.c src/collect/rpi_fakefw.c src/collect/rpi_fw.c src/collect/rpi_mbox.c
+	src/collect/rpi.c src/collect/rpi_fakefw.c src/collect/rpi_fw.c src/collect/rpi_gencmd.c src/collect/rpi_mbox.c
 	src/collect/rpi_sysfs.c src/collect/rpi_transport.c src/collect/rpi_vcgencmd.c
-	src/detect/rpi_rules.c src/detect/rpi_throttle.c src/sink/eventlog.c)
-TESTS=(test_rpi_mbox test_rpi test_rpi_rules)
+	src/detect/rpi_rules.c src/detect/rpi_throttle.c src/detect/storage_rules.c src/sink/eventlog.c)
+TESTS=(test_rpi_mbox test_rpi_gencmd test_rpi test_rpi_faults test_rpi_rules)
 CFLAGS=(-std=gnu17 -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes
 	-Wmissing-prototypes -Werror -D_GNU_SOURCE -DVIGIL_CROSS=1 -DVIGIL_VERSION=\"cross\"
 	-Isrc -Itests/cross)

@@ -50,8 +50,8 @@ static void cell(struct strbuf *sb, double v, int width, int decimals)
 
 static const char *origin_name(enum rpi_origin o)
 {
-        static const char *const names[] = {"none", "mailbox", "sysfs", "vcgencmd"};
-        return (unsigned)o < 4 ? names[o] : "?";
+        static const char *const names[] = {"none", "mailbox", "sysfs", "vcgencmd", "gencmd"};
+        return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
 }
 
 /* Where the Pi values come from: the firmware mailbox, or a fallback. */

@@ -183,6 +183,9 @@ printf 'bearer_token_file: /nonexistent/token\n' >"$TMP/notoken.yml"
 	--remote-write-config "$TMP/notoken.yml" 2>"$TMP/notoken.err"
 check_eq "missing token file: exit status 2" 2 $?
 check "missing token file: says which" grep -q "bearer_token_file /nonexistent/token: No such file" "$TMP/notoken.err"
+printf '[vigil]\nremote-write = http://127.0.0.1:1/ini\n' >"$TMP/vigil.ini"
+"$VIGIL" --config "$TMP/vigil.ini" --count 2 --interval 0.05 --quiet --log-dir "$TMP/ini" 2>"$TMP/ini.err"
+check "config file: remote-write key" grep -q 'remote-write: pushing to http://127.0.0.1:1/ini' "$TMP/ini.err"
 printf 'push_interval: often\n' >"$TMP/badcfg.yml"
 "$VIGIL" --count 1 --quiet --log-dir "$TMP/bad" --remote-write http://127.0.0.1:1/ \
 	--remote-write-config "$TMP/badcfg.yml" 2>"$TMP/badcfg.err"
