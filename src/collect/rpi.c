@@ -390,6 +390,7 @@ static void store(struct rpi_frame *r, const double *vals, const enum rpi_origin
         r->volt_src = org[RPI_V_VOLT];
         r->clock_src = org[RPI_V_ARM];
         r->throttle_src = org[RPI_V_THROTTLED];
+        r->arm_max_src = org[RPI_V_ARM_MAX];
 }
 
 int rpi_source_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)

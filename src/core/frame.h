@@ -73,7 +73,8 @@ struct rpi_frame {
         double throttled;       /* the get_throttled word, NAN unless a whole word was read */
         double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
-        unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */
+        enum rpi_origin arm_max_src; /* property tag or cpufreq's cpuinfo_max_freq */
+        unsigned nv3d;               /* V3D gpu_stats queues (Pi 5) */
         struct {
                 char queue[16];
                 double busy_ratio; /* share of the last interval the queue ran */

@@ -30,6 +30,7 @@ static void test_pi4_healthy(void **state)
         assert_int_equal(r->volt_src, RPI_SRC_GENCMD);
         assert_int_equal(r->clock_src, RPI_SRC_GENCMD);
         assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
+        assert_int_equal(r->arm_max_src, RPI_SRC_MAILBOX);
         assert_int_equal(r->nv3d, 0);
         /* Eight gencmd requests, then one tag request with the ARM maximum alone; the
          * throttled word never by tag. */
@@ -63,6 +64,7 @@ static void test_pi4_current(void **state)
         assert_int_equal(r->throttle_src, RPI_SRC_GENCMD);
         /* No tag reaches the firmware: the maximum is cpufreq's. */
         assert_true(r->arm_max_hz == 1500000000.0);
+        assert_int_equal(r->arm_max_src, RPI_SRC_SYSFS);
         assert_int_equal(rec_fw.calls, 8);
         assert_int_equal(rec_fw.last_ntags, 1);
         assert_string_equal(rec_fw.last_gencmd, "get_throttled");
