@@ -18,6 +18,7 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 # Headers of every package; linked at start only what every run needs. libmicrohttpd
 # (and the GnuTLS stack behind it), zlib and libcrypt are opened with dlopen by the
 # HTTP server when --listen asks for it (src/util/dynlib.h): a run without it maps none.
+# Likewise libcurl and snappy, only with --remote-write (headers only at build time).
 PKGS     := libmicrohttpd inih zlib
 LINK_PKGS := inih
 
@@ -130,6 +131,7 @@ install: all
 	sed 's#/usr/local/bin/vigil#$(PREFIX)/bin/vigil#' dist/systemd/vigil.service \
 		>$(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
 	install -D -m 0644 dist/prometheus/vigil-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-rules.yml
+	install -D -m 0644 dist/grafana/vigil.json $(DESTDIR)$(PREFIX)/share/vigil/grafana-vigil.json
 	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
 	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example
 

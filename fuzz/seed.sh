@@ -62,6 +62,9 @@ seed config dist/vigil.conf
 text config '[vigil]\ninterval = 0.5\nlisten = 127.0.0.1:9101\n\n[watch]\nchromium = chromium --type=renderer\n'
 text webconfig 'basic_auth_users:\n  prometheus: $2y$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234\n'
 text webconfig 'tls_server_config:\n  cert_file: cert.pem\n  key_file: "key.pem"   # comment\nbasic_auth_users:\n  prometheus: "$y$j9T$salt$hash"\n'
+text rw_config 'push_interval: 15s\nqueue_max_bytes: 64MiB\ntimeout: 10s\nbasic_auth:\n  username: player\n  password_file: pw\ntls_config:\n  ca_file: ca.pem\n  cert_file: "c.pem"\n  key_file: k.pem\nexternal_labels:\n  site: lobby\n'
+text rw_config 'bearer_token_file: token  # comment\nexternal_labels:\n  rack: '"'"'r 1'"'"'\n'
+text rw_encode '# HELP up x\n# TYPE up gauge\nup 1\nvigil_gpu_power_watts{gpu="0",uuid="GPU-1"} 231.5\nvigil_x{name="a \\"b\\" {c}"} +Inf\nvigil_y NaN\n'
 for a in 'prometheus:secret' 'prometheus:wrong' 'nobody:secret' ':' 'prometheus:secret:more'; do
 	text basic_auth '%s' "$a"
 done

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "core/run_findings.h"
 #include "core/runstate.h"
 #include "sink/gpu_summary.h"
+#include "sink/metrics.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -63,6 +65,23 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
         if (ctx->postmortem) {
                 runstate_finding(ctx->postmortem, out);
                 sb_putc(out, '\n');
+        }
+        const struct metrics_push *p = ctx->extra ? &ctx->extra->push : NULL;
+        if (p && p->on) {
+                char last[48] = "never";
+                if (!isnan(p->last_success_s))
+                        fmt_time_iso_ms(last, sizeof(last), (int64_t)(p->last_success_s * 1e9));
+                sb_printf(
+                    out,
+                    "remote-write: queue %llu bytes, %llu samples, oldest %.0f s; sent %llu, "
+                    "retried %llu, dropped %llu (queue full %llu, not queued %llu, "
+                    "refused %llu); last success %s\n",
+                    (unsigned long long)p->queue_bytes, (unsigned long long)p->queue_samples,
+                    isnan(p->oldest_age_s) ? 0.0 : p->oldest_age_s, (unsigned long long)p->sent,
+                    (unsigned long long)p->retried,
+                    (unsigned long long)(p->dropped_full + p->dropped_write + p->dropped_reject),
+                    (unsigned long long)p->dropped_full, (unsigned long long)p->dropped_write,
+                    (unsigned long long)p->dropped_reject, last);
         }
         const struct host_frame *h = &f->host;
         size_t mark = out->len;

@@ -62,6 +62,7 @@ extern const struct vigil_sink sink_gpu_csv;
 extern const struct vigil_sink sink_gpu_summary;
 extern const struct vigil_sink sink_sysinfo;
 extern const struct vigil_sink sink_http;
+extern const struct vigil_sink sink_remote_write;
 
 const struct vigil_sink *const vigil_sinks[] = {
         &sink_postmortem,          /* vigil.state and the post-mortem: first (before HTTP) */
@@ -71,6 +72,7 @@ const struct vigil_sink *const vigil_sinks[] = {
         &sink_sysinfo,             /* system-info.txt */
         &sink_live,
         &sink_http,                /* /metrics and the dashboard: reads the published frame */
+        &sink_remote_write,        /* remote-write queue and push: the /metrics series */
         NULL,
 };
 

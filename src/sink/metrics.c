@@ -644,5 +644,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
                 render_runs(&r, x);
         }
         render_self(&r, &f->self);
+        if (x)
+                metrics_render_push(out, &x->push);
         return out->overflow ? -ENOBUFS : 0;
 }

@@ -61,6 +61,24 @@ struct metrics_rule {
         uint64_t fired;              /* times it became active */
 };
 
+/* The remote-write push (sink/remote_write.c), copied in by the main loop each tick. */
+struct metrics_push {
+        bool on;                 /* --remote-write given: the families below are shown */
+        uint64_t queue_bytes;    /* the on-disk queue */
+        uint64_t queue_samples;  /* samples waiting in it */
+        double oldest_age_s;     /* age of the oldest waiting sample; NAN when none */
+        uint64_t sent;           /* samples the receiver accepted */
+        uint64_t retried;        /* samples of batches sent again after a failure */
+        uint64_t dropped_full;   /* samples dropped oldest first past the queue bound */
+        uint64_t dropped_write;  /* samples not queued: the queue could not be written */
+        uint64_t dropped_reject; /* samples the receiver refused for good (4xx) */
+        uint64_t failed;         /* requests that failed (network, 5xx, 429, 4xx) */
+        double last_success_s;   /* seconds since the epoch of the last accepted push; NAN */
+};
+
+/* Append the vigil_remote_write_* families of p (nothing when !p->on). */
+void metrics_render_push(struct strbuf *out, const struct metrics_push *p);
+
 /* Everything /metrics shows that the frame does not hold. Plain arrays with bounds, so
  * the main loop can update it in place and the HTTP thread copy it under one lock. */
 struct metrics_extra {
@@ -74,6 +92,7 @@ struct metrics_extra {
         bool runs_known;
         int previous_end;
         uint64_t unclean_ends[3]; /* killed, reboot, unknown */
+        struct metrics_push push;
 };
 
 /* The names of the event types, as label values ("single_bit_ecc", "double_bit_ecc",

@@ -36,7 +36,7 @@ check "unit: devices not hidden" bash -c "! grep -Eq '^(PrivateDevices=(yes|true
 # make install honours DESTDIR and PREFIX.
 make -s -C "$TOP" install DESTDIR="$TMP/root" PREFIX=/usr >/dev/null 2>&1
 for f in usr/bin/vigil usr/lib/systemd/system/vigil.service usr/share/vigil/vigil-rules.yml \
-	usr/share/man/man8/vigil.8; do
+	usr/share/man/man8/vigil.8 usr/share/vigil/grafana-vigil.json; do
 	check "make install puts $f" test -f "$TMP/root/$f"
 done
 check "installed unit runs the installed binary" grep -q '^ExecStart=/usr/bin/vigil ' "$TMP/root/usr/lib/systemd/system/vigil.service"

@@ -2,7 +2,7 @@
 # Shared libraries in memory: a run without --listen maps none of the HTTP stack
 # (libmicrohttpd and the GnuTLS libraries behind it, zlib, libcrypt) nor libsystemd;
 # --listen opens libmicrohttpd, a web config with users libcrypt, and the first
-# response worth compressing zlib.
+# response worth compressing zlib; --remote-write opens libcurl and snappy.
 . "$(dirname "$0")/../lib.sh"
 
 HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG' # "secret", cost 4
@@ -17,7 +17,7 @@ mapped() {
 "$VIGIL" --no-log --quiet --interval 0.1 --duration 30 2>"$TMP/plain.err" &
 pid=$!
 sleep 0.5
-for lib in libmicrohttpd libgnutls libsystemd libz libcrypt; do
+for lib in libmicrohttpd libgnutls libsystemd libz libcrypt libcurl libsnappy libssl; do
 	check "without --listen: $lib not mapped" bash -c "! grep -q '/$lib[.-]' /proc/$pid/maps"
 done
 kill -TERM "$pid"
@@ -49,3 +49,18 @@ fi
 kill -TERM "$pid"
 wait "$pid"
 check_eq "--listen: exits 0" 0 $?
+
+# --remote-write: libcurl and snappy, and only then (the receiver need not exist).
+"$VIGIL" --quiet --interval 0.1 --duration 60 --log-dir "$TMP/rw" "${ROOT_ARGS[@]}" \
+	--remote-write "http://127.0.0.1:$port/api/v1/write" 2>"$TMP/rw.err" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q 'remote-write: pushing' "$TMP/rw.err" && break
+	sleep 0.1
+done
+check "--remote-write: libcurl mapped" mapped "$pid" libcurl
+check "--remote-write: libsnappy mapped" mapped "$pid" libsnappy
+check "--remote-write: libmicrohttpd not mapped" bash -c "! grep -q '/libmicrohttpd[.-]' /proc/$pid/maps"
+kill -TERM "$pid"
+wait "$pid"
+check_eq "--remote-write: exits 0" 0 $?

@@ -1,0 +1,486 @@
+/* The remote-write sink. See remote_write.h.
+ *
+ *   vigil: remote-write: pushing to https://prom.example/api/v1/write every 15 s,
+ *          queue /var/log/vigil/remote-write (bound 64 MiB)
+ *
+ * The main loop renders and queues (a few KB, one writev); the sender thread reads the
+ * queue, encodes, compresses and POSTs, so a slow or dead receiver never delays a
+ * sample. They share the queue (its own lock) and the counters below (s->lock). */
+#include "sink/remote_write.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sink/metrics.h"
+#include "sink/rw_config.h"
+#include "sink/rw_lib.h"
+#include "sink/rw_queue.h"
+#include "sink/rw_send.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/retry.h"
+#include "util/strbuf.h"
+
+#define MS_NS       1000000LL
+#define TEXT_MAX    (8u << 20) /* one frame's /metrics text */
+#define QUEUE_RETRY (60LL * 1000000000LL)
+
+struct rw_sink {
+        struct vigil_ctx *ctx;
+        struct rw_config cfg;
+        struct rw_lib lib;
+        struct rw_client client; /* the sender thread's */
+        char url[1024];
+        char qdir[1100];
+        struct rw_label labels[RWCONFIG_MAX_LABELS + 2];
+        size_t nlabels;
+
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        pthread_t thread;
+        bool thread_on;
+        struct rw_queue *q; /* set once (under lock); NULL until the directory opens */
+        bool wake, stop;
+        volatile int abort_request; /* stop the request in flight */
+        struct metrics_push st;     /* counters; queue fields filled on copy */
+        int64_t last_success_ns;    /* real time; 0 = never */
+
+        /* Sender thread only. */
+        unsigned failures;
+        long last_logged_status;
+        int last_logged_curl;
+        uint64_t rng;
+
+        /* Main loop only. */
+        uint64_t every_ticks; /* host samples per queued frame */
+        struct strbuf text;
+        char *lines, *comp;
+        size_t comp_cap;
+        int queue_err; /* the last append error logged; 0 when appends work */
+        bool full_logged;
+        struct retry_gate open_gate;
+};
+
+int64_t rw_backoff_ms(unsigned failures, int64_t max_ms, int64_t retry_after_s, uint64_t *rng)
+{
+        if (retry_after_s > 0)
+                return (retry_after_s < RW_RETRY_AFTER_MAX ? retry_after_s : RW_RETRY_AFTER_MAX) *
+                       1000;
+        int64_t d = RW_BACKOFF_MIN_MS;
+        for (unsigned i = 1; i < failures && d < max_ms; i++)
+                d *= 2;
+        if (d > max_ms)
+                d = max_ms;
+        /* xorshift64* */
+        uint64_t x = *rng ? *rng : 0x9E3779B97F4A7C15ULL;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        *rng = x;
+        uint64_t r = x * 0x2545F4914F6CDD1DULL;
+        return d / 2 + (int64_t)(r % (uint64_t)(d / 2 + 1));
+}
+
+/* ---- the sender thread ---- */
+
+static void log_failure(struct rw_sink *s, const struct rw_result *res, uint64_t waiting)
+{
+        if (s->failures > 1 && res->http_status == s->last_logged_status &&
+            res->curl_code == s->last_logged_curl)
+                return;
+        s->last_logged_status = res->http_status;
+        s->last_logged_curl = res->curl_code;
+        vlog(LOG_WARN,
+             "remote-write: cannot push to %s: %s; retrying with backoff, %llu samples wait in "
+             "the queue (sampling and local logging go on)",
+             s->url, res->why, (unsigned long long)waiting);
+}
+
+/* One request for the batch at the head of the queue; the lock is not held. Returns
+ * the outcome, RW_ACCEPTED also when nothing waited (*ret_empty set). */
+static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t timeout_ms,
+                                bool *ret_empty)
+{
+        struct rwq_batch b;
+        struct rw_result res;
+        struct rwq_stats qs;
+        *ret_empty = false;
+        if (rwq_read(q, RW_BATCH_RECORDS, RW_BATCH_BYTES, &b) < 0 || b.n == 0) {
+                rwq_batch_free(&b);
+                *ret_empty = true;
+                return RW_ACCEPTED;
+        }
+        rw_client_send(&s->client, &b, s->labels, s->nlabels, timeout_ms, &res);
+        if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK) {
+                /* Stopped for the exit: the exit attempt sends it again. */
+                rwq_batch_free(&b);
+                return RW_RETRY;
+        }
+        if (res.outcome != RW_RETRY)
+                (void)rwq_commit(q, &b);
+        rwq_get_stats(q, &qs);
+        pthread_mutex_lock(&s->lock);
+        if (res.outcome == RW_ACCEPTED) {
+                s->st.sent += b.nsamples;
+                s->last_success_ns = now_real_ns();
+        } else {
+                s->st.failed++;
+                if (res.outcome == RW_RETRY)
+                        s->st.retried += b.nsamples;
+                else
+                        s->st.dropped_reject += b.nsamples;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (res.outcome == RW_ACCEPTED && s->failures) {
+                vlog(LOG_INFO, "remote-write: pushing to %s again after %u failed attempts", s->url,
+                     s->failures);
+                s->failures = 0;
+        } else if (res.outcome == RW_REJECTED) {
+                vlog(LOG_WARN,
+                     "remote-write: %s refused a batch of %llu samples for good (%s); dropped",
+                     s->url, (unsigned long long)b.nsamples, res.why);
+        } else if (res.outcome == RW_RETRY) {
+                s->failures++;
+                log_failure(s, &res, qs.samples);
+        }
+        int64_t ra = res.retry_after_s;
+        rwq_batch_free(&b);
+        if (res.outcome == RW_RETRY) {
+                int64_t max_ms = 2 * s->cfg.push_interval_ns / MS_NS;
+                max_ms = max_ms < 5000                ? 5000
+                         : max_ms > RW_BACKOFF_MAX_MS ? RW_BACKOFF_MAX_MS
+                                                      : max_ms;
+                int64_t d = rw_backoff_ms(s->failures, max_ms, ra, &s->rng);
+                pthread_mutex_lock(&s->lock);
+                int64_t until = now_mono_ns() + d * MS_NS;
+                struct timespec ts = {until / 1000000000LL, until % 1000000000LL};
+                while (!s->stop && now_mono_ns() < until)
+                        pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+                pthread_mutex_unlock(&s->lock);
+        }
+        return res.outcome;
+}
+
+/* At exit: what is queued, until it is sent, a request fails or the budget is spent. */
+static void exit_attempt(struct rw_sink *s, struct rw_queue *q)
+{
+        int64_t end = now_mono_ns() + RW_EXIT_BUDGET_MS * MS_NS;
+        int64_t timeout_ms = s->cfg.timeout_ns / MS_NS;
+        bool empty = false;
+        s->abort_request = 0;
+        for (;;) {
+                int64_t left = (end - now_mono_ns()) / MS_NS;
+                if (left <= 0)
+                        break;
+                s->failures = s->failures ? s->failures : 1; /* no backoff wait: stop is set */
+                if (send_one(s, q, left < timeout_ms ? left : timeout_ms, &empty) != RW_ACCEPTED ||
+                    empty)
+                        break;
+        }
+}
+
+static void *sender(void *arg)
+{
+        struct rw_sink *s = arg;
+        bool empty = false;
+        pthread_mutex_lock(&s->lock);
+        while (!s->stop) {
+                struct rw_queue *q = s->q;
+                if (!q || (empty && !s->wake)) {
+                        int64_t until = now_mono_ns() + s->cfg.push_interval_ns;
+                        struct timespec ts = {until / 1000000000LL, until % 1000000000LL};
+                        pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+                        empty = false;
+                        continue;
+                }
+                s->wake = false;
+                pthread_mutex_unlock(&s->lock);
+                send_one(s, q, s->cfg.timeout_ns / MS_NS, &empty);
+                pthread_mutex_lock(&s->lock);
+        }
+        struct rw_queue *q = s->q;
+        pthread_mutex_unlock(&s->lock);
+        if (q)
+                exit_attempt(s, q);
+        return NULL;
+}
+
+/* ---- the main loop ---- */
+
+static void open_queue(struct rw_sink *s, bool first)
+{
+        struct rw_queue *q = NULL;
+        int r = rwq_open(s->ctx->log_dir, s->cfg.queue_max_bytes, &q);
+        if (r < 0) {
+                if (first)
+                        vlog(LOG_ERR,
+                             "remote-write: cannot use the queue directory %s: %s; samples are "
+                             "not pushed until it can be written (retried every minute; "
+                             "sampling and local logging go on)",
+                             s->qdir, strerror(-r));
+                return;
+        }
+        if (!first)
+                vlog(LOG_INFO, "remote-write: queue directory %s is writable again", s->qdir);
+        pthread_mutex_lock(&s->lock);
+        s->q = q;
+        s->wake = true;
+        pthread_cond_signal(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+}
+
+/* Keep the sample lines of s->text (no # lines) in s->lines. Returns their count. */
+static uint32_t sample_lines(struct rw_sink *s, size_t *ret_len)
+{
+        const char *p = s->text.buf, *end = s->text.buf + s->text.len;
+        size_t o = 0;
+        uint32_t n = 0;
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+                if (len > 1 && p[0] != '#') {
+                        memcpy(s->lines + o, p, len);
+                        o += len;
+                        n++;
+                }
+                p += len;
+        }
+        *ret_len = o;
+        return n;
+}
+
+static void queue_error(struct rw_sink *s, int r)
+{
+        if (r == s->queue_err)
+                return;
+        s->queue_err = r;
+        if (r)
+                vlog(LOG_ERR,
+                     "remote-write: cannot queue samples in %s: %s; they are dropped until it "
+                     "can (sampling and local logging go on)",
+                     s->qdir, strerror(-r));
+        else
+                vlog(LOG_INFO, "remote-write: queueing samples in %s again", s->qdir);
+}
+
+static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *t)
+{
+        size_t len, cl;
+        uint64_t dropped = 0;
+        int r;
+        sb_reset(&s->text);
+        if (metrics_render(&s->text, ctx->frame, ctx->extra) < 0)
+                return;
+        uint32_t n = sample_lines(s, &len);
+        int64_t real =
+            ctx->frame->host.sampled_real_ns ? ctx->frame->host.sampled_real_ns : t->real_ns;
+        cl = s->comp_cap;
+        if (s->lib.snappy_compress(s->lines, len, s->comp, &cl) != SNAPPY_OK)
+                return;
+        if (!s->q) {
+                r = -ENOENT;
+        } else if (ctx->disk_paused) {
+                r = -ENOSPC;
+        } else {
+                r = rwq_append(s->q, real / MS_NS, n, s->comp, cl, &dropped);
+                queue_error(s, r);
+        }
+        pthread_mutex_lock(&s->lock);
+        if (r < 0)
+                s->st.dropped_write += n;
+        s->st.dropped_full += dropped;
+        s->wake = true;
+        pthread_cond_signal(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        if (dropped && !s->full_logged) {
+                s->full_logged = true;
+                vlog(LOG_WARN,
+                     "remote-write: the queue in %s reached its bound of %llu bytes; the oldest "
+                     "samples are dropped (vigil_remote_write_samples_dropped_total)",
+                     s->qdir, (unsigned long long)s->cfg.queue_max_bytes);
+        }
+}
+
+/* The counters for /metrics and `vigil status`. */
+static void publish(struct rw_sink *s, struct vigil_ctx *ctx, int64_t real_ns)
+{
+        struct rwq_stats qs = {0};
+        struct metrics_push *p = &ctx->extra->push;
+        if (s->q)
+                rwq_get_stats(s->q, &qs);
+        pthread_mutex_lock(&s->lock);
+        *p = s->st;
+        p->last_success_s = s->last_success_ns ? (double)(s->last_success_ns / MS_NS) / 1e3 : NAN;
+        pthread_mutex_unlock(&s->lock);
+        p->on = true;
+        p->queue_bytes = qs.bytes;
+        p->queue_samples = qs.samples;
+        p->oldest_age_s = qs.oldest_ms ? (double)(real_ns / MS_NS - qs.oldest_ms) / 1e3 : NAN;
+        if (p->oldest_age_s < 0)
+                p->oldest_age_s = 0;
+}
+
+static int rw_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+{
+        struct rw_sink *s = state;
+        if (!s->q && ctx->log_dir && retry_due(&s->open_gate, t->mono_ns, QUEUE_RETRY))
+                open_queue(s, false);
+        /* Every every_ticks-th host sample (the first included): counted in ticks, not
+         * time, so wake-up jitter never skips or doubles one. */
+        if (t->seq[VCLOCK_HOST] && (t->seq[VCLOCK_HOST] - 1) % s->every_ticks == 0)
+                record(s, ctx, t);
+        publish(s, ctx, t->real_ns);
+        return 0;
+}
+
+/* The config's labels, then instance (the host name) and job="vigil" unless it set them:
+ * what a scrape would add, so rules and dashboards read pushed and scraped series alike. */
+static void set_labels(struct rw_sink *s)
+{
+        char host[256];
+        bool have_instance = false, have_job = false;
+        for (size_t i = 0; i < s->cfg.nlabels; i++) {
+                s->labels[s->nlabels++] = s->cfg.labels[i];
+                have_instance |= !strcmp(s->cfg.labels[i].name, "instance");
+                have_job |= !strcmp(s->cfg.labels[i].name, "job");
+        }
+        if (!have_instance && gethostname(host, sizeof(host) - 1) == 0) {
+                host[sizeof(host) - 1] = '\0';
+                struct rw_label *l = &s->labels[s->nlabels++];
+                snprintf(l->name, sizeof(l->name), "instance");
+                snprintf(l->value, sizeof(l->value), "%s", host);
+        }
+        if (!have_job) {
+                struct rw_label *l = &s->labels[s->nlabels++];
+                snprintf(l->name, sizeof(l->name), "job");
+                snprintf(l->value, sizeof(l->value), "vigil");
+        }
+}
+
+static bool url_ok(const char *u)
+{
+        return (!strncmp(u, "http://", 7) && u[7]) || (!strncmp(u, "https://", 8) && u[8]);
+}
+
+static void rw_free(struct rw_sink *s)
+{
+        rw_client_fini(&s->client);
+        rwq_close(s->q);
+        sb_free(&s->text);
+        free(s->lines);
+        free(s->comp);
+        rw_lib_close(&s->lib);
+        pthread_cond_destroy(&s->cond);
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+}
+
+static int rw_init(struct vigil_ctx *ctx, void **ret_state)
+{
+        const struct vigil_options *o = ctx->opt;
+        char err[600];
+        int r;
+        if (!o->remote_write[0]) {
+                if (o->remote_write_config[0])
+                        vlog(LOG_WARN, "--remote-write-config without --remote-write: ignored");
+                return -ENODEV;
+        }
+        if (!url_ok(o->remote_write)) {
+                vlog(LOG_ERR, "--remote-write: '%.200s' is not an http:// or https:// URL",
+                     o->remote_write);
+                return -EINVAL;
+        }
+        if (!ctx->log_dir) {
+                vlog(LOG_ERR, "--remote-write queues in the log directory: it cannot go with "
+                              "--no-log");
+                return -EINVAL;
+        }
+        struct rw_sink *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        pthread_mutex_init(&s->lock, NULL);
+        cond_init_mono(&s->cond);
+        s->ctx = ctx;
+        s->rng = (uint64_t)now_real_ns() ^ ((uint64_t)getpid() << 32);
+        snprintf(s->url, sizeof(s->url), "%s", o->remote_write);
+        snprintf(s->qdir, sizeof(s->qdir), "%s/" RWQ_DIR, ctx->log_dir);
+        rwconfig_defaults(&s->cfg);
+        r = -EINVAL;
+        if (o->remote_write_config[0] &&
+            rwconfig_load(o->remote_write_config, &s->cfg, err, sizeof(err)) < 0) {
+                vlog(LOG_ERR, "remote-write config %s", err);
+                goto out;
+        }
+        set_labels(s);
+        s->every_ticks =
+            (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
+        s->every_ticks = s->every_ticks ? s->every_ticks : 1;
+        if ((r = rw_lib_open(&s->lib, err, sizeof(err))) < 0) {
+                vlog(LOG_ERR, "%s", err);
+                goto out;
+        }
+        if ((r = rw_client_init(&s->client, &s->lib, s->url, &s->cfg, &s->abort_request, err,
+                                sizeof(err))) < 0) {
+                vlog(LOG_ERR, "remote-write config %s: %s", o->remote_write_config, err);
+                r = -EINVAL;
+                goto out;
+        }
+        s->lines = malloc(TEXT_MAX);
+        s->comp_cap = s->lib.snappy_max_compressed_length(TEXT_MAX);
+        s->comp = malloc(s->comp_cap);
+        if (!s->lines || !s->comp || sb_init_heap(&s->text, 64 * 1024, TEXT_MAX) < 0) {
+                r = -ENOMEM;
+                goto out;
+        }
+        open_queue(s, true);
+        (void)retry_due(&s->open_gate, now_mono_ns(), QUEUE_RETRY);
+        if ((r = vigil_thread_create(&s->thread, sender, s)) < 0)
+                goto out;
+        s->thread_on = true;
+        vlog(LOG_INFO, "remote-write: pushing to %s every %.3g s, queue %s (bound %llu bytes)",
+             s->url, (double)s->every_ticks * (double)o->interval_ns / 1e9, s->qdir,
+             (unsigned long long)s->cfg.queue_max_bytes);
+        *ret_state = s;
+        return 0;
+out:
+        rw_free(s);
+        return r;
+}
+
+static void rw_fini(void *state, struct vigil_ctx *ctx)
+{
+        struct rw_sink *s = state;
+        (void)ctx;
+        if (!s)
+                return;
+        if (s->thread_on) {
+                pthread_mutex_lock(&s->lock);
+                s->stop = true;
+                s->abort_request = 1;
+                pthread_cond_signal(&s->cond);
+                pthread_mutex_unlock(&s->lock);
+                pthread_join(s->thread, NULL);
+        }
+        struct rwq_stats qs = {0};
+        if (s->q)
+                rwq_get_stats(s->q, &qs);
+        vlog(LOG_INFO,
+             "remote-write: %llu samples sent, %llu retried, %llu dropped; %llu samples (%llu "
+             "bytes) stay queued in %s for the next start",
+             (unsigned long long)s->st.sent, (unsigned long long)s->st.retried,
+             (unsigned long long)(s->st.dropped_full + s->st.dropped_write + s->st.dropped_reject),
+             (unsigned long long)qs.samples, (unsigned long long)qs.bytes, s->qdir);
+        rw_free(s);
+}
+
+const struct vigil_sink sink_remote_write = {
+    .name = "remote-write",
+    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .required = true,
+    .init = rw_init,
+    .write = rw_write,
+    .fini = rw_fini,
+};

@@ -1,0 +1,59 @@
+/* The Prometheus remote-write 1.0 request body, before compression: a protobuf
+ * WriteRequest built from the /metrics text of one or more frames.
+ *
+ * Input is the sample lines of the exposition format, as metrics_render writes them
+ * ("name{k=\"v\"} value", comments skipped), each batch of lines with the frame's own
+ * time. Samples of one series are grouped into one TimeSeries in the order they were
+ * added (time order when frames are added oldest first). Labels are __name__, the
+ * line's labels and the extra labels (a line's own label wins a clash), sorted by name
+ * as the protocol requires. A series repeated within one timestamp keeps its first
+ * sample: a receiver refuses a whole request with a duplicate in it.
+ *
+ * Hand-encoded rather than generated with protobuf-c: the message is four small types
+ * with five scalar fields, all written once, never read back; a generated encoder
+ * would need its own run-time library loaded at run time plus an intermediate tree of
+ * allocated structs per sample, for the same bytes. The tests decode the output with
+ * an independent decoder and Prometheus itself takes it. */
+#ifndef VIGIL_SINK_RW_PROTO_H
+#define VIGIL_SINK_RW_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RW_MAX_SERIES 65536 /* distinct series in one request */
+
+struct rw_label {
+        char name[64];
+        char value[256];
+};
+
+struct rw_series; /* one series and its samples (rw_proto.c) */
+
+struct rw_encoder {
+        const struct rw_label *extra; /* borrowed, sorted or not */
+        size_t nextra;
+        struct rw_series **slots; /* open-addressing table of series, by text key */
+        size_t nslots;
+        struct rw_series **order; /* series in the order first seen */
+        size_t nseries;
+        size_t nsamples;
+};
+
+/* Start an empty request; extra (nextra labels, borrowed until rw_enc_free) goes on
+ * every series. 0 or -ENOMEM. */
+int rw_enc_init(struct rw_encoder *e, const struct rw_label *extra, size_t nextra);
+
+/* Add the sample lines of text[0..len) with timestamp ts_ms (ms since the epoch).
+ * Comment and blank lines are skipped. 0; -EINVAL for a malformed line (nothing of
+ * that line is added, the lines before it are); -E2BIG past RW_MAX_SERIES; -ENOMEM. */
+int rw_enc_add_text(struct rw_encoder *e, const char *text, size_t len, int64_t ts_ms);
+
+/* The WriteRequest of everything added: a malloc'ed buffer in *ret_buf (owned by the
+ * caller, free()) of *ret_len bytes. 0, -EINVAL for a series whose labels do not parse,
+ * or -ENOMEM. */
+int rw_enc_finish(struct rw_encoder *e, uint8_t **ret_buf, size_t *ret_len);
+
+/* Free everything the encoder holds (not extra). Accepts a zeroed encoder. */
+void rw_enc_free(struct rw_encoder *e);
+
+#endif

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# Remote-write faults against a receiver the test controls (tests/prometheus/
+# fake_receiver.py): 500s, 429 with Retry-After, a 400, a receiver that stalls in the
+# middle of a request, wrong credentials, TLS that does not verify, an unreachable URL,
+# a full disk and a read-only directory under the queue. Each time: one clear message,
+# sampling and local logging go on, and what the receiver finally accepts is every host
+# sample once (or the refused batch, counted).
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/prometheus/lib.sh"
+. "$TOP/tests/faults/helpers.sh"
+
+if [ ! -x "$VIGIL" ]; then
+	echo "# skip: $VIGIL is not built"
+	exit 0
+fi
+RQ="$TOP/tests/prometheus/requests.py"
+TLS="$FIXTURES/tls"
+MOUNTS=()
+cleanup_mounts() { for m in "${MOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done; }
+
+# recv NAME [CERT KEY CA]: start a receiver in $TMP/NAME.r; sets RPORT, RDIR.
+recv() {
+	local name=$1
+	shift
+	RDIR="$TMP/$name.r"
+	RPORT=$(free_port)
+	mkdir -p "$RDIR"
+	echo ok >"$RDIR/mode"
+	python3 "$TOP/tests/prometheus/fake_receiver.py" "$RPORT" "$RDIR" "$@" 2>"$RDIR/err" &
+	PROM_PIDS+=($!)
+	disown $! # killed by the EXIT trap without a "Killed" line
+	for _ in $(seq 100); do [ -e "$RDIR/ready" ] && return 0; sleep 0.1; done
+	return 1
+}
+mode() { echo "$1" >"$RDIR/mode"; }
+nreq() { [ -e "$RDIR/requests.log" ] && python3 "$RQ" "$RDIR/requests.log" count "$@" || echo 0; }
+
+# vig NAME URL CONFIG_TEXT [ARGS...]: vigil pushing every host sample (0.2 s) with
+# /metrics on a free port; sets VPID, VPORT, LOG.
+vig() {
+	local name=$1 url=$2
+	printf '%b' "$3" >"$TMP/$name.yml"
+	shift 3
+	VPORT=$(free_port)
+	LOG="$TMP/$name.log"
+	mkdir -p "$LOG"
+	"$VIGIL" --root "$FIXTURES/x86-server" --interval 0.2 --quiet --log-dir "$LOG" \
+		--listen "127.0.0.1:$VPORT" --remote-write "$url" --remote-write-config "$TMP/$name.yml" \
+		"$@" 2>"$TMP/$name.err" &
+	VPID=$!
+}
+# metric NAME_AND_LABELS: its value on vigil's /metrics (empty when absent).
+metric() { curl -s "http://127.0.0.1:$VPORT/metrics" | awk -v s="$1" '$1 == s {print $2}'; }
+wait_for() { local t=$1; shift; for _ in $(seq $((t * 10))); do "$@" && return 0; sleep 0.1; done; return 1; }
+# stop_v NAME: SIGTERM, wait; sets N to the host samples vigil says it took.
+stop_v() {
+	kill -TERM "$VPID"
+	wait "$VPID"
+	N=$(sed -n 's/.*stopped: \([0-9]*\) host samples.*/\1/p' "$TMP/$1.err")
+}
+# has_req STATUS MIN: at least MIN requests with STATUS so far.
+has_req() { [ "$(nreq "$1")" -ge "$2" ]; }
+gt0() { [ -n "$1" ] && python3 -c "import sys; sys.exit(0 if float('$1') > 0 else 1)"; }
+BASE='push_interval: 0.2s\ntimeout: 1s\n'
+
+# ---- 500s: backoff, then everything once ----
+recv e500
+mode 500
+vig e500 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+sleep 3
+n=$(nreq 500)
+check "500: retried, with backoff ($n requests in 3 s, 15 samples queued)" test "$n" -ge 2 -a "$n" -le 8
+check "500: counted as retried" gt0 "$(metric vigil_remote_write_samples_retried_total)"
+check "500: counted as failed requests" gt0 "$(metric vigil_remote_write_failed_requests_total)"
+check "500: one message" test "$(grep -c 'remote-write: cannot push.*HTTP 500' "$TMP/e500.err")" -eq 1
+mode ok
+check "500: accepted once the receiver recovers" wait_for 20 has_req 204 1
+sleep 1
+stop_v e500
+check_eq "500: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
+check "500: the remote-write headers on every request" \
+	test "$(python3 "$RQ" "$RDIR/requests.log" headers)" = 1
+check "500: the /metrics labels with instance and job added" \
+	bash -c "python3 '$RQ' '$RDIR/requests.log' labels | grep -q '^__name__,chip,cpu,.*instance,job,.*source'"
+
+# ---- 429 with Retry-After ----
+recv e429
+mode 429:3
+vig e429 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 429 1
+mode ok
+wait_for 20 has_req 204 1
+gap=$(python3 "$RQ" "$RDIR/requests.log" gap_after 429)
+check "429: the next request waits out Retry-After: 3 (${gap} s)" \
+	python3 -c "import sys; sys.exit(0 if float('$gap') >= 2.9 else 1)"
+stop_v e429
+check_eq "429: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
+
+# ---- 400: the batch is dropped, counted, one line ----
+recv e400
+mode 400
+vig e400 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 400 1
+sleep 0.5
+mode ok
+check "400: later batches accepted" wait_for 20 has_req 204 1
+check "400: samples counted as refused" \
+	gt0 "$(metric 'vigil_remote_write_samples_dropped_total{reason="rejected"}')"
+check "400: one line per refused batch" \
+	test "$(grep -c 'refused a batch of [0-9]* samples for good (HTTP 400' "$TMP/e400.err")" -eq "$(nreq 400)"
+stop_v e400
+
+# ---- a receiver that stalls in the middle of a request ----
+recv stall
+mode stall
+vig stall "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 0 1
+r1=$(data_rows "$LOG"/host-*.csv)
+sleep 2.5
+r2=$(data_rows "$LOG"/host-*.csv)
+check "stall: sampling and logging go on ($r1 -> $r2 rows)" test "$r2" -gt "$r1"
+check "stall: the request times out, one message" \
+	test "$(grep -c 'remote-write: cannot push.*[Tt]imeout\|timed out' "$TMP/stall.err")" -eq 1
+mode ok
+check "stall: accepted once the receiver answers" wait_for 20 has_req 204 1
+sleep 1
+stop_v stall
+check_eq "stall: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
+
+# ---- credentials ----
+recv auth
+mode "auth:Basic $(printf 'player:right' | base64)"
+echo wrong >"$TMP/wrong.pw"
+vig authbad "http://127.0.0.1:$RPORT/api/v1/write" "${BASE}basic_auth:\n  username: player\n  password_file: $TMP/wrong.pw\n"
+wait_for 20 has_req 401 2
+sleep 1
+check "auth: a wrong password, one clear message" \
+	test "$(grep -c 'refused the credentials' "$TMP/authbad.err")" -eq 1
+check "auth: the samples stay queued, not dropped" \
+	gt0 "$(metric vigil_remote_write_queue_samples)"
+stop_v authbad
+echo right >"$TMP/right.pw"
+vig authok "http://127.0.0.1:$RPORT/api/v1/write" "${BASE}basic_auth:\n  username: player\n  password_file: $TMP/right.pw\n" \
+	--log-dir "$TMP/authbad.log"
+check "auth: the right password is accepted" wait_for 20 has_req 204 1
+sleep 0.5
+stop_v authok
+# The queue of the refused run goes first: both runs arrive whole.
+check "auth: what waited under the wrong password arrives" \
+	bash -c "python3 '$RQ' '$RDIR/requests.log' runs | grep -Eq '^[0-9]+ $N\$'"
+mode "auth:Bearer tok-123"
+printf 'tok-123\n' >"$TMP/token"
+vig bearer "http://127.0.0.1:$RPORT/api/v1/write" "${BASE}bearer_token_file: $TMP/token\n"
+n0=$(nreq 204)
+check "auth: a bearer token is accepted" wait_for 20 has_req 204 $((n0 + 1))
+stop_v bearer
+
+# ---- TLS ----
+recv tls "$TLS/cert.pem" "$TLS/key.pem" "$TLS/cert.pem"
+vig tlsbad "https://127.0.0.1:$RPORT/api/v1/write" 'push_interval: 0.2s\ntimeout: 5s\n'
+check "tls: a certificate that does not verify, one clear message" \
+	wait_for 20 grep -q 'remote-write: cannot push.*certificate' "$TMP/tlsbad.err"
+sleep 1
+check "tls: ... and only one" test "$(grep -c 'remote-write: cannot push.*certificate' "$TMP/tlsbad.err")" -eq 1
+stop_v tlsbad
+vig tlsok "https://127.0.0.1:$RPORT/api/v1/write" \
+	"${BASE}tls_config:\n  ca_file: $TLS/cert.pem\n  cert_file: $TLS/cert.pem\n  key_file: $TLS/key.pem\n"
+check "tls: with the CA file and a client certificate, accepted" wait_for 20 has_req 204 1
+stop_v tlsok
+
+# ---- an unreachable URL and bad settings ----
+vig unreach "http://127.0.0.1:$(free_port)/api/v1/write" "$BASE"
+sleep 2
+check "unreachable: one clear message" \
+	test "$(grep -c 'remote-write: cannot push.*Failed to connect' "$TMP/unreach.err")" -eq 1
+check "unreachable: sampling goes on" test "$(data_rows "$LOG"/host-*.csv)" -gt 3
+stop_v unreach
+"$VIGIL" --count 1 --quiet --log-dir "$TMP/bad" --remote-write ftp://x 2>"$TMP/badurl.err"
+check_eq "bad URL: exit status 2" 2 $?
+check "bad URL: says why" grep -q "is not an http:// or https:// URL" "$TMP/badurl.err"
+printf 'bearer_token_file: /nonexistent/token\n' >"$TMP/notoken.yml"
+"$VIGIL" --count 1 --quiet --log-dir "$TMP/bad" --remote-write http://127.0.0.1:1/ \
+	--remote-write-config "$TMP/notoken.yml" 2>"$TMP/notoken.err"
+check_eq "missing token file: exit status 2" 2 $?
+check "missing token file: says which" grep -q "bearer_token_file /nonexistent/token: No such file" "$TMP/notoken.err"
+printf '[vigil]\nremote-write = http://127.0.0.1:1/ini\n' >"$TMP/vigil.ini"
+"$VIGIL" --config "$TMP/vigil.ini" --count 2 --interval 0.05 --quiet --log-dir "$TMP/ini" 2>"$TMP/ini.err"
+check "config file: remote-write key" grep -q 'remote-write: pushing to http://127.0.0.1:1/ini' "$TMP/ini.err"
+printf 'push_interval: often\n' >"$TMP/badcfg.yml"
+"$VIGIL" --count 1 --quiet --log-dir "$TMP/bad" --remote-write http://127.0.0.1:1/ \
+	--remote-write-config "$TMP/badcfg.yml" 2>"$TMP/badcfg.err"
+check "bad config: exit 2 naming the line" \
+	bash -c "[ $? -eq 2 ] && grep -q 'badcfg.yml: line 1: push_interval' '$TMP/badcfg.err'"
+
+# ---- the queue's disk: full, read-only (root: tmpfs mounts) ----
+if [ "$(id -u)" -ne 0 ]; then
+	echo "# skip: full and read-only queue disks need root (tmpfs mounts)"
+	exit 0
+fi
+trap 'cleanup_mounts; for p in "${PROM_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+recv disk
+mkdir -p "$TMP/full.log"
+if mount -t tmpfs -o size=2m vigil-rw-full "$TMP/full.log"; then
+	MOUNTS+=("$TMP/full.log")
+	vig full "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --min-disk-mb 0 --log-dir "$TMP/full.log"
+	wait_for 20 has_req 204 1
+	dd if=/dev/zero of="$TMP/full.log/filler" bs=64k 2>/dev/null
+	sleep 2
+	s1=$(metric 'vigil_samples_total{source="host"}')
+	sleep 1
+	s2=$(metric 'vigil_samples_total{source="host"}')
+	check "full disk: one clear message" \
+		test "$(grep -c 'remote-write: cannot queue samples in .*No space left on device' "$TMP/full.err")" -eq 1
+	check "full disk: sampling goes on ($s1 -> $s2)" test "${s2:-0}" -gt "${s1:-0}"
+	check "full disk: samples counted as not queued" \
+		gt0 "$(metric 'vigil_remote_write_samples_dropped_total{reason="queue_write_error"}')"
+	rm -f "$TMP/full.log/filler"
+	check "full disk: queueing again once there is room" \
+		wait_for 20 grep -q 'remote-write: queueing samples in .* again' "$TMP/full.err"
+	stop_v full
+else
+	not_ok "full disk: mount a tmpfs"
+fi
+mkdir -p "$TMP/ro.log/remote-write"
+if mount -t tmpfs -o ro,size=1m vigil-rw-ro "$TMP/ro.log/remote-write"; then
+	MOUNTS+=("$TMP/ro.log/remote-write")
+	vig ro "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --log-dir "$TMP/ro.log"
+	sleep 2
+	check "read-only queue: one clear message" \
+		test "$(grep -c 'remote-write: cannot use the queue directory .*Read-only file system' "$TMP/ro.err")" -eq 1
+	check "read-only queue: local logging goes on" test "$(data_rows "$TMP/ro.log"/host-*.csv)" -gt 3
+	stop_v ro
+else
+	not_ok "read-only queue: mount a tmpfs"
+fi

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Summaries of a fake_receiver.py requests.log, for the fault tests.
+
+requests.py LOG count [STATUS]    requests (with that status)
+requests.py LOG headers           1 when every request had the remote-write headers
+requests.py LOG runs              the accepted host sample counter values as runs 1..n
+                                  ("12" or "5 9"); "bad ..." when one repeats or is missing
+requests.py LOG gap_after STATUS  seconds from the first request with STATUS to the next
+requests.py LOG labels            the label names seen, comma-separated"""
+import json
+import sys
+
+recs = [json.loads(line) for line in open(sys.argv[1])]
+what = sys.argv[2]
+if what == "count":
+    print(sum(1 for r in recs if len(sys.argv) < 4 or r["status"] == int(sys.argv[3])))
+elif what == "headers":
+    print(int(all(r["headers_ok"] for r in recs)))
+elif what == "runs":
+    vals = [int(v) for r in recs if r["status"] == 204 for v in r["values"]]
+    runs, prev = [], 0
+    for x in vals:
+        if x == 1 and prev != 0:
+            runs.append(prev)
+        elif x != prev + 1:
+            print("bad at", prev, x)
+            sys.exit(0)
+        prev = x
+    runs.append(prev)
+    print(" ".join(map(str, runs)))
+elif what == "gap_after":
+    st = int(sys.argv[3])
+    for i, r in enumerate(recs):
+        if r["status"] == st and i + 1 < len(recs):
+            print("%.3f" % (recs[i + 1]["t"] - r["t"]))
+            break
+    else:
+        print("none")
+elif what == "labels":
+    print(",".join(sorted({k for r in recs for k in r.get("labels", [])})))

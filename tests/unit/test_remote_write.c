@@ -1,0 +1,453 @@
+/* Unit tests: the remote-write pieces that need no network: the WriteRequest encoder
+ * (sink/rw_proto.c), the on-disk queue (sink/rw_queue.c), the config reader
+ * (sink/rw_config.c) and the retry backoff (sink/remote_write.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sink/remote_write.h"
+#include "sink/rw_config.h"
+#include "sink/rw_proto.h"
+#include "sink/rw_queue.h"
+
+/* ---- a minimal reader of the encoder's output, to check structure ---- */
+
+static uint64_t rd_varint(const uint8_t *b, size_t len, size_t *i)
+{
+        uint64_t v = 0;
+        for (unsigned shift = 0; *i < len && shift < 64; shift += 7) {
+                uint8_t c = b[(*i)++];
+                v |= (uint64_t)(c & 0x7f) << shift;
+                if (!(c & 0x80))
+                        return v;
+        }
+        fail_msg("bad varint");
+        return 0;
+}
+
+/* The labels of series number `which` as "k=v,k=v" and its sample count. */
+static void series_at(const uint8_t *b, size_t len, unsigned which, char *labels, size_t cap,
+                      unsigned *ret_samples)
+{
+        size_t i = 0;
+        for (unsigned n = 0; i < len; n++) {
+                assert_int_equal(b[i++], 0x0a);
+                size_t sl = rd_varint(b, len, &i), end = i + sl;
+                assert_true(end <= len);
+                if (n != which) {
+                        i = end;
+                        continue;
+                }
+                labels[0] = '\0';
+                *ret_samples = 0;
+                while (i < end) {
+                        uint8_t tag = b[i++];
+                        size_t ml = rd_varint(b, len, &i);
+                        if (tag == 0x12) {
+                                (*ret_samples)++;
+                                i += ml;
+                                continue;
+                        }
+                        assert_int_equal(tag, 0x0a);
+                        assert_int_equal(b[i++], 0x0a);
+                        size_t nl = rd_varint(b, len, &i);
+                        size_t o = strlen(labels);
+                        snprintf(labels + o, cap - o, "%s%.*s=", o ? "," : "", (int)nl,
+                                 (const char *)b + i);
+                        i += nl;
+                        assert_int_equal(b[i++], 0x12);
+                        size_t vl = rd_varint(b, len, &i);
+                        o = strlen(labels);
+                        snprintf(labels + o, cap - o, "%.*s", (int)vl, (const char *)b + i);
+                        i += vl;
+                }
+                return;
+        }
+        fail_msg("no series %u", which);
+}
+
+static void test_encode_exact(void **state)
+{
+        (void)state;
+        struct rw_encoder e;
+        uint8_t *buf;
+        size_t len;
+        /* WriteRequest{timeseries: {labels: {__name__: up}, samples: {1.0, 1000}}}. */
+        static const uint8_t want[] = {
+            0x0a, 0x1e,                                            /* timeseries, 30 bytes */
+            0x0a, 0x0e,                                            /* label, 14 bytes */
+            0x0a, 0x08, '_',  '_', 'n', 'a', 'm', 'e',  '_',  '_', /* name */
+            0x12, 0x02, 'u',  'p',                                 /* value */
+            0x12, 0x0c,                                            /* sample, 12 bytes */
+            0x09, 0,    0,    0,   0,   0,   0,   0xf0, 0x3f,      /* 1.0 */
+            0x10, 0xe8, 0x07,                                      /* 1000 */
+        };
+        assert_int_equal(rw_enc_init(&e, NULL, 0), 0);
+        const char *text = "# HELP up x\n# TYPE up gauge\nup 1\n";
+        assert_int_equal(rw_enc_add_text(&e, text, strlen(text), 1000), 0);
+        assert_int_equal(rw_enc_finish(&e, &buf, &len), 0);
+        assert_int_equal(len, sizeof(want));
+        assert_memory_equal(buf, want, sizeof(want));
+        free(buf);
+        rw_enc_free(&e);
+}
+
+static void test_encode_labels(void **state)
+{
+        (void)state;
+        struct rw_encoder e;
+        struct rw_label extra[] = {{"site", "lobby"}, {"job", "vigil"}, {"gpu", "ignored"}};
+        const char *f1 = "vigil_gpu_power_watts{gpu=\"0\",uuid=\"GPU-1\"} 231.5\n"
+                         "vigil_x{name=\"a \\\"b\\\" {c} d\\\\\"} 2\n"
+                         "vigil_temp{sensor=\"s\"} 1\n"
+                         "vigil_temp{sensor=\"s\"} 9\n"; /* a duplicate: the first stays */
+        const char *f2 = "vigil_gpu_power_watts{gpu=\"0\",uuid=\"GPU-1\"} +Inf\nvigil_y NaN\n";
+        char labels[512];
+        unsigned n;
+        uint8_t *buf;
+        size_t len;
+        assert_int_equal(rw_enc_init(&e, extra, 3), 0);
+        assert_int_equal(rw_enc_add_text(&e, f1, strlen(f1), 1000), 0);
+        assert_int_equal(rw_enc_add_text(&e, f2, strlen(f2), 2000), 0);
+        assert_int_equal(e.nseries, 4);
+        assert_int_equal(e.nsamples, 5);
+        assert_int_equal(rw_enc_finish(&e, &buf, &len), 0);
+        /* Sorted by name; the line's own gpu label wins over the extra one. */
+        series_at(buf, len, 0, labels, sizeof(labels), &n);
+        assert_string_equal(labels, "__name__=vigil_gpu_power_watts,gpu=0,job=vigil,site=lobby,"
+                                    "uuid=GPU-1");
+        assert_int_equal(n, 2);
+        series_at(buf, len, 1, labels, sizeof(labels), &n);
+        assert_string_equal(labels, "__name__=vigil_x,gpu=ignored,job=vigil,name=a \"b\" {c} d\\,"
+                                    "site=lobby");
+        assert_int_equal(n, 1);
+        series_at(buf, len, 2, labels, sizeof(labels), &n);
+        assert_int_equal(n, 1);
+        free(buf);
+        rw_enc_free(&e);
+}
+
+static void test_encode_bad_and_many(void **state)
+{
+        (void)state;
+        struct rw_encoder e;
+        char line[128];
+        assert_int_equal(rw_enc_init(&e, NULL, 0), 0);
+        assert_int_equal(rw_enc_add_text(&e, "novalue\n", 8, 1), -EINVAL);
+        assert_int_equal(rw_enc_add_text(&e, "x{a=\"1\" 2\n", 10, 1), -EINVAL);
+        assert_int_equal(rw_enc_add_text(&e, "x 12abc\n", 8, 1), -EINVAL);
+        /* The table grows well past its first size. */
+        for (unsigned i = 0; i < 5000; i++) {
+                int n = snprintf(line, sizeof(line), "s{i=\"%u\"} %u\n", i, i);
+                assert_int_equal(rw_enc_add_text(&e, line, (size_t)n, 5), 0);
+        }
+        assert_int_equal(e.nseries, 5000);
+        uint8_t *buf;
+        size_t len;
+        assert_int_equal(rw_enc_finish(&e, &buf, &len), 0);
+        assert_true(len > 5000 * 20);
+        free(buf);
+        rw_enc_free(&e);
+}
+
+/* ---- the queue ---- */
+
+static char qdir[256];
+
+static int q_setup(void **state)
+{
+        (void)state;
+        snprintf(qdir, sizeof(qdir), "/tmp/vigil-rwq.XXXXXX");
+        return mkdtemp(qdir) ? 0 : -1;
+}
+
+static int q_teardown(void **state)
+{
+        (void)state;
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", qdir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static void append_n(struct rw_queue *q, unsigned from, unsigned n, size_t size,
+                     uint64_t *ret_dropped)
+{
+        char *p = malloc(size);
+        assert_non_null(p);
+        for (unsigned i = from; i < from + n; i++) {
+                uint64_t d = 0;
+                memset(p, 'a' + i % 26, size);
+                snprintf(p, size, "rec %u", i);
+                assert_int_equal(rwq_append(q, 1000 + i, 10, p, size, &d), 0);
+                if (ret_dropped)
+                        *ret_dropped += d;
+        }
+        free(p);
+}
+
+static void test_queue_roundtrip(void **state)
+{
+        (void)state;
+        struct rw_queue *q;
+        struct rwq_batch b;
+        struct rwq_stats st;
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES * 4, &q), 0);
+        append_n(q, 0, 5, 100, NULL);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 50);
+        assert_int_equal(st.oldest_ms, 1000);
+        assert_int_equal(st.bytes, 5 * 124);
+        assert_int_equal(rwq_read(q, 3, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 3);
+        assert_int_equal(b.nsamples, 30);
+        assert_string_equal((char *)b.recs[2].payload, "rec 2");
+        assert_int_equal(b.recs[2].ts_ms, 1002);
+        /* Not committed: read again from the same place (a failed send). */
+        struct rwq_batch b2;
+        assert_int_equal(rwq_read(q, 10, 1 << 20, &b2), 0);
+        assert_int_equal(b2.n, 5);
+        rwq_batch_free(&b2);
+        assert_int_equal(rwq_commit(q, &b), 0);
+        rwq_batch_free(&b);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 20);
+        assert_int_equal(st.oldest_ms, 1003);
+        rwq_close(q);
+        /* A restart goes on from the cursor. */
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES * 4, &q), 0);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 20);
+        assert_int_equal(st.oldest_ms, 1003);
+        append_n(q, 5, 1, 100, NULL);
+        assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 3);
+        assert_string_equal((char *)b.recs[0].payload, "rec 3");
+        assert_string_equal((char *)b.recs[2].payload, "rec 5");
+        assert_int_equal(rwq_commit(q, &b), 0);
+        rwq_batch_free(&b);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 0);
+        assert_int_equal(st.oldest_ms, 0);
+        assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 0);
+        rwq_batch_free(&b);
+        rwq_close(q);
+}
+
+static void test_queue_torn_tail(void **state)
+{
+        (void)state;
+        struct rw_queue *q;
+        struct rwq_batch b;
+        struct rwq_stats st;
+        char path[400];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 2, 50, NULL);
+        rwq_close(q);
+        /* A crash in the middle of a write: half a header and some bytes. */
+        snprintf(path, sizeof(path), "%s/remote-write/seg-0000000000000001.q", qdir);
+        int fd = open(path, O_WRONLY | O_APPEND);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "VRW1\x10\0\0", 7), 7);
+        close(fd);
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 20);
+        assert_int_equal(st.bytes, 2 * 74);
+        append_n(q, 2, 1, 50, NULL);
+        assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 3);
+        assert_string_equal((char *)b.recs[2].payload, "rec 2");
+        rwq_batch_free(&b);
+        rwq_close(q);
+}
+
+static void test_queue_bound(void **state)
+{
+        (void)state;
+        struct rw_queue *q;
+        struct rwq_batch b;
+        struct rwq_stats st;
+        uint64_t dropped = 0;
+        /* 64 KiB bound, 8 KiB segments, records of 1 KiB: about 8 per segment. */
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 200, 1000, &dropped);
+        rwq_get_stats(q, &st);
+        assert_true(st.bytes <= RWQ_MIN_BYTES);
+        assert_true(dropped > 0);
+        assert_int_equal(st.dropped, dropped);
+        assert_int_equal(st.samples + dropped, 2000);
+        /* The newest survive, the oldest went, and in order. */
+        assert_int_equal(rwq_read(q, 1000, 100 << 20, &b), 0);
+        assert_int_equal(b.nsamples, st.samples);
+        assert_int_equal(b.recs[b.n - 1].ts_ms, 1199);
+        assert_int_equal(b.recs[0].ts_ms, st.oldest_ms);
+        for (size_t i = 1; i < b.n; i++)
+                assert_int_equal(b.recs[i].ts_ms, b.recs[i - 1].ts_ms + 1);
+        /* Segments dropped while a batch is in flight: its commit stays sane. */
+        append_n(q, 200, 100, 1000, NULL);
+        assert_int_equal(rwq_commit(q, &b), 0);
+        rwq_batch_free(&b);
+        rwq_get_stats(q, &st);
+        assert_true(st.bytes <= RWQ_MIN_BYTES);
+        assert_int_equal(rwq_read(q, 1000, 100 << 20, &b), 0);
+        assert_true(b.n > 0);
+        assert_int_equal(b.recs[b.n - 1].ts_ms, 1299);
+        rwq_batch_free(&b);
+        rwq_close(q);
+}
+
+static void test_queue_unwritable(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        char path[400];
+        snprintf(path, sizeof(path), "%s/not-a-dir", qdir);
+        int fd = open(path, O_WRONLY | O_CREAT, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+        /* The log "directory" is a file: the queue directory cannot be made. */
+        assert_int_equal(rwq_open(path, RWQ_MIN_BYTES, &q), -ENOTDIR);
+        assert_null(q);
+}
+
+/* ---- config ---- */
+
+static void test_config(void **state)
+{
+        (void)state;
+        struct rw_config c;
+        char err[256];
+        const char *text = "---\n"
+                           "push_interval: 2s\n"
+                           "queue_max_bytes: 8MiB   # the bound\n"
+                           "timeout: 500ms\n"
+                           "basic_auth:\n"
+                           "  username: player\n"
+                           "  password_file: pw\n"
+                           "tls_config:\n"
+                           "  ca_file: /etc/ca.pem\n"
+                           "  cert_file: \"my cert.pem\"\n"
+                           "  key_file: key.pem\n"
+                           "external_labels:\n"
+                           "  site: lobby\n"
+                           "  rack: 'r 1'\n";
+        rwconfig_defaults(&c);
+        assert_int_equal(c.push_interval_ns, 15000000000LL);
+        assert_int_equal(c.queue_max_bytes, 64ull << 20);
+        assert_int_equal(rwconfig_parse(text, strlen(text), "/etc/vigil", &c, err, sizeof(err)), 0);
+        assert_int_equal(c.push_interval_ns, 2000000000LL);
+        assert_int_equal(c.timeout_ns, 500000000LL);
+        assert_int_equal(c.queue_max_bytes, 8ull << 20);
+        assert_string_equal(c.username, "player");
+        assert_string_equal(c.password_file, "/etc/vigil/pw");
+        assert_string_equal(c.ca_file, "/etc/ca.pem");
+        assert_string_equal(c.cert_file, "/etc/vigil/my cert.pem");
+        assert_int_equal(c.nlabels, 2);
+        assert_string_equal(c.labels[1].name, "rack");
+        assert_string_equal(c.labels[1].value, "r 1");
+}
+
+static void expect_error(const char *text, const char *want)
+{
+        struct rw_config c;
+        char err[256];
+        rwconfig_defaults(&c);
+        assert_int_equal(rwconfig_parse(text, strlen(text), NULL, &c, err, sizeof(err)), -EINVAL);
+        if (!strstr(err, want))
+                fail_msg("error '%s' lacks '%s'", err, want);
+}
+
+static void test_config_errors(void **state)
+{
+        (void)state;
+        expect_error("url: x\n", "line 1: unsupported key 'url'");
+        expect_error("push_interval: soon\n", "push_interval");
+        expect_error("push_interval: 1ms\n", "10ms or more");
+        expect_error("queue_max_bytes: 1KiB\n", "64KiB or more");
+        expect_error("queue_max_bytes: 12XB\n", "queue_max_bytes");
+        expect_error("basic_auth:\n  user: x\n", "line 2: unsupported key 'user'");
+        expect_error("basic_auth:\n  password: x\n", "needs a username");
+        expect_error("bearer_token_file: t\nbasic_auth:\n  username: u\n", "exclude");
+        expect_error("tls_config:\n  cert_file: c\n", "go together");
+        expect_error("external_labels:\n  __x: y\n", "not a label name");
+        expect_error("external_labels:\n  a: 1\n  a: 2\n", "duplicate label");
+        expect_error("timeout: 1s\ntimeout: 2s\n", "line 2: duplicate key");
+        expect_error("external_labels:\n\ta: 1\n", "tab");
+        expect_error("  site: x\n", "unexpected indentation");
+        expect_error("tls_config: x\n", "indented block");
+        expect_error("external_labels:\n  a: 1\n   b: 2\n", "inconsistent indentation");
+}
+
+static void test_secret(void **state)
+{
+        (void)state;
+        char path[400], out[64];
+        snprintf(path, sizeof(path), "%s/token", qdir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("  abc.def \r\nsecond line\n", f);
+        fclose(f);
+        assert_int_equal(rwconfig_read_secret(path, out, sizeof(out)), 0);
+        assert_string_equal(out, "abc.def");
+        assert_int_equal(rwconfig_read_secret(path, out, 4), -E2BIG);
+        f = fopen(path, "w");
+        fclose(f);
+        assert_int_equal(rwconfig_read_secret(path, out, sizeof(out)), -EINVAL);
+        assert_int_equal(rwconfig_read_secret("/nonexistent/x", out, sizeof(out)), -ENOENT);
+}
+
+/* ---- backoff ---- */
+
+static void test_backoff(void **state)
+{
+        (void)state;
+        uint64_t rng = 42;
+        int64_t lo[8] = {0}, hi[8] = {0};
+        for (unsigned f = 1; f <= 7; f++) {
+                lo[f] = INT64_MAX;
+                for (unsigned i = 0; i < 200; i++) {
+                        int64_t d = rw_backoff_ms(f, 20000, 0, &rng);
+                        lo[f] = d < lo[f] ? d : lo[f];
+                        hi[f] = d > hi[f] ? d : hi[f];
+                }
+                int64_t full = (int64_t)RW_BACKOFF_MIN_MS << (f - 1);
+                full = full > 20000 ? 20000 : full;
+                assert_true(lo[f] >= full / 2);
+                assert_true(hi[f] <= full);
+                /* Jitter: not the same delay every time. */
+                assert_true(hi[f] - lo[f] >= full / 8);
+        }
+        /* Capped. */
+        assert_true(rw_backoff_ms(60, 20000, 0, &rng) <= 20000);
+        /* Retry-After wins, within its own cap. */
+        assert_int_equal(rw_backoff_ms(1, 20000, 7, &rng), 7000);
+        assert_int_equal(rw_backoff_ms(1, 20000, 99999, &rng), RW_RETRY_AFTER_MAX * 1000);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_encode_exact),
+            cmocka_unit_test(test_encode_labels),
+            cmocka_unit_test(test_encode_bad_and_many),
+            cmocka_unit_test_setup_teardown(test_queue_roundtrip, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_torn_tail, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_bound, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_unwritable, q_setup, q_teardown),
+            cmocka_unit_test(test_config),
+            cmocka_unit_test(test_config_errors),
+            cmocka_unit_test_setup_teardown(test_secret, q_setup, q_teardown),
+            cmocka_unit_test(test_backoff),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
