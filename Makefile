@@ -7,12 +7,15 @@
 #   make bench      run the benchmarks in bench/ and print their ratios
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make soak       long run under load (SOAK_SECONDS, default 600), then under valgrind
-#   make cross      the Raspberry Pi unit tests for aarch64 and armhf, under qemu-user
+#   make cross      the whole daemon and every unit test for aarch64 and armhf, run under qemu-user
+#   make deb        Debian packages for amd64 (native), arm64 and armhf in build/deb/ (DEB_ARCHS)
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BUILD    ?= build
 CC       ?= cc
+# A cross build names its own (aarch64-linux-gnu-pkg-config); debhelper passes it.
+PKG_CONFIG ?= pkg-config
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 # Headers of every package; linked at start only what every run needs. libmicrohttpd
@@ -24,11 +27,11 @@ LINK_PKGS := inih
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
 CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -DVIGIL_VERSION=\"$(VERSION)\" \
-	-Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CFLAGS)
+	-Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 # --as-needed: libm is mapped (about 0.5 MB resident) only if some code calls into it.
-LIBS     := -Wl,--as-needed $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
+LIBS     := -Wl,--as-needed $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
 # The unit tests also inflate what the server gzipped.
-TEST_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+TEST_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 LDFLAGS_ALL := $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 SRC      := $(shell find src -name '*.c' ! -name main.c | sort)
@@ -38,7 +41,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test deps-bench deps-fuzz deps-soak bench fuzz soak clean format format-check cross
+.PHONY: all run test check unit install deps deps-test deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -55,7 +58,7 @@ $(BUILD)/vigil: $(BUILD)/src/main.o $(BUILD)/libvigil.a
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvigil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS) \
-		$(TEST_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+		$(TEST_LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The simulated NVML: a shared library with the real soname, built from the tests
 # (tests/nvml-sim/README.md). It exports only NVML's names. The old/ variant models an
@@ -139,6 +142,12 @@ soak: deps-soak
 
 cross:
 	@scripts/cross-test.sh
+
+deb: deps-deb
+	@scripts/deb.sh $(DEB_ARCHS)
+
+deps-deb:
+	@scripts/deps.sh deb
 
 clean:
 	rm -rf $(BUILD) build-asan build-clang build-fuzz
