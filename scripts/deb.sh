@@ -14,6 +14,10 @@ native=$(dpkg --print-architecture)
 version=$(dpkg-parsechangelog -S Version)
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=("$native" arm64 armhf)
+if [ "${version%-*}" != "$(cat VERSION)" ]; then
+	echo "deb: debian/changelog is at $version but VERSION says $(cat VERSION): add a changelog entry (dch -v $(cat VERSION)-1)" >&2
+	exit 1
+fi
 
 copy_tree() { # copy_tree DIR: the source tree as git sees it (uncommitted edits too)
 	mkdir -p "$1"
@@ -52,7 +56,7 @@ build_arch() { # build_arch ARCH
 		cat "$out/vigil_${version}_$arch.lintian" >&2
 		return 1
 	fi
-	sed 's/^/deb: lintian: /' "$out/vigil_${version}_$arch.lintian"
+	grep -v "running with root privileges" "$out/vigil_${version}_$arch.lintian" | sed "s/^/deb: lintian: /" || true
 	echo "deb: $out/$deb"
 }
 
