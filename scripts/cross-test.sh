@@ -48,12 +48,13 @@ run_arch() { # run_arch ARCH
 		return 0
 	fi
 	check_elf "$arch" "$out/vigil"
-	# The binaries find the architecture's libc, libinih and libcmocka where multiarch
-	# installed them (/usr/lib/TRIPLET), through its own dynamic loader; -L makes qemu look
-	# in the cross sysroot first for what is only there.
+	# The binaries run with the architecture's own libc, libinih and libcmocka where
+	# multiarch installed them (/usr/lib/TRIPLET, found by its /lib/ld-linux-*.so). Not
+	# with qemu -L /usr/TRIPLET: that loader is another build of glibc (libc6-*-cross)
+	# and mixing the two hangs pthread_create under qemu.
 	for t in "$out"/tests/test_*; do
 		log=$out/$(basename "$t").log
-		if timeout 900 "$qemu" -L "/usr/$triplet" "$t" >"$log" 2>&1; then
+		if timeout 600 "$qemu" "$t" >"$log" 2>&1; then
 			p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\).*/\1/p' "$log" | tail -1)
 			echo "ok cross-$arch $(basename "$t") (${p:-0} passed)"
 		else
