@@ -58,7 +58,7 @@ run_arch() { # run_arch ARCH
 			p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\).*/\1/p' "$log" | tail -1)
 			echo "ok cross-$arch $(basename "$t") (${p:-0} passed)"
 		else
-			f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\).*/\1/p' "$log" | tail -1)
+			f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$log" | tail -1)
 			echo "not ok cross-$arch $(basename "$t") (${f:-?} failed, see $log)"
 			grep -A2 -E '^\[  (ERROR|FAILED)' "$log" | sed 's/^/    /' | head -20
 			failed=1
