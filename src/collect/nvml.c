@@ -4,7 +4,8 @@
  *
  * The main loop makes the GPUs' calls itself, one GPU after the other, with a guard
  * thread watching (nvml_guard.h): a tick costs no thread wake. A call that hangs in the
- * driver stops only its GPU: after one to two guard periods (100-200 ms) the guard takes
+ * driver stops only its GPU: 0.2-0.3 s into the tick (the guard's timer, then two looks)
+ * the guard takes
  * the job, which becomes the GPU's reader of its own (nvml_worker.h), and carries the
  * loop on itself; the GPU's sample is then a failure, "NVML call hung for N s", on the
  * back-off below, while the other GPUs and the host keep their cadence; when the call
@@ -15,8 +16,8 @@
  * copy of its GPU's, merged back when the result is taken.
  *
  * Cost, on the simulator (2-core shared VM): per GPU, a copy of its state into the job
- * and back (2.5 kB) and the guard's store and compare-and-swap; per second, the guard's
- * 10 wakes. The reader threads this replaced cost two thread wakes per GPU tick (30-75
+ * and back (2.5 kB) and the guard's store and compare-and-swap; per tick, arming and
+ * disarming the guard's timer (two system calls, no wake). The reader threads this replaced cost two thread wakes per GPU tick (30-75
  * us of CPU each on this VM, against calls of 15-30 ns); the figures are in
  * bench/RESULTS.md, section 6.
  *
@@ -510,6 +511,7 @@ static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 if (!s->done[slot] && !s->solo[slot] &&
                     t->mono_ns >= s->sh.gpu[slot].next_try_mono_ns)
                         run_inline(s, slot, t);
+        nvml_guard_disarm(s->guard);
         bool all_ok = true;
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
                 const struct gpu_frame *g = &ctx->frame->gpus[slot];
@@ -528,7 +530,7 @@ static void nvml_fini(void *state)
         unsigned moves = s->guard ? nvml_guard_moves(s->guard) : 0;
         if (moves)
                 vlog(LOG_INFO,
-                     "NVML: %u call(s) ran past the guard's look (0.1-0.2 s): sampling "
+                     "NVML: %u call(s) ran past the guard's look (0.2-0.3 s): sampling "
                      "went on without them",
                      moves);
         stop_source(s);

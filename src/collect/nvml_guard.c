@@ -2,16 +2,18 @@
 #include "collect/nvml_guard.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/log.h"
 
-/* The guard's wakes may come this late, so the kernel can fold them into others. */
-#define GUARD_SLACK_NS (NVML_GUARD_PERIOD_NS / 2)
+enum guard_wake { GW_QUIT, GW_TIMER, GW_TIMEOUT };
 
 static void *guard_main(void *arg);
 
@@ -23,19 +25,47 @@ static bool start_thread(struct nvml_guard *g)
         return g->have_thread;
 }
 
-/* Sleep one period; true when told to quit. */
-static bool guard_sleep(struct nvml_guard *g)
+static void set_timer(struct nvml_guard *g, int64_t ns)
 {
-        int64_t deadline = now_mono_ns() + NVML_GUARD_PERIOD_NS;
-        struct timespec ts = {.tv_sec = deadline / NSEC_PER_SEC,
-                              .tv_nsec = deadline % NSEC_PER_SEC};
-        pthread_mutex_lock(&g->lock);
-        while (!g->quit)
-                if (pthread_cond_timedwait(&g->cond, &g->lock, &ts) == ETIMEDOUT)
-                        break;
-        bool quit = g->quit;
-        pthread_mutex_unlock(&g->lock);
-        return quit;
+        struct itimerspec its = {
+            .it_value = {.tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC}};
+        (void)timerfd_settime(g->timer_fd, 0, &its, NULL);
+}
+
+void nvml_guard_arm(struct nvml_guard *g)
+{
+        atomic_store_explicit(&g->in_tick, true, memory_order_release);
+        set_timer(g, NVML_GUARD_ARM_NS);
+        g->armed = true;
+}
+
+void nvml_guard_disarm(struct nvml_guard *g)
+{
+        if (!g || !g->armed)
+                return;
+        g->armed = false;
+        atomic_store_explicit(&g->in_tick, false, memory_order_release);
+        set_timer(g, 0);
+}
+
+/* Wait for the quit eventfd, and the timer when with_timer, at most timeout_ms (-1:
+ * no limit). The timer's expiry count is read, so it wakes once per arm. */
+static enum guard_wake guard_wait(struct nvml_guard *g, bool with_timer, int timeout_ms)
+{
+        struct pollfd p[2] = {{.fd = g->quit_fd, .events = POLLIN},
+                              {.fd = g->timer_fd, .events = POLLIN}};
+        int n;
+        do
+                n = poll(p, with_timer ? 2 : 1, timeout_ms);
+        while (n < 0 && errno == EINTR);
+        if (n > 0 && (p[0].revents & POLLIN))
+                return GW_QUIT;
+        if (n > 0 && with_timer && (p[1].revents & POLLIN)) {
+                uint64_t expirations;
+                (void)!read(g->timer_fd, &expirations, sizeof(expirations));
+                return GW_TIMER;
+        }
+        return GW_TIMEOUT;
 }
 
 /* Take the hung job tagged tag from the loop thread, and become the loop thread.
@@ -66,25 +96,53 @@ static void take_over(struct nvml_guard *g, uint64_t tag, int64_t since)
         g->ctx->move_loop(g->ctx);
 }
 
+/* Look at the loop's word every period while the tick lasts; take a job seen at two
+ * looks in a row. False when told to quit. */
+static bool watch_tick(struct nvml_guard *g)
+{
+        uint64_t seen = 0;
+        int64_t seen_at = 0;
+        const int period_ms = (int)(NVML_GUARD_PERIOD_NS / NSEC_PER_MSEC);
+        while (atomic_load_explicit(&g->in_tick, memory_order_acquire)) {
+                uint64_t tag = atomic_load_explicit(&g->running, memory_order_acquire);
+                int64_t now = now_mono_ns();
+                atomic_fetch_add_explicit(&g->looks, 1, memory_order_relaxed);
+                if (tag != 0 && tag == seen) {
+                        /* The same job at two looks in a row: it has run for a period at
+                         * least. */
+                        if (g->ctx->move_loop)
+                                take_over(g, tag, seen_at);
+                } else {
+                        seen = tag;
+                        seen_at = now;
+                }
+                if (guard_wait(g, false, period_ms) == GW_QUIT)
+                        return false;
+        }
+        return true;
+}
+
 static void *guard_main(void *arg)
 {
         struct nvml_guard *g = arg;
-        uint64_t seen = 0;
-        int64_t seen_at = 0;
-        prctl(PR_SET_TIMERSLACK, (unsigned long)GUARD_SLACK_NS, 0, 0, 0);
-        while (!guard_sleep(g)) {
-                uint64_t tag = atomic_load_explicit(&g->running, memory_order_acquire);
-                int64_t now = now_mono_ns();
-                if (tag == 0 || tag != seen) {
-                        seen = tag;
-                        seen_at = now;
-                        continue;
-                }
-                /* The same job at two looks in a row: it has run for a period at least. */
-                if (g->ctx->move_loop)
-                        take_over(g, tag, seen_at);
+        for (;;) {
+                /* A guard that starts in the middle of a tick (after a move) watches it
+                 * at once: the timer fired already for this tick. */
+                if (!atomic_load_explicit(&g->in_tick, memory_order_acquire) &&
+                    guard_wait(g, true, -1) == GW_QUIT)
+                        break;
+                if (!watch_tick(g))
+                        break;
         }
         return NULL;
+}
+
+static void close_fds(struct nvml_guard *g)
+{
+        if (g->timer_fd >= 0)
+                close(g->timer_fd);
+        if (g->quit_fd >= 0)
+                close(g->quit_fd);
 }
 
 int nvml_guard_start(struct nvml_guard **ret, struct vigil_ctx *ctx, const struct nvml_lib *lib,
@@ -94,11 +152,20 @@ int nvml_guard_start(struct nvml_guard **ret, struct vigil_ctx *ctx, const struc
         if (!g)
                 return -ENOMEM;
         atomic_init(&g->running, 0);
+        atomic_init(&g->in_tick, false);
+        atomic_init(&g->looks, 0);
         g->ctx = ctx;
         g->lib = lib;
         g->on_hang = on_hang;
         g->arg = arg;
-        cond_init_mono(&g->cond);
+        g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+        g->quit_fd = eventfd(0, EFD_CLOEXEC);
+        if (g->timer_fd < 0 || g->quit_fd < 0) {
+                int r = -errno;
+                close_fds(g);
+                free(g);
+                return r;
+        }
         pthread_mutex_init(&g->lock, NULL);
         pthread_mutex_lock(&g->lock);
         bool ok = start_thread(g);
@@ -120,13 +187,19 @@ unsigned nvml_guard_moves(struct nvml_guard *g)
         return n;
 }
 
+unsigned nvml_guard_looks(struct nvml_guard *g)
+{
+        return atomic_load_explicit(&g->looks, memory_order_relaxed);
+}
+
 void nvml_guard_stop(struct nvml_guard *g, bool keep)
 {
         if (!g)
                 return;
         pthread_mutex_lock(&g->lock);
         g->quit = true;
-        pthread_cond_broadcast(&g->cond);
+        uint64_t one = 1;
+        (void)!write(g->quit_fd, &one, sizeof(one));
         bool have = g->have_thread;
         pthread_t t = g->thread;
         g->have_thread = false;
@@ -135,7 +208,7 @@ void nvml_guard_stop(struct nvml_guard *g, bool keep)
                 pthread_join(t, NULL);
         if (keep)
                 return;
-        pthread_cond_destroy(&g->cond);
+        close_fds(g);
         pthread_mutex_destroy(&g->lock);
         free(g);
 }

@@ -164,6 +164,7 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
         if (w == (ssize_t)len) {
                 l->size += len;
                 l->rows++;
+                l->unsynced = true;
                 l->last_error = 0;
                 return 0;
         }
@@ -182,15 +183,21 @@ void csvlog_reopen(struct csvlog *l)
 
 int csvlog_sync(struct csvlog *l)
 {
-        if (l->fd >= 0 && fdatasync(l->fd) < 0)
+        if (l->fd < 0 || !l->unsynced)
+                return 0;
+        if (fdatasync(l->fd) < 0)
                 return -errno;
+        l->unsynced = false;
         return 0;
 }
 
 void csvlog_close(struct csvlog *l)
 {
+        /* A day closed at rotation keeps the loss bound of the sync cadence too. */
+        (void)csvlog_sync(l);
         if (l->fd >= 0)
                 close(l->fd);
+        l->unsynced = false;
         l->fd = -1;
         l->date[0] = '\0';
 }

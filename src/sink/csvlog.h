@@ -21,6 +21,7 @@ struct csvlog {
         int last_error;       /* -errno of the last failed write, 0 after a success */
         int repaired;         /* bytes cut from a torn last line at the last open */
         int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
+        bool unsynced;        /* rows written since the last fdatasync */
 };
 
 /* Set up (no file is opened until the first row). */
@@ -38,7 +39,8 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
 
 /* Close the file; the next row reopens it by name (SIGHUP after a rename rotation). */
 void csvlog_reopen(struct csvlog *l);
-/* fdatasync the open file. 0 or -errno. */
+/* fdatasync the open file, when rows were written since the last sync (an idle file
+ * costs nothing). 0 or -errno. */
 int csvlog_sync(struct csvlog *l);
 void csvlog_close(struct csvlog *l);
 

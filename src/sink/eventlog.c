@@ -21,7 +21,8 @@ struct eventlog {
         uint64_t lines;
         uint64_t errors;
         int paused;
-        bool no_file; /* eventlog_open_none: lines only reach the tap */
+        bool no_file;  /* eventlog_open_none: lines only reach the tap */
+        bool unsynced; /* lines written since the last fdatasync */
         eventlog_tap_fn tap;
         void *tap_arg;
 };
@@ -110,6 +111,7 @@ void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
         if (w == (ssize_t)n) {
                 el->size += n;
                 el->lines++;
+                el->unsynced = true;
                 return;
         }
         if (w > 0 && ftruncate(el->fd, (off_t)el->size) < 0)
@@ -128,8 +130,11 @@ void eventlog_reopen(struct eventlog *el)
 
 int eventlog_sync(struct eventlog *el)
 {
-        if (el && el->fd >= 0 && fdatasync(el->fd) < 0)
+        if (!el || el->fd < 0 || !el->unsynced)
+                return 0;
+        if (fdatasync(el->fd) < 0)
                 return -errno;
+        el->unsynced = false;
         return 0;
 }
 

@@ -590,6 +590,36 @@ static void test_guard_leaves_the_loop_alone(void **state)
         nvml_guard_stop(NULL, false);
 }
 
+/* Ticks that end before the timer fires never wake the guard: it sleeps on its timer,
+ * not on a period. A tick left running past the arm time is watched. */
+static void test_guard_sleeps_while_ticks_end(void **state)
+{
+        (void)state;
+        struct vigil_ctx ctx;
+        struct nvml_guard *g = NULL;
+        memset(&ctx, 0, sizeof(ctx));
+        mv_reset();
+        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
+        struct timespec gap = {0, 20 * 1000 * 1000};
+        for (int tick = 0; tick < 40; tick++) {
+                for (unsigned slot = 0; slot < 4; slot++)
+                        assert_true(nvml_guard_leave(g, nvml_guard_enter(g, slot)));
+                nvml_guard_disarm(g);
+                nanosleep(&gap, NULL);
+        }
+        struct timespec ts = {0, 3 * NVML_GUARD_PERIOD_NS};
+        nanosleep(&ts, NULL);
+        assert_int_equal(nvml_guard_looks(g), 0);
+        /* A tick still running after the arm time: the guard looks. */
+        assert_true(nvml_guard_leave(g, nvml_guard_enter(g, 0)));
+        ts.tv_nsec = (long)(NVML_GUARD_ARM_NS + 2 * NVML_GUARD_PERIOD_NS);
+        nanosleep(&ts, NULL);
+        assert_true(nvml_guard_looks(g) >= 1);
+        nvml_guard_disarm(g);
+        assert_int_equal(mv.hangs, 0);
+        nvml_guard_stop(g, false);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -597,6 +627,7 @@ int main(void)
             cmocka_unit_test(test_bounds),
             cmocka_unit_test(test_merge_keeps_failure_state),
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
+            cmocka_unit_test(test_guard_sleeps_while_ticks_end),
             cmocka_unit_test_setup(test_job_acquire_only, setup),
             cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
             cmocka_unit_test_setup(test_worker_handoff, setup),
