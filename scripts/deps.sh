@@ -18,9 +18,16 @@ esac
 
 missing=()
 archs=()
+native=$(dpkg --print-architecture)
 for pkg in $(grep -hv '^\s*#' "${lists[@]}" | awk 'NF {print $1}'); do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] && continue
+	# With foreign architectures a Multi-Arch: same package answers once per architecture:
+	# a plain name wants the native (or an Architecture: all) one, PKG:ARCH that one.
+	want=$native
+	case $pkg in *:*) want=${pkg#*:} ;; esac
+	if dpkg-query -W -f='${Status} ${Architecture}\n' "$pkg" 2>/dev/null |
+		grep -Eqx "install ok installed ($want|all)"; then
+		continue
+	fi
 	missing+=("$pkg")
 	case $pkg in *:*) archs+=("${pkg#*:}") ;; esac
 done
