@@ -24,9 +24,13 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 PKGS     := libmicrohttpd inih zlib
 LINK_PKGS := inih
 
+# Large-file interfaces on 32-bit ARM too (a no-op on 64-bit): with a 32-bit off_t,
+# readdir and stat fail with EOVERFLOW on a file system that hands out 64-bit directory
+# offsets or inode numbers (armhf vigil on a 64-bit kernel's ext4 under qemu-user).
+LFS      := -D_FILE_OFFSET_BITS=64
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
-CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -DVIGIL_VERSION=\"$(VERSION)\" \
+CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE $(LFS) -DVIGIL_VERSION=\"$(VERSION)\" \
 	-Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 # --as-needed: libm is mapped (about 0.5 MB resident) only if some code calls into it.
 LIBS     := -Wl,--as-needed $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
