@@ -60,6 +60,12 @@ build_arch() { # build_arch ARCH
 	echo "deb: $out/$deb"
 }
 
+# dh builds with make -jN when asked (Debian's convention: DEB_BUILD_OPTIONS parallel=N).
+case " ${DEB_BUILD_OPTIONS:-} " in
+*" parallel="*) ;;
+*) export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }parallel=$(nproc)" ;;
+esac
+
 mkdir -p "$out"
 rc=0
 for a in "${archs[@]}"; do
