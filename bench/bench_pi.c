@@ -5,7 +5,8 @@
  *                the reference's two watches (player=run_linux.py, chromium=chromium),
  *                PSS read on every sample as the reference does (and once without)
  *   rpi_mailbox  the Raspberry Pi source on a fixture tree whose ROOT/dev/vcio is a
- *                fake firmware (one mailbox request per sample), then every host-clock
+ *                fake firmware (eight gencmd requests and one property-tag request
+ *                per sample), then every host-clock
  *                detector on the combined frame (throttle flags, rules, trend row)
  *   rpi_vcgencmd the same source on a fixture whose mailbox cannot be opened, so every
  *                value comes from a vcgencmd run: CPU includes the children

@@ -58,6 +58,25 @@ for a in 'prometheus:secret' 'prometheus:wrong' 'nobody:secret' ':' 'prometheus:
 	text basic_auth '%s' "$a"
 done
 
+# gencmd: each fixture's answers as the firmware leaves them in vigil's request buffer
+# from word 4 (response word, error word, text), after a byte naming the value.
+for f in $fx/*/dev/vcio $fx/*/dev/vcio_gencmd; do
+	python3 - "$f" "$c/gencmd_reply" <<'PY'
+import hashlib, os, re, struct, sys
+values = ["measure_temp", "measure_volts core", "measure_clock arm", "measure_clock core",
+          "measure_clock v3d", "measure_clock h264", "measure_clock pixel", None, "get_throttled"]
+for line in open(sys.argv[1]):
+    m = re.match(r'gencmd (?:err=(\S+) )?"([^"]+)" ?(.*)$', line.rstrip('\n'))
+    if not m or m.group(2) not in values:
+        continue
+    err = int(m.group(1), 0) if m.group(1) else 0
+    text = m.group(3).encode() + b'\0'
+    blob = bytes([values.index(m.group(2))]) + struct.pack('<II', 0x80000000 | (4 + len(text)), err) + text
+    os.makedirs(sys.argv[2], exist_ok=True)
+    open(os.path.join(sys.argv[2], 'seed-' + hashlib.sha1(blob).hexdigest()[:12]), 'wb').write(blob)
+PY
+done
+
 # The mailbox: the firmware's reply to vigil's request for every value, as the fake
 # firmware of each Pi fixture answers it (layout: src/collect/rpi_mbox.h).
 for f in $fx/*/dev/vcio; do

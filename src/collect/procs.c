@@ -408,12 +408,16 @@ static void sample_pss(struct procs_state *s, struct vigil_ctx *ctx)
 static int procs_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct procs_state *s = state;
-        bool pss = t->due & VCLOCK_BIT(VCLOCK_PSS);
+        /* PSS from the first sample on, as the reference has it in every row: the
+         * first read comes with the first host tick, then every --pss-interval. */
+        bool pss = (t->due & VCLOCK_BIT(VCLOCK_PSS)) || !s->pss_read;
         int r = 0;
         if ((t->due & VCLOCK_BIT(VCLOCK_HOST)) || (pss && !s->scanned))
                 r = sample_host(s, ctx, t->mono_ns);
-        if (pss && r == 0)
+        if (pss && r == 0) {
                 sample_pss(s, ctx);
+                s->pss_read = true;
+        }
         if (s->pss_unreadable && !s->pss_warned &&
             (s->pss_errno == EACCES || s->pss_errno == EPERM)) {
                 /* Said once: the PSS of another user's process needs ptrace rights. */

@@ -67,6 +67,7 @@ struct procs_state {
         unsigned nfds;            /* kept stat fds */
 
         bool scanned;
+        bool pss_read; /* a PSS tick ran: the first one runs with the first host tick */
         uint64_t cmdline_reads;
         unsigned pss_unreadable;
         int pss_errno;

@@ -1,7 +1,7 @@
 /* The Raspberry Pi source. See rpi.h for where each value comes from.
  *
  *   47236                      (ROOT/sys/class/thermal/thermal_zone0/temp, m°C)
- *   tag 0x00030046 0x50005     (ROOT/dev/vcio as a fixture: the fake firmware) */
+ *   gencmd "get_throttled" throttled=0x50000   (ROOT/dev/vcio_gencmd as a fixture) */
 #include "collect/rpi.h"
 #include "util/log.h"
 
@@ -21,39 +21,76 @@
 
 #define SYSFS_NUM_BUF    64
 #define VCGENCMD_GIVE_UP 3 /* samples in a row with no answer at all */
+/* A core rail outside this is not a reading (mbox_voltage_v() uses the same bounds). */
+#define SYSFS_VOLT_MIN_MV 200.0
+#define SYSFS_VOLT_MAX_MV 2500.0
+
+/* Device nodes under ROOT/dev. vcgencmd opens vcio_gencmd first, then vcio, both
+ * read-only (raspberrypi/utils vcgencmd/vcgencmd.c mbox_open(), commit d0397c6);
+ * vcio_gencmd passes only the gencmd tag (raspberrypi/linux vcio.c vcio_gencmd_tags). */
+#define NODE_GENCMD "/dev/vcio_gencmd"
+#define NODE_VCIO   "/dev/vcio"
+
+/* One open vcio node. */
+struct rpi_chan {
+        const struct rpi_transport_ops *ops;
+        void *priv; /* NULL while closed */
+        char path[4096];
+};
 
 struct rpi_source {
         char root[1024];
         char model[64];
         int generation;
-        const struct rpi_transport_ops *ops;
-        void *priv; /* the open transport; NULL while closed */
-        char vcio_path[4096];
-        unsigned mask;           /* values asked of the mailbox */
-        bool use_vcgencmd;       /* the mailbox could not be opened at start */
+        const struct rpi_transport_ops *forced_ops; /* tests: this transport for every node */
+        struct rpi_chan gencmd;                     /* text commands: vcio_gencmd, else vcio */
+        struct rpi_chan tags;                       /* property tags: vcio only */
+        bool gencmd_dead;        /* the firmware or node refuses gencmd: stop asking */
+        bool tags_dead;          /* vcio could not be opened at start */
+        unsigned mask;           /* values asked of the property tags */
+        bool use_vcgencmd;       /* no node could be opened at start */
         bool vcgencmd_missing;   /* vcgencmd cannot be run or never answers: stop trying */
         unsigned vcgencmd_fails; /* samples in a row in which vcgencmd answered nothing */
         const char *vcgencmd;
         bool diag_pending;
-        char diag[320];
-        struct pfile thermal, uv_alarm, volt_in, cur_freq, max_freq, gpu_stats;
+        char diag[480];
+        struct pfile thermal, uv_alarm, volt_in, max_freq, gpu_stats;
         unsigned nv3d;
         struct v3d_queue_stat v3d_prev[VIGIL_V3D_QUEUES];
 };
 
-static void set_diagnostic(struct rpi_source *s, int err)
+static bool is_perm(int err)
+{
+        return err == -EACCES || err == -EPERM;
+}
+
+/* Why no firmware node could be opened, naming the device and what grants it. */
+static void set_diagnostic(struct rpi_source *s, int gencmd_err, int vcio_err)
 {
         struct strbuf sb;
+        char gpath[4096], vpath[4096];
         sb_init_fixed(&sb, s->diag, sizeof(s->diag));
-        if (err == -EACCES || err == -EPERM)
+        path_join(gpath, sizeof(gpath), s->root, NODE_GENCMD);
+        path_join(vpath, sizeof(vpath), s->root, NODE_VCIO);
+        if (is_perm(gencmd_err))
                 sb_printf(&sb,
-                          "cannot open %s: permission denied; add the user vigil runs as to the "
-                          "'video' group (usermod -aG video USER) to read the firmware directly; "
-                          "until then values come from sysfs and vcgencmd",
-                          s->vcio_path);
+                          "cannot open %s: permission denied; current Raspberry Pi OS gives it to "
+                          "group 'video' (udev rule 10-vc.rules): run vigil with group video (the "
+                          "shipped unit has SupplementaryGroups=video; by hand: usermod -aG video "
+                          "USER); until then values come from sysfs and vcgencmd",
+                          gpath);
+        else if (gencmd_err == -ENOENT && is_perm(vcio_err))
+                sb_printf(&sb,
+                          "cannot open %s: permission denied (this kernel has no %s); on this "
+                          "older Raspberry Pi OS group 'video' has %s: run vigil with group video "
+                          "(usermod -aG video USER); until then values come from sysfs and "
+                          "vcgencmd",
+                          vpath, NODE_GENCMD, NODE_VCIO);
         else
-                sb_printf(&sb, "cannot open %s: %s; values come from sysfs and vcgencmd instead",
-                          s->vcio_path, strerror(-err));
+                sb_printf(&sb,
+                          "cannot open %s (%s) nor %s (%s); values come from sysfs and vcgencmd "
+                          "instead",
+                          gpath, strerror(-gencmd_err), vpath, strerror(-vcio_err));
         s->diag_pending = true;
 }
 
@@ -69,25 +106,52 @@ static void open_sysfs(struct rpi_source *s)
                 snprintf(path, sizeof(path), "%s/in0_input", dir);
                 pfile_open(&s->volt_in, s->root, path, SYSFS_NUM_BUF);
         }
-        pfile_open(&s->cur_freq, s->root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
-                   SYSFS_NUM_BUF);
         pfile_open(&s->max_freq, s->root, "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
                    SYSFS_NUM_BUF);
         if (rpi_find_gpu_stats(s->root, path, sizeof(path)) == 0)
                 pfile_open(&s->gpu_stats, s->root, path, V3D_STATS_MAX_BYTES);
 }
 
+static void chan_close(struct rpi_chan *c)
+{
+        if (c->priv)
+                c->ops->close(c->priv);
+        c->priv = NULL;
+}
+
 static void close_all(struct rpi_source *s)
 {
-        if (s->priv)
-                s->ops->close(s->priv);
-        s->priv = NULL;
+        chan_close(&s->gencmd);
+        chan_close(&s->tags);
         pfile_close(&s->thermal);
         pfile_close(&s->uv_alarm);
         pfile_close(&s->volt_in);
-        pfile_close(&s->cur_freq);
         pfile_close(&s->max_freq);
         pfile_close(&s->gpu_stats);
+}
+
+/* Open ROOT/node on c. 0 or -errno. */
+static int chan_open(struct rpi_source *s, struct rpi_chan *c, const char *node)
+{
+        int r = path_join(c->path, sizeof(c->path), s->root, node);
+        if (r == 0) {
+                c->ops = s->forced_ops ? s->forced_ops : rpi_transport_pick(c->path);
+                r = c->ops->open(c->path, &c->priv);
+        }
+        if (r < 0)
+                c->priv = NULL;
+        return r;
+}
+
+/* Reopen a channel closed after a transport failure (same node as before). */
+static int chan_reopen(struct rpi_chan *c)
+{
+        if (c->priv)
+                return 0;
+        int r = c->ops->open(c->path, &c->priv);
+        if (r < 0)
+                c->priv = NULL;
+        return r;
 }
 
 /* Pi 5 and later answer only some tags: ask once, keep the ones answered. */
@@ -95,19 +159,26 @@ static void probe_tags(struct rpi_source *s)
 {
         double vals[RPI_V_COUNT];
         unsigned answered;
-        int r = rpi_fw_query(s->ops, s->priv, RPI_V_ALL, vals, &answered);
-        if (r == 0 || r == -EBADMSG)
+        if (rpi_fw_query(s->tags.ops, s->tags.priv, RPI_V_ALL, vals, &answered) == 0)
                 s->mask = answered;
 }
 
-static int open_mailbox(struct rpi_source *s)
+static void open_firmware(struct rpi_source *s)
 {
-        int r = s->ops->open(s->vcio_path, &s->priv);
-        if (r < 0) {
-                s->priv = NULL;
-                return r;
+        int gerr = chan_open(s, &s->gencmd, NODE_GENCMD);
+        int verr = 0;
+        if (gerr < 0)
+                verr = chan_open(s, &s->gencmd, NODE_VCIO);
+        int terr = chan_open(s, &s->tags, NODE_VCIO);
+        s->tags_dead = terr < 0;
+        if (gerr < 0 && verr < 0) {
+                s->gencmd_dead = true;
+                s->use_vcgencmd = s->tags_dead;
+                if (s->use_vcgencmd)
+                        set_diagnostic(s, gerr, verr);
         }
-        return 0;
+        if (!s->tags_dead && s->generation >= 5)
+                probe_tags(s);
 }
 
 int rpi_source_open(struct vigil_ctx *ctx, const struct rpi_transport_ops *ops, void **ret_state)
@@ -117,7 +188,7 @@ int rpi_source_open(struct vigil_ctx *ctx, const struct rpi_transport_ops *ops, 
                 return -ENOMEM;
         copy_bounded(s->root, sizeof(s->root), ctx->opt->root, strlen(ctx->opt->root));
         s->thermal.fd = s->uv_alarm.fd = s->volt_in.fd = -1;
-        s->cur_freq.fd = s->max_freq.fd = s->gpu_stats.fd = -1;
+        s->max_freq.fd = s->gpu_stats.fd = -1;
         int r = rpi_read_model(s->root, s->model, sizeof(s->model));
         if (r <= 0) {
                 free(s);
@@ -126,19 +197,8 @@ int rpi_source_open(struct vigil_ctx *ctx, const struct rpi_transport_ops *ops, 
         s->generation = rpi_model_generation(s->model);
         s->vcgencmd = "vcgencmd";
         s->mask = RPI_V_ALL;
-        r = path_join(s->vcio_path, sizeof(s->vcio_path), s->root, "/dev/vcio");
-        if (r < 0) {
-                free(s);
-                return r;
-        }
-        s->ops = ops ? ops : rpi_transport_pick(s->vcio_path);
-        r = open_mailbox(s);
-        if (r < 0) {
-                s->use_vcgencmd = true;
-                set_diagnostic(s, r);
-        } else if (s->generation >= 5) {
-                probe_tags(s);
-        }
+        s->forced_ops = ops;
+        open_firmware(s);
         open_sysfs(s);
         *ret_state = s;
         return 0;
@@ -155,41 +215,35 @@ static int read_num(struct pfile *f, double *ret)
         return 0;
 }
 
-/* sysfs for each value in want that is still missing. */
-static void fill_sysfs(struct rpi_source *s, double *vals, enum rpi_origin *org, unsigned want)
+/* sysfs for temperature, core voltage and the ARM's maximum when still missing. Never
+ * the ARM clock: scaling_cur_freq is the kernel's request, not a measurement (it is
+ * arm_cur_mhz_cfg, from the cpufreq source). The throttled word has no sysfs form. */
+static void fill_sysfs(struct rpi_source *s, double *vals, enum rpi_origin *org)
 {
         double x;
-        for (unsigned v = 0; v < RPI_V_COUNT; v++) {
-                if (!(want & RPI_V_BIT(v)) || !isnan(vals[v]))
-                        continue;
-                int r = -ENODATA;
-                switch (v) {
-                case RPI_V_TEMP:
-                        if ((r = read_num(&s->thermal, &x)) == 0)
-                                x /= 1000.0;
-                        break;
-                case RPI_V_VOLT:
-                        if ((r = read_num(&s->volt_in, &x)) == 0)
-                                x /= 1000.0;
-                        break;
-                case RPI_V_ARM:
-                case RPI_V_ARM_MAX:
-                        r = read_num(v == RPI_V_ARM ? &s->cur_freq : &s->max_freq, &x);
-                        if (r == 0)
-                                x *= 1000.0;
-                        break;
-                case RPI_V_THROTTLED:
-                        /* Only the under-voltage bit: the alarm is bit 16 of a word the
-                         * kernel reads with its sticky bits cleared every 2 s. */
-                        if ((r = read_num(&s->uv_alarm, &x)) == 0)
-                                x = x != 0 ? 1.0 : 0.0;
-                        break;
-                }
-                if (r == 0 && x >= 0) {
-                        vals[v] = x;
-                        org[v] = RPI_SRC_SYSFS;
-                }
+        if (isnan(vals[RPI_V_TEMP]) && read_num(&s->thermal, &x) == 0 && x >= 0) {
+                vals[RPI_V_TEMP] = x / 1000.0;
+                org[RPI_V_TEMP] = RPI_SRC_SYSFS;
         }
+        /* in0_input in mV (mainline kernels); 0 or an absurd value is not a voltage. */
+        if (isnan(vals[RPI_V_VOLT]) && read_num(&s->volt_in, &x) == 0 && x >= SYSFS_VOLT_MIN_MV &&
+            x <= SYSFS_VOLT_MAX_MV) {
+                vals[RPI_V_VOLT] = x / 1000.0;
+                org[RPI_V_VOLT] = RPI_SRC_SYSFS;
+        }
+        if (isnan(vals[RPI_V_ARM_MAX]) && read_num(&s->max_freq, &x) == 0 && x > 0) {
+                vals[RPI_V_ARM_MAX] = x * 1000.0;
+                org[RPI_V_ARM_MAX] = RPI_SRC_SYSFS;
+        }
+}
+
+/* The rpi_volt alarm: the under-voltage bit as the driver last read it (0/1). */
+static double read_alarm(struct rpi_source *s)
+{
+        double x;
+        if (read_num(&s->uv_alarm, &x) < 0 || x < 0)
+                return VAL_MISSING;
+        return x != 0 ? 1.0 : 0.0;
 }
 
 /* One run per missing value, all of them within one VCGENCMD_TIMEOUT_MS budget so a
@@ -226,23 +280,80 @@ static void fill_vcgencmd(struct rpi_source *s, double *vals, enum rpi_origin *o
                 s->vcgencmd_missing = true;
 }
 
-/* One mailbox round trip; reopens a transport closed after a failure. */
-static int fill_mailbox(struct rpi_source *s, double *vals, enum rpi_origin *org)
+/* The reference's commands through gencmd, one request each. Returns 0, or the
+ * transport error that closed the node (reopened next sample); *ret_reachable says
+ * whether the firmware answered any command with text. A firmware that does not know gencmd
+ * (unanswered) or a node that refuses it (EPERM) is not asked again. */
+static int fill_gencmd(struct rpi_source *s, double *vals, enum rpi_origin *org,
+                       bool *ret_reachable)
 {
-        if (!s->priv) {
-                int r = open_mailbox(s);
-                if (r < 0)
-                        return r;
+        *ret_reachable = false;
+        if (s->gencmd_dead)
+                return 0;
+        int r = chan_reopen(&s->gencmd);
+        if (r < 0)
+                return r;
+        for (unsigned v = 0; v < RPI_V_COUNT; v++) {
+                double x;
+                if (!rpi_fw_command((enum rpi_value)v))
+                        continue;
+                r = rpi_fw_gencmd(s->gencmd.ops, s->gencmd.priv, (enum rpi_value)v, &x);
+                if (r == 0) {
+                        vals[v] = x;
+                        org[v] = RPI_SRC_GENCMD;
+                }
+                /* An answer that is an error or does not parse: gencmd is there, this
+                 * value is not. EINVAL: the firmware failed the request; try the rest. */
+                if (r == 0 || r == -EPROTO || r == -EBADMSG) {
+                        *ret_reachable = true;
+                        continue;
+                }
+                if (r == -EINVAL)
+                        continue;
+                if (r == -ENODATA || r == -EPERM) {
+                        s->gencmd_dead = true;
+                        chan_close(&s->gencmd);
+                        return 0;
+                }
+                chan_close(&s->gencmd);
+                return r;
         }
-        unsigned got = 0;
-        int r = rpi_fw_query(s->ops, s->priv, s->mask, vals, &got);
+        return 0;
+}
+
+/* Property tags for what is still missing: the ARM's maximum (no gencmd gives it),
+ * and, when gencmd did not answer, the rest, the throttled word included. */
+static int fill_tags(struct rpi_source *s, double *vals, enum rpi_origin *org, bool gencmd_ok)
+{
+        if (s->tags_dead)
+                return 0;
+        unsigned want = 0;
         for (unsigned v = 0; v < RPI_V_COUNT; v++)
-                if (got & RPI_V_BIT(v))
-                        org[v] = RPI_SRC_MAILBOX;
-        if (r < 0 && r != -EBADMSG && r != -EPROTO) {
-                s->ops->close(s->priv);
-                s->priv = NULL;
+                if (isnan(vals[v]))
+                        want |= RPI_V_BIT(v);
+        /* Never by tag while gencmd answers: the kernel's rpi_volt driver clears the
+         * sticky bits through the tag every 2 s (FACTS.md), and a request that clears
+         * nothing still shows a since-boot history that is not one. */
+        if (gencmd_ok)
+                want &= ~RPI_V_BIT(RPI_V_THROTTLED);
+        want &= s->mask;
+        if (!want)
+                return 0;
+        int r = chan_reopen(&s->tags);
+        if (r < 0)
+                return r;
+        double got_vals[RPI_V_COUNT];
+        unsigned got = 0;
+        r = rpi_fw_query(s->tags.ops, s->tags.priv, want, got_vals, &got);
+        for (unsigned v = 0; v < RPI_V_COUNT; v++) {
+                if (!(got & RPI_V_BIT(v)))
+                        continue;
+                vals[v] = got_vals[v];
+                org[v] = RPI_SRC_MAILBOX;
         }
+        /* EINVAL is the firmware failing the request, not a broken node. */
+        if (r < 0 && r != -EINVAL && r != -EPROTO)
+                chan_close(&s->tags);
         return r;
 }
 
@@ -279,6 +390,7 @@ static void store(struct rpi_frame *r, const double *vals, const enum rpi_origin
         r->volt_src = org[RPI_V_VOLT];
         r->clock_src = org[RPI_V_ARM];
         r->throttle_src = org[RPI_V_THROTTLED];
+        r->arm_max_src = org[RPI_V_ARM_MAX];
 }
 
 int rpi_source_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
@@ -297,14 +409,18 @@ int rpi_source_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
         r->present = true;
         copy_bounded(r->model, sizeof(r->model), s->model, strlen(s->model));
         if (!s->use_vcgencmd) {
-                ret = fill_mailbox(s, vals, org);
-                fill_sysfs(s, vals, org, RPI_V_ALL);
+                bool gencmd_ok;
+                ret = fill_gencmd(s, vals, org, &gencmd_ok);
+                int tr = fill_tags(s, vals, org, gencmd_ok);
+                if (ret == 0)
+                        ret = tr;
+                fill_sysfs(s, vals, org);
         } else {
-                fill_sysfs(s, vals, org, RPI_V_ALL & ~RPI_V_BIT(RPI_V_THROTTLED));
+                fill_sysfs(s, vals, org);
                 fill_vcgencmd(s, vals, org);
-                fill_sysfs(s, vals, org, RPI_V_BIT(RPI_V_THROTTLED));
         }
         store(r, vals, org);
+        r->undervolt_alarm = read_alarm(s);
         sample_v3d(s, r);
         return ret;
 }
@@ -343,6 +459,12 @@ bool rpi_source_uses_vcgencmd(const void *state)
 {
         const struct rpi_source *s = state;
         return s->use_vcgencmd;
+}
+
+const char *rpi_source_gencmd_node(const void *state)
+{
+        const struct rpi_source *s = state;
+        return s->gencmd_dead ? NULL : s->gencmd.path;
 }
 
 /* The plug-in's init: open the real transport, and say once why the firmware cannot

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collect/rpi_gencmd.h"
 #include "collect/rpi_vcgencmd.h"
 
 /* The request word of get-throttled is a mask of sticky bits to clear: the kernel's
@@ -108,12 +109,14 @@ int rpi_fw_query(const struct rpi_transport_ops *ops, void *priv, unsigned mask,
         if (r < 0)
                 return r;
         r = mbox_decode(buf, nwords, tags, n);
-        if (r < 0 && r != -EBADMSG)
+        if (r < 0)
                 return r;
         *ret_answered = rpi_fw_decode(tags, which, n, vals);
-        return r;
+        return 0;
 }
 
+/* The reference monitor's calls (seeds: `vcgencmd measure_temp`, `measure_volts core`,
+ * `measure_clock arm|core|v3d|h264|pixel`, `get_throttled`), as argv and as gencmd text. */
 static const char *const vc_args[RPI_V_COUNT][4] = {
     [RPI_V_TEMP] = {"vcgencmd", "measure_temp", NULL},
     [RPI_V_VOLT] = {"vcgencmd", "measure_volts", "core", NULL},
@@ -125,6 +128,76 @@ static const char *const vc_args[RPI_V_COUNT][4] = {
     [RPI_V_THROTTLED] = {"vcgencmd", "get_throttled", NULL},
 };
 
+static const char *const gencmd_text[RPI_V_COUNT] = {
+    [RPI_V_TEMP] = "measure_temp",         [RPI_V_VOLT] = "measure_volts core",
+    [RPI_V_ARM] = "measure_clock arm",     [RPI_V_CORE] = "measure_clock core",
+    [RPI_V_V3D] = "measure_clock v3d",     [RPI_V_H264] = "measure_clock h264",
+    [RPI_V_PIXEL] = "measure_clock pixel", [RPI_V_THROTTLED] = "get_throttled",
+};
+
+const char *rpi_fw_command(enum rpi_value v)
+{
+        return (unsigned)v < RPI_V_COUNT ? gencmd_text[v] : NULL;
+}
+
+int rpi_fw_parse_reply(enum rpi_value v, const char *text, size_t n, double *ret)
+{
+        double x;
+        uint32_t w;
+        int r;
+        if (gencmd_error_code(text, n) >= 0)
+                return -EPROTO;
+        switch (v) {
+        case RPI_V_TEMP:
+                r = vcgencmd_parse_temp(text, n, &x);
+                break;
+        case RPI_V_VOLT:
+                r = vcgencmd_parse_volt(text, n, &x);
+                break;
+        case RPI_V_THROTTLED:
+                r = vcgencmd_parse_throttled(text, n, &w);
+                if (r == 0)
+                        x = w;
+                break;
+        case RPI_V_ARM:
+        case RPI_V_CORE:
+        case RPI_V_V3D:
+        case RPI_V_H264:
+        case RPI_V_PIXEL:
+                r = vcgencmd_parse_freq(text, n, &x);
+                break;
+        default:
+                return -ENOTSUP;
+        }
+        if (r < 0)
+                return -EBADMSG;
+        *ret = x;
+        return 0;
+}
+
+int rpi_fw_gencmd(const struct rpi_transport_ops *ops, void *priv, enum rpi_value v, double *ret)
+{
+        uint32_t buf[GENCMD_WORDS];
+        char text[GENCMD_TEXT_BYTES];
+        size_t nwords;
+        uint32_t err;
+        const char *cmd = rpi_fw_command(v);
+        if (!cmd)
+                return -ENOTSUP;
+        int r = gencmd_build(buf, GENCMD_WORDS, cmd, &nwords);
+        if (r < 0)
+                return r;
+        r = ops->call(priv, buf, nwords);
+        if (r < 0)
+                return r;
+        int n = gencmd_decode(buf, nwords, text, sizeof(text), &err);
+        if (n < 0)
+                return n;
+        if (err != 0)
+                return -EPROTO;
+        return rpi_fw_parse_reply(v, text, (size_t)n, ret);
+}
+
 int rpi_fw_vcgencmd(const char *prog, enum rpi_value v, int timeout_ms, double *ret)
 {
         char out[VCGENCMD_OUTPUT_MAX];
@@ -133,27 +206,5 @@ int rpi_fw_vcgencmd(const char *prog, enum rpi_value v, int timeout_ms, double *
         int n = vcgencmd_run(prog, vc_args[v], out, sizeof(out), timeout_ms);
         if (n < 0)
                 return n;
-        double x;
-        uint32_t w;
-        int r;
-        switch (v) {
-        case RPI_V_TEMP:
-                r = vcgencmd_parse_temp(out, (size_t)n, &x);
-                break;
-        case RPI_V_VOLT:
-                r = vcgencmd_parse_volt(out, (size_t)n, &x);
-                break;
-        case RPI_V_THROTTLED:
-                r = vcgencmd_parse_throttled(out, (size_t)n, &w);
-                if (r == 0)
-                        x = w;
-                break;
-        default:
-                r = vcgencmd_parse_freq(out, (size_t)n, &x);
-                break;
-        }
-        if (r < 0)
-                return r;
-        *ret = x;
-        return 0;
+        return rpi_fw_parse_reply(v, out, (size_t)n, ret);
 }

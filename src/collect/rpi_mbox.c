@@ -66,12 +66,7 @@ int mbox_decode(const uint32_t *buf, size_t nwords, struct mbox_tag *tags, unsig
         if (ntags > MBOX_MAX_TAGS || nwords != mbox_request_words(tags, ntags) ||
             buf[0] != nwords * 4)
                 return -EPROTO;
-        int ret;
-        if (buf[1] == MBOX_REPLY_SUCCESS)
-                ret = 0;
-        else if (buf[1] == MBOX_REPLY_PARSE_ERROR)
-                ret = -EBADMSG;
-        else
+        if (buf[1] != MBOX_REPLY_SUCCESS)
                 return -EPROTO;
         size_t pos = 2;
         for (unsigned i = 0; i < ntags; i++) {
@@ -85,7 +80,7 @@ int mbox_decode(const uint32_t *buf, size_t nwords, struct mbox_tag *tags, unsig
                 }
                 pos += 3 + t->buf_words;
         }
-        return ret;
+        return 0;
 }
 
 int mbox_tag_word(const struct mbox_tag *t, unsigned index, uint32_t *ret)

@@ -3,11 +3,16 @@
  * over u32 words; the transport that carries the buffer is in rpi_transport.h.
  *
  * Buffer: [total_bytes, 0 (request), tag..., 0 (end tag)], each tag
- * [id, value_buffer_bytes, 0 (request), value words...]. The firmware overwrites the
- * buffer: word 1 becomes 0x80000000 (success) or 0x80000001 (parse error, partial
- * response); in each tag it answered, word 2 gets bit 31 set and the value length in
- * bytes in bits 0-30. Tags it does not know are left unanswered (bit 31 clear).
- * Sources: the firmware's mailbox property interface page and vcmailbox(7). */
+ * [id, value_buffer_bytes, 0 (request), value words...]. In each tag it answered, the
+ * firmware sets bit 31 of word 2 and the value length in bytes in bits 0-30; tags it
+ * does not know are left unanswered (bit 31 clear). Sources: the firmware's mailbox
+ * property interface page and vcmailbox(7).
+ *
+ * What user space sees (raspberrypi/linux drivers/char/broadcom/vcio.c
+ * vcio_user_property_list() and drivers/firmware/raspberrypi.c
+ * rpi_firmware_property_list()): when the firmware's reply code is not 0x80000000
+ * the ioctl fails with EINVAL and the buffer is not copied back; on success the
+ * kernel writes 0x80000000 into word 1 itself. A partial answer never arrives. */
 #ifndef VIGIL_COLLECT_RPI_MBOX_H
 #define VIGIL_COLLECT_RPI_MBOX_H
 
@@ -30,12 +35,11 @@
 #define MBOX_CLOCK_PIXEL  9u
 #define MBOX_VOLTAGE_CORE 1u
 
-#define MBOX_PROCESS_REQUEST   0x00000000u
-#define MBOX_REPLY_SUCCESS     0x80000000u
-#define MBOX_REPLY_PARSE_ERROR 0x80000001u
-#define MBOX_TAG_RESPONSE_BIT  0x80000000u
-#define MBOX_TAG_LEN_MASK      0x7fffffffu
-#define MBOX_VOLTAGE_INVALID   0x80000000u /* get-voltage value: the id was not valid */
+#define MBOX_PROCESS_REQUEST  0x00000000u
+#define MBOX_REPLY_SUCCESS    0x80000000u
+#define MBOX_TAG_RESPONSE_BIT 0x80000000u
+#define MBOX_TAG_LEN_MASK     0x7fffffffu
+#define MBOX_VOLTAGE_INVALID  0x80000000u /* get-voltage value: the id was not valid */
 
 #define MBOX_VALUE_WORDS 2  /* the largest value buffer vigil uses, in words */
 #define MBOX_MAX_TAGS    16 /* tags in one request */
@@ -66,9 +70,8 @@ int mbox_build(uint32_t *buf, size_t cap, const struct mbox_tag *tags, unsigned 
 /* Decode the answer in buf (nwords, as built by mbox_build for the same tags) into
  * tags[]: a tag is answered when its id is intact and its response bit is set; its
  * value words are copied whatever their reported length (see mbox_tag_word).
- * Returns 0 on reply code 0x80000000; -EBADMSG on 0x80000001 (tags still decoded by
- * their own response bits: a partial response); -EPROTO on any other reply code or a
- * buffer whose size word changed (no tag answered). */
+ * Returns 0 on reply code 0x80000000; -EPROTO on any other reply code (the kernel
+ * never returns one) or a buffer whose size word changed (no tag answered). */
 int mbox_decode(const uint32_t *buf, size_t nwords, struct mbox_tag *tags, unsigned ntags);
 
 /* Value word `index` of an answered tag. The word must lie inside both the reported

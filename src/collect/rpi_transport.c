@@ -25,7 +25,7 @@ static int vcio_open(const char *path, void **ret_priv)
         struct vcio_priv *p = malloc(sizeof(*p));
         if (!p)
                 return -ENOMEM;
-        p->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        p->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (p->fd < 0) {
                 int r = -errno;
                 free(p);

@@ -103,8 +103,7 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct m
         return seq;
 }
 
-/* Log files are fdatasync'ed this often: a power loss loses at most this much. */
-#define SYNC_EVERY_NS NSEC_PER_SEC
+#define SYNC_SLACK_NS (20 * NSEC_PER_MSEC)
 /* A write failure is logged when it starts, then at most this often while it lasts. */
 #define WRITE_FAIL_LOG_EVERY_NS (60 * NSEC_PER_SEC)
 
@@ -462,7 +461,11 @@ static bool finish_tick(struct daemon *d)
                         t->seq[c]++;
         t->final = should_stop(d, t);
         watch_writes(d, t, run_detectors_and_sinks(d, t));
-        if (t->mono_ns - d->last_sync_mono_ns >= SYNC_EVERY_NS) {
+        /* Log files are fdatasync'ed every --sync-interval: a power loss loses at most
+         * that much; snapshots sync first on their own (vigil_flush_all). The slack
+         * keeps a tick a little early on the clock (the previous one woke late) from
+         * pushing the sync a whole tick later. */
+        if (t->mono_ns - d->last_sync_mono_ns >= ctx->opt->sync_interval_ns - SYNC_SLACK_NS) {
                 vigil_flush_all(ctx);
                 d->last_sync_mono_ns = t->mono_ns;
         }

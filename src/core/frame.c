@@ -38,7 +38,7 @@ void rpi_frame_clear(struct rpi_frame *r)
         memset(r, 0, sizeof(*r));
         r->temp_c = r->volt_core_v = VAL_MISSING;
         r->arm_hz = r->core_hz = r->v3d_hz = r->h264_hz = r->pixel_hz = VAL_MISSING;
-        r->arm_max_hz = r->throttled = VAL_MISSING;
+        r->arm_max_hz = r->throttled = r->undervolt_alarm = VAL_MISSING;
         for (unsigned i = 0; i < VIGIL_V3D_QUEUES; i++)
                 r->v3d[i].busy_ratio = r->v3d[i].jobs = VAL_MISSING;
 }
@@ -83,10 +83,22 @@ void gpu_frame_clear(struct gpu_frame *g)
         MISSING_ARRAY(g->fan_target_pct);
 }
 
+void storage_frame_clear(struct storage_frame *s)
+{
+        memset(s, 0, sizeof(*s));
+        for (unsigned i = 0; i < FS_COUNT; i++) {
+                struct fs_frame *fs = &s->fs[i];
+                fs->size_bytes = fs->avail_bytes = fs->readonly = fs->full_in_s = VAL_MISSING;
+        }
+        MISSING_ARRAY(s->errors);
+        s->errors_new = VAL_MISSING;
+}
+
 void frame_clear(struct frame *f)
 {
         memset(f, 0, sizeof(*f));
         host_frame_clear(&f->host);
+        storage_frame_clear(&f->storage);
         rpi_frame_clear(&f->rpi);
         for (unsigned i = 0; i < VIGIL_MAX_WATCHES; i++)
                 watch_frame_clear(&f->watches[i]);

@@ -59,8 +59,10 @@ struct watch_frame {
         double first_pss_bytes; /* PSS of the lowest-pid match (the reference's "player") */
 };
 
-/* Raspberry Pi firmware values (mailbox, sysfs or vcgencmd). */
-enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD };
+/* Raspberry Pi firmware values and where each came from: the firmware's text commands
+ * through the mailbox (gencmd, what vcgencmd sends), property tags (mailbox), sysfs, or
+ * a spawned vcgencmd. */
+enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD, RPI_SRC_GENCMD };
 
 struct rpi_frame {
         bool present; /* this is a Raspberry Pi and the source runs */
@@ -68,15 +70,39 @@ struct rpi_frame {
         double volt_core_v;
         double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
         double arm_max_hz;                                 /* configured ARM maximum (firmware) */
-        double throttled; /* the get_throttled word, NAN if missing */
+        double throttled;       /* the get_throttled word, NAN unless a whole word was read */
+        double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
         enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
-        unsigned nv3d; /* V3D gpu_stats queues (Pi 5) */
+        enum rpi_origin arm_max_src; /* property tag or cpufreq's cpuinfo_max_freq */
+        unsigned nv3d;               /* V3D gpu_stats queues (Pi 5) */
         struct {
                 char queue[16];
                 double busy_ratio; /* share of the last interval the queue ran */
                 double jobs;
         } v3d[VIGIL_V3D_QUEUES];
         char model[64]; /* /proc/device-tree/model */
+};
+
+/* A file system vigil watches (collect/storage.c): the root's, the log directory's. */
+struct fs_frame {
+        char mount[64];     /* its mount point in the mounts table; "" unknown */
+        char fstype[16];    /* "ext4", "f2fs" */
+        char device[64];    /* "/dev/mmcblk0p2" */
+        double size_bytes;  /* statvfs f_blocks x f_frsize */
+        double avail_bytes; /* f_bavail x f_frsize: what a non-root writer may still use */
+        double readonly;    /* 1 mounted read-only, 0 read-write */
+        double full_in_s;   /* time to full at the last hour's rate; NAN when not filling */
+};
+
+enum { FS_ROOT, FS_LOG, FS_COUNT };
+#define STORAGE_KINDS 4 /* enum storage_err (collect/storage_parse.h) */
+
+/* Storage health: file systems and the kernel log's storage error lines. */
+struct storage_frame {
+        struct fs_frame fs[FS_COUNT];
+        double errors[STORAGE_KINDS]; /* lines seen since boot (as far as the ring held) */
+        double errors_new;            /* of which in this sample (0 in the first) */
+        char last_error[160];         /* the newest such line's text */
 };
 
 /* One GPU, as NVML reports it. */
@@ -157,6 +183,7 @@ struct frame {
         unsigned nwatches;
         struct watch_frame watches[VIGIL_MAX_WATCHES];
         struct rpi_frame rpi;
+        struct storage_frame storage;
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
@@ -172,5 +199,6 @@ void gpu_frame_clear(struct gpu_frame *g);
 void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src);
 void rpi_frame_clear(struct rpi_frame *r);
 void watch_frame_clear(struct watch_frame *w);
+void storage_frame_clear(struct storage_frame *s);
 
 #endif

@@ -44,11 +44,15 @@ static const struct opt_def opt_table[] = {
      "GPU sampling interval (default 0.1; as short as 0.001)"},
     {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
      "process PSS sampling interval (default 10)"},
+    {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
+     "make logs durable this often: a power cut loses at most SEC of rows (default 1)"},
     {"count", K_COUNT, OFF(count), 1, 1e15, "N", "take N host samples, then exit"},
     {"duration", K_DURATION, OFF(duration_ns), 0.01, 30 * 86400.0, "SEC",
      "run this long, then exit"},
     {"log-dir", K_STRING, OFF(log_dir), 0, 0, "DIR",
      "where to write logs (default /var/log/vigil as root, else ~/.local/state/vigil)"},
+    {"csv", K_STRING, OFF(csv_path), 0, 0, "FILE",
+     "host CSV to exactly FILE, one header, no rotation (the reference monitor's --csv)"},
     {"no-log", K_FLAG, OFF(no_log), 0, 0, NULL, "write no files"},
     {"quiet", K_FLAG, OFF(quiet), 0, 0, NULL, "no live view"},
     {"live", K_SPECIAL, OFF(live), 0, 0, NULL, "live view even when stdout is not a terminal"},
@@ -82,7 +86,7 @@ static const struct opt_def opt_table[] = {
     {"min-disk-mb", K_COUNT, OFF(min_disk_mb), 0, 1e9, "MB",
      "pause writing under this much free space (default 500)"},
     {"profile", K_SPECIAL, OFF(profile), 0, 0, "NAME",
-     "signage: 5 s interval, watches player=run_linux.py and chromium=chromium"},
+     "signage: 5 s interval, 60 s sync, watches player=run_linux.py and chromium=chromium"},
     {"config", K_STRING, OFF(config_path), 0, 0, "FILE", "read options from an INI file"},
     {"verbose", K_SPECIAL, OFF(verbose), 0, 0, NULL, "more messages"},
 };
@@ -95,6 +99,7 @@ void options_defaults(struct vigil_options *o)
         o->interval_ns = NSEC_PER_SEC;
         o->gpu_interval_ns = 100 * NSEC_PER_MSEC;
         o->pss_interval_ns = 10 * NSEC_PER_SEC;
+        o->sync_interval_ns = NSEC_PER_SEC;
         o->live = -1;
         snprintf(o->gpu_list, sizeof(o->gpu_list), "all");
         o->retention_days = 14;
@@ -203,6 +208,9 @@ static int check_listen(const char *v)
         return 0;
 }
 
+/* An SD card: one synced write a minute per file in place of one every 5 s row. */
+#define SIGNAGE_SYNC_INTERVAL_NS (60 * NSEC_PER_SEC)
+
 static int apply_profile(struct vigil_options *o, const char *v, char *err, unsigned cap)
 {
         if (strcmp(v, "signage") != 0) {
@@ -211,6 +219,7 @@ static int apply_profile(struct vigil_options *o, const char *v, char *err, unsi
         }
         snprintf(o->profile, sizeof(o->profile), "signage");
         o->interval_ns = 5 * NSEC_PER_SEC;
+        o->sync_interval_ns = SIGNAGE_SYNC_INTERVAL_NS;
         int r = add_watch(o, "player", 6, "run_linux.py", err, cap);
         return r < 0 ? r : add_watch(o, "chromium", 8, "chromium", err, cap);
 }

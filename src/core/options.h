@@ -15,12 +15,14 @@ struct watch_spec {
 };
 
 struct vigil_options {
-        int64_t interval_ns;     /* host cadence (default 1 s) */
-        int64_t gpu_interval_ns; /* GPU cadence (default 100 ms) */
-        int64_t pss_interval_ns; /* process PSS cadence (default 10 s) */
-        uint64_t count;          /* stop after this many host samples; 0 = no limit */
-        int64_t duration_ns;     /* stop after this long; 0 = no limit */
-        char log_dir[1024];      /* "" until resolved */
+        int64_t interval_ns;      /* host cadence (default 1 s) */
+        int64_t gpu_interval_ns;  /* GPU cadence (default 100 ms) */
+        int64_t pss_interval_ns;  /* process PSS cadence (default 10 s) */
+        int64_t sync_interval_ns; /* logs fdatasync'ed this often: the power-loss bound (1 s) */
+        uint64_t count;           /* stop after this many host samples; 0 = no limit */
+        int64_t duration_ns;      /* stop after this long; 0 = no limit */
+        char log_dir[1024];       /* "" until resolved */
+        char csv_path[1024];      /* --csv: the host CSV in this one file; "" = daily files */
         bool no_log;
         bool quiet;
         int live;              /* -1 auto (stdout is a terminal), 0 off, 1 on */

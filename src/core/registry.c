@@ -19,6 +19,7 @@ extern const struct vigil_source vigil_source_rpi;
 extern const struct vigil_source source_kmsg;
 extern const struct vigil_source vigil_source_procs;
 extern const struct vigil_source source_nvml;
+extern const struct vigil_source source_storage;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -33,6 +34,7 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_procs,       /* --watch: one /proc scan per host tick, PSS on its own clock */
         &source_nvml,              /* NVIDIA GPUs on the GPU clock (sets ctx->nvml) */
         &source_kmsg,              /* kernel log ring for snapshots (sets ctx->kmsg) */
+        &source_storage,           /* file systems, storage errors: after kmsg (reads its ring) */
         NULL,
 };
 

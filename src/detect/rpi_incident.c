@@ -1,7 +1,8 @@
 /* Detector: Raspberry Pi incident snapshots, on the host clock. An incident is a
  * condition becoming true that blanks a signage screen or corrupts its storage:
  *   under-voltage now (throttled bit 0 set), the temperature reaching the critical
- *   threshold (--temp-crit, 80 °C), /dev/shm at the full threshold (--shm-full, 90 %)
+ *   threshold (--temp-crit, 80 °C), /dev/shm at the full threshold (--shm-full, 90 %),
+ *   the root or log file system read-only, new storage errors in the kernel log
  * as the Pi rules (rpi_rules.h) decide them: this detector runs its own copy of the
  * same rule table with the same thresholds and hysteresis, without their lines, so
  * the two never disagree. It writes incidents/incident-YYYYMMDD-HHMMSS.log, at most one
@@ -27,6 +28,7 @@
 #include "core/vigil.h"
 #include "detect/rpi_rules.h"
 #include "detect/rpi_throttle.h"
+#include "detect/storage_rules.h"
 #include "sink/eventlog.h"
 #include "sink/evidence.h"
 #include "sink/host_row.h"
@@ -42,7 +44,7 @@
 #define INCIDENT_HISTORY_BYTES 4096
 #define INCIDENT_ROW_MAX       8192 /* one formatted row (256 cores fit) */
 
-enum trigger { TRIG_UNDERVOLT, TRIG_TEMP, TRIG_SHM, TRIG_COUNT };
+enum trigger { TRIG_UNDERVOLT, TRIG_TEMP, TRIG_SHM, TRIG_READONLY, TRIG_STORAGE_ERR, TRIG_COUNT };
 
 static const struct {
         const char *rule;     /* rpi_rules[].name */
@@ -51,6 +53,8 @@ static const struct {
     [TRIG_UNDERVOLT] = {"under_voltage", RPI_LEVEL_WARN},
     [TRIG_TEMP] = {"temperature", RPI_LEVEL_CRIT},
     [TRIG_SHM] = {"shm_full", RPI_LEVEL_WARN},
+    [TRIG_READONLY] = {"fs_readonly", RPI_LEVEL_WARN},
+    [TRIG_STORAGE_ERR] = {"storage_errors", RPI_LEVEL_WARN},
 };
 
 struct incident {
@@ -108,7 +112,7 @@ static void keep_throttle(struct incident *in, const struct frame *f, int64_t re
         char when[40], hex[16], flags[200], line[320];
         format_time(when, sizeof(when), real_ns);
         rpi_throttle_hex(w, hex, sizeof(hex));
-        rpi_throttle_flags(w, flags, sizeof(flags));
+        rpi_frame_flags(&f->rpi, flags, sizeof(flags));
         char prev[16] = "start";
         if (in->have_word)
                 rpi_throttle_hex(in->last_word, prev, sizeof(prev));
@@ -155,6 +159,13 @@ static void describe(const struct incident *in, const struct frame *f, unsigned 
                 const struct host_frame *h = &f->host;
                 sb_printf(sb, "%s/dev/shm %.1f%% full >= %.0f%%", sep,
                           h->shm_used_bytes / h->shm_total_bytes * 100.0, in->th.shm_full_pct);
+                sep = "; ";
+        }
+        unsigned storage = (1u << TRIG_READONLY) | (1u << TRIG_STORAGE_ERR);
+        if (mask & storage) {
+                sb_puts(sb, sep);
+                storage_describe_incident(f, mask & (1u << TRIG_READONLY),
+                                          mask & (1u << TRIG_STORAGE_ERR), sb);
         }
 }
 
@@ -166,7 +177,7 @@ static void extra_lines(const struct frame *f, struct strbuf *sb)
         if (VAL_OK(p->throttled)) {
                 char hex[16], flags[200];
                 rpi_throttle_hex((uint32_t)p->throttled, hex, sizeof(hex));
-                rpi_throttle_flags((uint32_t)p->throttled, flags, sizeof(flags));
+                rpi_frame_flags(p, flags, sizeof(flags)); /* HAS: only where reliable */
                 sb_printf(sb, "Throttled: %s %s\n", hex, flags);
         }
         if (VAL_OK(p->temp_c))
@@ -186,8 +197,10 @@ static void section_rows(struct snapshot *s, const struct incident *in, const st
         struct strbuf sb;
         snprintf(title, sizeof(title), "Recent host samples (last %d)", INCIDENT_ROWS);
         snapshot_section(s, title);
+        struct host_row hr; /* for the watches' column names */
+        host_row_build(&hr, f);
         sb_init_fixed(&sb, head, sizeof(head));
-        host_row_header(&sb, f->host.ncpu);
+        host_row_header(&sb, f->host.ncpu, &hr);
         snapshot_put_sb(s, &sb);
         for (size_t i = 0; i < logring_count(&in->rows); i++) {
                 size_t n;
@@ -246,6 +259,7 @@ static int write_incident(struct incident *in, struct vigil_ctx *ctx, const stru
         struct snapshot *s;
         char extra[1024];
         struct strbuf xb;
+        vigil_flush_all(ctx); /* the rows before the incident are on disk first */
         int r = snapshot_open(&s, ctx->log_dir, SNAPSHOT_INCIDENT, t->real_ns);
         if (r < 0)
                 return r;

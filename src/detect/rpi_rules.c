@@ -2,6 +2,7 @@
  *
  *   type=RPI_TEMP level=warm temp=72.5C warn=70.0C crit=80.0C   (a line it emits) */
 #include "detect/rpi_rules.h"
+#include "detect/storage_rules.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,15 +26,16 @@ struct rpi_rules_state {
         unsigned pending_n[RPI_MAX_RULES];
         bool have_word; /* prev_word holds a complete throttled word */
         uint32_t prev_word;
-        bool history_done; /* the since-boot line was written (or there was nothing) */
+        bool history_done;    /* the since-boot line was written (or there was nothing) */
+        bool said_unreliable; /* the "since-boot bits unreliable" line was written */
         rpi_rules_sink_fn sink;
         void *sink_arg;
 };
 
+/* The source writes throttled only from a whole word. */
 static bool full_word(const struct rpi_frame *p)
 {
-        return p->present && VAL_OK(p->throttled) &&
-               (p->throttle_src == RPI_SRC_MAILBOX || p->throttle_src == RPI_SRC_VCGENCMD);
+        return p->present && VAL_OK(p->throttled);
 }
 
 static enum rpi_level temp_level(double t, double warn, double crit)
@@ -63,12 +65,12 @@ static int eval_bit(const struct rpi_rule *r, const struct frame *f,
         (void)th;
         (void)prev;
         const struct rpi_frame *p = &f->rpi;
-        if (!p->present || !VAL_OK(p->throttled))
-                return -1;
-        /* A sysfs word carries only the under-voltage bit. */
-        if (r->bit != 0 && !full_word(p))
-                return -1;
-        return ((uint32_t)p->throttled >> r->bit) & 1u ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
+        if (full_word(p))
+                return ((uint32_t)p->throttled >> r->bit) & 1u ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
+        /* Without a word, the rpi_volt alarm still tells under-voltage now. */
+        if (r->bit == 0 && p->present && VAL_OK(p->undervolt_alarm))
+                return p->undervolt_alarm != 0 ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
+        return -1;
 }
 
 /* The clock the ARM should run at: the firmware's maximum, or the kernel's request
@@ -89,7 +91,7 @@ static int eval_arm(const struct rpi_rule *r, const struct frame *f,
         const struct rpi_frame *p = &f->rpi;
         /* Only a measured clock says anything: sysfs gives the kernel's request. */
         if (!p->present || !VAL_OK(p->arm_hz) || !VAL_OK(p->arm_max_hz) ||
-            (p->clock_src != RPI_SRC_MAILBOX && p->clock_src != RPI_SRC_VCGENCMD))
+            p->clock_src == RPI_SRC_SYSFS || p->clock_src == RPI_SRC_NONE)
                 return -1;
         double ratio = prev == RPI_LEVEL_OK ? th->arm_below_ratio : th->arm_clear_ratio;
         return p->arm_hz < arm_target(f) * ratio ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
@@ -122,9 +124,14 @@ static void desc_bit(const struct rpi_rule *r, const struct frame *f,
 {
         (void)th;
         char hex[16];
-        rpi_throttle_hex((uint32_t)f->rpi.throttled, hex, sizeof(hex));
-        sb_printf(sb, "type=RPI_THROTTLE condition=\"%s\" state=%s throttled=%s",
-                  rpi_throttle_label(r->bit), lvl ? "set" : "cleared", hex);
+        sb_printf(sb, "type=RPI_THROTTLE condition=\"%s\" state=%s", rpi_throttle_label(r->bit),
+                  lvl ? "set" : "cleared");
+        if (full_word(&f->rpi)) {
+                rpi_throttle_hex((uint32_t)f->rpi.throttled, hex, sizeof(hex));
+                sb_printf(sb, " throttled=%s", hex);
+        } else {
+                sb_puts(sb, " source=rpi_volt");
+        }
         /* The moment's readings, so a brown-out can be told from a hot case. */
         double temp = VAL_OK(f->host.temp_c) ? f->host.temp_c : f->rpi.temp_c;
         if (VAL_OK(temp))
@@ -162,6 +169,19 @@ const struct rpi_rule rpi_rules[] = {
     {.name = "soft_temp_limit", .bit = 3, .confirm = 1, .evaluate = eval_bit, .describe = desc_bit},
     {.name = "arm_below_max", .confirm = ARM_CONFIRM, .evaluate = eval_arm, .describe = desc_arm},
     {.name = "shm_full", .confirm = 1, .evaluate = eval_shm, .describe = desc_shm},
+    /* storage health, every machine (detect/storage_rules.c) */
+    {.name = "fs_readonly",
+     .confirm = 1,
+     .evaluate = storage_eval_readonly,
+     .describe = storage_desc_readonly},
+    {.name = "storage_errors",
+     .confirm = 1,
+     .evaluate = storage_eval_errors,
+     .describe = storage_desc_errors},
+    {.name = "fs_filling",
+     .confirm = 3,
+     .evaluate = storage_eval_filling,
+     .describe = storage_desc_filling},
 };
 const unsigned rpi_nrules = sizeof(rpi_rules) / sizeof(rpi_rules[0]);
 
@@ -249,6 +269,19 @@ static unsigned step_word(struct rpi_rules_state *st, const struct frame *f, int
         struct strbuf sb;
         unsigned n = 0;
         rpi_throttle_hex(word, hex, sizeof(hex));
+        if (!rpi_frame_sticky_reliable(&f->rpi)) {
+                if (!st->said_unreliable) {
+                        emit(st, real_ns,
+                             "type=RPI_THROTTLE_HISTORY since_boot=unknown source=property-tag "
+                             "reason=\"gencmd get_throttled is not reachable and the kernel's "
+                             "rpi_volt driver clears the since-boot bits of the tag's word every "
+                             "2 s; HAS: flags are left out\"");
+                        n++;
+                }
+                st->said_unreliable = true;
+                st->have_word = false;
+                return n;
+        }
         if (!st->history_done && rpi_throttle_since_boot(word, text, sizeof(text)) > 0) {
                 sb_init_fixed(&sb, line, sizeof(line));
                 sb_printf(&sb, "type=RPI_THROTTLE_HISTORY throttled=%s since_boot=\"%s\"", hex,

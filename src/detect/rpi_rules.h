@@ -10,6 +10,8 @@
  *                   3 % under, also for 3 samples
  *   shm_full        /dev/shm at shm_full_pct or more (clears 2 points below); watched
  *                   on every machine, Pi or not (its lines say type=SHM)
+ *   fs_readonly, storage_errors, fs_filling: storage health, every machine
+ *                   (detect/storage_rules.h)
  * A rule whose input is missing keeps its state. The throttled word also gives a line
  * at start naming the conditions that occurred since boot, and one for a condition
  * that came and went between two samples (its sticky bit appeared alone). */

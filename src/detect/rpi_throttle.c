@@ -85,3 +85,26 @@ uint32_t rpi_throttle_missed(uint32_t prev, uint32_t cur)
         uint32_t new_sticky = (cur & ~prev & RPI_THROTTLE_STICKY_MASK) >> RPI_THROTTLE_STICKY_SHIFT;
         return new_sticky & ~(prev | cur) & RPI_THROTTLE_NOW_MASK;
 }
+
+bool rpi_frame_sticky_reliable(const struct rpi_frame *p)
+{
+        return p->present && VAL_OK(p->throttled) &&
+               (p->throttle_src == RPI_SRC_GENCMD || p->throttle_src == RPI_SRC_VCGENCMD);
+}
+
+size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap)
+{
+        if (cap)
+                out[0] = '\0';
+        if (!p->present)
+                return 0;
+        if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled <= 4294967295.0) {
+                uint32_t word = (uint32_t)p->throttled;
+                if (!rpi_frame_sticky_reliable(p))
+                        word &= RPI_THROTTLE_NOW_MASK;
+                return rpi_throttle_flags(word, out, cap);
+        }
+        if (VAL_OK(p->undervolt_alarm) && p->undervolt_alarm != 0)
+                return rpi_throttle_flags(1u, out, cap);
+        return 0;
+}

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/frame.h"
+
 #define RPI_THROTTLE_NOW_MASK     0x0000000fu
 #define RPI_THROTTLE_STICKY_MASK  0x000f0000u
 #define RPI_THROTTLE_STICKY_SHIFT 16
@@ -20,6 +22,16 @@ const char *rpi_throttle_label(unsigned bit);
  * are not named. Returns the length; a label that does not fit in cap is left out
  * whole, with the ones after it. */
 size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap);
+
+/* Whether the frame's word has sticky bits that mean "since boot": a whole word read
+ * by gencmd or vcgencmd get_throttled. Through the property tag the kernel's rpi_volt
+ * driver clears them every 2 s (raspberrypi/linux drivers/hwmon/raspberrypi-hwmon.c). */
+bool rpi_frame_sticky_reliable(const struct rpi_frame *p);
+
+/* The throttle_flags cell of a frame: rpi_throttle_flags() of its word, without the
+ * HAS: flags when they are not reliable; with no word, "NOW:under-voltage" when the
+ * rpi_volt alarm is set, else "". Returns the length. */
+size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap);
 
 /* The reference's throttled_raw cell, as Python's hex(): "0x50000", "0x0". */
 size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap);

@@ -29,6 +29,8 @@ struct col_map {
         int fan_speed[GPU_ACC_MAX_FANS], fan_target[GPU_ACC_MAX_FANS];
         unsigned nfans;
         int reasons, flags;
+        unsigned nwatch; /* watches with columns of their own (host) */
+        int wslot[WATCH_ACC_MAX], wcol[WATCH_ACC_MAX][WC_COUNT];
 };
 
 static int find_col(const struct csv_reader *r, const char *name)
@@ -77,6 +79,34 @@ static int map_header(const struct csv_reader *r, struct col_map *m)
                 return 0;
         }
         return -EBADMSG;
+}
+
+/* The columns of the watches that have their own (NAME_procs, then NAME_pss_mb,
+ * NAME_cpu_pct, NAME_threads anywhere), each given its slot in a. */
+static void map_watches(const struct csv_reader *r, struct col_map *m, struct report_watch_acc *a)
+{
+        const size_t sl = sizeof("_procs") - 1;
+        for (unsigned i = 0; i < r->nfields && m->nwatch < WATCH_ACC_MAX; i++) {
+                const struct csv_field *f = &r->f[i];
+                char name[64], col[96];
+                if (f->len <= sl || f->len - sl >= sizeof(name) ||
+                    memcmp(f->s + f->len - sl, "_procs", sl) != 0 ||
+                    csv_cell_is(f, "chromium_procs"))
+                        continue;
+                copy_bounded(name, sizeof(name), f->s, f->len - sl);
+                int cols[WC_COUNT];
+                bool whole = true;
+                for (int c = 0; c < WC_COUNT; c++) {
+                        snprintf(col, sizeof(col), "%s%s", name, watch_col_suffix[c]);
+                        cols[c] = find_col(r, col);
+                        whole &= cols[c] >= 0;
+                }
+                int slot = whole ? report_watch_acc_slot(a, name, strlen(name)) : -1;
+                if (slot < 0)
+                        continue;
+                m->wslot[m->nwatch] = slot;
+                memcpy(m->wcol[m->nwatch++], cols, sizeof(cols));
+        }
 }
 
 /* The group of a file: its name before the "-YYYY-MM-DD" date ("gpu0", "host"). */
@@ -134,12 +164,19 @@ static bool row_time(struct csv_reader *r, const struct col_map *m, struct row_c
         return true;
 }
 
-static void add_host_row(struct report_host_acc *a, struct csv_reader *r, const struct col_map *m,
+static void add_host_row(struct report_data *d, struct csv_reader *r, const struct col_map *m,
                          struct row_ctx *c)
 {
+        struct report_host_acc *a = &d->host;
         struct host_acc_row row;
         if (!row_time(r, m, c, &row.t))
                 return;
+        for (unsigned w = 0; w < m->nwatch; w++) {
+                double v[WC_COUNT];
+                for (int k = 0; k < WC_COUNT; k++)
+                        v[k] = cell(r, m->wcol[w][k]);
+                report_watch_acc_add(&d->watches, (unsigned)m->wslot[w], row.t, v);
+        }
         row.timestamp = c->ts;
         for (int f = 0; f < HOST_F_COUNT; f++)
                 row.v[f] = cell(r, m->host[f]);
@@ -252,12 +289,14 @@ static void read_file(struct report_data *d, struct report_file *f, struct repor
                 free(c);
                 return;
         }
+        if (m.kind == REPORT_HOST)
+                map_watches(&r, &m, &d->watches);
         uint64_t before = gpu ? gpu->rows : d->host.rows;
         while ((ret = csv_reader_next(&r)) == 1) {
                 if (gpu)
                         add_gpu_row(gpu, &r, &m, c);
                 else
-                        add_host_row(&d->host, &r, &m, c);
+                        add_host_row(d, &r, &m, c);
         }
         if (ret < 0) {
                 f->error = ret;
@@ -372,6 +411,7 @@ static int read_all(struct report_data *d, bool charts)
         if (d->have_host &&
             report_host_acc_init(&d->host, STAT_SERIES_CAP, charts ? HOST_ACC_CHARTS : 0) < 0)
                 return -ENOMEM;
+        report_watch_acc_init(&d->watches, STAT_SERIES_CAP);
         d->gpus = calloc(ngroups ? ngroups : 1, sizeof(*d->gpus));
         if (!d->gpus)
                 return -ENOMEM;
@@ -467,6 +507,7 @@ static void build_text(const struct report_data *d, struct strbuf *out)
 {
         if (d->have_host) {
                 report_host_acc_text(&d->host, out);
+                report_watch_acc_text(&d->watches, out);
                 report_text_files(d, "host", out);
         }
         for (size_t g = 0; g < d->ngpus; g++) {
@@ -478,8 +519,10 @@ static void build_text(const struct report_data *d, struct strbuf *out)
 
 static void data_free(struct report_data *d)
 {
-        if (d->have_host)
+        if (d->have_host) {
                 report_host_acc_free(&d->host);
+                report_watch_acc_free(&d->watches);
+        }
         for (size_t g = 0; g < d->ngpus; g++)
                 report_gpu_acc_free(&d->gpus[g]);
         free(d->gpus);

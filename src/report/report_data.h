@@ -10,6 +10,7 @@
 #include "report/events.h"
 #include "report/gpu_acc.h"
 #include "report/host_acc.h"
+#include "report/watch_acc.h"
 #include "util/strbuf.h"
 
 enum report_kind { REPORT_HOST, REPORT_GPU };
@@ -31,6 +32,7 @@ struct report_data {
         size_t nfiles;
         bool have_host;
         struct report_host_acc host;
+        struct report_watch_acc watches; /* the watches' own columns of the host logs */
         struct report_gpu_acc *gpus;
         size_t ngpus;
         struct event_list events;

@@ -25,6 +25,39 @@ void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned
         l->fd = -1;
 }
 
+void csvlog_init_file(struct csvlog *l, const char *path)
+{
+        memset(l, 0, sizeof(*l));
+        snprintf(l->path, sizeof(l->path), "%s", path);
+        l->fixed = true;
+        l->fd = -1;
+}
+
+/* mkdir -p of the directories above path (the reference makes them too). */
+static void make_parents(const char *path)
+{
+        char dir[1200];
+        snprintf(dir, sizeof(dir), "%s", path);
+        for (char *p = dir + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                (void)mkdir(dir, 0755); /* a failure shows at open(2) */
+                *p = '/';
+        }
+}
+
+/* True when the file at fd (size bytes) starts with exactly header. */
+static bool header_matches(int fd, uint64_t size, const char *header)
+{
+        char buf[8192];
+        size_t hl = strlen(header);
+        if (size < hl || hl > sizeof(buf))
+                return false;
+        ssize_t n = pread(fd, buf, hl, 0);
+        return n == (ssize_t)hl && memcmp(buf, header, hl) == 0;
+}
+
 /* Cut a torn last line (a crash mid-row) so the file ends with a whole row. */
 static int repair_tail(int fd, uint64_t *size)
 {
@@ -75,9 +108,12 @@ static int write_header(struct csvlog *l, const char *header)
         return 0;
 }
 
-static int open_day(struct csvlog *l, const char *date, const char *header)
+static int open_day(struct csvlog *l, const char *date, const char *header, bool may_move)
 {
-        snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
+        if (l->fixed)
+                make_parents(l->path);
+        else
+                snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
         int fd = open(l->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
         if (fd < 0)
                 return -errno;
@@ -92,6 +128,16 @@ static int open_day(struct csvlog *l, const char *date, const char *header)
                 return e;
         }
         uint64_t size = (uint64_t)st.st_size;
+        if (l->fixed && may_move && size > 0 && !header_matches(rw, size, header)) {
+                close(rw);
+                close(fd);
+                char old[1210];
+                snprintf(old, sizeof(old), "%s.old", l->path);
+                if (rename(l->path, old) < 0)
+                        return -errno;
+                l->moved_aside = true;
+                return open_day(l, date, header, false);
+        }
         int cut = repair_tail(rw, &size);
         close(rw);
         l->repaired = cut > 0 ? cut : 0;
@@ -140,13 +186,13 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
 {
         char date[16];
         fmt_date(date, sizeof(date), real_ns);
-        if (l->fd >= 0 && strcmp(date, l->date) != 0) {
+        if (l->fd >= 0 && !l->fixed && strcmp(date, l->date) != 0) {
                 csvlog_close(l);
                 csvlog_prune(l->dir, l->prefix, l->retention_days, prune_anchor(l, real_ns));
         }
         l->last_real_ns = real_ns;
         if (l->fd < 0) {
-                int r = open_day(l, date, header);
+                int r = open_day(l, date, header, true);
                 if (r < 0) {
                         l->write_errors++;
                         l->last_error = r;

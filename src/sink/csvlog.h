@@ -21,11 +21,20 @@ struct csvlog {
         int last_error;       /* -errno of the last failed write, 0 after a success */
         int repaired;         /* bytes cut from a torn last line at the last open */
         int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
+        bool fixed;           /* one named file (--csv): no day rotation, no pruning */
+        bool moved_aside;     /* the file's old content had another header: now in .old */
         bool unsynced;        /* rows written since the last fdatasync */
 };
 
 /* Set up (no file is opened until the first row). */
 void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned retention_days);
+
+/* Set up for one named file (the reference monitor's --csv FILE): rows are appended to
+ * path whatever the day, nothing is pruned, the header is written when the file is
+ * empty. A file whose first line is not the header (another program's, another core
+ * count) is renamed to path + ".old" first, so no row lands under a wrong header. The
+ * parent directories are created at the first row. path is copied. */
+void csvlog_init_file(struct csvlog *l, const char *path);
 
 /* Append one row (row must end with '\n') to the file of real_ns's local day,
  * opening, rotating and writing header (ending with '\n') as needed. At a change of

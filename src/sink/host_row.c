@@ -40,6 +40,13 @@ static const struct {
     [HC_THROTTLED] = {"throttled_raw", F_HEX},
     [HC_MEM_TOTAL] = {"mem_total_mb", F_PY},
     [HC_SHM_TOTAL] = {"shm_total_mb", F_PY},
+    [HC_ROOTFS_AVAIL] = {"rootfs_avail_mb", F_PY},
+    [HC_ROOTFS_RO] = {"rootfs_ro", F_INT},
+    [HC_ROOTFS_FULL_H] = {"rootfs_full_in_h", F_PCT1},
+    [HC_LOGFS_AVAIL] = {"logfs_avail_mb", F_PY},
+    [HC_LOGFS_RO] = {"logfs_ro", F_INT},
+    [HC_LOGFS_FULL_H] = {"logfs_full_in_h", F_PCT1},
+    [HC_STORAGE_ERRORS] = {"storage_errors", F_INT},
 };
 
 static const struct watch_frame *find_watch(const struct frame *f, const char *name)
@@ -53,6 +60,40 @@ static const struct watch_frame *find_watch(const struct frame *f, const char *n
 static double div_or_nan(double v, double d)
 {
         return VAL_OK(v) ? v / d : VAL_MISSING;
+}
+
+static void build_storage(struct host_row *r, const struct storage_frame *s)
+{
+        const struct fs_frame *rt = &s->fs[FS_ROOT], *lg = &s->fs[FS_LOG];
+        r->v[HC_ROOTFS_AVAIL] = div_or_nan(rt->avail_bytes, MB);
+        r->v[HC_ROOTFS_RO] = rt->readonly;
+        r->v[HC_ROOTFS_FULL_H] = div_or_nan(rt->full_in_s, 3600);
+        r->v[HC_LOGFS_AVAIL] = div_or_nan(lg->avail_bytes, MB);
+        r->v[HC_LOGFS_RO] = lg->readonly;
+        r->v[HC_LOGFS_FULL_H] = div_or_nan(lg->full_in_s, 3600);
+        double total = 0;
+        for (unsigned k = 0; k < STORAGE_KINDS; k++)
+                total = VAL_OK(s->errors[k]) ? total + s->errors[k] : VAL_MISSING;
+        r->v[HC_STORAGE_ERRORS] = total;
+}
+
+/* Every watch is recorded: those the reference has no columns for get their own. */
+static void build_watches(struct host_row *r, const struct frame *f)
+{
+        r->nwatch = 0;
+        for (unsigned i = 0; i < f->nwatches && i < VIGIL_MAX_WATCHES; i++) {
+                const struct watch_frame *w = &f->watches[i];
+                if (!strcmp(w->name, "player") || !strcmp(w->name, "chromium"))
+                        continue;
+                struct host_row_watch *o = &r->w[r->nwatch++];
+                snprintf(o->name, sizeof(o->name), "%s", w->name);
+                o->procs = w->count;
+                /* As chromium_pss_mb: 0.0 when nothing matches. */
+                o->pss_mb =
+                    (VAL_OK(w->count) && w->count == 0) ? 0.0 : div_or_nan(w->pss_bytes, MB);
+                o->cpu_pct = w->cpu_pct;
+                o->threads = w->threads;
+        }
 }
 
 void host_row_build(struct host_row *r, const struct frame *f)
@@ -97,15 +138,14 @@ void host_row_build(struct host_row *r, const struct frame *f)
                 r->v[HC_CHROMIUM_PSS] =
                     (VAL_OK(ch->count) && ch->count == 0) ? 0.0 : div_or_nan(ch->pss_bytes, MB);
         }
+        build_watches(r, f);
+        build_storage(r, &f->storage);
         r->v[HC_THROTTLED] = pi->throttled;
         snprintf(r->governor, sizeof(r->governor), "%s", h->governor);
-        r->throttle_flags[0] = '\0';
-        if (VAL_OK(pi->throttled))
-                rpi_throttle_flags((uint32_t)pi->throttled, r->throttle_flags,
-                                   sizeof(r->throttle_flags));
+        rpi_frame_flags(pi, r->throttle_flags, sizeof(r->throttle_flags));
 }
 
-void host_row_header(struct strbuf *out, unsigned ncpu)
+void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r)
 {
         sb_puts(out, "timestamp,uptime_s,cpu_total_pct");
         for (unsigned i = 0; i < ncpu; i++)
@@ -116,6 +156,10 @@ void host_row_header(struct strbuf *out, unsigned ncpu)
                         sb_puts(out, ",governor");
                 if (c == HC_THROTTLED)
                         sb_puts(out, ",throttle_flags");
+        }
+        for (unsigned i = 0; i < r->nwatch; i++) {
+                const char *n = r->w[i].name;
+                sb_printf(out, ",%s_procs,%s_pss_mb,%s_cpu_pct,%s_threads", n, n, n, n);
         }
         sb_putc(out, '\n');
 }
@@ -167,6 +211,16 @@ void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
                         sb_putc(out, ',');
                         sb_csv_cell(out, r->throttle_flags);
                 }
+        }
+        for (unsigned i = 0; i < r->nwatch; i++) {
+                sb_putc(out, ',');
+                put_value(out, F_INT, r->w[i].procs);
+                sb_putc(out, ',');
+                put_value(out, F_PY, r->w[i].pss_mb);
+                sb_putc(out, ',');
+                put_value(out, F_PCT1, r->w[i].cpu_pct);
+                sb_putc(out, ',');
+                put_value(out, F_INT, r->w[i].threads);
         }
         sb_putc(out, '\n');
 }

@@ -35,11 +35,27 @@ enum host_col {
         /* vigil's columns, after the reference's */
         HC_MEM_TOTAL,
         HC_SHM_TOTAL,
+        HC_ROOTFS_AVAIL, /* storage health (collect/storage.c) */
+        HC_ROOTFS_RO,
+        HC_ROOTFS_FULL_H,
+        HC_LOGFS_AVAIL,
+        HC_LOGFS_RO,
+        HC_LOGFS_FULL_H,
+        HC_STORAGE_ERRORS, /* kernel-log storage error lines, all kinds */
         HC_COUNT
+};
+
+/* A watch other than player and chromium: NAME_procs, NAME_pss_mb, NAME_cpu_pct,
+ * NAME_threads, after vigil's columns, in the order the watches were given. */
+struct host_row_watch {
+        char name[32];
+        double procs, pss_mb, cpu_pct, threads;
 };
 
 struct host_row {
         int64_t real_ns;
+        unsigned nwatch; /* entries of w[] */
+        struct host_row_watch w[VIGIL_MAX_WATCHES];
         unsigned ncpu;
         double v[HC_COUNT];
         double cpu[VIGIL_MAX_CPUS];
@@ -49,8 +65,8 @@ struct host_row {
 
 /* Fill a row from the frame. NAN where the frame has no value. */
 void host_row_build(struct host_row *r, const struct frame *f);
-/* The CSV header for ncpu cores, ending with '\n'. */
-void host_row_header(struct strbuf *out, unsigned ncpu);
+/* The CSV header for ncpu cores and r's watches, ending with '\n'. */
+void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r);
 /* One CSV row for ncpu cores (the file's header width), ending with '\n'. */
 void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu);
 

@@ -50,8 +50,8 @@ static void cell(struct strbuf *sb, double v, int width, int decimals)
 
 static const char *origin_name(enum rpi_origin o)
 {
-        static const char *const names[] = {"none", "mailbox", "sysfs", "vcgencmd"};
-        return (unsigned)o < 4 ? names[o] : "?";
+        static const char *const names[] = {"none", "tag", "sysfs", "vcgencmd", "gencmd"};
+        return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "?";
 }
 
 /* Where the Pi values come from: the firmware mailbox, or a fallback. */
@@ -59,9 +59,9 @@ static void print_rpi_source(const struct rpi_frame *pi)
 {
         if (!pi->present)
                 return;
-        printf("  %s: source temp=%s volt=%s clocks=%s throttled=%s\n", pi->model,
+        printf("  %s: source temp=%s volt=%s clocks=%s max=%s throttled=%s\n", pi->model,
                origin_name(pi->temp_src), origin_name(pi->volt_src), origin_name(pi->clock_src),
-               origin_name(pi->throttle_src));
+               origin_name(pi->arm_max_src), origin_name(pi->throttle_src));
 }
 
 static void print_header(struct live *s, unsigned ncpu)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/vigil.h"
+#include "detect/rpi_throttle.h"
 
 #ifndef VIGIL_VERSION
 #define VIGIL_VERSION "unknown"
@@ -339,7 +340,9 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                   "Firmware throttling condition (get_throttled): 1 when set, now or since boot.");
         if (VAL_OK(p->throttled) && p->throttled >= 0 && p->throttled <= 4294967295.0) {
                 uint32_t word = (uint32_t)p->throttled;
-                for (unsigned since = 0; since < 2; since++) {
+                /* since="boot" only where the sticky bits mean that (gencmd). */
+                unsigned nsince = rpi_frame_sticky_reliable(p) ? 2 : 1;
+                for (unsigned since = 0; since < nsince; since++) {
                         for (unsigned c = 0; c < 4; c++) {
                                 char lab[64];
                                 snprintf(lab, sizeof(lab), "condition=\"%s\"", conds[c]);
@@ -347,6 +350,9 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                                        (word >> (c + 16 * since)) & 1);
                         }
                 }
+        } else if (VAL_OK(p->undervolt_alarm)) {
+                /* No word: the rpi_volt alarm says under-voltage now, nothing else. */
+                sample(r, "condition=\"under_voltage\"", "since", "now", p->undervolt_alarm);
         }
 
         fam_begin(r, "vigil_rpi_v3d_busy_ratio", GAUGE,
@@ -592,6 +598,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
         render_host(&r, &f->host);
         render_watches(&r, f);
         render_rpi(&r, &f->rpi);
+        metrics_render_storage(out, &f->storage);
         gpu_bases(f, labs, bases);
         render_gpu_special(&r, f, bases);
         render_defs(&r, gpu_defs, NDEFS(gpu_defs), f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS,

@@ -82,6 +82,8 @@ extern const char *const metrics_reason_names[METRICS_NREASONS];
  * fixed order, each with one # HELP and one # TYPE line. Returns 0, or -ENOBUFS when
  * out overflowed its bound (the output is then incomplete and must not be served). */
 int metrics_render(struct strbuf *out, const struct frame *f, const struct metrics_extra *x);
+/* The storage health families of s (metrics_storage.c), appended to out. */
+void metrics_render_storage(struct strbuf *out, const struct storage_frame *s);
 
 /* Format a sample value as Prometheus reads it: integers without a fraction, other
  * values with the fewest digits (up to 17) that read back to the same double, "+Inf",

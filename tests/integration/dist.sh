@@ -28,6 +28,10 @@ if command -v systemd-analyze >/dev/null; then
 	out=$(MANPATH="$TMP/man" systemd-analyze verify "$TMP/vigil.service" 2>&1)
 	check_eq "systemd-analyze verify" "" "$out"
 fi
+# The unit reaches /dev/vcio_gencmd as shipped: group video, no device sandbox.
+unit="$TOP/dist/systemd/vigil.service"
+check "unit: group video (the Pi firmware nodes)" grep -qx 'SupplementaryGroups=video' "$unit"
+check "unit: devices not hidden" bash -c "! grep -Eq '^(PrivateDevices=(yes|true|1)|DevicePolicy=)' '$unit'"
 
 # make install honours DESTDIR and PREFIX.
 make -s -C "$TOP" install DESTDIR="$TMP/root" PREFIX=/usr >/dev/null 2>&1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Faults: power loss. What was written but not yet on the medium is lost; vigil bounds
-# that by fdatasync'ing its log files every second (README: "at most 1 s of rows").
+# that by fdatasync'ing its log files every --sync-interval (default 1 s; README: "at
+# most 1 s of rows"), only the files written since the last sync.
 # An LD_PRELOAD shim counts the fdatasync/fsync calls on files in the log directory
 # while vigil runs (not only the ones at exit), and each sync is followed by rows.
 . "$(dirname "$0")/../lib.sh"
@@ -46,3 +47,26 @@ kill -TERM "$pid"
 wait "$pid"
 check_eq "exits 0" 0 $?
 check "synced at exit" test "$(syncs host-)" -gt "$host"
+
+# --sync-interval (the SD-card cadence of --profile signage): the host CSV is synced at
+# the first row, then not again within the interval, however many rows come; a snapshot
+# syncs the logs before its own file is written.
+d="$TMP/sd"
+cp -r "$FIXTURES/pi4-healthy" "$TMP/sdroot"
+LD_PRELOAD="$TMP/shim.so" FAULT_MATCH="$d/" FAULT_LOG="$TMP/sd-sync.log" PATH="$FIXTURES/bin:$PATH" \
+	"$VIGIL" --root "$TMP/sdroot" --interval 0.05 --gpu none --sync-interval 60 --quiet \
+	--min-disk-mb 0 --log-dir "$d" 2>"$TMP/sd-err" &
+pid=$!
+rows() { local c; c=$(ls "$d"/host-*.csv 2>/dev/null | head -1); [ -n "$c" ] && wc -l <"$c" || echo 0; }
+wait_until 30 more_than 40 rows
+sdsyncs() { grep -c "^fdatasync $d/$1" "$TMP/sd-sync.log" 2>/dev/null; }
+check_eq "sync-interval 60: one host CSV sync in 40 rows (the first)" 1 "$(sdsyncs host-)"
+"$VIGIL" snapshot --log-dir "$d" "sync test" >/dev/null 2>&1
+wait_until 30 grep -q 'type=SNAPSHOT' "$d/events.log"
+check_eq "a snapshot syncs the host CSV at once" 2 "$(sdsyncs host-)"
+check "the sync comes before the snapshot's own" bash -c \
+	"grep -E '^(fdatasync $d/host-|fsync $d/incidents/)' '$TMP/sd-sync.log' | tail -2 | head -1 | grep -q '^fdatasync $d/host-'"
+kill -TERM "$pid"
+wait "$pid"
+check_eq "sync-interval 60: exits 0" 0 $?
+check_eq "synced at exit" 3 "$(sdsyncs host-)"

@@ -61,7 +61,7 @@ check "shm full: the reason" grep -qx 'Error: /dev/shm 95.1% full >= 90%' "$(inc
 
 # --- a critical temperature (the --temp-crit threshold the Pi rules use) -------------
 tree hot pi4-healthy
-sed -i 's/^tag 0x00030006 id=0 .*/tag 0x00030006 id=0 85000/' "$TMP/hot/dev/vcio"
+sed -i "s/^gencmd \"measure_temp\" .*/gencmd \"measure_temp\" temp=85.0'C/" "$TMP/hot/dev/vcio"
 one hot --count 3
 check "hot: the reason" grep -qx 'Error: temperature 85.0C >= 80C (critical)' "$(incidents hot | head -1)"
 rm -rf "$TMP/hot.log"

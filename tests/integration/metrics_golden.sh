@@ -24,7 +24,7 @@ import re, sys
 VOLATILE = re.compile(r'^vigil_(samples_total|sample_duration_seconds|missed_deadlines_total|'
                       r'process_|scrape|http_|uptime|start_time|build_info|'
                       r'last_sample|lateness|schedule|self_|resident|cpu_seconds|open_fds|'
-                      r'threads|gpu_)')
+                      r'threads|gpu_|filesystem_(size|avail)_bytes|filesystem_full)')
 EXTRA = re.compile(sys.argv[2]) if sys.argv[2] else None
 for line in open(sys.argv[1]):
     line = line.rstrip('\n')

@@ -200,12 +200,49 @@ static void test_eventlog_tap(void **state)
         assert_string_equal(buf, "2026-12-02T12:00:00.000000 type=A n=1\n");
 }
 
+/* --csv FILE: one file whatever the day, directories made, a file with other columns
+ * kept aside; a sync only when something was written. */
+static void test_fixed_file(void **state)
+{
+        (void)state;
+        struct csvlog l;
+        char buf[512], path[128];
+        snprintf(path, sizeof(path), "%s/sub/dir/monitor.csv", dir);
+        csvlog_init_file(&l, path);
+        assert_false(l.unsynced);
+        assert_int_equal(csvlog_write(&l, noon, "a,b\n", "1,2\n", 4), 0);
+        assert_true(l.unsynced);
+        assert_int_equal(csvlog_sync(&l), 0);
+        assert_false(l.unsynced);
+        assert_int_equal(csvlog_sync(&l), 0); /* clean: nothing to do */
+        /* Past midnight: the same file, no second header, nothing pruned. */
+        assert_int_equal(csvlog_write(&l, noon + 12 * 3600 * NS, "a,b\n", "3,4\n", 4), 0);
+        csvlog_close(&l);
+        csvlog_init_file(&l, path); /* a second run appends */
+        assert_int_equal(csvlog_write(&l, noon + DAY, "a,b\n", "5,6\n", 4), 0);
+        csvlog_close(&l);
+        slurp("sub/dir/monitor.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n3,4\n5,6\n");
+        assert_false(l.moved_aside);
+
+        /* Other columns (another core count, the reference's file): kept as .old. */
+        csvlog_init_file(&l, path);
+        assert_int_equal(csvlog_write(&l, noon, "a,b,c\n", "7,8,9\n", 6), 0);
+        assert_true(l.moved_aside);
+        csvlog_close(&l);
+        slurp("sub/dir/monitor.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b,c\n7,8,9\n");
+        slurp("sub/dir/monitor.csv.old", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n3,4\n5,6\n");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_header_once_and_rotation),
             cmocka_unit_test(test_torn_line_repaired),
             cmocka_unit_test(test_retention),
+            cmocka_unit_test(test_fixed_file),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),
         };

@@ -79,6 +79,7 @@ static void build_frame(struct frame *f)
         p->pixel_hz = 7.5e7;
         p->arm_max_hz = 1.8e9;
         p->throttled = 0x50005; /* under-voltage now; under-voltage and throttled since boot */
+        p->throttle_src = RPI_SRC_GENCMD;
         p->nv3d = 1;
         snprintf(p->v3d[0].queue, sizeof(p->v3d[0].queue), "render");
         p->v3d[0].busy_ratio = 0.25;
@@ -276,6 +277,21 @@ static void test_watch_and_pi_lines(void **state)
         assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 8);
         assert_line(t, "vigil_rpi_v3d_busy_ratio{queue=\"render\"} 0.25");
         assert_line(t, "vigil_rpi_info{model=\"Raspberry Pi 4 Model B Rev 1.4\"} 1");
+
+        /* The word by property tag: its since-boot bits are not reliable, left out. */
+        fr.rpi.throttle_src = RPI_SRC_MAILBOX;
+        free(t);
+        t = render(&fr, NULL);
+        assert_line(t, "vigil_rpi_throttled{condition=\"throttled\",since=\"now\"} 1");
+        assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 4);
+        /* No word, the rpi_volt alarm alone: under-voltage now, nothing else. */
+        fr.rpi.throttled = NAN;
+        fr.rpi.throttle_src = RPI_SRC_NONE;
+        fr.rpi.undervolt_alarm = 1;
+        free(t);
+        t = render(&fr, NULL);
+        assert_line(t, "vigil_rpi_throttled{condition=\"under_voltage\",since=\"now\"} 1");
+        assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 1);
 
         /* Not a Pi: no Pi family at all. */
         fr.rpi.present = false;

@@ -27,6 +27,8 @@ static void test_defaults(void **state)
         assert_int_equal(o.interval_ns, NSEC_PER_SEC);
         assert_int_equal(o.gpu_interval_ns, 100 * NSEC_PER_MSEC);
         assert_int_equal(o.pss_interval_ns, 10 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, NSEC_PER_SEC);
+        assert_string_equal(o.csv_path, "");
         assert_int_equal(o.retention_days, 14);
         assert_true(o.spike_threshold_pct == 15);
         assert_string_equal(o.gpu_list, "all");
@@ -95,10 +97,18 @@ static void test_profile(void **state)
         const char *argv[] = {"vigil", "--profile", "signage"};
         assert_int_equal(parse(&o, 3, argv), 0);
         assert_int_equal(o.interval_ns, 5 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, 60 * NSEC_PER_SEC);
         assert_int_equal(o.nwatches, 2);
         assert_string_equal(o.watches[0].name, "player");
         assert_string_equal(o.watches[0].pattern, "run_linux.py");
         assert_string_equal(o.watches[1].pattern, "chromium");
+        const char *later[] = {"vigil", "--profile", "signage",         "--sync-interval",
+                               "5m",    "--csv",     "logs/monitor.csv"};
+        assert_int_equal(parse(&o, 7, later), 0);
+        assert_int_equal(o.sync_interval_ns, 300 * NSEC_PER_SEC);
+        assert_string_equal(o.csv_path, "logs/monitor.csv");
+        const char *bad[] = {"vigil", "--sync-interval", "2h"};
+        assert_int_equal(parse(&o, 3, bad), -22);
 }
 
 static char *write_tmp(const char *text)

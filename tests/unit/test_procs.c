@@ -380,6 +380,22 @@ static void test_fixture_cpu_and_pss_cadence(void **state)
         assert_int_equal(procs_pss_unreadable(f->src, NULL), 0);
 }
 
+/* The first host tick reads PSS although the PSS clock is not due (the reference has
+ * PSS in every row); later host ticks leave it to the PSS clock. */
+static void test_fixture_pss_at_start(void **state)
+{
+        struct fx *f = *state;
+        tick(f, HOST, 1);
+        assert_true(W(f, W_PLAYER)->pss_bytes == 184320.0 * 1024);
+        assert_true(W(f, W_PLAYER)->first_pss_bytes == 184320.0 * 1024);
+        assert_true(W(f, W_RENDERER)->pss_bytes == (102400.0 + 81920) * 1024);
+        put_pss(f, 812, 200000);
+        tick(f, HOST, 2);
+        assert_true(W(f, W_PLAYER)->pss_bytes == 184320.0 * 1024); /* not re-read */
+        tick(f, HOST | PSS, 3);
+        assert_true(W(f, W_PLAYER)->pss_bytes == 200000.0 * 1024);
+}
+
 static void test_fixture_classified_once(void **state)
 {
         struct fx *f = *state;
@@ -651,6 +667,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_parse_pss),
             cmocka_unit_test(test_cmdline),
             cmocka_unit_test_setup_teardown(test_fixture_first_tick, fx_setup, fx_teardown),
+            cmocka_unit_test_setup_teardown(test_fixture_pss_at_start, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_fixture_cpu_and_pss_cadence, fx_setup,
                                             fx_teardown),
             cmocka_unit_test_setup_teardown(test_fixture_classified_once, fx_setup, fx_teardown),

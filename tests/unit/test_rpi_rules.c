@@ -177,6 +177,17 @@ static unsigned with_word(double word, enum rpi_origin src)
 {
         fr->rpi.throttled = word;
         fr->rpi.throttle_src = src;
+        fr->rpi.undervolt_alarm = NAN;
+        nlines = 0;
+        return rpi_rules_eval(rs, fr, 2000);
+}
+
+/* No word: only the rpi_volt alarm. */
+static unsigned with_alarm(double alarm)
+{
+        fr->rpi.throttled = NAN;
+        fr->rpi.throttle_src = RPI_SRC_NONE;
+        fr->rpi.undervolt_alarm = alarm;
         nlines = 0;
         return rpi_rules_eval(rs, fr, 2000);
 }
@@ -184,20 +195,20 @@ static unsigned with_word(double word, enum rpi_origin src)
 static void test_throttle_lines(void **state)
 {
         (void)state;
-        assert_int_equal(with_word(0x0, RPI_SRC_MAILBOX), 0);
-        assert_int_equal(with_word(0x50005, RPI_SRC_MAILBOX), 2);
+        assert_int_equal(with_word(0x0, RPI_SRC_GENCMD), 0);
+        assert_int_equal(with_word(0x50005, RPI_SRC_GENCMD), 2);
         assert_string_equal(lines[0], "type=RPI_THROTTLE condition=\"under-voltage\" state=set "
                                       "throttled=0x50005");
         assert_string_equal(lines[1], "type=RPI_THROTTLE condition=\"currently throttled\" "
                                       "state=set throttled=0x50005");
-        assert_int_equal(with_word(0x50005, RPI_SRC_MAILBOX), 0);
-        assert_int_equal(with_word(0x50000, RPI_SRC_MAILBOX), 2);
+        assert_int_equal(with_word(0x50005, RPI_SRC_GENCMD), 0);
+        assert_int_equal(with_word(0x50000, RPI_SRC_GENCMD), 2);
         assert_string_equal(lines[0], "type=RPI_THROTTLE condition=\"under-voltage\" "
                                       "state=cleared throttled=0x50000");
         assert_string_equal(lines[1], "type=RPI_THROTTLE condition=\"currently throttled\" "
                                       "state=cleared throttled=0x50000");
         /* Capping came and went between two samples: only its sticky bit tells. */
-        assert_int_equal(with_word(0x70000, RPI_SRC_MAILBOX), 1);
+        assert_int_equal(with_word(0x70000, RPI_SRC_GENCMD), 1);
         assert_string_equal(lines[0], "type=RPI_THROTTLE condition=\"arm frequency capped\" "
                                       "state=occurred-between-samples throttled=0x70000");
         assert_int_equal(with_word(NAN, RPI_SRC_NONE), 0);
@@ -214,23 +225,85 @@ static void test_throttle_history_at_start(void **state)
         assert_int_equal(with_word(0x50000, RPI_SRC_VCGENCMD), 0);
 }
 
-static void test_sysfs_word_is_partial(void **state)
+/* An under-voltage at boot that has cleared: gencmd's word still has it. */
+static void test_boot_undervoltage_cleared(void **state)
 {
         (void)state;
-        /* From sysfs only bit 0 is known: no history, no other bit rules. */
-        assert_int_equal(with_word(1.0, RPI_SRC_SYSFS), 1);
+        assert_int_equal(with_word(0x50000, RPI_SRC_GENCMD), 1);
+        assert_string_equal(lines[0], "type=RPI_THROTTLE_HISTORY throttled=0x50000 since_boot="
+                                      "\"under-voltage occurred since boot, throttling occurred "
+                                      "since boot\"");
+        assert_int_equal(rpi_rules_level(rs, 1), RPI_LEVEL_OK);
+}
+
+/* The word read by property tag: its sticky bits are cleared every 2 s by the kernel,
+ * so no history and no "between samples" lines; said once. */
+static void test_tag_word_has_no_history(void **state)
+{
+        (void)state;
+        assert_int_equal(with_word(0x50005, RPI_SRC_MAILBOX), 3);
+        assert_string_equal(lines[0],
+                            "type=RPI_THROTTLE_HISTORY since_boot=unknown source=property-tag "
+                            "reason=\"gencmd get_throttled is not reachable and the kernel's "
+                            "rpi_volt driver clears the since-boot bits of the tag's word every 2 "
+                            "s; HAS: flags are left out\"");
+        assert_string_equal(lines[1], "type=RPI_THROTTLE condition=\"under-voltage\" state=set "
+                                      "throttled=0x50005");
+        assert_int_equal(with_word(0x70000, RPI_SRC_MAILBOX), 2); /* both cleared, no more */
+        assert_string_equal(lines[0], "type=RPI_THROTTLE condition=\"under-voltage\" "
+                                      "state=cleared throttled=0x70000");
+        assert_int_equal(with_word(0x0, RPI_SRC_MAILBOX), 0);
+}
+
+static void test_alarm_without_word(void **state)
+{
+        (void)state;
+        /* The rpi_volt alarm alone tells under-voltage now and nothing else. */
+        assert_int_equal(with_alarm(1.0), 1);
         assert_string_equal(lines[0], "type=RPI_THROTTLE condition=\"under-voltage\" state=set "
-                                      "throttled=0x1");
-        assert_int_equal(with_word(0.0, RPI_SRC_SYSFS), 1);
-        assert_int_equal(with_word(0x50004, RPI_SRC_MAILBOX), 2);
+                                      "source=rpi_volt");
+        assert_int_equal(with_alarm(0.0), 1);
+        assert_string_equal(lines[0], "type=RPI_THROTTLE condition=\"under-voltage\" "
+                                      "state=cleared source=rpi_volt");
+        assert_int_equal(with_word(0x50004, RPI_SRC_GENCMD), 2);
         assert_string_equal(lines[0], "type=RPI_THROTTLE_HISTORY throttled=0x50004 since_boot="
                                       "\"under-voltage occurred since boot, throttling occurred "
                                       "since boot\"");
         assert_string_equal(lines[1], "type=RPI_THROTTLE condition=\"currently throttled\" "
                                       "state=set throttled=0x50004");
-        /* Back to a sysfs word: bit 2 is unknown there, so its state is kept. */
-        assert_int_equal(with_word(0.0, RPI_SRC_SYSFS), 0);
+        /* Back to the alarm alone: bit 2 is unknown there, so its state is kept. */
+        assert_int_equal(with_alarm(0.0), 0);
         assert_int_equal(rpi_rules_level(rs, 3), RPI_LEVEL_WARN);
+        assert_int_equal(with_alarm(NAN), 0);
+}
+
+/* The host CSV's throttle_flags cell for each kind of reading. */
+static void test_frame_flags(void **state)
+{
+        (void)state;
+        char out[256];
+        struct rpi_frame p;
+        rpi_frame_clear(&p);
+        p.present = true;
+        assert_int_equal(rpi_frame_flags(&p, out, sizeof(out)), 0);
+        assert_string_equal(out, "");
+        p.undervolt_alarm = 1.0;
+        rpi_frame_flags(&p, out, sizeof(out));
+        assert_string_equal(out, "NOW:under-voltage");
+        p.undervolt_alarm = 0.0;
+        assert_int_equal(rpi_frame_flags(&p, out, sizeof(out)), 0);
+        p.throttled = 0x50005;
+        p.throttle_src = RPI_SRC_GENCMD;
+        rpi_frame_flags(&p, out, sizeof(out));
+        assert_string_equal(out, "NOW:under-voltage,NOW:currently throttled,"
+                                 "HAS:under-voltage occurred,HAS:throttling occurred");
+        assert_true(rpi_frame_sticky_reliable(&p));
+        p.throttle_src = RPI_SRC_MAILBOX;
+        rpi_frame_flags(&p, out, sizeof(out));
+        assert_string_equal(out, "NOW:under-voltage,NOW:currently throttled");
+        assert_false(rpi_frame_sticky_reliable(&p));
+        p.present = false;
+        assert_int_equal(rpi_frame_flags(&p, out, sizeof(out)), 0);
 }
 
 static unsigned with_arm(double arm, double max, double request)
@@ -314,10 +387,10 @@ static void test_no_sink(void **state)
 static void test_rule_table(void **state)
 {
         (void)state;
-        static const char *const names[] = {"temperature", "under_voltage",   "arm_capped",
-                                            "throttled",   "soft_temp_limit", "arm_below_max",
-                                            "shm_full"};
-        assert_int_equal(rpi_nrules, 7);
+        static const char *const names[] = {
+            "temperature",   "under_voltage", "arm_capped",  "throttled",      "soft_temp_limit",
+            "arm_below_max", "shm_full",      "fs_readonly", "storage_errors", "fs_filling"};
+        assert_int_equal(rpi_nrules, 10);
         for (unsigned i = 0; i < rpi_nrules; i++) {
                 assert_string_equal(rpi_rules[i].name, names[i]);
                 assert_non_null(rpi_rules[i].evaluate);
@@ -359,7 +432,10 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_temperature_hysteresis, setup, teardown),
             cmocka_unit_test_setup_teardown(test_throttle_lines, setup, teardown),
             cmocka_unit_test_setup_teardown(test_throttle_history_at_start, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_sysfs_word_is_partial, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_boot_undervoltage_cleared, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_tag_word_has_no_history, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_alarm_without_word, setup, teardown),
+            cmocka_unit_test(test_frame_flags),
             cmocka_unit_test_setup_teardown(test_arm_below_max, setup, teardown),
             cmocka_unit_test_setup_teardown(test_shm_full, setup, teardown),
             cmocka_unit_test_setup_teardown(test_no_sink, setup, teardown),
