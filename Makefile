@@ -7,12 +7,15 @@
 #   make bench      run the benchmarks in bench/ and print their ratios
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS (default 60)
 #   make soak       long run under load (SOAK_SECONDS, default 600), then under valgrind
-#   make cross      the Raspberry Pi unit tests for aarch64 and armhf, under qemu-user
+#   make cross      the whole daemon and every unit test for aarch64 and armhf, run under qemu-user
+#   make deb        Debian packages for amd64 (native), arm64 and armhf in build/deb/ (DEB_ARCHS)
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BUILD    ?= build
 CC       ?= cc
+# A cross build names its own (aarch64-linux-gnu-pkg-config); debhelper passes it.
+PKG_CONFIG ?= pkg-config
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 # Headers of every package; linked at start only what every run needs. libmicrohttpd
@@ -22,14 +25,18 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 PKGS     := libmicrohttpd inih zlib
 LINK_PKGS := inih
 
+# Large-file interfaces on 32-bit ARM too (a no-op on 64-bit): with a 32-bit off_t,
+# readdir and stat fail with EOVERFLOW on a file system that hands out 64-bit directory
+# offsets or inode numbers (armhf vigil on a 64-bit kernel's ext4 under qemu-user).
+LFS      := -D_FILE_OFFSET_BITS=64
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 OPT      ?= -O2 -g
-CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -DVIGIL_VERSION=\"$(VERSION)\" \
-	-Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CFLAGS)
+CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE $(LFS) -DVIGIL_VERSION=\"$(VERSION)\" \
+	-Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 # --as-needed: libm is mapped (about 0.5 MB resident) only if some code calls into it.
-LIBS     := -Wl,--as-needed $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
+LIBS     := -Wl,--as-needed $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
 # The unit tests also inflate what the server gzipped.
-TEST_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+TEST_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 LDFLAGS_ALL := $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 SRC      := $(shell find src -name '*.c' ! -name main.c | sort)
@@ -39,7 +46,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test deps-bench deps-fuzz deps-soak bench fuzz soak clean format format-check cross
+.PHONY: all run test check unit install deps deps-test deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -56,7 +63,7 @@ $(BUILD)/vigil: $(BUILD)/src/main.o $(BUILD)/libvigil.a
 $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvigil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS) \
-		$(TEST_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+		$(TEST_LIBS) $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # The simulated NVML: a shared library with the real soname, built from the tests
 # (tests/nvml-sim/README.md). It exports only NVML's names. The old/ variant models an
@@ -84,12 +91,13 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libvigil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libvigil.a $(LIBS)
 
-# The power-cut test's FUSE file system (tests/powercut/lazyfs.c), built for the tests only.
-LAZYFS := $(BUILD)/tests/lazyfs
-$(LAZYFS): tests/powercut/lazyfs.c
+# The power-cut test's FUSE file system (tests/powercut/lazyfs.c), built for the tests only,
+# and only where the target has libfuse3 (not in the cross builds: the test runs natively).
+LAZYFS := $(if $(shell $(PKG_CONFIG) --exists fuse3 2>/dev/null && echo y),$(BUILD)/tests/lazyfs)
+$(BUILD)/tests/lazyfs: tests/powercut/lazyfs.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE $(shell pkg-config --cflags fuse3 2>/dev/null) \
-		$(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $< $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
+	$(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE $(shell $(PKG_CONFIG) --cflags fuse3) \
+		$(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $< $(shell $(PKG_CONFIG) --libs fuse3)
 
 unit: $(UNIT_BIN) $(LAZYFS)
 
@@ -148,6 +156,12 @@ soak: deps-soak
 
 cross:
 	@scripts/cross-test.sh
+
+deb: deps-deb
+	@scripts/deb.sh $(DEB_ARCHS)
+
+deps-deb:
+	@scripts/deps.sh deb
 
 clean:
 	rm -rf $(BUILD) build-asan build-clang build-fuzz

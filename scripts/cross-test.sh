@@ -1,78 +1,83 @@
 #!/usr/bin/env bash
-# Build the unit tests that need no outside library (the Raspberry Pi mailbox, parsers,
-# source and rules) for 64-bit and 32-bit ARM, and run them under qemu-user. cmocka
-# comes from tests/cross/cmocka.h, a stand-in with the same API, so no multiarch
-# packages are needed. Prints "ok cross-ARCH TEST" / "not ok cross-ARCH TEST" lines, or
-# one "# skip" line per architecture whose compiler or emulator is missing.
+# Build the whole of vigil (the daemon, the simulated NVML and every unit test) for
+# 64-bit and 32-bit ARM with the Debian cross compilers and the arm64/armhf build
+# dependencies (scripts/packages.cross), and run every unit test under qemu-user.
+# Prints "ok cross-ARCH NAME" / "not ok cross-ARCH NAME" lines, or one "# skip" line per
+# architecture whose compiler, emulator or multiarch packages are missing.
+# The daemon is left in build/cross/ARCH/vigil for tests/integration/cross.sh.
 #   scripts/cross-test.sh [aarch64|armhf]...      (default: both)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# Library sources the tests below link with (nothing that needs libinih & co).
-SRCS=(src/util/parse.c src/util/pfile.c src/util/strbuf.c src/util/fmt.c src/util/clock.c
-	src/util/log.c src/core/frame.c
-	src/collect/rpi.c src/collect/rpi_fakefw.c src/collect/rpi_fw.c src/collect/rpi_gencmd.c src/collect/rpi_mbox.c
-	src/collect/rpi_sysfs.c src/collect/rpi_transport.c src/collect/rpi_vcgencmd.c
-	src/detect/rpi_rules.c src/detect/rpi_throttle.c src/detect/storage_rules.c src/sink/eventlog.c
-	src/collect/storage_parse.c)
-TESTS=(test_rpi_mbox test_rpi_gencmd test_rpi test_rpi_faults test_rpi_rules test_storage)
-CFLAGS=(-std=gnu17 -O2 -g -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes
-	-Wmissing-prototypes -Werror -D_GNU_SOURCE -DVIGIL_CROSS=1 -DVIGIL_VERSION=\"cross\"
-	-Isrc -Itests/cross)
-
-arch_cc() {
+arch_triplet() {
 	case $1 in
-	aarch64) echo aarch64-linux-gnu-gcc ;;
-	armhf) echo arm-linux-gnueabihf-gcc ;;
+	aarch64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
 	esac
 }
 arch_qemu() {
 	case $1 in
-	aarch64) echo "qemu-aarch64 -L /usr/aarch64-linux-gnu" ;;
-	armhf) echo "qemu-arm -L /usr/arm-linux-gnueabihf" ;;
+	aarch64) echo qemu-aarch64 ;;
+	armhf) echo qemu-arm ;;
 	esac
 }
 
 failed=0
 run_arch() { # run_arch ARCH
-	local arch=$1 cc qemu out obj objs=() t log
-	cc=$(arch_cc "$arch")
+	local arch=$1 triplet qemu out t log p f
+	triplet=$(arch_triplet "$arch")
 	qemu=$(arch_qemu "$arch")
-	if ! command -v "$cc" >/dev/null || ! command -v "${qemu%% *}" >/dev/null; then
-		echo "# skip cross-$arch: $cc or ${qemu%% *} missing (scripts/packages.test)"
+	if ! command -v "$triplet-gcc" >/dev/null || ! command -v "$qemu" >/dev/null; then
+		echo "# skip cross-$arch: $triplet-gcc or $qemu missing (scripts/packages.deb)"
+		return 0
+	fi
+	if ! "$triplet-pkg-config" --exists inih libmicrohttpd zlib cmocka 2>/dev/null; then
+		echo "# skip cross-$arch: the $arch build dependencies are missing (scripts/packages.cross)"
 		return 0
 	fi
 	out=build/cross/$arch
-	mkdir -p "$out/obj"
-	for src in "${SRCS[@]}"; do
-		obj=$out/obj/$(basename "$src" .c).o
-		if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find src -name '*.h' -newer "$obj" -print -quit)" ]; then
-			if ! "$cc" "${CFLAGS[@]}" -c "$src" -o "$obj" 2>"$out/build.log"; then
-				echo "not ok cross-$arch build $(basename "$src")"
-				sed 's/^/    /' "$out/build.log" | head -20
-				failed=1
-				return 0
-			fi
-		fi
-		objs+=("$obj")
-	done
-	for t in "${TESTS[@]}"; do
-		log=$out/$t.log
-		if ! "$cc" "${CFLAGS[@]}" -o "$out/$t" "tests/unit/$t.c" "${objs[@]}" -lm 2>"$log"; then
-			echo "not ok cross-$arch $t (build)"
-			sed 's/^/    /' "$log" | head -20
-			failed=1
-			continue
-		fi
-		# shellcheck disable=SC2086
-		if timeout 600 $qemu "$out/$t" >"$log" 2>&1; then
-			echo "ok cross-$arch $t ($(sed -n 's/^\[  PASSED  \] \([0-9]*\).*/\1/p' "$log") passed)"
+	log=build/cross/$arch.build.log
+	mkdir -p build/cross
+	if make -s -j2 BUILD="$out" CC="$triplet-gcc" PKG_CONFIG="$triplet-pkg-config" all unit \
+		>"$log" 2>&1; then
+		echo "ok cross-$arch build: daemon, simulated NVML, $(ls "$out"/tests/test_* | wc -l) unit tests"
+	else
+		echo "not ok cross-$arch build (see $log)"
+		grep -m 20 -E 'error|Error' "$log" | sed 's/^/    /'
+		failed=1
+		return 0
+	fi
+	check_elf "$arch" "$out/vigil"
+	# The binaries run with the architecture's own libc, libinih and libcmocka where
+	# multiarch installed them (/usr/lib/TRIPLET, found by its /lib/ld-linux-*.so). Not
+	# with qemu -L /usr/TRIPLET: that loader is another build of glibc (libc6-*-cross)
+	# and mixing the two hangs pthread_create under qemu.
+	for t in "$out"/tests/test_*; do
+		log=$out/$(basename "$t").log
+		if timeout 600 "$qemu" "$t" >"$log" 2>&1; then
+			p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\).*/\1/p' "$log" | tail -1)
+			echo "ok cross-$arch $(basename "$t") (${p:-0} passed)"
 		else
-			echo "not ok cross-$arch $t (see $log)"
-			grep -A1 '^\[  ERROR' "$log" | sed 's/^/    /' | head -20
+			f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$log" | tail -1)
+			echo "not ok cross-$arch $(basename "$t") (${f:-?} failed, see $log)"
+			grep -A2 -E '^\[  (ERROR|FAILED)' "$log" | sed 's/^/    /' | head -20
 			failed=1
 		fi
 	done
+}
+
+check_elf() { # check_elf ARCH FILE: the binary really is for ARCH
+	local want
+	case $1 in
+	aarch64) want='ELF 64-bit.*ARM aarch64' ;;
+	armhf) want='ELF 32-bit.*ARM, EABI5' ;;
+	esac
+	if LC_ALL=C file -L "$2" | grep -Eq "$want"; then
+		echo "ok cross-$1 daemon is an $1 ELF"
+	else
+		echo "not ok cross-$1 daemon is an $1 ELF: $(file -L "$2")"
+		failed=1
+	fi
 }
 
 archs=("$@")

@@ -1,32 +1,55 @@
 #!/usr/bin/env bash
 # Install the Debian packages vigil needs that are missing.
-# Usage: scripts/deps.sh build|test|bench|fuzz|soak
+# Usage: scripts/deps.sh build|test|bench|fuzz|soak|deb
 # As root it runs apt-get; otherwise it prints the exact command and fails.
+# A package named PKG:ARCH (packages.cross) needs ARCH as a dpkg foreign architecture:
+# it is added when missing (dpkg --add-architecture is idempotent; it only lets apt
+# consider that architecture's packages, nothing is installed by it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lists=("$here/packages.build")
 case "${1:-build}" in
-test) lists+=("$here/packages.test") ;;
+test) lists+=("$here/packages.test" "$here/packages.deb" "$here/packages.cross") ;;
+deb) lists+=("$here/packages.deb" "$here/packages.cross") ;;
 bench) lists+=("$here/packages.bench") ;;
 fuzz) lists+=("$here/packages.fuzz") ;;
 soak) lists+=("$here/packages.soak") ;;
 esac
 
 missing=()
+archs=()
+native=$(dpkg --print-architecture)
 for pkg in $(grep -hv '^\s*#' "${lists[@]}" | awk 'NF {print $1}'); do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] || missing+=("$pkg")
+	# With foreign architectures a Multi-Arch: same package answers once per architecture:
+	# a plain name wants the native (or an Architecture: all) one, PKG:ARCH that one.
+	want=$native
+	case $pkg in *:*) want=${pkg#*:} ;; esac
+	if dpkg-query -W -f='${Status} ${Architecture}\n' "$pkg" 2>/dev/null |
+		grep -Eqx "install ok installed ($want|all)"; then
+		continue
+	fi
+	missing+=("$pkg")
+	case $pkg in *:*) archs+=("${pkg#*:}") ;; esac
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+for arch in $(printf '%s\n' "${archs[@]}" | sort -u); do
+	cmd="dpkg --add-architecture $arch && $cmd"
+done
 if [ "$(id -u)" -ne 0 ]; then
 	echo "vigil: missing Debian packages: ${missing[*]}" >&2
-	echo "vigil: run as root: apt-get update && $cmd" >&2
+	echo "vigil: run as root: $cmd" >&2
 	exit 1
 fi
 echo "vigil: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
+for arch in $(printf '%s\n' "${archs[@]}" | sort -u); do
+	if [ "$arch" != "$(dpkg --print-architecture)" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		echo "vigil: adding dpkg architecture $arch (for the cross builds)"
+		dpkg --add-architecture "$arch"
+	fi
+done
+apt-get update -q -o DPkg::Lock::Timeout=900 >/dev/null
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends ${missing[*]} >/dev/null
+apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=900 ${missing[*]} >/dev/null

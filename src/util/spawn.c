@@ -208,12 +208,23 @@ int spawn_capture(const char *const argv[], int64_t timeout_ns, size_t max_outpu
                         *ret = res;
                 return r;
         }
+        size_t len_before = out->len;
         bool late =
             collect(fds[0], pid, deadline, out, max_output ? max_output : SPAWN_DEFAULT_MAX_OUTPUT,
                     &res, &status, &reaped);
         close(fds[0]);
         finish(pid, deadline, late, &status, &reaped, &res);
         describe_end(&res, status, reaped);
+        /* POSIX lets posix_spawn report a failed exec either by its return value or by the
+         * child exiting 127; glibc returns the error, but only where the child shares the
+         * parent's memory until exec (not under qemu-user, which emulates vfork by fork). */
+        if (res.exit_status == 127 && out->len == len_before) {
+                res.not_found = true;
+                note(out, "(not available: %s)\n", argv[0]);
+                if (ret)
+                        *ret = res;
+                return -ENOENT;
+        }
         if (res.truncated)
                 note(out, "(output truncated)\n");
         fmt_seconds(limit, sizeof(limit), timeout_ns);

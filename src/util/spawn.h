@@ -35,7 +35,9 @@ struct spawn_result {
  * parentheses follow the output on a line of their own:
  *   "(output truncated)", "(timed out after 5s: lspci -vvs 0000:01:00.0)",
  *   "(not available: lspci)", "(failed: lspci: <reason>)", "(killed by signal 11)".
- * A non-zero exit status is not noted (the output usually says why); see ret.
+ * A non-zero exit status is not noted (the output usually says why); see ret. A
+ * silent exit with status 127 is how posix_spawn may report a failed exec: taken as
+ * not found.
  * Blocks at most timeout_ns plus SPAWN_KILL_GRACE_NS. ret may be NULL.
  * Returns 0 when the program ran and exited by itself (any status), -ETIMEDOUT,
  * -ENOENT (not found), or another -errno when it could not be started. */

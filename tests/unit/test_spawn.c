@@ -158,6 +158,20 @@ static void test_missing_program(void **state)
         const char *abs[] = {"/nonexistent/lspci", NULL};
         assert_int_equal(spawn_capture(abs, 5 * SEC, 0, out, NULL), -ENOENT);
         assert_string_equal(out->buf, "(not available: /nonexistent/lspci)\n");
+        /* A failed exec reported the other way POSIX allows, a silent exit 127 (qemu-user
+         * cannot return the error from the child), is not found too. */
+        sb_reset(out);
+        const char *silent[] = {"sh", "-c", "exit 127", NULL};
+        assert_int_equal(spawn_capture(silent, 5 * SEC, 0, out, &res), -ENOENT);
+        assert_true(res.not_found);
+        assert_string_equal(out->buf, "(not available: sh)\n");
+        /* A program that says something and exits 127 ran: its words are the evidence. */
+        sb_reset(out);
+        const char *says[] = {"sh", "-c", "echo missing; exit 127", NULL};
+        assert_int_equal(spawn_capture(says, 5 * SEC, 0, out, &res), 0);
+        assert_false(res.not_found);
+        assert_int_equal(res.exit_status, 127);
+        assert_string_equal(out->buf, "missing\n");
         assert_no_children();
 }
 
