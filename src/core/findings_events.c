@@ -128,13 +128,18 @@ static void on_change(struct findings *f, enum finding_kind kind, const struct e
 
 static void on_trend(struct findings *f, const struct ev_line *l, double t)
 {
-        char name[FINDING_KEY_LEN], state[16], slope[32], text[96];
+        char name[FINDING_KEY_LEN], state[16], slope[32], text[128];
         field(l, "field", name, sizeof(name));
         field(l, "state", state, sizeof(state));
         if (strcmp(state, "rising") != 0)
                 return;
+        char out[24];
         field(l, "slope_per_h", slope, sizeof(slope));
-        snprintf(text, sizeof(text), "%s per hour", slope);
+        if (field(l, "runs_out_in", out, sizeof(out)))
+                snprintf(text, sizeof(text), "%s per hour; at this rate memory runs out in ~%s",
+                         slope, out);
+        else
+                snprintf(text, sizeof(text), "%s per hour", slope);
         struct finding *x = findings_note(f, FINDING_LEAK, "host", name, 1, t, text);
         double v;
         if (x && parse_double(slope, strlen(slope), &v) == 0)

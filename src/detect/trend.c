@@ -118,11 +118,20 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
         s->rising[i] = rising;
         metrics_extra_set_rule(ctx->extra, rule->name, rising);
         double span_min = (s->acc.last_t - s->acc.first_t) / 60.0;
+        /* A growing PSS eats the available memory: when it runs out at this rate (the
+         * same estimate as `vigil report`'s, report/report_findings.c). */
+        double out_h =
+            rising && rule->pss
+                ? stat_hours_to_zero(stat_acc_mean(&s->acc.acc[HOST_F_MEM_AVAIL]), -per_h)
+                : NAN;
+        char out[40] = "";
+        if (!isnan(out_h) && out_h > 0)
+                snprintf(out, sizeof(out), " runs_out_in=%.1fh", out_h);
         eventlog_printf(ctx->events, real_ns,
                         "type=TREND field=%s state=%s slope_per_h=%+.2f limit_per_h=%.2f "
-                        "window=%.0fm",
+                        "window=%.0fm%s",
                         host_field_names[rule->field], rising ? "rising" : "steady", per_h, limit,
-                        span_min);
+                        span_min, out);
         if (rising)
                 vlog(LOG_WARN, "%s keeps rising: %+.2f %s per hour over %.0f minutes (a leak?)",
                      host_field_names[rule->field], per_h, rule->unit, span_min);

@@ -143,6 +143,9 @@ static void test_event_kinds(void **state)
         feed(f, 9,
              "type=TREND field=chromium_procs state=rising slope_per_h=+4.00 "
              "limit_per_h=2.00 window=40m");
+        feed(f, 9,
+             "type=TREND field=player_pss_mb state=rising slope_per_h=+60.00 "
+             "limit_per_h=10.00 window=90m runs_out_in=20.0h");
         feed(f, 10, "type=DISK_LOW free_mb=10 action=pause");
         feed(f, 40, "type=DISK_RESUMED free_mb=900 paused_s=30");
         feed(f, 41, "type=WRITE_RESUMED dropped_rows=12 failed_s=3 error=\"No space left\"");
@@ -155,6 +158,8 @@ static void test_event_kinds(void **state)
         feed(f, 46, "type=STORAGE_ERRORS state=quiet total=3");
         feed(f, 47, "type=STORAGE_FILL state=filling fs=log mount=/var/log full_in=5.2h");
         feed(f, 48, "type=STORAGE state=read-write");
+        assert_string_equal(findings_find(f, FINDING_LEAK, "host", "player_pss_mb")->text,
+                            "+60.00 per hour; at this rate memory runs out in ~20.0h");
         assert_non_null(findings_find(f, FINDING_CRASH_SNAPSHOT, "gpu0", "crashes/crash-1.log"));
         assert_non_null(findings_find(f, FINDING_SNAPSHOT, "gpu0", NULL));
         assert_string_equal(findings_find(f, FINDING_ENFORCED_LIMIT, "gpu0", NULL)->text,

@@ -94,6 +94,32 @@ static bool log_has(const char *needle)
         return read_file_at(NULL, path, buf, sizeof(buf)) > 0 && strstr(buf, needle);
 }
 
+/* A player whose PSS grows 60 MB an hour on a machine with 1200 MB available: the
+ * TREND line says when memory runs out at that rate (1200 / 60 = 20 h). */
+static void test_rising_pss_says_when_memory_runs_out(void **state)
+{
+        (void)state;
+        void *st;
+        struct tick t;
+        assert_int_equal(vigil_detector_trend.init(&fx.ctx, &st), 0);
+        memset(&t, 0, sizeof(t));
+        t.due = VCLOCK_BIT(VCLOCK_HOST);
+        for (int m = 0; m < 90; m++) {
+                t.mono_ns = (int64_t)m * MIN_NS + 1;
+                t.real_ns = 1796212800LL * 1000000000LL + t.mono_ns;
+                fx.frame.host.sampled_real_ns = t.real_ns;
+                fx.frame.host.mem_avail_bytes = 1200.0 * 1048576;
+                fx.frame.watches[1].count = 10;
+                fx.frame.watches[1].pss_bytes = 100.0 * 1048576;
+                fx.frame.watches[0].count = 1;
+                fx.frame.watches[0].first_pss_bytes = (200.0 + m) * 1048576;
+                vigil_detector_trend.feed(st, &fx.ctx, &t);
+        }
+        assert_true(log_has("type=TREND field=player_pss_mb state=rising slope_per_h=+60.00"));
+        assert_true(log_has(" runs_out_in=20.0h"));
+        vigil_detector_trend.fini(st);
+}
+
 static void test_rising_count_is_a_leak(void **state)
 {
         (void)state;
@@ -132,6 +158,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup_teardown(test_rising_count_is_a_leak, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_rising_pss_says_when_memory_runs_out, setup,
+                                            teardown),
             cmocka_unit_test_setup_teardown(test_steady_with_spikes_is_not, setup, teardown),
             cmocka_unit_test_setup_teardown(test_too_short_is_not_judged, setup, teardown),
         };
