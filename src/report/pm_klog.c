@@ -14,6 +14,7 @@
 #include "collect/xid_line.h"
 #include "util/pfile.h"
 #include "util/spawn.h"
+#include "util/zlib_lib.h"
 
 static bool has_ci(const char *s, size_t n, const char *pat)
 {
@@ -163,30 +164,85 @@ static bool from_journal(struct strbuf *out, const char *root)
         return lines;
 }
 
-/* kern.log.1 then kern.log, up to the current boot's first line. */
+/* Read at most max bytes from the end of the gzip file path, inflated (zlib opened at
+ * run time; at most PM_KLOG_GZ_INFLATE bytes inflated), into out. Bytes or -errno. */
+static int read_gz_tail(const char *path, size_t max, struct strbuf *out)
+{
+        struct zlib_lib z;
+        char why[160], buf[16384];
+        size_t have = 0, total = 0;
+        int n, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        char *win = malloc(max);
+        if (!win || zlib_lib_open(&z, why, sizeof(why)) < 0) {
+                free(win);
+                close(fd);
+                return win ? -ENOSYS : -ENOMEM;
+        }
+        gzFile gz = z.gzdopen(fd, "rb");
+        if (!gz) {
+                close(fd);
+                zlib_lib_close(&z);
+                free(win);
+                return -EIO;
+        }
+        while (total < PM_KLOG_GZ_INFLATE && (n = z.gzread(gz, buf, sizeof(buf))) > 0) {
+                size_t r = (size_t)n;
+                total += r;
+                if (have + r > max) { /* keep the newest max bytes */
+                        size_t drop = have + r - max < have ? have + r - max : have;
+                        memmove(win, win + drop, have - drop);
+                        have -= drop;
+                }
+                size_t take = r > max - have ? max - have : r;
+                memcpy(win + have, buf + (r - take), take);
+                have += take;
+        }
+        z.gzclose_r(gz); /* closes fd */
+        zlib_lib_close(&z);
+        sb_put(out, win, have);
+        free(win);
+        return (int)have;
+}
+
+/* kern.log.2.gz, kern.log.1 then kern.log (logrotate's names with delaycompress, oldest
+ * first), and of that the previous boot: from its "Linux version" line to the current
+ * boot's, or everything before the current boot's when the previous began earlier. */
 static void from_kern_log(struct strbuf *out, const char *root)
 {
-        static const char *const names[] = {"/var/log/kern.log.1", "/var/log/kern.log"};
+        static const char *const names[] = {"/var/log/kern.log.2.gz", "/var/log/kern.log.1",
+                                            "/var/log/kern.log"};
         char path[1200];
         struct strbuf text;
         if (sb_init_heap(&text, 65536, PM_KLOG_MAX_BYTES + 65536) < 0)
                 return;
-        for (unsigned i = 0; i < 2; i++) {
+        for (unsigned i = 0; i < 3; i++) {
                 path_join(path, sizeof(path), root, names[i]);
-                int r = read_tail(path, PM_KLOG_MAX_BYTES / 2, &text);
+                int r = i == 0 ? read_gz_tail(path, PM_KLOG_MAX_BYTES / 4, &text)
+                               : read_tail(path, PM_KLOG_MAX_BYTES / 2, &text);
+                if (r == -ENOENT && i == 0)
+                        continue; /* rotated twice only on machines up for long */
                 if (r < 0)
                         sb_printf(out, "%s: %s\n", names[i], strerror(-r));
                 else
                         sb_printf(out, "%s: %d bytes read from its end\n", names[i], r);
+                if (r > 0 && text.buf[text.len - 1] != '\n')
+                        sb_putc(&text, '\n');
         }
-        /* The current boot starts at its last "Linux version" line. */
-        size_t end = text.len;
-        for (const char *p = text.buf; (p = strstr(p, "Linux version ")); p++)
+        /* The current boot starts at its last "Linux version" line, the previous at the
+         * one before it. */
+        size_t start = 0, end = text.len;
+        for (const char *p = text.buf; (p = strstr(p, "Linux version ")); p++) {
+                start = end == text.len ? 0 : end;
                 end = (size_t)(p - text.buf);
+        }
         while (end > 0 && end < text.len && text.buf[end - 1] != '\n')
                 end--;
-        if (end)
-                pm_klog_rank(out, text.buf, end);
+        while (start > 0 && start < end && text.buf[start - 1] != '\n')
+                start--;
+        if (end > start)
+                pm_klog_rank(out, text.buf + start, end - start);
         sb_free(&text);
 }
 

@@ -24,6 +24,7 @@
 #define PM_KLOG_JOURNAL_N   "5000"                      /* journal lines asked for */
 #define PM_KLOG_IMPORTANT   200                         /* important lines shown */
 #define PM_KLOG_TAIL        100                         /* last lines shown */
+#define PM_KLOG_GZ_INFLATE  (256 * 1024 * 1024)         /* inflated from kern.log.2.gz at most */
 #define PM_PSTORE_MAX_FILES 16
 #define PM_PSTORE_TAIL      (32 * 1024) /* read from the end of each pstore file */
 

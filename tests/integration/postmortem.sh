@@ -162,6 +162,30 @@ check "kern.log: nothing of this boot" none "$kl" 'Dec  3 09:00'
 check_eq "state: every unclean end counted" "1 2" \
 	"$(sed -n 's/^unclean_killed=//p' "$L/vigil.state") $(sed -n 's/^unclean_reboot=//p' "$L/vigil.state")"
 
+# --- the previous boot began before the last rotation: its start is in kern.log.2.gz ----
+# (logrotate with delaycompress: kern.log, kern.log.1, kern.log.2.gz, ...)
+killed gpu "$L"
+boot gpu
+lg="$TMP/gpu/var/log"
+cp "$lg/kern.log.1" "$TMP/kern.log.1.orig"
+{
+	echo 'Nov 20 08:00:00 gpu-host kernel: [    0.000000] Linux version 6.8.0-40-generic (an older boot)'
+	echo 'Nov 20 08:00:01 gpu-host kernel: [    1.000000] a line of an OLDER BOOT only'
+	echo 'Nov 25 10:00:00 gpu-host kernel: [    0.000000] Linux version 6.8.0-45-generic (the previous boot)'
+	echo 'Nov 25 10:00:05 gpu-host kernel: [    5.000000] the PREVIOUS BOOT BEGAN here'
+} | gzip >"$lg/kern.log.2.gz"
+grep -v 'Linux version' "$TMP/kern.log.1.orig" >"$lg/kern.log.1"
+"$VIGIL" --root "$TMP/gpu" --interval 0.05 --count 2 --quiet --log-dir "$L" 2>"$TMP/gz.err"
+f=$(latest "$L")
+kl=$(section "$f" 'Kernel log of the previous boot')
+check "kern.log.2.gz: read, inflated" grep -q '^/var/log/kern.log.2.gz: [1-9][0-9]* bytes read from its end' <<<"$kl"
+check "kern.log.2.gz: the previous boot's start" grep -q 'the PREVIOUS BOOT BEGAN here' <<<"$kl"
+check "kern.log.2.gz: the previous boot's Xid 119 (kern.log.1)" grep -q 'Xid (PCI:0000:01:00): 119, ' <<<"$kl"
+check "kern.log.2.gz: an older boot left out" none "$kl" 'OLDER BOOT'
+check "kern.log.2.gz: nothing of this boot" none "$kl" 'Dec  3 09:00'
+mv "$TMP/kern.log.1.orig" "$lg/kern.log.1"
+rm -f "$lg/kern.log.2.gz"
+
 # --- a Pi browning out: under-voltage now in its last rows -------------------------------
 root pi pi4-undervolt
 P="$TMP/pi.log"
