@@ -59,7 +59,9 @@ PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$TMP/xid79.scen" "$VIGIL" --root "$RO
 PID=$!
 wait_for 30 grep -qs 'type=GPU_RECOVERED' "$TMP/log/events.log"
 check "browser findings gpu: the GPU came back" test $? -eq 0
-sleep 1.5 # a few records after the recovery
+# A record is about 0.9 s at this interval (core/history.h: 15 minutes in its ring):
+# wait for more than five after the recovery, so every chart has a line of 5+ points.
+sleep 6
 load gpu "$URL/" 1280 3200
 python3 "$DOM_CHECK" "browser findings gpu" "$TMP/gpu.dom" --min-points 5 \
 	--sections "What happened=1" --sections "GPU =1" --section-svgs "GPU =5" \
