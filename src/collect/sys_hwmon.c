@@ -75,19 +75,59 @@ static void hwmon_add_chip(struct hwmon_state *st, const char *root, const char 
         }
 }
 
+/* The chip label of hwmonN named name: the name itself, or, when another chip has the
+ * same name (two NVMe drives, two coretemp sockets), "name_DEVICE" after the basename of
+ * its device link (nvme_nvme0, nvme_nvme1: stable across boots, as node_exporter tells
+ * chips apart), else "name_hwmonN". Two series with one label set would be an invalid
+ * exposition on /metrics. */
+static void hwmon_chip_label(const char *root, const char *path, unsigned hwmon, const char *name,
+                             size_t len, bool shared, char *out, size_t cap)
+{
+        char link[1200], rel[200], target[256];
+        const char *dev = NULL;
+        copy_bounded(out, cap, name, len);
+        if (!shared)
+                return;
+        snprintf(rel, sizeof(rel), "%s/device", path);
+        ssize_t n = path_join(link, sizeof(link), root, rel) < 0
+                        ? -1
+                        : readlink(link, target, sizeof(target) - 1);
+        if (n > 0) {
+                target[n] = '\0';
+                const char *slash = strrchr(target, '/');
+                dev = slash ? slash + 1 : target;
+        }
+        int keep = len > 15 ? 15 : (int)len; /* chip labels are 31 bytes at most */
+        if (dev && dev[0])
+                snprintf(out, cap, "%.*s_%.15s", keep, name, dev);
+        else
+                snprintf(out, cap, "%.*s_hwmon%u", keep, name, hwmon % 100000);
+}
+
 static void hwmon_scan(struct hwmon_state *st, const char *root)
 {
         unsigned idx[HWMON_MAX_CHIPS];
+        char names[HWMON_MAX_CHIPS][32];
+        int lens[HWMON_MAX_CHIPS];
         hwmon_close_all(st);
         st->rescan = false;
         int n = sysfs_scan_indices(root, HWMON_DIR, "hwmon", "", idx, HWMON_MAX_CHIPS);
+        for (int i = 0; i < n; i++) {
+                char file[160];
+                snprintf(file, sizeof(file), HWMON_DIR "/hwmon%u/name", idx[i]);
+                lens[i] = read_line_at(root, file, names[i], sizeof(names[i]));
+        }
         for (int i = 0; i < n && st->n < VIGIL_MAX_TEMPS; i++) {
-                char path[128], file[160], name[64];
+                char path[128], chip[32];
+                bool shared = false;
+                if (lens[i] <= 0)
+                        continue;
+                for (int j = 0; j < n && !shared; j++)
+                        shared = j != i && lens[j] == lens[i] && !strcmp(names[j], names[i]);
                 snprintf(path, sizeof(path), HWMON_DIR "/hwmon%u", idx[i]);
-                snprintf(file, sizeof(file), "%s/name", path);
-                int len = read_line_at(root, file, name, sizeof(name));
-                if (len > 0)
-                        hwmon_add_chip(st, root, path, name, (size_t)len);
+                hwmon_chip_label(root, path, idx[i], names[i], (size_t)lens[i], shared, chip,
+                                 sizeof(chip));
+                hwmon_add_chip(st, root, path, chip, strlen(chip));
         }
         if (st->n == 0)
                 st->rescan = true;

@@ -62,6 +62,11 @@ scrape() {
 		sed 's/^/    /' "$TMP/$name.err"
 		return
 	fi
+	# One sample per name and label set: a duplicate is an invalid exposition (two NVMe
+	# drives whose hwmon chips are both "nvme" once made one).
+	local dups
+	dups=$(grep -v '^#' "$prom" | sed 's/ [^ ]*$//' | sort | uniq -d | head -3)
+	check_eq "golden $name: no series twice" "" "$dups"
 	normalise "$prom" "${MASK:-}" >"$TMP/$name.norm"
 	if [ -n "${VIGIL_GOLDEN_UPDATE:-}" ]; then
 		cp "$TMP/$name.norm" "$GOLDEN/$name.prom"

@@ -302,11 +302,12 @@ static void test_x86_temps(void **state)
         char label[32];
         run_temps(e);
         /* hwmon0 nvme (3), hwmon1 nvme (1), hwmon3 coretemp (17), hwmon5 acpitz (2),
-         * then zones acpitz and x86_pkg_temp. hwmon2 (power_meter) has no temps. */
+         * then zones acpitz and x86_pkg_temp. hwmon2 (power_meter) has no temps. The two
+         * chips named nvme are told apart by their device links (nvme0, nvme1). */
         assert_int_equal(h->ntemps, 25);
-        assert_temp(&h->temps[0], "nvme", "Composite", 38.85);
-        assert_temp(&h->temps[2], "nvme", "Sensor 2", 43.85);
-        assert_temp(&h->temps[3], "nvme", "Composite", 36.85);
+        assert_temp(&h->temps[0], "nvme_nvme0", "Composite", 38.85);
+        assert_temp(&h->temps[2], "nvme_nvme0", "Sensor 2", 43.85);
+        assert_temp(&h->temps[3], "nvme_nvme1", "Composite", 36.85);
         assert_temp(&h->temps[4], "coretemp", "Package id 0", 52.0);
         for (unsigned j = 0; j < 16; j++) { /* temp2..temp17 in numeric order */
                 snprintf(label, sizeof(label), "Core %u", j);
@@ -332,8 +333,9 @@ static void test_x86_temps_renumbered(void **state)
         run_temps(e);
         assert_int_equal(h->ntemps, 25);
         assert_temp(&h->temps[0], "coretemp", "Package id 0", 52.0);
-        assert_temp(&h->temps[17], "nvme", "Composite", 36.85); /* hwmon1 */
-        assert_temp(&h->temps[18], "nvme", "Composite", 38.85); /* hwmon3 now */
+        /* Each drive keeps its label: its device link, not its hwmon number. */
+        assert_temp(&h->temps[17], "nvme_nvme1", "Composite", 36.85); /* hwmon1 */
+        assert_temp(&h->temps[18], "nvme_nvme0", "Composite", 38.85); /* hwmon3 now */
         assert_float_equal(h->temp_c, 52.0, 1e-9);
         env_free(e);
 }
