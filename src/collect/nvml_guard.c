@@ -35,7 +35,7 @@ static void set_timer(struct nvml_guard *g, int64_t ns)
 void nvml_guard_arm(struct nvml_guard *g)
 {
         atomic_store_explicit(&g->in_tick, true, memory_order_release);
-        set_timer(g, NVML_GUARD_ARM_NS);
+        set_timer(g, g->arm_ns);
         g->armed = true;
 }
 
@@ -158,6 +158,7 @@ int nvml_guard_start(struct nvml_guard **ret, struct vigil_ctx *ctx, const struc
         g->lib = lib;
         g->on_hang = on_hang;
         g->arg = arg;
+        g->arm_ns = NVML_GUARD_ARM_NS;
         g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
         g->quit_fd = eventfd(0, EFD_CLOEXEC);
         if (g->timer_fd < 0 || g->quit_fd < 0) {

@@ -56,6 +56,7 @@ struct nvml_guard {
         _Atomic unsigned looks;   /* times the guard read the word (tests) */
         uint64_t seq;             /* the loop thread's: the last tag's sequence number */
         bool armed;               /* the loop thread's: the timer is armed for this tick */
+        int64_t arm_ns;           /* the loop thread's: NVML_GUARD_ARM_NS (tests lengthen it) */
         int timer_fd;             /* CLOCK_MONOTONIC timerfd the first job arms */
         int quit_fd;              /* eventfd written on stop */
         /* The rest is the guard threads'; lock covers quit and thread. */
