@@ -125,12 +125,17 @@ static bool watch_tick(struct nvml_guard *g)
 static void *guard_main(void *arg)
 {
         struct nvml_guard *g = arg;
+        /* A guard started by a move comes in the middle of a tick whose timer fired
+         * already: it watches that tick at once. The first guard waits for the timer
+         * like every later round, however late its thread starts. */
+        pthread_mutex_lock(&g->lock);
+        bool watch_now = g->moves > 0;
+        pthread_mutex_unlock(&g->lock);
         for (;;) {
-                /* A guard that starts in the middle of a tick (after a move) watches it
-                 * at once: the timer fired already for this tick. */
-                if (!atomic_load_explicit(&g->in_tick, memory_order_acquire) &&
+                if (!(watch_now && atomic_load_explicit(&g->in_tick, memory_order_acquire)) &&
                     guard_wait(g, true, -1) == GW_QUIT)
                         break;
+                watch_now = false;
                 if (!watch_tick(g))
                         break;
         }
