@@ -93,7 +93,11 @@ static int repair_tail(int fd, uint64_t *size)
         }
 }
 
-/* Write the header into the empty open file; on failure the file is left empty. */
+/* Write the header into the empty open file; on failure the file is left empty. The
+ * header goes to the disk at once (one fdatasync a file a day): the file's name is
+ * durable as soon as it is created (a journaling file system commits metadata on its
+ * own), so a power cut before the first sync leaves a file with its header, never an
+ * empty one that a reader cannot tell from a foreign file. */
 static int write_header(struct csvlog *l, const char *header)
 {
         size_t hl = strlen(header);
@@ -105,6 +109,7 @@ static int write_header(struct csvlog *l, const char *header)
                 return e;
         }
         l->size = hl;
+        (void)fdatasync(l->fd);
         return 0;
 }
 

@@ -113,12 +113,15 @@ PY
 	[ "$n" -gt "$worst_rows" ] && worst_rows=$n
 	# The next start examines the end: a post-mortem naming the rows that survived.
 	before_pm=$(pm_count)
+	ls "$L"/postmortem 2>/dev/null >"$TMP/pm-before"
 	start
-	if wait_until 20 more_than "$before_pm" pm_count; then
-		f=$(ls "$L"/postmortem/postmortem-*.log | tail -1)
+	if wait_until 60 more_than "$before_pm" pm_count; then
+		# The new one (a second in the same second is "...-2.log", which sorts first).
+		f="$L/postmortem/$(ls "$L"/postmortem | grep '^postmortem-' | grep -vxFf "$TMP/pm-before" | head -1)"
 		sleep 0.2 # written by rename: whole once it is there
 		named=$(sed -n '/^Last rows:/,/^$/p' "$f" | sed -n 's/^  //p' | sed 's/ (then a partial row)$//' | sort)
-		expect=$(while read -r name _ _ row; do [ -n "$row" ] && echo "$name: $row"; done <"$TMP/after" | sort)
+		# Every file is named; one with no whole row (created just before the cut) as "(none)".
+		expect=$(while read -r name _ _ row; do echo "$name: ${row:-(none)}"; done <"$TMP/after" | sort)
 		if grep -q '^End: reboot:' "$f" && [ "$named" == "$expect" ]; then
 			pm_ok=$((pm_ok + 1))
 		else
