@@ -437,6 +437,7 @@ static void publish_procs(struct nvml_source *s, unsigned slot, const struct nvm
         l->taken_real_ns = t->real_ns;
         copy_bounded(l->reason, sizeof(l->reason), why, strlen(why));
         gpu_procs_fill_names(s->ctx->opt->root, l);
+        s->ctx->frame->gpu_procs_gen++;
         s->sh.procs_wanted[slot] = false;
         s->procs_next_mono_ns[slot] = t->mono_ns + s->ctx->opt->gpu_proc_interval_ns;
 }

@@ -368,7 +368,11 @@ static void publish(struct daemon *d)
         struct vigil_ctx *ctx = &d->ctx;
         ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
         pthread_mutex_lock(&ctx->pub_lock);
-        memcpy(ctx->published, ctx->frame, sizeof(*ctx->frame));
+        bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
+        memcpy(ctx->published, ctx->frame, FRAME_PUBLISH_BYTES);
+        if (procs_moved || ctx->published_seq == 0)
+                memcpy(ctx->published->gpu_procs, ctx->frame->gpu_procs,
+                       sizeof(ctx->frame->gpu_procs));
         memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
         /* The findings change with events only: copied when they did. */

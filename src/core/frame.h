@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/gpu_procs.h"
@@ -195,10 +196,18 @@ struct frame {
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
-        /* slot i: gpus[i]'s last process list (core/gpu_procs.h) */
-        struct gpu_proc_list gpu_procs[VIGIL_MAX_GPUS];
         struct self_frame self;
+        /* Bumped at every change of gpu_procs[]: the lists (half the frame) are copied to
+         * the published frame only when it moved, not at every tick. */
+        uint64_t gpu_procs_gen;
+        /* slot i: gpus[i]'s last process list (core/gpu_procs.h). Kept last: see
+         * FRAME_PUBLISH_BYTES. */
+        struct gpu_proc_list gpu_procs[VIGIL_MAX_GPUS];
 };
+
+/* The part of a frame copied at every publish: all but the process lists, which go
+ * only when gpu_procs_gen changed. */
+#define FRAME_PUBLISH_BYTES offsetof(struct frame, gpu_procs)
 
 /* Set every value of the frame to missing. */
 void frame_clear(struct frame *f);
