@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "core/gpu_fields.h"
+
 static void set_missing(double *v, unsigned n)
 {
         for (unsigned i = 0; i < n; i++)
@@ -47,45 +49,13 @@ void rpi_frame_clear(struct rpi_frame *r)
 
 void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src)
 {
-        dst->present = src->present;
-        dst->index = src->index;
-        dst->nfans = src->nfans;
-        memcpy(dst->name, src->name, sizeof(dst->name));
-        memcpy(dst->uuid, src->uuid, sizeof(dst->uuid));
-        memcpy(dst->pci_bus_id, src->pci_bus_id, sizeof(dst->pci_bus_id));
+        fields_copy_kept(dst, src, gpu_fields, gpu_fields_count);
 }
 
 void gpu_frame_clear(struct gpu_frame *g)
 {
-        /* Identity (index, name, uuid, bus id) survives: it is not a sample value. */
-        unsigned index = g->index;
-        bool present = g->present;
-        char name[sizeof(g->name)], uuid[sizeof(g->uuid)], bus[sizeof(g->pci_bus_id)];
-        memcpy(name, g->name, sizeof(name));
-        memcpy(uuid, g->uuid, sizeof(uuid));
-        memcpy(bus, g->pci_bus_id, sizeof(bus));
-        unsigned nfans = g->nfans;
-        memset(g, 0, sizeof(*g));
-        g->index = index;
-        g->present = present;
-        g->nfans = nfans;
-        memcpy(g->name, name, sizeof(name));
-        memcpy(g->uuid, uuid, sizeof(uuid));
-        memcpy(g->pci_bus_id, bus, sizeof(bus));
-        g->temp_c = g->temp_max_c = g->power_w = g->power_limit_w = VAL_MISSING;
-        g->enforced_limit_w = g->energy_j = g->pstate = VAL_MISSING;
-        g->gpu_clock_mhz = g->mem_clock_mhz = g->sm_clock_mhz = g->video_clock_mhz = VAL_MISSING;
-        g->util_gpu_pct = g->util_mem_pct = g->vram_used_bytes = g->vram_total_bytes = VAL_MISSING;
-        g->vram_reserved_bytes = VAL_MISSING;
-        g->pcie_gen = g->pcie_width = g->pcie_replay = VAL_MISSING;
-        g->throttle_mask = 0;
-        g->throttle_valid = false;
-        g->s0_temp = g->s0_target = g->s0_controller = VAL_MISSING;
-        g->ecc_corrected = g->ecc_uncorrected = VAL_MISSING;
-        g->remapped_correctable = g->remapped_uncorrectable = VAL_MISSING;
-        g->remap_pending = g->remap_failure = VAL_MISSING;
-        MISSING_ARRAY(g->fan_speed_pct);
-        MISSING_ARRAY(g->fan_target_pct);
+        /* Identity (index, name, uuid, bus id, fan count) survives: not a sample value. */
+        fields_clear(g, sizeof(*g), gpu_fields, gpu_fields_count);
 }
 
 void storage_frame_clear(struct storage_frame *s)

@@ -108,46 +108,14 @@ struct storage_frame {
         char last_error[160];         /* the newest such line's text */
 };
 
-/* One GPU, as NVML reports it. */
+/* One GPU, as NVML reports it: its members, their comments and what "missing" is for
+ * each are in core/gpu_fields.def (the table gpu_frame_clear walks). */
 struct gpu_frame {
-        bool present;   /* the slot is in use */
-        bool ok;        /* the last sample succeeded (false: the GPU failed every call) */
-        char error[96]; /* why the last sample failed */
-        bool sampled;   /* sampled on this GPU tick (false while a failing GPU is backed off);
-                         * meaningful on ticks where VCLOCK_GPU is due */
-        unsigned consecutive_failures; /* failed samples in a row, the last one included */
-        uint64_t crash_seq; /* +1 at the first failed sample of each streak (snapshot hook) */
-        unsigned index;     /* NVML index */
-        char name[96];
-        char uuid[96];
-        char pci_bus_id[32];
-        int64_t sampled_real_ns;
-
-        double temp_c;
-        double temp_max_c;                       /* GPU_MAX threshold */
-        double shutdown_temp_c, slowdown_temp_c; /* static thresholds, read at (re)init */
-        double power_w;
-        double power_limit_w; /* management limit */
-        double enforced_limit_w;
-        double energy_j; /* total since driver load */
-        double pstate;   /* 0..15 */
-        double gpu_clock_mhz, mem_clock_mhz, sm_clock_mhz, video_clock_mhz;
-        double util_gpu_pct, util_mem_pct;
-        double vram_used_bytes; /* NVML v1 `used`: reserved memory included (the reference) */
-        double vram_total_bytes;
-        double vram_reserved_bytes; /* reserved by the driver (v2 only; missing with v1) */
-        double pcie_gen, pcie_width, pcie_replay;
-        uint64_t throttle_mask; /* clock-event reasons bitmask, when throttle_valid */
-        bool throttle_valid;    /* a 64-bit mask never travels in a double */
-        unsigned nfans;
-        double fan_speed_pct[VIGIL_MAX_FANS];
-        double fan_target_pct[VIGIL_MAX_FANS];
-        double s0_temp, s0_target, s0_controller; /* thermal sensor 0 */
-        double ecc_corrected, ecc_uncorrected;    /* volatile totals */
-        double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
-        bool recovery_valid;      /* recovery_action read (at start, then every 60 s) */
-        unsigned recovery_action; /* NVML_GPU_RECOVERY_ACTION_*: 0 none, 1 reset, ... */
-        char flags[256];          /* anomaly flags of this sample, '|'-joined */
+#define GPU_FIELD(type, member, dims, kind)    type member dims;
+#define GPU_FIELD_V(type, member, dims, valid) type member dims;
+#include "core/gpu_fields.def"
+#undef GPU_FIELD
+#undef GPU_FIELD_V
 };
 
 /* Anomaly kinds counted per GPU (detect/gpu_rules.c; names in gpu_anomaly_names[]). */
