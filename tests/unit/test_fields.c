@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fields.h"
 #include "core/frame.h"
+#include "core/gpu_columns.h"
 #include "core/gpu_fields.h"
 
 #define GARBAGE 0x5a
@@ -138,12 +140,96 @@ static void test_gpu_identity(void **state)
         }
 }
 
+/* The column a header name stands for: a plain name, or "fanK" and a GC_PER_FAN name. */
+static const struct gpu_column *column_named(const char *name, enum gpu_csv_file file)
+{
+        for (size_t i = 0; i < gpu_columns_count; i++) {
+                const struct gpu_column *c = &gpu_columns[i];
+                const char *n = name;
+                if (!(c->files & file))
+                        continue;
+                if (c->cell == GC_PER_FAN) {
+                        if (strncmp(n, "fan", 3))
+                                continue;
+                        n += 3;
+                        while (*n >= '0' && *n <= '9')
+                                n++;
+                }
+                if (!strcmp(n, c->name))
+                        return c;
+        }
+        return NULL;
+}
+
+/* Header -> table -> header: every name of a file's header is one column of the table,
+ * named once, and writing the columns found gives the header back. */
+static void test_gpu_header_round_trip(void **state)
+{
+        (void)state;
+        const enum gpu_csv_file files[] = {GPU_CSV_DAILY, GPU_CSV_RECORDER};
+        for (size_t f = 0; f < 2; f++) {
+                for (unsigned nfans = 0; nfans <= 3; nfans++) {
+                        char head[2048], back[2048], name[64];
+                        struct strbuf sb, sb2;
+                        sb_init_fixed(&sb, head, sizeof(head));
+                        gpu_csv_header(&sb, files[f], nfans);
+                        sb_init_fixed(&sb2, back, sizeof(back));
+                        unsigned n = 0;
+                        for (const char *p = head; *p && *p != '\n'; n++) {
+                                size_t len = strcspn(p, ",\n");
+                                assert_true(len > 0 && len < sizeof(name));
+                                memcpy(name, p, len);
+                                name[len] = '\0';
+                                const struct gpu_column *c = column_named(name, files[f]);
+                                if (!c)
+                                        fail_msg("header column %s is not in the table", name);
+                                if (c->cell == GC_PER_FAN)
+                                        sb_printf(&sb2, "%sfan%lu%s", n ? "," : "",
+                                                  strtoul(name + 3, NULL, 10), c->name);
+                                else
+                                        sb_printf(&sb2, "%s%s", n ? "," : "", c->name);
+                                p += len + (p[len] == ',');
+                        }
+                        sb_putc(&sb2, '\n');
+                        assert_string_equal(back, head);
+                        assert_int_equal(n, gpu_csv_columns(files[f], nfans));
+                }
+        }
+}
+
+/* Each column writes a member of struct gpu_frame the field table holds, of its type. */
+static void test_gpu_columns_in_fields(void **state)
+{
+        (void)state;
+        for (size_t i = 0; i < gpu_columns_count; i++) {
+                const struct gpu_column *c = &gpu_columns[i];
+                const struct field_desc *d = NULL;
+                for (size_t k = 0; k < gpu_fields_count; k++)
+                        if (gpu_fields[k].off == c->off)
+                                d = &gpu_fields[k];
+                assert_non_null(d);
+                if (c->cell == GC_FIXED || c->cell == GC_MIB || c->cell == GC_PER_FAN ||
+                    c->cell == GC_TLIMIT)
+                        assert_int_equal(d->kind, FK_DOUBLE);
+                if (c->cell == GC_PER_FAN)
+                        assert_int_equal(d->size, VIGIL_MAX_FANS * sizeof(double));
+                if (c->cell == GC_MASK || c->cell == GC_MASK_NAMES)
+                        assert_int_equal(d->kind, FK_VALIDATED);
+                if (c->cell == GC_FLAGS)
+                        assert_int_equal(d->kind, FK_STRING);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_gpu_layout),     cmocka_unit_test(test_gpu_cleared),
-            cmocka_unit_test(test_gpu_zero_found), cmocka_unit_test(test_frame_clear),
+            cmocka_unit_test(test_gpu_layout),
+            cmocka_unit_test(test_gpu_cleared),
+            cmocka_unit_test(test_gpu_zero_found),
+            cmocka_unit_test(test_frame_clear),
             cmocka_unit_test(test_gpu_identity),
+            cmocka_unit_test(test_gpu_header_round_trip),
+            cmocka_unit_test(test_gpu_columns_in_fields),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
