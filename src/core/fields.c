@@ -22,6 +22,9 @@ void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n)
                         memset(b + at, 0, d->off - at); /* padding */
                 if (d->kind == FK_DOUBLE)
                         set_nan(b + d->off, d->size);
+                else if (d->kind == FK_STRUCT)
+                        for (size_t e = 0; e + d->elem <= d->size; e += d->elem)
+                                fields_clear(b + d->off + e, d->elem, d->sub, *d->nsub);
                 else if (d->kind != FK_KEEP)
                         memset(b + d->off, 0, d->size);
                 at = d->off + d->size;
@@ -70,6 +73,12 @@ bool field_missing(const void *base, const struct field_desc *d)
         case FK_ZERO:
         case FK_VALID:
                 return all_zero(p, d->size);
+        case FK_STRUCT:
+                for (size_t e = 0; e + d->elem <= d->size; e += d->elem)
+                        for (size_t i = 0; i < *d->nsub; i++)
+                                if (d->sub[i].kind != FK_KEEP && !field_missing(p + e, &d->sub[i]))
+                                        return false;
+                return true;
         }
         return false;
 }

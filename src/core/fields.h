@@ -15,6 +15,7 @@ enum field_kind {
         FK_STRING,    /* text: "" when missing */
         FK_VALIDATED, /* an integer or bit mask: 0, and its validity flag false */
         FK_VALID,     /* the validity flag of an FK_VALIDATED field */
+        FK_STRUCT,    /* a struct or array of structs, each cleared by its own table */
 };
 
 struct field_desc {
@@ -22,11 +23,15 @@ struct field_desc {
         enum field_kind kind;
         size_t off, size; /* offsetof and sizeof the member (an array: all of it) */
         size_t valid_off; /* FK_VALIDATED: offsetof its bool validity flag */
+        /* FK_STRUCT: the element's table and size (size / elem elements) */
+        const struct field_desc *sub;
+        const size_t *nsub;
+        size_t elem;
 };
 
 /* Set every field of the struct at base (size bytes, its members described in member
  * order by t[0..n)) to missing: FK_DOUBLE elements NAN, FK_KEEP fields untouched,
- * every other byte (padding included) zero. */
+ * FK_STRUCT elements by their own table, every other byte (padding included) zero. */
 void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n);
 
 /* Copy the FK_KEEP fields of src into dst (two structs t describes). */
@@ -34,7 +39,8 @@ void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, si
 
 /* Whether field d of the struct at base is missing, as fields_clear leaves it: every
  * element NAN (FK_DOUBLE), "" (FK_STRING), its flag false (FK_VALIDATED), all bytes
- * zero (FK_ZERO, FK_VALID). FK_KEEP fields are never missing. */
+ * zero (FK_ZERO, FK_VALID), every field of every element but FK_KEEP ones (FK_STRUCT).
+ * FK_KEEP fields are never missing. */
 bool field_missing(const void *base, const struct field_desc *d);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "core/gpu_fields.h"
+#include "core/frame_fields.h"
 #include "util/numfmt.h"
 
 const struct gpu_column gpu_columns[] = {

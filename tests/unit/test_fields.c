@@ -1,5 +1,6 @@
-/* Unit tests: the frame's field tables (core/fields.c, core/gpu_fields.def): a cleared
- * frame has every value missing, identity survives, and the tables cover the structs. */
+/* Unit tests: the frame's field tables (core/fields.c, core/frame_fields.c) and the GPU
+ * columns: a cleared frame has every value missing, identity survives, the tables cover
+ * the structs, and the GPU header round-trips through its table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,7 @@
 #include "core/fields.h"
 #include "core/frame.h"
 #include "core/gpu_columns.h"
-#include "core/gpu_fields.h"
+#include "core/frame_fields.h"
 
 #define GARBAGE 0x5a
 
@@ -220,6 +221,89 @@ static void test_gpu_columns_in_fields(void **state)
         }
 }
 
+static void test_host_watch_layout(void **state)
+{
+        (void)state;
+        check_layout(host_fields, host_fields_count, sizeof(struct host_frame));
+        check_layout(watch_fields, watch_fields_count, sizeof(struct watch_frame));
+        assert_int_equal(find(host_fields, host_fields_count, "cpu_freq_hz")->size,
+                         VIGIL_MAX_CPUS * sizeof(double));
+}
+
+static void test_host_cleared(void **state)
+{
+        (void)state;
+        static struct host_frame h;
+        memset(&h, GARBAGE, sizeof(h));
+        host_frame_clear(&h);
+        check_cleared(host_fields, host_fields_count, &h);
+        assert_true(isnan(h.cpu_pct[VIGIL_MAX_CPUS - 1]) && isnan(h.shm_avail_bytes));
+        assert_int_equal(h.ntemps, 0);
+        h.load5 = 0;
+        assert_false(field_missing(&h, find(host_fields, host_fields_count, "load5")));
+}
+
+static void test_watch_cleared(void **state)
+{
+        (void)state;
+        struct watch_frame w;
+        memset(&w, GARBAGE, sizeof(w));
+        watch_frame_clear(&w);
+        check_cleared(watch_fields, watch_fields_count, &w);
+        assert_true(isnan(w.first_pss_bytes));
+}
+
+/* frame_clear: every area's every value missing. */
+static void test_frame_clear_areas(void **state)
+{
+        (void)state;
+        static struct frame f;
+        memset(&f, GARBAGE, sizeof(f));
+        frame_clear(&f);
+        for (size_t k = 0; k < host_fields_count; k++)
+                assert_true(field_missing(&f.host, &host_fields[k]));
+        for (size_t k = 0; k < rpi_fields_count; k++)
+                assert_true(field_missing(&f.rpi, &rpi_fields[k]));
+        for (size_t k = 0; k < storage_fields_count; k++)
+                assert_true(field_missing(&f.storage, &storage_fields[k]));
+        for (unsigned i = 0; i < VIGIL_MAX_WATCHES; i++)
+                for (size_t k = 0; k < watch_fields_count; k++)
+                        if (watch_fields[k].kind != FK_KEEP)
+                                assert_true(field_missing(&f.watches[i], &watch_fields[k]));
+}
+
+static void test_rpi_storage_layout(void **state)
+{
+        (void)state;
+        check_layout(rpi_fields, rpi_fields_count, sizeof(struct rpi_frame));
+        check_layout(rpi_v3d_fields, rpi_v3d_fields_count, sizeof(struct rpi_v3d_queue));
+        check_layout(storage_fields, storage_fields_count, sizeof(struct storage_frame));
+        check_layout(fs_fields, fs_fields_count, sizeof(struct fs_frame));
+        const struct field_desc *fs = find(storage_fields, storage_fields_count, "fs");
+        assert_int_equal(fs->kind, FK_STRUCT);
+        assert_int_equal(fs->size, FS_COUNT * fs->elem);
+}
+
+static void test_rpi_storage_cleared(void **state)
+{
+        (void)state;
+        struct rpi_frame r;
+        struct storage_frame st;
+        memset(&r, GARBAGE, sizeof(r));
+        memset(&st, GARBAGE, sizeof(st));
+        rpi_frame_clear(&r);
+        storage_frame_clear(&st);
+        check_cleared(rpi_fields, rpi_fields_count, &r);
+        check_cleared(storage_fields, storage_fields_count, &st);
+        assert_true(isnan(r.v3d[VIGIL_V3D_QUEUES - 1].jobs) && !r.throttled_valid);
+        assert_true(isnan(st.fs[FS_COUNT - 1].full_in_s) && st.fs[0].mount[0] == '\0');
+        /* A nested value left at 0 is found. */
+        st.fs[1].readonly = 0;
+        assert_false(field_missing(&st, find(storage_fields, storage_fields_count, "fs")));
+        r.v3d[2].busy_ratio = 0;
+        assert_false(field_missing(&r, find(rpi_fields, rpi_fields_count, "v3d")));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -230,6 +314,12 @@ int main(void)
             cmocka_unit_test(test_gpu_identity),
             cmocka_unit_test(test_gpu_header_round_trip),
             cmocka_unit_test(test_gpu_columns_in_fields),
+            cmocka_unit_test(test_host_watch_layout),
+            cmocka_unit_test(test_host_cleared),
+            cmocka_unit_test(test_watch_cleared),
+            cmocka_unit_test(test_frame_clear_areas),
+            cmocka_unit_test(test_rpi_storage_layout),
+            cmocka_unit_test(test_rpi_storage_cleared),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
