@@ -16,21 +16,26 @@ void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n)
 {
         unsigned char *b = base;
         size_t at = 0; /* bytes before at are done */
+        /* Zero all but the kept fields and the nested structs, in as few runs as they
+         * allow (a frame is cleared every sample); then the values that are not zero. */
         for (size_t i = 0; i < n; i++) {
                 const struct field_desc *d = &t[i];
+                if (d->kind != FK_KEEP && d->kind != FK_STRUCT)
+                        continue;
                 if (d->off > at)
-                        memset(b + at, 0, d->off - at); /* padding */
+                        memset(b + at, 0, d->off - at);
+                at = d->off + d->size;
+        }
+        if (size > at)
+                memset(b + at, 0, size - at);
+        for (size_t i = 0; i < n; i++) {
+                const struct field_desc *d = &t[i];
                 if (d->kind == FK_DOUBLE)
                         set_nan(b + d->off, d->size);
                 else if (d->kind == FK_STRUCT)
                         for (size_t e = 0; e + d->elem <= d->size; e += d->elem)
                                 fields_clear(b + d->off + e, d->elem, d->sub, *d->nsub);
-                else if (d->kind != FK_KEEP)
-                        memset(b + d->off, 0, d->size);
-                at = d->off + d->size;
         }
-        if (size > at)
-                memset(b + at, 0, size - at);
 }
 
 void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, size_t n)

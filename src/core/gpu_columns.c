@@ -3,14 +3,24 @@
 
 #include <string.h>
 
-#include "core/frame_fields.h"
 #include "util/numfmt.h"
 
 const struct gpu_column gpu_columns[] = {
-#define GPU_COL(name, cell, member, decimals, files)                                               \
-        {name, cell, offsetof(struct gpu_frame, member), decimals, files},
+#define GPU_COL(name_, cell_, member, decimals_, files_)                                           \
+        {.name = name_,                                                                            \
+         .cell = cell_,                                                                            \
+         .off = offsetof(struct gpu_frame, member),                                                \
+         .decimals = decimals_,                                                                    \
+         .files = files_},
+#define GPU_COL_V(name_, cell_, member, valid, files_)                                             \
+        {.name = name_,                                                                            \
+         .cell = cell_,                                                                            \
+         .off = offsetof(struct gpu_frame, member),                                                \
+         .valid_off = offsetof(struct gpu_frame, valid),                                           \
+         .files = files_},
 #include "core/gpu_columns.def"
 #undef GPU_COL
+#undef GPU_COL_V
 };
 
 const size_t gpu_columns_count = sizeof(gpu_columns) / sizeof(gpu_columns[0]);
@@ -107,23 +117,16 @@ static void cell_tlimit(struct strbuf *sb, const struct gpu_frame *g)
                 sb_putc(sb, ',');
 }
 
-/* The validated 64-bit member a column writes, and whether it is valid (its flag, from
- * the field table). */
+/* The validated 64-bit member a column writes, when its flag says it is valid. */
 static bool col_mask(const struct gpu_frame *g, const struct gpu_column *c, uint64_t *ret)
 {
         const char *base = (const char *)g;
-        for (size_t i = 0; i < gpu_fields_count; i++) {
-                const struct field_desc *d = &gpu_fields[i];
-                if (d->off != c->off || d->kind != FK_VALIDATED || d->size != sizeof(*ret))
-                        continue;
-                bool valid;
-                memcpy(&valid, base + d->valid_off, sizeof(valid));
-                if (!valid)
-                        return false;
-                memcpy(ret, base + d->off, sizeof(*ret));
-                return true;
-        }
-        return false;
+        bool valid;
+        memcpy(&valid, base + c->valid_off, sizeof(valid));
+        if (!valid)
+                return false;
+        memcpy(ret, base + c->off, sizeof(*ret));
+        return true;
 }
 
 static void cell_mask(struct strbuf *sb, const struct gpu_frame *g, const struct gpu_column *c)

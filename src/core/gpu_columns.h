@@ -36,7 +36,8 @@ enum gpu_cell {
 struct gpu_column {
         const char *name; /* header name; GC_PER_FAN: the text after "fanK" */
         enum gpu_cell cell;
-        size_t off; /* offsetof the struct gpu_frame member it writes */
+        size_t off;       /* offsetof the struct gpu_frame member it writes */
+        size_t valid_off; /* GC_MASK, GC_MASK_NAMES: offsetof the member's bool flag */
         int decimals;
         unsigned files; /* enum gpu_csv_file bits */
 };

@@ -214,8 +214,10 @@ static void test_gpu_columns_in_fields(void **state)
                         assert_int_equal(d->kind, FK_DOUBLE);
                 if (c->cell == GC_PER_FAN)
                         assert_int_equal(d->size, VIGIL_MAX_FANS * sizeof(double));
-                if (c->cell == GC_MASK || c->cell == GC_MASK_NAMES)
+                if (c->cell == GC_MASK || c->cell == GC_MASK_NAMES) {
                         assert_int_equal(d->kind, FK_VALIDATED);
+                        assert_int_equal(c->valid_off, d->valid_off);
+                }
                 if (c->cell == GC_FLAGS)
                         assert_int_equal(d->kind, FK_STRING);
         }
