@@ -31,11 +31,16 @@ struct host_temp {
         double celsius;
 };
 
-/* The members, their comments and what "missing" is for each: core/host_fields.def. */
-struct host_frame {
+/* The area structs below are declared from member lists (core/host_fields.def and the
+ * others), one line per member with what "missing" is for it, which also build the
+ * tables frame_clear() walks (core/frame_fields.h): a member cannot be added to a
+ * struct without saying how it is cleared. The members' comments are in the lists. */
 #define FIELD(type, member, dims, kind)    type member dims;
 #define FIELD_V(type, member, dims, valid) type member dims;
 #define FIELD_S(type, member, dims, table) type member dims;
+
+/* The host's values: core/host_fields.def. */
+struct host_frame {
 #include "core/host_fields.def"
 };
 
