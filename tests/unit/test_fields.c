@@ -1,6 +1,7 @@
 /* Unit tests: the frame's field tables (core/fields.c, core/frame_fields.c) and the GPU
  * columns: a cleared frame has every value missing, identity survives, the tables cover
- * the structs, and the GPU header round-trips through its table. */
+ * the structs, the GPU header round-trips through its table, and vigil report reads
+ * only GPU columns that are written. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "core/fields.h"
 #include "core/frame.h"
 #include "core/gpu_columns.h"
+#include "report/gpu_acc.h"
 #include "core/frame_fields.h"
 
 #define GARBAGE 0x5a
@@ -306,6 +308,18 @@ static void test_rpi_storage_cleared(void **state)
         assert_false(field_missing(&r, find(rpi_fields, rpi_fields_count, "v3d")));
 }
 
+/* vigil report reads the GPU columns by name (report/gpu_acc.c, which may not include
+ * core/): each one it reads is a column the daily file writes. */
+static void test_report_reads_written_columns(void **state)
+{
+        (void)state;
+        for (unsigned f = 0; f < GPU_F_COUNT; f++) {
+                const struct gpu_column *c = column_named(gpu_field_names[f], GPU_CSV_DAILY);
+                if (!c || c->cell == GC_PER_FAN)
+                        fail_msg("report reads %s, no GPU column", gpu_field_names[f]);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -322,6 +336,7 @@ int main(void)
             cmocka_unit_test(test_frame_clear_areas),
             cmocka_unit_test(test_rpi_storage_layout),
             cmocka_unit_test(test_rpi_storage_cleared),
+            cmocka_unit_test(test_report_reads_written_columns),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
