@@ -32,34 +32,22 @@ struct host_temp {
         double celsius;
 };
 
+/* The area structs below are declared from member lists (core/host_fields.def and the
+ * others), one line per member with what "missing" is for it, which also build the
+ * tables frame_clear() walks (core/frame_fields.h): a member cannot be added to a
+ * struct without saying how it is cleared. The members' comments are in the lists. */
+#define FIELD(type, member, dims, kind)    type member dims;
+#define FIELD_V(type, member, dims, valid) type member dims;
+#define FIELD_S(type, member, dims, table) type member dims;
+
+/* The host's values: core/host_fields.def. */
 struct host_frame {
-        int64_t sampled_real_ns; /* wall time of the host sample */
-        unsigned ncpu;           /* cores seen in /proc/stat (cpuN lines) */
-        double cpu_total_pct;    /* 0..100 over the last interval */
-        double cpu_pct[VIGIL_MAX_CPUS];
-        double load1, load5, load15;
-        double uptime_s;                                         /* system uptime */
-        double mem_total_bytes, mem_avail_bytes, mem_used_bytes; /* used = total - available */
-        double swap_total_bytes, swap_free_bytes;
-        double shm_total_bytes, shm_used_bytes, shm_avail_bytes; /* statvfs(/dev/shm) */
-        unsigned ntemps;
-        struct host_temp temps[VIGIL_MAX_TEMPS];
-        double temp_c;     /* the main CPU/SoC temperature, from temps[] */
-        char governor[24]; /* cpu0 scaling_governor */
-        unsigned nfreq;
-        double cpu_freq_hz[VIGIL_MAX_CPUS]; /* scaling_cur_freq (the kernel's request) */
-        double cpu_max_freq_hz;             /* cpu0 scaling_max_freq */
+#include "core/host_fields.def"
 };
 
 /* A process watch (--watch NAME=PATTERN): the processes whose cmdline contains PATTERN. */
 struct watch_frame {
-        char name[32];
-        double count;           /* matching processes */
-        double pss_bytes;       /* total PSS, from the slower PSS cadence */
-        double cpu_pct;         /* sum over matches since the previous sample (100 = one core) */
-        double threads;         /* total threads */
-        double oldest_age_s;    /* age of the oldest match */
-        double first_pss_bytes; /* PSS of the lowest-pid match (the reference's "player") */
+#include "core/watch_fields.def" /* its members: name, count, pss_bytes, cpu_pct, ... */
 };
 
 /* Raspberry Pi firmware values and where each came from: the firmware's text commands
@@ -67,35 +55,19 @@ struct watch_frame {
  * a spawned vcgencmd. */
 enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD, RPI_SRC_GENCMD };
 
+/* One V3D queue (Pi 5): core/rpi_v3d_fields.def. */
+struct rpi_v3d_queue {
+#include "core/rpi_v3d_fields.def"
+};
+
+/* The members, their comments and what "missing" is for each: core/rpi_fields.def. */
 struct rpi_frame {
-        bool present; /* this is a Raspberry Pi and the source runs */
-        double temp_c;
-        double volt_core_v;
-        double arm_hz, core_hz, v3d_hz, h264_hz, pixel_hz; /* measured clocks */
-        double arm_max_hz;                                 /* configured ARM maximum (firmware) */
-        uint64_t throttled;     /* the get_throttled word (32 bits), when throttled_valid */
-        bool throttled_valid;   /* a whole word was read (an integer, never a double) */
-        double undervolt_alarm; /* rpi_volt in0_lcrit_alarm (0/1), NAN if missing */
-        enum rpi_origin temp_src, volt_src, clock_src, throttle_src;
-        enum rpi_origin arm_max_src; /* property tag or cpufreq's cpuinfo_max_freq */
-        unsigned nv3d;               /* V3D gpu_stats queues (Pi 5) */
-        struct {
-                char queue[16];
-                double busy_ratio; /* share of the last interval the queue ran */
-                double jobs;
-        } v3d[VIGIL_V3D_QUEUES];
-        char model[64]; /* /proc/device-tree/model */
+#include "core/rpi_fields.def"
 };
 
 /* A file system vigil watches (collect/storage.c): the root's, the log directory's. */
 struct fs_frame {
-        char mount[64];     /* its mount point in the mounts table; "" unknown */
-        char fstype[16];    /* "ext4", "f2fs" */
-        char device[64];    /* "/dev/mmcblk0p2" */
-        double size_bytes;  /* statvfs f_blocks x f_frsize */
-        double avail_bytes; /* f_bavail x f_frsize: what a non-root writer may still use */
-        double readonly;    /* 1 mounted read-only, 0 read-write */
-        double full_in_s;   /* time to full at the last hour's rate; NAN when not filling */
+#include "core/fs_fields.def" /* mount, fstype, device, size_bytes, avail_bytes, ... */
 };
 
 enum { FS_ROOT, FS_LOG, FS_COUNT };
@@ -103,52 +75,16 @@ enum { FS_ROOT, FS_LOG, FS_COUNT };
 
 /* Storage health: file systems and the kernel log's storage error lines. */
 struct storage_frame {
-        struct fs_frame fs[FS_COUNT];
-        double errors[STORAGE_KINDS]; /* lines seen since boot (as far as the ring held) */
-        double errors_new;            /* of which in this sample (0 in the first) */
-        char last_error[160];         /* the newest such line's text */
+#include "core/storage_fields.def" /* fs[], errors[], errors_new, last_error */
 };
 
-/* One GPU, as NVML reports it. */
+/* One GPU, as NVML reports it: its members, their comments and what "missing" is for
+ * each are in core/gpu_fields.def (the table gpu_frame_clear walks). */
 struct gpu_frame {
-        bool present;   /* the slot is in use */
-        bool ok;        /* the last sample succeeded (false: the GPU failed every call) */
-        char error[96]; /* why the last sample failed */
-        bool sampled;   /* sampled on this GPU tick (false while a failing GPU is backed off);
-                         * meaningful on ticks where VCLOCK_GPU is due */
-        unsigned consecutive_failures; /* failed samples in a row, the last one included */
-        uint64_t crash_seq; /* +1 at the first failed sample of each streak (snapshot hook) */
-        unsigned index;     /* NVML index */
-        char name[96];
-        char uuid[96];
-        char pci_bus_id[32];
-        int64_t sampled_real_ns;
-
-        double temp_c;
-        double temp_max_c;                       /* GPU_MAX threshold */
-        double shutdown_temp_c, slowdown_temp_c; /* static thresholds, read at (re)init */
-        double power_w;
-        double power_limit_w; /* management limit */
-        double enforced_limit_w;
-        double energy_j; /* total since driver load */
-        double pstate;   /* 0..15 */
-        double gpu_clock_mhz, mem_clock_mhz, sm_clock_mhz, video_clock_mhz;
-        double util_gpu_pct, util_mem_pct;
-        double vram_used_bytes; /* NVML v1 `used`: reserved memory included (the reference) */
-        double vram_total_bytes;
-        double vram_reserved_bytes; /* reserved by the driver (v2 only; missing with v1) */
-        double pcie_gen, pcie_width, pcie_replay;
-        uint64_t throttle_mask; /* clock-event reasons bitmask, when throttle_valid */
-        bool throttle_valid;    /* a 64-bit mask never travels in a double */
-        unsigned nfans;
-        double fan_speed_pct[VIGIL_MAX_FANS];
-        double fan_target_pct[VIGIL_MAX_FANS];
-        double s0_temp, s0_target, s0_controller; /* thermal sensor 0 */
-        double ecc_corrected, ecc_uncorrected;    /* volatile totals */
-        double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
-        bool recovery_valid;      /* recovery_action read (at start, then every 60 s) */
-        unsigned recovery_action; /* NVML_GPU_RECOVERY_ACTION_*: 0 none, 1 reset, ... */
-        char flags[256];          /* anomaly flags of this sample, '|'-joined */
+#include "core/gpu_fields.def"
+#undef FIELD
+#undef FIELD_V
+#undef FIELD_S
 };
 
 /* Anomaly kinds counted per GPU (detect/gpu_rules.c; names in gpu_anomaly_names[]). */

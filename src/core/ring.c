@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gpu_columns.h"
 #include "util/fmt.h"
 #include "util/parse.h"
 
@@ -164,78 +165,57 @@ const char *ring_text_of(const struct gpu_ring *r, size_t i)
 
 void ring_csv_header(const struct gpu_ring *r, struct strbuf *out)
 {
-        sb_puts(out, "timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,"
-                     "mem_clock,gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,"
-                     "throttle_bitmask");
-        for (unsigned k = 0; k < r->nfans; k++)
-                sb_printf(out, ",fan%u_speed_pct,fan%u_target_pct", k, k);
-        sb_puts(out, ",sensor0_temp,sensor0_target,sensor0_controller,flags\n");
+        gpu_csv_header(out, GPU_CSV_RECORDER, r->nfans);
 }
 
-/* ",value" for an integer field, or "," when missing. */
-static void cell_int(struct strbuf *out, const struct ring_sample *s, uint32_t bit, long v)
+/* A stored integer back as the frame's double, NAN when its bit is not set. */
+static double back(const struct ring_sample *s, uint32_t bit, double v)
 {
-        if (s->valid & bit)
-                sb_printf(out, ",%ld", v);
-        else
-                sb_putc(out, ',');
+        return (s->valid & bit) ? v : VAL_MISSING;
 }
 
-static void row_values(const struct ring_sample *s, unsigned nfans, struct strbuf *out)
+/* The frame a sample was stored from, as far as the dump writes it: the values in the
+ * CSV's units, so they format to the same cells. */
+static void unfill(struct gpu_frame *g, const struct ring_sample *s, unsigned nfans)
 {
-        cell_int(out, s, RS_TEMP, s->temp_c);
-        /* The reference's gpu_tlimit: distance to the GPU_MAX threshold, empty without. */
-        if ((s->valid & RS_TEMP) && (s->valid & RS_TEMP_MAX) && s->temp_max_c != 0)
-                sb_printf(out, ",%d", s->temp_max_c - s->temp_c);
-        else
-                sb_putc(out, ',');
-        if (s->valid & RS_POWER)
-                sb_printf(out, ",%.2f", s->power_mw / 1000.0);
-        else
-                sb_putc(out, ',');
-        if (s->valid & RS_LIMIT)
-                sb_printf(out, ",%.0f", s->limit_mw / 1000.0);
-        else
-                sb_putc(out, ',');
-        cell_int(out, s, RS_PSTATE, s->pstate);
-        cell_int(out, s, RS_GPU_CLOCK, s->gpu_clock_mhz);
-        cell_int(out, s, RS_MEM_CLOCK, s->mem_clock_mhz);
-        cell_int(out, s, RS_UTIL_GPU, s->util_gpu_pct);
-        cell_int(out, s, RS_UTIL_MEM, s->util_mem_pct);
-        cell_int(out, s, RS_VRAM, (long)s->vram_used_mib);
-        cell_int(out, s, RS_PCIE_GEN, s->pcie_gen);
-        cell_int(out, s, RS_PCIE_WIDTH, s->pcie_width);
-        if (s->valid & RS_THROTTLE)
-                sb_printf(out, ",0x%04llx", (unsigned long long)s->throttle_mask);
-        else
-                sb_putc(out, ',');
-        for (unsigned k = 0; k < nfans; k++) {
-                cell_int(out, s, RS_FAN_SPEED(k), s->fan_speed_pct[k]);
-                cell_int(out, s, RS_FAN_TARGET(k), s->fan_target_pct[k]);
+        memset(g, 0, sizeof(*g));
+        gpu_frame_clear(g);
+        g->ok = !s->failed;
+        g->sampled_real_ns = s->real_ns;
+        g->nfans = nfans;
+        g->temp_c = back(s, RS_TEMP, s->temp_c);
+        g->temp_max_c = back(s, RS_TEMP_MAX, s->temp_max_c);
+        g->power_w = back(s, RS_POWER, s->power_mw / 1000.0);
+        g->power_limit_w = back(s, RS_LIMIT, s->limit_mw / 1000.0);
+        g->pstate = back(s, RS_PSTATE, s->pstate);
+        g->gpu_clock_mhz = back(s, RS_GPU_CLOCK, s->gpu_clock_mhz);
+        g->mem_clock_mhz = back(s, RS_MEM_CLOCK, s->mem_clock_mhz);
+        g->util_gpu_pct = back(s, RS_UTIL_GPU, s->util_gpu_pct);
+        g->util_mem_pct = back(s, RS_UTIL_MEM, s->util_mem_pct);
+        g->vram_used_bytes = back(s, RS_VRAM, s->vram_used_mib * 1048576.0);
+        g->pcie_gen = back(s, RS_PCIE_GEN, s->pcie_gen);
+        g->pcie_width = back(s, RS_PCIE_WIDTH, s->pcie_width);
+        g->s0_temp = back(s, RS_S0_TEMP, s->s0_temp_c);
+        g->s0_target = back(s, RS_S0_TARGET, s->s0_target);
+        g->s0_controller = back(s, RS_S0_CONTROLLER, s->s0_controller);
+        g->throttle_valid = (s->valid & RS_THROTTLE) != 0;
+        g->throttle_mask = g->throttle_valid ? s->throttle_mask : 0;
+        for (unsigned k = 0; k < nfans && k < RING_FANS; k++) {
+                g->fan_speed_pct[k] = back(s, RS_FAN_SPEED(k), s->fan_speed_pct[k]);
+                g->fan_target_pct[k] = back(s, RS_FAN_TARGET(k), s->fan_target_pct[k]);
         }
-        cell_int(out, s, RS_S0_TEMP, s->s0_temp_c);
-        cell_int(out, s, RS_S0_TARGET, s->s0_target);
-        cell_int(out, s, RS_S0_CONTROLLER, s->s0_controller);
 }
 
 void ring_csv_row(const struct gpu_ring *r, size_t i, struct strbuf *out)
 {
         const struct ring_sample *s = ring_get(r, i);
-        char ts[40];
+        const struct gpu_csv_style st = {.file = GPU_CSV_RECORDER, .nfans = r->nfans};
+        struct gpu_frame g;
         if (!s)
                 return;
-        fmt_time_gpu(ts, sizeof(ts), s->real_ns);
-        sb_puts(out, ts);
-        if (s->failed) {
-                /* As the reference's failure row: empty cells, then the error. */
-                for (unsigned k = 0; k < 16 + 2 * r->nfans; k++)
-                        sb_putc(out, ',');
-        } else {
-                row_values(s, r->nfans, out);
-        }
-        sb_putc(out, ',');
-        sb_csv_cell(out, ring_text_of(r, i));
-        sb_putc(out, '\n');
+        /* The flags text is the sample's own: its flags, or "NVML_FAILED:<error>". */
+        unfill(&g, s, r->nfans);
+        gpu_csv_row(out, &g, ring_text_of(r, i), &st);
 }
 
 size_t ring_write_csv(const struct gpu_ring *r, size_t first, struct strbuf *out)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/gpu_columns.h"
 #include "core/ring.h"
 #include "util/clock.h"
 
@@ -267,6 +268,81 @@ static void test_streamed_dump(void **state)
         ring_fini(&r);
 }
 
+/* Split a line (no quoted cells) at ',' into at most max cells; returns the count. */
+static size_t split(char *line, char **cells, size_t max)
+{
+        size_t n = 0;
+        char *p = line;
+        while (n < max) {
+                cells[n++] = p;
+                p = strpbrk(p, ",\n");
+                if (!p || *p == '\n') {
+                        if (p)
+                                *p = '\0';
+                        break;
+                }
+                *p++ = '\0';
+        }
+        return n;
+}
+
+/* The cell of the column named name in a header/row pair. */
+static const char *cell_of(char **head, char **cells, size_t n, const char *name)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!strcmp(head[i], name))
+                        return cells[i];
+        fail_msg("no column %s", name);
+        return NULL;
+}
+
+/* Each dump cell is the daily file's cell of the same column: one writer, one format. */
+static void check_same_cells(struct gpu_ring *r, size_t i, const struct gpu_frame *g)
+{
+        char dh[2048], dr[2048], rh[2048], rr[2048];
+        char *dhc[64], *drc[64], *rhc[64], *rrc[64];
+        struct strbuf sb;
+        const struct gpu_csv_style daily = {.file = GPU_CSV_DAILY, .nfans = r->nfans};
+        sb_init_fixed(&sb, dh, sizeof(dh));
+        gpu_csv_header(&sb, GPU_CSV_DAILY, r->nfans);
+        sb_init_fixed(&sb, dr, sizeof(dr));
+        gpu_csv_row(&sb, g, NULL, &daily);
+        sb_init_fixed(&sb, rh, sizeof(rh));
+        ring_csv_header(r, &sb);
+        row(r, i, rr, sizeof(rr));
+        size_t nd = split(dh, dhc, 64), nr = split(rh, rhc, 64);
+        assert_int_equal(split(dr, drc, 64), nd);
+        assert_int_equal(split(rr, rrc, 64), nr);
+        assert_int_equal(nd, gpu_csv_columns(GPU_CSV_DAILY, r->nfans));
+        assert_int_equal(nr, gpu_csv_columns(GPU_CSV_RECORDER, r->nfans));
+        assert_true(nr < nd);
+        for (size_t k = 0; k < nr; k++)
+                assert_string_equal(rrc[k], cell_of(dhc, drc, nd, rhc[k]));
+}
+
+static void test_dump_cells_are_daily_cells(void **state)
+{
+        (void)state;
+        struct gpu_ring r;
+        struct gpu_frame g;
+        assert_int_equal(ring_init(&r, 8, 2), 0);
+        sample(&g, noon, 71);
+        strcpy(g.flags, "TEMP|PWR+");
+        ring_push(&r, &g);
+        check_same_cells(&r, 0, &g);
+        sample(&g, noon + SEC, 72);
+        g.fan_speed_pct[1] = g.power_w = g.s0_target = VAL_MISSING;
+        g.throttle_valid = false;
+        ring_push(&r, &g);
+        check_same_cells(&r, 1, &g);
+        sample(&g, noon + 2 * SEC, 73);
+        g.ok = false;
+        strcpy(g.error, "GPU is lost");
+        ring_push(&r, &g);
+        check_same_cells(&r, 2, &g);
+        ring_fini(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -277,6 +353,7 @@ int main(void)
             cmocka_unit_test(test_out_of_range_values),
             cmocka_unit_test(test_text_ring_bounded),
             cmocka_unit_test(test_streamed_dump),
+            cmocka_unit_test(test_dump_cells_are_daily_cells),
         };
         return cmocka_run_group_tests(tests, setup, NULL);
 }
