@@ -93,11 +93,10 @@ static int repair_tail(int fd, uint64_t *size)
         }
 }
 
-/* Write the header into the empty open file; on failure the file is left empty. The
- * header goes to the disk at once (one fdatasync a file a day): the file's name is
- * durable as soon as it is created (a journaling file system commits metadata on its
- * own), so a power cut before the first sync leaves a file with its header, never an
- * empty one that a reader cannot tell from a foreign file. */
+/* Write the header into the empty open file; on failure the file is left empty. It
+ * goes to the disk with the rows, at the next sync: a power cut before that leaves an
+ * empty file (its name is durable at once on a journaling file system), which the next
+ * open gives its header and the post-mortem lists as having no row. */
 static int write_header(struct csvlog *l, const char *header)
 {
         size_t hl = strlen(header);
@@ -109,7 +108,6 @@ static int write_header(struct csvlog *l, const char *header)
                 return e;
         }
         l->size = hl;
-        (void)fdatasync(l->fd);
         return 0;
 }
 
