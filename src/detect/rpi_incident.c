@@ -30,7 +30,7 @@
 #include "detect/rpi_rules.h"
 #include "detect/rpi_throttle.h"
 #include "detect/storage_rules.h"
-#include "sink/eventlog.h"
+#include "core/eventlog.h"
 #include "sink/evidence.h"
 #include "sink/host_row.h"
 #include "sink/snapshot.h"

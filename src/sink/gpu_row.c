@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 #include "util/fmt.h"
 #include "util/numfmt.h"
 

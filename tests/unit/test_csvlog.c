@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sink/csvlog.h"
-#include "sink/eventlog.h"
+#include "core/eventlog.h"
 #include "util/pfile.h"
 
 #define DAY 86400LL

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 #include "sink/gpu_row.h"
 #include "sink/gpu_summary.h"
 #include "sink/sysinfo.h"
