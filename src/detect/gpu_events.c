@@ -10,7 +10,7 @@
  * Cooldowns are per GPU (the reference logger watched one GPU per process): a crash
  * snapshot at most every 60 s, a spike snapshot every 10 s; the first three held back
  * after each are logged, all are counted. A requested snapshot has no cooldown. The
- * external programs run in a worker thread (sink/snapshot_programs.h), so the loop
+ * external programs run in a worker thread (detect/snapshot_programs.h), so the loop
  * never waits for them. */
 #include "detect/gpu_events.h"
 
@@ -27,11 +27,11 @@
 #include "detect/gpu_rules.h"
 #include "detect/xid_catalog.h"
 #include "core/eventlog.h"
-#include "sink/evidence.h"
-#include "sink/gpu_snapshot.h"
+#include "detect/evidence.h"
+#include "detect/gpu_snapshot.h"
 #include "core/counters.h"
-#include "sink/snapshot.h"
-#include "sink/snapshot_programs.h"
+#include "detect/snapshot.h"
+#include "detect/snapshot_programs.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"

@@ -1,6 +1,6 @@
 /* The GPU event detector: drains the NVML event listener's queue (collect/nvml_events.h)
  * on the GPU clock, writes events.log lines and the event counters /metrics shows, and
- * takes the crash, fan-spike and requested snapshots (sink/gpu_snapshot.h).
+ * takes the crash, fan-spike and requested snapshots (detect/gpu_snapshot.h).
  *
  * events.log lines it writes (after the timestamp):
  *   type=NVML_EVENT gpu=0 event=Xid xid=79 meaning="GPU has fallen off the bus" action="reboot ..."

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 #include "core/eventlog.h"
 #include "util/log.h"
 

@@ -13,7 +13,7 @@
 #include "report/host_acc.h"
 #include "report/watch_acc.h"
 #include "core/eventlog.h"
-#include "sink/host_row.h"
+#include "core/host_row.h"
 #include "core/counters.h"
 #include "util/clock.h"
 #include "util/fmt.h"

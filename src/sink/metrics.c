@@ -16,7 +16,7 @@
 
 #include "core/throttle_reasons.h"
 #include "core/vigil.h"
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 
 #ifndef VIGIL_VERSION
 #define VIGIL_VERSION "unknown"

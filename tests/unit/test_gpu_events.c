@@ -13,7 +13,7 @@
 #include "collect/nvml_events.h"
 #include "detect/gpu_events.h"
 #include "sink/metrics.h"
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 #include "util/clock.h"
 
 #define MS (1000 * 1000LL)

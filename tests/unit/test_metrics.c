@@ -1,5 +1,5 @@
 /* Unit tests: the Prometheus text renderer (sink/metrics.c) and its counters
- * (sink/metrics_extra.c), on a hand-built frame: a host, two watches, a Raspberry Pi
+ * (core/counters.c), on a hand-built frame: a host, two watches, a Raspberry Pi
  * and two GPUs (one failing), with values missing here and there.
  *
  * The rendered text is also written to $VIGIL_METRICS_OUT (or tests/out/ when run from

@@ -1,5 +1,5 @@
 /* GPU CSV rows. See gpu_row.h. */
-#include "sink/gpu_row.h"
+#include "core/gpu_row.h"
 
 #include <string.h>
 

@@ -12,8 +12,8 @@
  *
  * A failed sample is the reference's failure row: the timestamp, empty cells, and
  * "NVML_FAILED:<error, at most 80 characters>" in the flags column. */
-#ifndef VIGIL_SINK_GPU_ROW_H
-#define VIGIL_SINK_GPU_ROW_H
+#ifndef VIGIL_CORE_GPU_ROW_H
+#define VIGIL_CORE_GPU_ROW_H
 
 #include "core/frame.h"
 #include "util/fmt.h"
