@@ -43,7 +43,7 @@
 static struct frame frame;
 static struct vigil_options opt;
 static struct vigil_ctx ctx;
-static struct metrics_extra extra; /* the daemon always has these counters */
+static struct counters extra; /* the daemon always has these counters */
 static void *src_state[MAX_PLUG], *det_state[MAX_PLUG], *sink_state[MAX_PLUG];
 static bool src_on[MAX_PLUG], det_on[MAX_PLUG], sink_on[MAX_PLUG];
 
@@ -62,7 +62,7 @@ static int setup(const char *lib, const char *log_dir)
         ctx.opt = &opt;
         ctx.frame = &frame;
         ctx.log_dir = log_dir;
-        metrics_extra_clear(&extra);
+        counters_clear(&extra);
         ctx.extra = &extra;
         pthread_mutex_init(&ctx.pub_lock, NULL);
         for (size_t i = 0; vigil_sources[i] && i < MAX_PLUG; i++)

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        struct xid_info x;
+        struct xid_line x;
         struct pcie_aer a;
         if (xid_parse_line((const char *)data, size, &x) == 0) {
                 if (strlen(x.pci) == 0 || strlen(x.message) >= sizeof(x.message))

@@ -70,10 +70,10 @@ static bool take_field(struct cursor *c, const char *key, const char **ret_v, si
         return true;
 }
 
-int xid_parse_line(const char *s, size_t n, struct xid_info *ret)
+int xid_parse_line(const char *s, size_t n, struct xid_line *ret)
 {
         static const char tag[] = "NVRM: Xid (";
-        struct xid_info x;
+        struct xid_line x;
         const char *m = memmem(s, n, tag, sizeof(tag) - 1);
         if (!m)
                 return -EINVAL;

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct xid_info {
+/* One Xid line as logged (what the code means is the catalog's: struct xid_info in
+ * detect/xid_catalog.h). */
+struct xid_line {
         char pci[32];      /* the bus id as logged, without "PCI:" ("0000:01:00") */
         char instance[24]; /* what follows the bus id in the brackets ("GPU-I:05"), or "" */
         unsigned code;     /* the Xid */
@@ -21,6 +23,6 @@ struct xid_info {
 /* Parse the Xid line found anywhere in s[0..n) (s need not be NUL-terminated; only
  * the line holding "NVRM: Xid (" is read). Pure and bounded. 0, or -EINVAL when
  * there is no well-formed Xid line (*ret is then untouched). */
-int xid_parse_line(const char *s, size_t n, struct xid_info *ret);
+int xid_parse_line(const char *s, size_t n, struct xid_line *ret);
 
 #endif

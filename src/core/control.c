@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/gpu_status.h"
 #include "core/lock.h"
 #include "core/run_findings.h"
 #include "core/runstate.h"
-#include "sink/gpu_summary.h"
-#include "sink/metrics.h"
+#include "core/counters.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -66,7 +66,7 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                 runstate_finding(ctx->postmortem, out);
                 sb_putc(out, '\n');
         }
-        const struct metrics_push *p = ctx->extra ? &ctx->extra->push : NULL;
+        const struct push_counters *p = ctx->extra ? &ctx->extra->push : NULL;
         if (p && p->on) {
                 char last[48] = "never";
                 if (!isnan(p->last_success_s))

@@ -28,8 +28,8 @@
 #include "core/run_findings.h"
 #include "core/sched.h"
 #include "core/vigil.h"
-#include "sink/eventlog.h"
-#include "sink/metrics.h"
+#include "core/eventlog.h"
+#include "core/counters.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/notify.h"
@@ -92,7 +92,7 @@ int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg)
         return -r;
 }
 
-uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct metrics_extra *extra)
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra)
 {
         pthread_mutex_lock(&ctx->pub_lock);
         uint64_t seq = ctx->published_seq;
@@ -576,8 +576,8 @@ int vigil_daemon_run(struct vigil_options *opt)
         struct daemon *d = calloc(1, sizeof(*d));
         struct frame *frame = calloc(1, sizeof(*frame));
         struct frame *published = calloc(1, sizeof(*published));
-        struct metrics_extra *extra = calloc(1, sizeof(*extra));
-        struct metrics_extra *published_extra = calloc(1, sizeof(*published_extra));
+        struct counters *extra = calloc(1, sizeof(*extra));
+        struct counters *published_extra = calloc(1, sizeof(*published_extra));
         int status = 1;
         if (!d || !frame || !published || !extra || !published_extra) {
                 free(published_extra);
@@ -587,8 +587,8 @@ int vigil_daemon_run(struct vigil_options *opt)
                 free(d);
                 return 1;
         }
-        metrics_extra_clear(extra);
-        metrics_extra_clear(published_extra);
+        counters_clear(extra);
+        counters_clear(published_extra);
         d->ctx.extra = extra;
         d->ctx.published_extra = published_extra;
         frame_clear(frame);

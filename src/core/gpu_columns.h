@@ -1,5 +1,5 @@
 /* The GPU CSV row, written once for every file that holds one: the daily gpuN-DATE.csv
- * (sink/gpu_row.h) and the flight recorder's dump (core/ring.h). The columns, their
+ * (core/gpu_row.h) and the flight recorder's dump (core/ring.h). The columns, their
  * names, formats and order are the table core/gpu_columns.def. */
 #ifndef VIGIL_CORE_GPU_COLUMNS_H
 #define VIGIL_CORE_GPU_COLUMNS_H

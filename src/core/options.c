@@ -218,17 +218,62 @@ static int check_listen(const char *v)
 /* An SD card: one synced write a minute per file in place of one every 5 s row. */
 #define SIGNAGE_SYNC_INTERVAL_NS (60 * NSEC_PER_SEC)
 
-static int apply_profile(struct vigil_options *o, const char *v, char *err, unsigned cap)
+/* Which options one source (the config file, the command line) gave: a profile from
+ * that source sets only the others, so an option given wins over it wherever it
+ * appears. */
+struct opt_given {
+        bool opt[NOPTS];  /* by index in opt_table */
+        bool cli_watches; /* --watch on the command line: the only watches */
+};
+
+static void mark_given(struct opt_given *g, const struct opt_def *d)
+{
+        if (g && d)
+                g->opt[d - opt_table] = true;
+}
+
+static bool was_given(const struct opt_given *g, const char *name)
+{
+        const struct opt_def *d = find_opt(name);
+        return d && g->opt[d - opt_table];
+}
+
+/* --profile only names the profile; its values are set once its source is read. */
+static int set_profile(struct vigil_options *o, const char *v, char *err, unsigned cap)
 {
         if (strcmp(v, "signage") != 0) {
                 snprintf(err, cap, "unknown profile '%.64s' (known: signage)", v);
                 return -EINVAL;
         }
         snprintf(o->profile, sizeof(o->profile), "signage");
-        o->interval_ns = 5 * NSEC_PER_SEC;
-        o->sync_interval_ns = SIGNAGE_SYNC_INTERVAL_NS;
-        int r = add_watch(o, "player", 6, "run_linux.py", err, cap);
-        return r < 0 ? r : add_watch(o, "chromium", 8, "chromium", err, cap);
+        return 0;
+}
+
+/* Add the profile's watch unless one of that name was given. */
+static int profile_watch(struct vigil_options *o, const char *name, const char *pattern, char *err,
+                         unsigned cap)
+{
+        for (unsigned i = 0; i < o->nwatches; i++)
+                if (!strcmp(o->watches[i].name, name))
+                        return 0;
+        return add_watch(o, name, strlen(name), pattern, err, cap);
+}
+
+/* The profile's values, for the options its source g did not give. Its watches join
+ * those of the config file; --watch on the command line replaces them all. */
+static int apply_profile(struct vigil_options *o, const struct opt_given *g, char *err,
+                         unsigned cap)
+{
+        if (strcmp(o->profile, "signage") != 0)
+                return 0;
+        if (!was_given(g, "interval"))
+                o->interval_ns = 5 * NSEC_PER_SEC;
+        if (!was_given(g, "sync-interval"))
+                o->sync_interval_ns = SIGNAGE_SYNC_INTERVAL_NS;
+        if (g->cli_watches)
+                return 0;
+        int r = profile_watch(o, "player", "run_linux.py", err, cap);
+        return r < 0 ? r : profile_watch(o, "chromium", "chromium", err, cap);
 }
 
 static int set_special(struct vigil_options *o, const struct opt_def *d, const char *v, char *err,
@@ -238,7 +283,7 @@ static int set_special(struct vigil_options *o, const struct opt_def *d, const c
         if (!strcmp(d->name, "watch"))
                 return set_watch(o, v, err, cap);
         if (!strcmp(d->name, "profile"))
-                return apply_profile(o, v, err, cap);
+                return set_profile(o, v, err, cap);
         if (!strcmp(d->name, "live") || !strcmp(d->name, "verbose")) {
                 if (parse_bool(v, &b) < 0)
                         goto bad;
@@ -341,6 +386,7 @@ int options_set(struct vigil_options *o, const char *key, const char *value, cha
 
 struct ini_ctx {
         struct vigil_options *o;
+        struct opt_given *given;
         FILE *fp;
         int lineno; /* lines read so far: the handler runs on the line just read */
         char *err;
@@ -414,11 +460,12 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
         int r;
         if (ctx->failed)
                 return 0;
-        if (!strcmp(section, "watch"))
+        if (!strcmp(section, "watch")) {
                 r = add_watch(ctx->o, name, strlen(name), value, msg, sizeof(msg));
-        else if (section[0] == '\0' || !strcmp(section, "vigil"))
+        } else if (section[0] == '\0' || !strcmp(section, "vigil")) {
                 r = options_set(ctx->o, name, value, msg, sizeof(msg));
-        else {
+                mark_given(ctx->given, find_opt(name));
+        } else {
                 snprintf(msg, sizeof(msg), "unknown section [%.64s]", section);
                 r = -EINVAL;
         }
@@ -430,11 +477,12 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
         return 1;
 }
 
-int options_load_stream(struct vigil_options *o, FILE *fp, const char *name, char *err,
-                        unsigned cap)
+/* Read the options of fp (named name in errors) into o, marking them in given. */
+static int load_stream(struct vigil_options *o, FILE *fp, const char *name, struct opt_given *given,
+                       char *err, unsigned cap)
 {
         char msg[300];
-        struct ini_ctx ctx = {o, fp, 0, msg, sizeof(msg), 0};
+        struct ini_ctx ctx = {o, given, fp, 0, msg, sizeof(msg), 0};
         msg[0] = '\0';
         int r = ini_parse_stream(ini_read_line, &ctx, on_ini_key, &ctx);
         if (ctx.failed) {
@@ -448,14 +496,30 @@ int options_load_stream(struct vigil_options *o, FILE *fp, const char *name, cha
         return 0;
 }
 
-int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap)
+static int load_file(struct vigil_options *o, const char *path, struct opt_given *given, char *err,
+                     unsigned cap)
 {
         FILE *fp = open_config(path, err, cap);
         if (!fp)
                 return -EINVAL;
-        int r = options_load_stream(o, fp, path, err, cap);
+        int r = load_stream(o, fp, path, given, err, cap);
         fclose(fp);
         return r;
+}
+
+int options_load_stream(struct vigil_options *o, FILE *fp, const char *name, char *err,
+                        unsigned cap)
+{
+        struct opt_given given = {0};
+        int r = load_stream(o, fp, name, &given, err, cap);
+        return r < 0 ? r : apply_profile(o, &given, err, cap);
+}
+
+int options_load_file(struct vigil_options *o, const char *path, char *err, unsigned cap)
+{
+        struct opt_given given = {0};
+        int r = load_file(o, path, &given, err, cap);
+        return r < 0 ? r : apply_profile(o, &given, err, cap);
 }
 
 void options_usage(const char *prog)
@@ -483,7 +547,8 @@ static bool takes_arg(const struct opt_def *d)
 }
 
 /* The config file is read first so that the command line wins. */
-static int load_config_from_argv(struct vigil_options *o, int argc, char **argv)
+static int load_config_from_argv(struct vigil_options *o, int argc, char **argv,
+                                 struct opt_given *given)
 {
         char err[700];
         const char *path = NULL;
@@ -497,7 +562,7 @@ static int load_config_from_argv(struct vigil_options *o, int argc, char **argv)
         }
         if (!path)
                 return 0;
-        if (options_load_file(o, path, err, sizeof(err)) < 0) {
+        if (load_file(o, path, given, err, sizeof(err)) < 0) {
                 options_error("%s", err);
                 return -EINVAL;
         }
@@ -545,10 +610,16 @@ int options_parse(struct vigil_options *o, int argc, char **argv)
 {
         struct option longopts[NOPTS + 3];
         char err[300];
-        bool cli_watch = false;
+        struct opt_given file = {0}, given = {0};
 
-        if (load_config_from_argv(o, argc, argv) < 0)
+        /* The file, its profile under its keys; then the command line, its profile
+         * under its options and over the file. */
+        if (load_config_from_argv(o, argc, argv, &file) < 0)
                 return -EINVAL;
+        if (apply_profile(o, &file, err, sizeof(err)) < 0) {
+                options_error("%s", err);
+                return -EINVAL;
+        }
         for (size_t i = 0; i < NOPTS; i++) {
                 longopts[i].name = opt_table[i].name;
                 longopts[i].has_arg = takes_arg(&opt_table[i]) ? required_argument : no_argument;
@@ -589,19 +660,24 @@ int options_parse(struct vigil_options *o, int argc, char **argv)
                 const struct opt_def *d = &opt_table[c - 1000];
                 if (!strcmp(d->name, "config"))
                         continue;
-                if (!strcmp(d->name, "watch") && !cli_watch) {
+                if (!strcmp(d->name, "watch") && !given.cli_watches) {
                         /* Watches on the command line replace those of the file. */
                         o->nwatches = 0;
-                        cli_watch = true;
+                        given.cli_watches = true;
                 }
                 const char *v = takes_arg(d) ? optarg : "yes";
                 if (set_value(o, d, v, err, sizeof(err)) < 0) {
                         options_error("%s", err);
                         return -EINVAL;
                 }
+                mark_given(&given, d);
         }
         if (optind < argc) {
                 options_error("unexpected argument '%.200s' (see --help)", argv[optind]);
+                return -EINVAL;
+        }
+        if (was_given(&given, "profile") && apply_profile(o, &given, err, sizeof(err)) < 0) {
+                options_error("%s", err);
                 return -EINVAL;
         }
         return check_root(o);

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "core/history.h"
-#include "detect/throttle_reasons.h"
-#include "sink/eventlog.h"
-#include "sink/metrics.h"
+#include "core/throttle_reasons.h"
+#include "core/eventlog.h"
+#include "core/counters.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 
@@ -24,7 +24,7 @@ static const char *const anomaly_flags[GPU_ANOM_COUNT] = {
     [GPU_ANOM_POWER_BREACH] = "PWR+",
 };
 
-static void gpu_counters(const struct run_findings_in *in, unsigned slot, double up_s,
+static void gpu_findings(const struct run_findings_in *in, unsigned slot, double up_s,
                          struct findings *out)
 {
         const struct gpu_frame *g = &in->frame->gpus[slot];
@@ -36,23 +36,16 @@ static void gpu_counters(const struct run_findings_in *in, unsigned slot, double
                 if (anomaly_flags[k] && st->anomalies[k])
                         findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k], st->anomalies[k],
                                       NAN, NULL);
-        if (!in->extra)
-                return;
-        const struct metrics_gpu_extra *x = &in->extra->gpus[slot];
-        if (x->nvml_failures)
-                findings_note(out, FINDING_NVML_FAILED, src, NULL, x->nvml_failures, NAN,
+        if (st->failed_samples)
+                findings_note(out, FINDING_NVML_FAILED, src, NULL, st->failed_samples, NAN,
                               g->ok ? NULL : g->error);
-        for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
-                if (anomaly_flags[k] && st->anomalies[k])
-                        findings_note(out, FINDING_ANOMALY, src, anomaly_flags[k], st->anomalies[k],
-                                      NAN, NULL);
-        for (unsigned b = 0; b < METRICS_NREASONS && b < GPU_THROTTLE_BITS && up_s > 0; b++) {
-                if (!(x->reason_seconds[b] > 0))
+        for (unsigned b = 0; b < GPU_THROTTLE_BITS && up_s > 0; b++) {
+                if (!(st->throttle_seconds[b] > 0))
                         continue;
                 struct finding *fi =
-                    findings_get(out, FINDING_THROTTLE, src, throttle_reason_names[b]);
+                    findings_get(out, FINDING_THROTTLE, src, throttle_reasons[b].name);
                 if (fi)
-                        fi->value = fmin(1.0, x->reason_seconds[b] / up_s);
+                        fi->value = fmin(1.0, st->throttle_seconds[b] / up_s);
         }
 }
 
@@ -69,7 +62,7 @@ void run_findings_from(const struct run_findings_in *in, struct findings *out)
         double up_s = (double)(now_mono_ns() - f->self.started_mono_ns) / 1e9;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
                 if (f->gpus[i].present)
-                        gpu_counters(in, i, up_s, out);
+                        gpu_findings(in, i, up_s, out);
         if (in->missed)
                 findings_note(out, FINDING_MISSED_DEADLINE, "host", NULL, in->missed, NAN, NULL);
         const struct finding *w = findings_find(out, FINDING_WRITE_ERRORS, "host", NULL);
@@ -137,7 +130,7 @@ void run_findings_print(const struct vigil_ctx *ctx, uint64_t missed)
         free(f);
 }
 
-uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct metrics_extra *extra,
+uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct counters *extra,
                                 struct findings *findings)
 {
         pthread_mutex_lock(&ctx->pub_lock);

@@ -10,15 +10,15 @@
 #include "core/findings.h"
 #include "core/vigil.h"
 
-struct metrics_extra;
+struct counters;
 
 /* What the findings of a run are built from (any thread, given copies). */
 struct run_findings_in {
         const struct frame *frame;
-        const struct metrics_extra *extra; /* NULL: the counters kept outside the frame unknown */
-        const struct findings *events;     /* from events.log lines; NULL: none */
-        uint64_t missed;                   /* the scheduler's missed deadlines */
-        bool disk_paused;                  /* writes are paused now */
+        const struct counters *extra;  /* NULL: the counters kept outside the frame unknown */
+        const struct findings *events; /* from events.log lines; NULL: none */
+        uint64_t missed;               /* the scheduler's missed deadlines */
+        bool disk_paused;              /* writes are paused now */
 };
 
 /* Into *out (overwritten): a copy of in->events with the counters of the frame and

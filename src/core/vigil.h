@@ -18,7 +18,7 @@
 #include "core/options.h"
 
 struct eventlog;
-struct metrics_extra;
+struct counters;
 struct kmsg;
 struct nvml_shared;
 struct history;
@@ -60,13 +60,13 @@ struct vigil_ctx {
          * running (its sample() is called again for the same tick), then the loop, then
          * the shutdown, and the process exits. Does not return. NULL outside the daemon. */
         void (*move_loop)(struct vigil_ctx *ctx);
-        /* Counters that live outside the frame (Xids, anomalies, throttle time, rules),
+        /* Counters that live outside the frame (core/counters.h: Xids, NVML events, rules),
          * owned by the main loop like the frame; detectors add to them. */
-        struct metrics_extra *extra;
+        struct counters *extra;
         /* The last complete frame and counters, for readers in other threads (HTTP). */
         pthread_mutex_t pub_lock;
         struct frame *published;
-        struct metrics_extra *published_extra;
+        struct counters *published_extra;
         uint64_t published_seq;
         /* Recent values and event markers for the dashboard (core/history.h): written
          * by the main loop after each tick, copied by the HTTP thread. NULL without
@@ -140,13 +140,12 @@ int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg);
 /* Copy the last published frame into *out and, when extra is not NULL, the counters
  * into *extra (any thread, one consistent pair). Returns the sequence number
  * (0: nothing published yet, nothing copied). */
-uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out,
-                              struct metrics_extra *extra);
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra);
 
 /* Copy the counters kept outside the frame into *extra and the findings of the
  * events so far into *findings (each may be NULL), from the last publication (any
  * thread). Returns the sequence number (0: nothing published yet, nothing copied). */
-uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct metrics_extra *extra,
+uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct counters *extra,
                                 struct findings *findings);
 
 /* Ask every sink to flush and sync (main thread; before snapshots). */

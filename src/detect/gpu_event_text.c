@@ -5,23 +5,23 @@
 #include "collect/nvml_api.h"
 #include "detect/gpu_events.h"
 #include "detect/xid_catalog.h"
-#include "sink/metrics.h"
+#include "core/counters.h"
 
 /* One row per event type vigil names, in the reference's name order. */
 struct event_type_def {
         unsigned long long bit;
         const char *name; /* the reference's (Xid adds its code) */
-        enum metrics_event_type counter;
+        enum gpu_event_type counter;
 };
 
 static const struct event_type_def event_types[] = {
-    {NVML_EVENT_PSTATE, "PState", METRICS_EV_PSTATE},
-    {NVML_EVENT_XID_CRITICAL_ERROR, "Xid", METRICS_EV_XID},
-    {NVML_EVENT_GPU_RECOVERY_ACTION, "GpuRecovery", METRICS_EV_GPU_RECOVERY_ACTION},
-    {NVML_EVENT_GPU_UNAVAILABLE_ERROR, "GpuUnavailable", METRICS_EV_GPU_UNAVAILABLE},
-    {NVML_EVENT_SINGLE_BIT_ECC, "SingleBitEcc", METRICS_EV_SINGLE_BIT_ECC},
-    {NVML_EVENT_DOUBLE_BIT_ECC, "DoubleBitEcc", METRICS_EV_DOUBLE_BIT_ECC},
-    {NVML_EVENT_CLOCK, "Clock", METRICS_EV_CLOCK},
+    {NVML_EVENT_PSTATE, "PState", GPU_EV_PSTATE},
+    {NVML_EVENT_XID_CRITICAL_ERROR, "Xid", GPU_EV_XID},
+    {NVML_EVENT_GPU_RECOVERY_ACTION, "GpuRecovery", GPU_EV_GPU_RECOVERY_ACTION},
+    {NVML_EVENT_GPU_UNAVAILABLE_ERROR, "GpuUnavailable", GPU_EV_GPU_UNAVAILABLE},
+    {NVML_EVENT_SINGLE_BIT_ECC, "SingleBitEcc", GPU_EV_SINGLE_BIT_ECC},
+    {NVML_EVENT_DOUBLE_BIT_ECC, "DoubleBitEcc", GPU_EV_DOUBLE_BIT_ECC},
+    {NVML_EVENT_CLOCK, "Clock", GPU_EV_CLOCK},
 };
 
 #define NTYPES (sizeof(event_types) / sizeof(event_types[0]))

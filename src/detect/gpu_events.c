@@ -10,7 +10,7 @@
  * Cooldowns are per GPU (the reference logger watched one GPU per process): a crash
  * snapshot at most every 60 s, a spike snapshot every 10 s; the first three held back
  * after each are logged, all are counted. A requested snapshot has no cooldown. The
- * external programs run in a worker thread (sink/snapshot_programs.h), so the loop
+ * external programs run in a worker thread (detect/snapshot_programs.h), so the loop
  * never waits for them. */
 #include "detect/gpu_events.h"
 
@@ -26,12 +26,12 @@
 #include "core/ring.h"
 #include "detect/gpu_rules.h"
 #include "detect/xid_catalog.h"
-#include "sink/eventlog.h"
-#include "sink/evidence.h"
-#include "sink/gpu_snapshot.h"
-#include "sink/metrics.h"
-#include "sink/snapshot.h"
-#include "sink/snapshot_programs.h"
+#include "core/eventlog.h"
+#include "detect/evidence.h"
+#include "detect/gpu_snapshot.h"
+#include "core/counters.h"
+#include "detect/snapshot.h"
+#include "detect/snapshot_programs.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -243,13 +243,13 @@ static void spike(struct gpu_events *d, unsigned slot, const struct tick *t)
 
 static void count_event(struct vigil_ctx *ctx, const struct nvml_event *e)
 {
-        unsigned types[METRICS_NEVENT_TYPES];
+        unsigned types[GPU_EV_COUNT];
         unsigned n = gpu_event_counters(e, types);
         for (unsigned i = 0; i < n; i++)
-                metrics_extra_add_event(ctx->extra, e->slot, (enum metrics_event_type)types[i]);
+                counters_add_event(ctx->extra, e->slot, (enum gpu_event_type)types[i]);
         if (e->type & NVML_EVENT_XID_CRITICAL_ERROR)
-                metrics_extra_add_xid(ctx->extra, e->slot,
-                                      e->data > 0xffffffffULL ? 0xffffffffu : (uint32_t)e->data);
+                counters_add_xid(ctx->extra, e->slot,
+                                 e->data > 0xffffffffULL ? 0xffffffffu : (uint32_t)e->data);
 }
 
 static void one_event(struct gpu_events *d, const struct nvml_event *e)

@@ -1,6 +1,6 @@
 /* The GPU event detector: drains the NVML event listener's queue (collect/nvml_events.h)
  * on the GPU clock, writes events.log lines and the event counters /metrics shows, and
- * takes the crash, fan-spike and requested snapshots (sink/gpu_snapshot.h).
+ * takes the crash, fan-spike and requested snapshots (detect/gpu_snapshot.h).
  *
  * events.log lines it writes (after the timestamp):
  *   type=NVML_EVENT gpu=0 event=Xid xid=79 meaning="GPU has fallen off the bus" action="reboot ..."
@@ -70,8 +70,8 @@ void gpu_event_action(struct strbuf *out, const struct nvml_event *e);
  *   Xid(79) (Xid 79: GPU has fallen off the bus; action: reboot ...) recovery action NODE_REBOOT */
 void gpu_event_story(struct strbuf *out, const struct nvml_event *e);
 
-/* The counter index (enum metrics_event_type) of each type bit of e, into out (at
- * most METRICS_NEVENT_TYPES); returns how many. */
+/* The counter index (enum gpu_event_type) of each type bit of e, into out (at
+ * most GPU_EV_COUNT); returns how many. */
 unsigned gpu_event_counters(const struct nvml_event *e, unsigned out[]);
 
 extern const struct vigil_detector detector_gpu_events;

@@ -11,19 +11,14 @@
 #include <string.h>
 
 #include "collect/nvml_api.h"
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 #include "util/clock.h"
 #include "core/vigil.h"
-#include "sink/eventlog.h"
-#include "sink/metrics.h"
+#include "core/eventlog.h"
 #include "util/strbuf.h"
 
 #define ANOMALY_LOG_NS (60 * NSEC_PER_SEC) /* ANOMALY_LOG_COOLDOWN_SEC */
 #define BACKOFF_NOTICE 5                   /* failures before "backing off" is said */
-
-const char *const gpu_anomaly_names[GPU_ANOM_COUNT] = {
-    "tdp_change", "fan_spike", "fan_inversion", "spurious_throttle", "power_breach",
-};
 
 /* One answered sample, as the rules see it. */
 struct rule_in {
@@ -388,25 +383,6 @@ static int gpu_rules_det_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-/* The same sample in the counters /metrics shows beside the frame. */
-static void add_metrics(struct vigil_ctx *ctx, unsigned slot, const struct gpu_frame *g,
-                        unsigned counted)
-{
-        struct metrics_extra *x = ctx->extra;
-        if (!x)
-                return;
-        if (!g->ok) {
-                x->gpus[slot].nvml_failures++;
-                return;
-        }
-        for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
-                if (counted & (1u << k))
-                        metrics_extra_add_anomaly(x, slot, gpu_anomaly_names[k]);
-        if (g->throttle_valid)
-                metrics_extra_add_reason_seconds(x, slot, g->throttle_mask,
-                                                 (double)ctx->opt->gpu_interval_ns / 1e9);
-}
-
 static void gpu_rules_det_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_rules_det *d = state;
@@ -416,7 +392,6 @@ static void gpu_rules_det_feed(void *state, struct vigil_ctx *ctx, const struct 
                 if (!g->sampled)
                         continue;
                 gpu_rules_step(&d->rules, slot, g, &f->gpu_stats[slot], t->mono_ns, &d->out);
-                add_metrics(ctx, slot, g, d->out.counted);
                 for (unsigned i = 0; i < d->out.nlog; i++)
                         vlog(d->out.level[i], "gpu%u: %s", g->index, d->out.log[i]);
                 for (unsigned i = 0; i < d->out.nevent; i++)

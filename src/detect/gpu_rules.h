@@ -44,10 +44,6 @@ struct gpu_rules {
         struct gpu_rule_state gpu[VIGIL_MAX_GPUS];
 };
 
-/* Names of the anomaly kinds, for logs and /metrics labels ("tdp_change", "fan_spike",
- * "fan_inversion", "spurious_throttle", "power_breach"). */
-extern const char *const gpu_anomaly_names[GPU_ANOM_COUNT];
-
 /* Set up rules with the thresholds of opt (kept by pointer) and reset stats[0..n). */
 void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct gpu_stats *stats,
                     unsigned n);
@@ -65,9 +61,10 @@ const struct gpu_stats *gpu_rules_stats(const struct frame *f, unsigned slot);
  * the reference's event listener does. Main thread. */
 void gpu_rules_note_crash(struct frame *f, unsigned slot);
 
-/* The detector (registered in core/registry.c): the rules on the GPU clock, their lines
- * to stderr and events.log, and the /metrics counters in ctx->extra (anomalies by type,
- * seconds per clock-event reason, NVML failures). */
+/* The detector (registered in core/registry.c): the rules on the GPU clock, their
+ * counters in frame->gpu_stats[] (anomalies by type, seconds per clock-event reason,
+ * NVML failures: /metrics renders them from there), their lines to stderr and
+ * events.log. */
 extern const struct vigil_detector detector_gpu_rules;
 
 #endif

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "detect/rpi_throttle.h"
-#include "sink/eventlog.h"
+#include "core/rpi_throttle.h"
+#include "core/eventlog.h"
 #include "util/log.h"
 
 #define TEMP_CLEAR_C    2.0

@@ -12,9 +12,9 @@
 #include "core/vigil.h"
 #include "report/host_acc.h"
 #include "report/watch_acc.h"
-#include "sink/eventlog.h"
-#include "sink/host_row.h"
-#include "sink/metrics.h"
+#include "core/eventlog.h"
+#include "core/host_row.h"
+#include "core/counters.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -116,7 +116,7 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
         if (rising == s->rising[i])
                 return;
         s->rising[i] = rising;
-        metrics_extra_set_rule(ctx->extra, rule->name, rising);
+        counters_set_rule(ctx->extra, rule->name, rising);
         double span_min = (s->acc.last_t - s->acc.first_t) / 60.0;
         /* A growing PSS eats the available memory: when it runs out at this rate (the
          * same estimate as `vigil report`'s, report/report_findings.c). */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 #include "report/tstamp.h"
 #include "util/fmt.h"
 #include "util/parse.h"

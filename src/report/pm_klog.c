@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect/xid_line.h"
+#include "detect/xid_catalog.h"
 #include "util/pfile.h"
 #include "util/spawn.h"
 #include "util/zlib_lib.h"
@@ -40,11 +41,11 @@ bool pm_klog_important(const char *s, size_t n)
 
 static void put_line(struct strbuf *out, const char *s, size_t n)
 {
-        struct xid_info x;
+        struct xid_line x;
         sb_put(out, s, n);
         if (has_ci(s, n, "Xid") && xid_parse_line(s, n, &x) == 0) {
-                const char *m = pm_xid_meaning(x.code);
-                sb_printf(out, "  [Xid %u: %s]", x.code, m ? m : "not in vigil's catalog");
+                const struct xid_info *c = xid_lookup(x.code);
+                sb_printf(out, "  [Xid %u: %s]", x.code, c ? c->meaning : "not in vigil's catalog");
         }
         sb_putc(out, '\n');
 }

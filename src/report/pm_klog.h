@@ -40,8 +40,4 @@ bool pm_klog_important(const char *s, size_t n);
  * meaning appended. */
 void pm_klog_rank(struct strbuf *out, const char *text, size_t n);
 
-/* "GPU has fallen off the bus" for a listed Xid, NULL otherwise (postmortem.c: the Xid
- * catalog and the Xid line parser both name a struct xid_info). */
-const char *pm_xid_meaning(unsigned code);
-
 #endif

@@ -14,19 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "detect/xid_catalog.h"
 #include "report/pm_csv.h"
 #include "report/pm_klog.h"
 #include "report/tstamp.h"
 #include "util/fmt.h"
 #include "util/parse.h"
 #include "util/pfile.h"
-
-const char *pm_xid_meaning(unsigned code)
-{
-        const struct xid_info *x = xid_lookup(code);
-        return x ? x->meaning : NULL;
-}
 
 static void put_time(struct strbuf *out, int64_t ns)
 {

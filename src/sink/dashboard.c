@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 #include "report/html_style.h"
 #include "sink/dashboard_chart.h"
 #include "sink/dashboard_events.h"

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "core/throttle_reasons.h"
 #include "util/fmt.h"
 #include "util/xml.h"
 
@@ -59,7 +60,9 @@ static size_t gpu_bands(struct dash *d, unsigned g)
                 d->on[i] = (fl & HIST_GPU_SEEN) && (fl & HIST_GPU_FAILED);
         }
         size_t nb = dash_spans(d, 0, LOST_KIND, "#d62728");
-        for (unsigned bit = 1; bit < METRICS_NREASONS && bit + 1 < DASH_BAND_KIND; bit++) {
+        for (unsigned bit = 1; bit < GPU_THROTTLE_BITS && bit + 1 < DASH_BAND_KIND; bit++) {
+                if (!throttle_reasons[bit].label)
+                        continue;
                 bool any = false;
                 for (size_t i = 0; i < d->n; i++) {
                         d->on[i] = history_gpu_mask(d->h, i, g) >> bit & 1u;
@@ -68,7 +71,7 @@ static size_t gpu_bands(struct dash *d, unsigned g)
                 if (!any)
                         continue;
                 snprintf(d->band_label[bit + 1], sizeof(d->band_label[bit + 1]), "throttle: %s",
-                         metrics_reason_names[bit]);
+                         throttle_reasons[bit].label);
                 nb = dash_spans(d, nb, bit + 1, svg_palette(bit + 3));
         }
         return nb;

@@ -6,7 +6,7 @@
 
 #include "core/vigil.h"
 #include "sink/csvlog.h"
-#include "sink/host_row.h"
+#include "core/host_row.h"
 #include "sink/sinks.h"
 #include "util/log.h"
 

@@ -36,13 +36,13 @@ struct http_sink {
         struct http_server *srv;
         struct history *copy; /* server thread: the history rendered from */
         /* Server thread: copies for the findings, and the findings built from them. */
-        struct metrics_extra *extra;
+        struct counters *extra;
         struct findings *events, *found;
         char hostname[256];
 };
 
 /* Server thread: the last published frame. */
-static int http_snapshot(void *arg, struct frame *f, struct metrics_extra *x)
+static int http_snapshot(void *arg, struct frame *f, struct counters *x)
 {
         struct http_sink *h = arg;
         return vigil_published_copy(h->ctx, f, x) ? HTTP_SNAP_FRAME | HTTP_SNAP_EXTRA

@@ -49,7 +49,7 @@ struct http_server {
         char *tls_cert, *tls_key; /* PEM text, alive as long as mhd */
         /* Render state, server thread only. */
         struct frame frame;
-        struct metrics_extra extra;
+        struct counters extra;
         struct strbuf body;
         struct zlib_lib zlib; /* opened at the first body worth compressing */
         int zlib_state;       /* 0 not tried yet, 1 open, -1 not available: never gzip */

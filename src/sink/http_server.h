@@ -40,7 +40,7 @@ enum {
 
 /* Copy the latest published data into *f and *x (server thread; must not block for
  * long). Returns HTTP_SNAP_* bits. */
-typedef int (*http_snapshot_fn)(void *arg, struct frame *f, struct metrics_extra *x);
+typedef int (*http_snapshot_fn)(void *arg, struct frame *f, struct counters *x);
 
 /* Render the page served at / (server thread) into out, bounded by HTTP_MAX_BODY, from
  * the frame copy f the server just took (cleared when nothing was published yet).

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/vigil.h"
-#include "sink/host_row.h"
+#include "core/host_row.h"
 #include "sink/live_gpu.h"
 #include "sink/live_screen.h"
 #include "sink/sinks.h"

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 
 static void worst_reset(struct live_gpu_worst *w)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/run_findings.h"
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 

@@ -18,7 +18,7 @@
 
 #include "core/findings.h"
 #include "core/vigil.h"
-#include "sink/host_row.h"
+#include "core/host_row.h"
 #include "sink/live_gpu.h"
 #include "util/strbuf.h"
 

@@ -14,8 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/throttle_reasons.h"
 #include "core/vigil.h"
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 
 #ifndef VIGIL_VERSION
 #define VIGIL_VERSION "unknown"
@@ -23,18 +24,6 @@
 
 #define GAUGE   "gauge"
 #define COUNTER "counter"
-
-const char *const metrics_reason_names[METRICS_NREASONS] = {
-    "gpu_idle",
-    "applications_clocks_setting",
-    "sw_power_cap",
-    "hw_slowdown",
-    "sync_boost",
-    "sw_thermal_slowdown",
-    "hw_thermal_slowdown",
-    "hw_power_brake_slowdown",
-    "display_clock_setting",
-};
 
 /* The family being written: its header goes out with its first sample. */
 struct render {
@@ -479,8 +468,10 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
                 uint64_t m = f->gpus[i].throttle_mask;
                 if (!bases[i] || !f->gpus[i].throttle_valid)
                         continue;
-                for (unsigned b = 0; b < METRICS_NREASONS; b++)
-                        sample(r, bases[i], "reason", metrics_reason_names[b], (m >> b) & 1);
+                for (unsigned b = 0; b < GPU_THROTTLE_BITS; b++)
+                        if (throttle_reasons[b].label)
+                                sample(r, bases[i], "reason", throttle_reasons[b].label,
+                                       (m >> b) & 1);
         }
         fam_begin(r, "vigil_gpu_recovery_action", GAUGE,
                   "NVML's recovery action (field 230): 0 none, 1 GPU reset, 2 node reboot, "
@@ -508,14 +499,13 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
 
 /* ---- counters kept outside the frame ---- */
 
-static void render_gpu_extra(struct render *r, const struct metrics_extra *x,
-                             const char *const *bases)
+static void render_gpu_extra(struct render *r, const struct counters *x, const char *const *bases)
 {
         char code[12];
         fam_begin(r, "vigil_gpu_xid_errors_total", COUNTER, "Xid errors reported, by Xid code.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                const struct metrics_gpu_extra *g = &x->gpus[i];
-                unsigned n = g->nxids < METRICS_MAX_XIDS ? g->nxids : METRICS_MAX_XIDS;
+                const struct gpu_counters *g = &x->gpus[i];
+                unsigned n = g->nxids < COUNTERS_MAX_XIDS ? g->nxids : COUNTERS_MAX_XIDS;
                 for (unsigned j = 0; bases[i] && j < n; j++) {
                         metrics_fmt_value(code, sizeof(code), g->xids[j].xid);
                         sample(r, bases[i], "xid", code, (double)g->xids[j].count);
@@ -525,36 +515,41 @@ static void render_gpu_extra(struct render *r, const struct metrics_extra *x,
         }
         fam_begin(r, "vigil_gpu_events_total", COUNTER, "NVML events received, by type.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                for (unsigned k = 0; bases[i] && k < METRICS_NEVENT_TYPES; k++)
-                        sample(r, bases[i], "type", metrics_event_names[k],
+                for (unsigned k = 0; bases[i] && k < GPU_EV_COUNT; k++)
+                        sample(r, bases[i], "type", gpu_event_type_names[k],
                                (double)x->gpus[i].events[k]);
         }
+}
+
+/* The GPU rules' statistics (struct gpu_stats in the frame). */
+static void render_gpu_stats(struct render *r, const struct frame *f, const char *const *bases)
+{
         fam_begin(r, "vigil_gpu_anomalies_total", COUNTER, "Anomalies flagged, by type.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                const struct metrics_gpu_extra *g = &x->gpus[i];
-                unsigned n = g->nanomalies < METRICS_MAX_ANOMALY_TYPES ? g->nanomalies
-                                                                       : METRICS_MAX_ANOMALY_TYPES;
-                for (unsigned j = 0; bases[i] && j < n; j++)
-                        sample(r, bases[i], "type", g->anomalies[j].type,
-                               (double)g->anomalies[j].count);
+                const struct gpu_stats *st = &f->gpu_stats[i];
+                for (unsigned k = 0; bases[i] && k < GPU_ANOM_COUNT; k++)
+                        if (st->anomalies[k])
+                                sample(r, bases[i], "type", gpu_anomaly_names[k],
+                                       (double)st->anomalies[k]);
         }
         fam_begin(r, "vigil_gpu_clocks_event_reason_seconds_total", COUNTER,
                   "Time spent with the clock-event (throttle) reason active.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                for (unsigned b = 0; bases[i] && b < METRICS_NREASONS; b++)
-                        sample(r, bases[i], "reason", metrics_reason_names[b],
-                               x->gpus[i].reason_seconds[b]);
+                for (unsigned b = 0; bases[i] && b < GPU_THROTTLE_BITS; b++)
+                        if (throttle_reasons[b].label)
+                                sample(r, bases[i], "reason", throttle_reasons[b].label,
+                                       f->gpu_stats[i].throttle_seconds[b]);
         }
         fam_begin(r, "vigil_gpu_nvml_failures_total", COUNTER, "Samples in which NVML failed.");
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 if (bases[i])
-                        sample(r, bases[i], NULL, NULL, (double)x->gpus[i].nvml_failures);
+                        sample(r, bases[i], NULL, NULL, (double)f->gpu_stats[i].failed_samples);
         }
 }
 
-static void render_rules(struct render *r, const struct metrics_extra *x)
+static void render_rules(struct render *r, const struct counters *x)
 {
-        unsigned n = x->nrules < METRICS_MAX_RULES ? x->nrules : METRICS_MAX_RULES;
+        unsigned n = x->nrules < COUNTERS_MAX_RULES ? x->nrules : COUNTERS_MAX_RULES;
         fam_begin(r, "vigil_snapshots_suppressed_total", COUNTER,
                   "Diagnostic snapshots not written because of their cooldown.");
         sample(r, NULL, NULL, NULL, (double)x->snapshots_suppressed);
@@ -572,7 +567,7 @@ static void render_rules(struct render *r, const struct metrics_extra *x)
 /* ---- vigil itself ---- */
 
 /* How earlier runs ended: the end kinds' names as core/runstate.h has them. */
-static void render_runs(struct render *r, const struct metrics_extra *x)
+static void render_runs(struct render *r, const struct counters *x)
 {
         static const char *const kinds[] = {"first", "clean", "killed", "reboot", "unknown"};
         if (!x->runs_known)
@@ -623,7 +618,7 @@ static void render_self(struct render *r, const struct self_frame *s)
         sample(r, NULL, "version", VIGIL_VERSION, 1);
 }
 
-int metrics_render(struct strbuf *out, const struct frame *f, const struct metrics_extra *x)
+int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x)
 {
         struct render r = {.sb = out};
         char labs[VIGIL_MAX_GPUS][160];
@@ -638,8 +633,10 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct metri
         render_defs(&r, gpu_defs, NDEFS(gpu_defs), f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS,
                     bases);
         render_gpu_arrays(&r, f, bases);
-        if (x) {
+        if (x)
                 render_gpu_extra(&r, x, bases);
+        render_gpu_stats(&r, f, bases);
+        if (x) {
                 render_rules(&r, x);
                 render_runs(&r, x);
         }

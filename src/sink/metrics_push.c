@@ -20,7 +20,7 @@ static void value(struct strbuf *out, const char *series, double v)
         sb_printf(out, "%s %s\n", series, num);
 }
 
-void metrics_render_push(struct strbuf *out, const struct metrics_push *p)
+void metrics_render_push(struct strbuf *out, const struct push_counters *p)
 {
         if (!p->on)
                 return;

@@ -14,7 +14,7 @@
 #include "core/runstate.h"
 #include "core/vigil.h"
 #include "report/postmortem.h"
-#include "sink/eventlog.h"
+#include "core/eventlog.h"
 #include "sink/metrics.h"
 #include "util/clock.h"
 #include "util/fmt.h"

@@ -45,7 +45,7 @@ struct rw_sink {
         struct rw_queue *q; /* set once (under lock); NULL until the directory opens */
         bool wake, stop;
         volatile int abort_request; /* stop the request in flight */
-        struct metrics_push st;     /* counters; queue fields filled on copy */
+        struct push_counters st;    /* counters; queue fields filled on copy */
         int64_t last_success_ns;    /* real time; 0 = never */
 
         /* Sender thread only. */
@@ -308,7 +308,7 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
 static void publish(struct rw_sink *s, struct vigil_ctx *ctx, int64_t real_ns)
 {
         struct rwq_stats qs = {0};
-        struct metrics_push *p = &ctx->extra->push;
+        struct push_counters *p = &ctx->extra->push;
         if (s->q)
                 rwq_get_stats(s->q, &qs);
         pthread_mutex_lock(&s->lock);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/conffile.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 
@@ -89,10 +90,7 @@ static int scalar(struct rc_parser *p, const char *s, size_t n, char *out, size_
 
 static int set_path(struct rc_parser *p, char *out, size_t cap, const char *v, const char *key)
 {
-        const char *base = v[0] != '/' && p->base_dir && p->base_dir[0] ? p->base_dir : "";
-        const char *sep = base[0] && base[strlen(base) - 1] != '/' ? "/" : "";
-        int n = snprintf(out, cap, "%s%s%s", base, sep, v);
-        if (n < 0 || (size_t)n >= cap)
+        if (conf_resolve(out, cap, p->base_dir, v) < 0)
                 return fail(p, "%s: file name too long", key);
         return 0;
 }
@@ -322,30 +320,16 @@ int rwconfig_parse(const char *text, size_t len, const char *base_dir, struct rw
         return check(&p);
 }
 
+static int parse_conf(const char *text, size_t len, const char *base_dir, void *cfg, char *err,
+                      size_t cap)
+{
+        return rwconfig_parse(text, len, base_dir, cfg, err, cap);
+}
+
 int rwconfig_load(const char *path, struct rw_config *c, char *err, size_t cap)
 {
-        char dir[1024], msg[400];
-        struct pfile f = {.fd = -1};
         rwconfig_defaults(c);
-        int r = pfile_open(&f, NULL, path, RWCONFIG_MAX_BYTES + 2);
-        if (r >= 0)
-                r = pfile_read(&f);
-        if (r >= 0 && (size_t)r > RWCONFIG_MAX_BYTES)
-                r = -EFBIG;
-        if (r < 0) {
-                snprintf(err, cap, "%s: %s", path, strerror(-r));
-        } else {
-                const char *slash = strrchr(path, '/');
-                size_t dl = slash ? (size_t)(slash - path) : 0;
-                snprintf(dir, sizeof(dir), "%.*s", (int)dl, path);
-                if (slash && dl == 0)
-                        snprintf(dir, sizeof(dir), "/");
-                r = rwconfig_parse(f.buf, f.len, dir, c, msg, sizeof(msg));
-                if (r < 0)
-                        snprintf(err, cap, "%s: %s", path, msg);
-        }
-        pfile_close(&f);
-        return r;
+        return conf_load(path, RWCONFIG_MAX_BYTES, parse_conf, c, err, cap);
 }
 
 int rwconfig_read_secret(const char *path, char *out, size_t cap)

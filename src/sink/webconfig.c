@@ -8,13 +8,11 @@
 #include "sink/webconfig.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "util/pfile.h"
+#include "util/conffile.h"
 
 enum section { SEC_NONE, SEC_TLS, SEC_USERS };
 
@@ -129,11 +127,7 @@ static int split_key(struct wc_parser *p, const char *s, size_t n, char *key, si
 
 static int set_path(struct wc_parser *p, char *out, size_t cap, const char *v, const char *key)
 {
-        const char *base = v[0] != '/' && p->base_dir ? p->base_dir : "";
-        size_t bl = strlen(base);
-        const char *sep = bl && base[bl - 1] != '/' ? "/" : "";
-        int n = snprintf(out, cap, "%s%s%s", base, sep, v);
-        if (n < 0 || (size_t)n >= cap)
+        if (conf_resolve(out, cap, p->base_dir, v) < 0)
                 return fail(p, "%s: file name too long", key);
         return 0;
 }
@@ -294,31 +288,13 @@ int webconfig_parse(const char *text, size_t len, const char *base_dir, struct w
         return close_section(&p);
 }
 
+static int parse_conf(const char *text, size_t len, const char *base_dir, void *cfg, char *err,
+                      size_t cap)
+{
+        return webconfig_parse(text, len, base_dir, cfg, err, cap);
+}
+
 int webconfig_load(const char *path, struct web_config *ret, char *err, size_t cap)
 {
-        char dir[1024], msg[320];
-        struct pfile f = {.fd = -1};
-        int r = pfile_open(&f, NULL, path, WEBCONFIG_MAX_BYTES + 2);
-        if (r < 0) {
-                snprintf(err, cap, "%s: %s", path, strerror(-r));
-                return r;
-        }
-        r = pfile_read(&f);
-        if (r >= 0 && (size_t)r > WEBCONFIG_MAX_BYTES) {
-                snprintf(err, cap, "%s: larger than %d bytes", path, WEBCONFIG_MAX_BYTES);
-                r = -EFBIG;
-        } else if (r < 0) {
-                snprintf(err, cap, "%s: %s", path, strerror(-r));
-        } else {
-                const char *slash = strrchr(path, '/');
-                size_t dl = slash ? (size_t)(slash - path) : 0;
-                snprintf(dir, sizeof(dir), "%.*s", (int)dl, path);
-                if (slash && dl == 0)
-                        snprintf(dir, sizeof(dir), "/");
-                r = webconfig_parse(f.buf, f.len, dir, ret, msg, sizeof(msg));
-                if (r < 0)
-                        snprintf(err, cap, "%s: %s", path, msg);
-        }
-        pfile_close(&f);
-        return r;
+        return conf_load(path, WEBCONFIG_MAX_BYTES, parse_conf, ret, err, cap);
 }

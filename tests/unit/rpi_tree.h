@@ -25,7 +25,7 @@
 #include "collect/rpi_transport.h"
 #include "core/frame.h"
 #include "core/vigil.h"
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 #include "util/pfile.h"
 
 static struct vigil_options opt;

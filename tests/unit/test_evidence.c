@@ -1,4 +1,4 @@
-/* Unit tests: snapshot sections from the evidence collectors (sink/evidence.c), on the
+/* Unit tests: snapshot sections from the evidence collectors (detect/evidence.c), on the
  * kmsg and pcie fixtures. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sink/evidence.h"
+#include "detect/evidence.h"
 #include "util/clock.h"
 #include "util/pfile.h"
 

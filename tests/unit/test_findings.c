@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/counters.h"
 #include "core/findings.h"
+#include "core/run_findings.h"
+#include "util/clock.h"
 
 static struct findings *new_findings(void)
 {
@@ -234,6 +237,43 @@ static void test_html_escaped(void **state)
         free(f);
 }
 
+/* The daemon's counters each become one finding, counted once: the GPU rules'
+ * statistics in the frame, whether or not the counters kept outside it are known. */
+static void test_run_counters_once(void **state)
+{
+        (void)state;
+        struct frame *fr = calloc(1, sizeof(*fr));
+        struct counters *x = calloc(1, sizeof(*x));
+        struct findings *out = calloc(1, sizeof(*out));
+        assert_non_null(fr);
+        assert_non_null(x);
+        assert_non_null(out);
+        fr->ngpus = 1;
+        fr->gpus[0].present = fr->gpus[0].ok = true;
+        fr->self.started_mono_ns = now_mono_ns() - 100 * NSEC_PER_SEC;
+        fr->gpu_stats[0].anomalies[GPU_ANOM_FAN_SPIKE] = 3;
+        fr->gpu_stats[0].failed_samples = 4;
+        fr->gpu_stats[0].throttle_seconds[2] = 5;
+        fr->gpu_stats[0].throttle_seconds[9] = 5;
+        const struct counters *xs[2] = {NULL, x};
+        for (unsigned i = 0; i < 2; i++) {
+                struct run_findings_in in = {.frame = fr, .extra = xs[i]};
+                run_findings_from(&in, out);
+                const struct finding *a = findings_find(out, FINDING_ANOMALY, "gpu0", "FAN_SPIKE");
+                assert_non_null(a);
+                assert_int_equal(a->count, 3);
+                const struct finding *n = findings_find(out, FINDING_NVML_FAILED, "gpu0", NULL);
+                assert_non_null(n);
+                assert_int_equal(n->count, 4);
+                assert_non_null(findings_find(out, FINDING_THROTTLE, "gpu0", "SwPowerCap"));
+                assert_non_null(findings_find(out, FINDING_THROTTLE, "gpu0", "UserDefinedClocks"));
+                assert_null(findings_find(out, FINDING_THROTTLE, "gpu0", "GpuIdle"));
+        }
+        free(out);
+        free(x);
+        free(fr);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -244,6 +284,7 @@ int main(void)
             cmocka_unit_test(test_event_kinds),
             cmocka_unit_test(test_bounded),
             cmocka_unit_test(test_html_escaped),
+            cmocka_unit_test(test_run_counters_once),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

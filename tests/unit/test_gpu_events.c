@@ -13,7 +13,7 @@
 #include "collect/nvml_events.h"
 #include "detect/gpu_events.h"
 #include "sink/metrics.h"
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 #include "util/clock.h"
 
 #define MS (1000 * 1000LL)
@@ -172,7 +172,7 @@ static void test_names_and_lines(void **state)
 static void test_classes_and_counters(void **state)
 {
         (void)state;
-        unsigned idx[METRICS_NEVENT_TYPES];
+        unsigned idx[GPU_EV_COUNT];
         assert_true(gpu_event_is_critical(NVML_EVENT_XID_CRITICAL_ERROR));
         assert_true(gpu_event_is_critical(NVML_EVENT_GPU_RECOVERY_ACTION));
         assert_true(gpu_event_is_critical(NVML_EVENT_GPU_UNAVAILABLE_ERROR));
@@ -182,17 +182,17 @@ static void test_classes_and_counters(void **state)
         assert_false(gpu_event_is_clock_only(NVML_EVENT_CLOCK | NVML_EVENT_PSTATE));
         struct nvml_event e = ev(0, NVML_EVENT_SINGLE_BIT_ECC | NVML_EVENT_DOUBLE_BIT_ECC, 0);
         assert_int_equal(gpu_event_counters(&e, idx), 2);
-        assert_string_equal(metrics_event_names[idx[0]], "single_bit_ecc");
-        assert_string_equal(metrics_event_names[idx[1]], "double_bit_ecc");
+        assert_string_equal(gpu_event_type_names[idx[0]], "single_bit_ecc");
+        assert_string_equal(gpu_event_type_names[idx[1]], "double_bit_ecc");
         e = ev(0, NVML_EVENT_GPU_UNAVAILABLE_ERROR, 0);
         assert_int_equal(gpu_event_counters(&e, idx), 1);
-        assert_string_equal(metrics_event_names[idx[0]], "gpu_unavailable");
-        struct metrics_extra x;
-        metrics_extra_clear(&x);
-        assert_int_equal(metrics_extra_add_event(&x, 2, METRICS_EV_XID), 0);
-        assert_int_equal(metrics_extra_add_event(&x, VIGIL_MAX_GPUS, METRICS_EV_XID), -EINVAL);
-        assert_int_equal(metrics_extra_add_event(&x, 0, METRICS_NEVENT_TYPES), -EINVAL);
-        assert_int_equal(x.gpus[2].events[METRICS_EV_XID], 1);
+        assert_string_equal(gpu_event_type_names[idx[0]], "gpu_unavailable");
+        struct counters x;
+        counters_clear(&x);
+        assert_int_equal(counters_add_event(&x, 2, GPU_EV_XID), 0);
+        assert_int_equal(counters_add_event(&x, VIGIL_MAX_GPUS, GPU_EV_XID), -EINVAL);
+        assert_int_equal(counters_add_event(&x, 0, GPU_EV_COUNT), -EINVAL);
+        assert_int_equal(x.gpus[2].events[GPU_EV_XID], 1);
 }
 
 /* The crash follow-up schedule the detector arms: +10, +60 and +300 s. */

@@ -1,5 +1,5 @@
-/* Unit tests: the GPU CSV row (sink/gpu_row.c), throttle names, the status and
- * summary.log lines (sink/gpu_summary.c) and system-info.txt (sink/sysinfo.c). */
+/* Unit tests: the GPU CSV row (core/gpu_row.c), throttle names, the status and
+ * summary.log lines (core/gpu_status.c) and system-info.txt (sink/sysinfo.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "detect/throttle_reasons.h"
-#include "sink/gpu_row.h"
+#include "core/throttle_reasons.h"
+#include "core/gpu_row.h"
 #include "sink/gpu_summary.h"
 #include "sink/sysinfo.h"
 #include "util/fmt.h"

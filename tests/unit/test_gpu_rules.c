@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/options.h"
+#include "core/counters.h"
 #include "detect/gpu_rules.h"
 
 #define NS  1000000000LL

@@ -27,12 +27,12 @@
 #define HASH_SECRET "$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG"
 
 static struct frame fr;
-static struct metrics_extra ex;
+static struct counters ex;
 static int snap_result;
 static unsigned snap_calls;
 
 /* The published data the server sees. */
-static int snapshot(void *arg, struct frame *f, struct metrics_extra *x)
+static int snapshot(void *arg, struct frame *f, struct counters *x)
 {
         (void)arg;
         snap_calls++;
@@ -56,12 +56,12 @@ static void build_data(void)
         snprintf(fr.gpus[0].uuid, sizeof(fr.gpus[0].uuid), "GPU-1234");
         fr.gpus[0].power_w = 99.5;
         fr.self.samples[0] = 3;
-        metrics_extra_clear(&ex);
-        metrics_extra_add_xid(&ex, 0, 79);
+        counters_clear(&ex);
+        counters_add_xid(&ex, 0, 79);
         snap_result = HTTP_SNAP_FRAME | HTTP_SNAP_EXTRA;
 }
 
-static char *expected_body(const struct frame *f, const struct metrics_extra *x)
+static char *expected_body(const struct frame *f, const struct counters *x)
 {
         struct strbuf sb;
         assert_int_equal(sb_init_heap(&sb, 4096, 1 << 20), 0);

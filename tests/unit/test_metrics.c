@@ -1,5 +1,5 @@
 /* Unit tests: the Prometheus text renderer (sink/metrics.c) and its counters
- * (sink/metrics_extra.c), on a hand-built frame: a host, two watches, a Raspberry Pi
+ * (core/counters.c), on a hand-built frame: a host, two watches, a Raspberry Pi
  * and two GPUs (one failing), with values missing here and there.
  *
  * The rendered text is also written to $VIGIL_METRICS_OUT (or tests/out/ when run from
@@ -21,7 +21,7 @@
 #include "util/strbuf.h"
 
 static struct frame fr;
-static struct metrics_extra ex;
+static struct counters ex;
 
 static void build_frame(struct frame *f)
 {
@@ -159,23 +159,25 @@ static void build_frame(struct frame *f)
         f->self.started_real_ns = 1764700000500000000LL;
 }
 
-static void build_extra(struct metrics_extra *x)
+/* The counters: x, and the GPU rules' statistics in f. */
+static void build_extra(struct counters *x, struct frame *f)
 {
-        metrics_extra_clear(x);
-        assert_int_equal(metrics_extra_add_xid(x, 0, 62), 0);
-        assert_int_equal(metrics_extra_add_xid(x, 0, 119), 0);
-        assert_int_equal(metrics_extra_add_xid(x, 0, 119), 0);
-        assert_int_equal(metrics_extra_add_xid(x, 1, 79), 0);
-        assert_int_equal(metrics_extra_add_anomaly(x, 0, "fan_spike"), 0);
-        assert_int_equal(metrics_extra_add_anomaly(x, 0, "fan_spike"), 0);
-        assert_int_equal(metrics_extra_add_reason_seconds(x, 0, 0x5, 1.5), 0);
-        assert_int_equal(metrics_extra_add_reason_seconds(x, 0, 0x4, 0.25), 0);
-        x->gpus[1].nvml_failures = 7;
-        assert_int_equal(metrics_extra_set_rule(x, "temp_warn", true), 0);
-        assert_int_equal(metrics_extra_set_rule(x, "shm_full", false), 0);
+        counters_clear(x);
+        assert_int_equal(counters_add_xid(x, 0, 62), 0);
+        assert_int_equal(counters_add_xid(x, 0, 119), 0);
+        assert_int_equal(counters_add_xid(x, 0, 119), 0);
+        assert_int_equal(counters_add_xid(x, 1, 79), 0);
+        f->gpu_stats[0].anomalies[GPU_ANOM_FAN_SPIKE] = 2;
+        f->gpu_stats[0].anomalies[GPU_ANOM_TDP_CHANGE] = 1;
+        f->gpu_stats[0].throttle_seconds[0] = 1.5;
+        f->gpu_stats[0].throttle_seconds[2] = 1.75;
+        f->gpu_stats[0].throttle_seconds[9] = 3; /* UserDefinedClocks: no label */
+        f->gpu_stats[1].failed_samples = 7;
+        assert_int_equal(counters_set_rule(x, "temp_warn", true), 0);
+        assert_int_equal(counters_set_rule(x, "shm_full", false), 0);
 }
 
-static char *render(const struct frame *f, const struct metrics_extra *x)
+static char *render(const struct frame *f, const struct counters *x)
 {
         struct strbuf sb;
         assert_int_equal(sb_init_heap(&sb, 1024, 1 << 20), 0);
@@ -428,7 +430,7 @@ static void test_extra_and_self(void **state)
 {
         (void)state;
         build_frame(&fr);
-        build_extra(&ex);
+        build_extra(&ex, &fr);
         /* The run before this one: the machine rebooted under it (core/runstate.h). */
         ex.runs_known = true;
         ex.previous_end = 3;
@@ -447,6 +449,12 @@ static void test_extra_and_self(void **state)
         assert_line(t, "vigil_gpu_xid_errors_total{gpu=\"1\",uuid=\"GPU-bbbb\",xid=\"79\"} 1");
         assert_line(t,
                     "vigil_gpu_anomalies_total{gpu=\"0\",uuid=\"GPU-aaaa\",type=\"fan_spike\"} 2");
+        assert_line(t,
+                    "vigil_gpu_anomalies_total{gpu=\"0\",uuid=\"GPU-aaaa\",type=\"tdp_change\"} 1");
+        /* One sample per counted kind, none for kinds never counted. */
+        assert_int_equal(count_prefix(t, "vigil_gpu_anomalies_total{"), 2);
+        /* The nine reasons nvml.h names, per GPU; the reference's tenth has no label. */
+        assert_int_equal(count_prefix(t, "vigil_gpu_clocks_event_reason_seconds_total{"), 18);
         assert_line(t, "vigil_gpu_clocks_event_reason_seconds_total{gpu=\"0\",uuid=\"GPU-aaaa\","
                        "reason=\"gpu_idle\"} 1.5");
         assert_line(t, "vigil_gpu_clocks_event_reason_seconds_total{gpu=\"0\",uuid=\"GPU-aaaa\","
@@ -480,7 +488,7 @@ static void test_structure(void **state)
 {
         (void)state;
         build_frame(&fr);
-        build_extra(&ex);
+        build_extra(&ex, &fr);
         char *t = render(&fr, &ex);
         char seen[200][80];
         unsigned nseen = 0;
@@ -619,38 +627,30 @@ static void test_label_escaping(void **state)
 static void test_extra_bounds(void **state)
 {
         (void)state;
-        metrics_extra_clear(&ex);
-        for (uint32_t x = 0; x < METRICS_MAX_XIDS; x++)
-                assert_int_equal(metrics_extra_add_xid(&ex, 3, 1000 + x), 0);
-        assert_int_equal(metrics_extra_add_xid(&ex, 3, 79), 0);
-        assert_int_equal(metrics_extra_add_xid(&ex, 3, 1000), 0);
-        assert_int_equal(ex.gpus[3].nxids, METRICS_MAX_XIDS);
+        counters_clear(&ex);
+        for (uint32_t x = 0; x < COUNTERS_MAX_XIDS; x++)
+                assert_int_equal(counters_add_xid(&ex, 3, 1000 + x), 0);
+        assert_int_equal(counters_add_xid(&ex, 3, 79), 0);
+        assert_int_equal(counters_add_xid(&ex, 3, 1000), 0);
+        assert_int_equal(ex.gpus[3].nxids, COUNTERS_MAX_XIDS);
         assert_int_equal(ex.gpus[3].xids_other, 1);
         assert_int_equal(ex.gpus[3].xids[0].count, 2);
-        assert_int_equal(metrics_extra_add_xid(&ex, VIGIL_MAX_GPUS, 79), -EINVAL);
+        assert_int_equal(counters_add_xid(&ex, VIGIL_MAX_GPUS, 79), -EINVAL);
 
-        char name[METRICS_NAME_LEN + 1];
-        memset(name, 'a', METRICS_NAME_LEN);
-        name[METRICS_NAME_LEN] = '\0';
-        assert_int_equal(metrics_extra_add_anomaly(&ex, 0, name), -EINVAL);
-        assert_int_equal(metrics_extra_add_anomaly(&ex, 0, ""), -EINVAL);
-        for (unsigned i = 0; i < METRICS_MAX_ANOMALY_TYPES; i++) {
-                snprintf(name, sizeof(name), "type_%u", i);
-                assert_int_equal(metrics_extra_add_anomaly(&ex, 0, name), 0);
-        }
-        assert_int_equal(metrics_extra_add_anomaly(&ex, 0, "one_more"), -ENOSPC);
-        assert_int_equal(metrics_extra_add_anomaly(&ex, 0, "type_3"), 0);
-        assert_int_equal(ex.gpus[0].anomalies[3].count, 2);
+        char name[COUNTERS_NAME_LEN + 1];
+        memset(name, 'a', COUNTERS_NAME_LEN);
+        name[COUNTERS_NAME_LEN] = '\0';
+        assert_int_equal(counters_set_rule(&ex, name, true), -EINVAL);
+        assert_int_equal(counters_set_rule(&ex, "", true), -EINVAL);
+        assert_int_equal(counters_add_event(&ex, 0, GPU_EV_COUNT), -EINVAL);
+        assert_int_equal(counters_add_event(&ex, VIGIL_MAX_GPUS, GPU_EV_XID), -EINVAL);
 
-        assert_int_equal(metrics_extra_set_rule(&ex, "r", true), 0);
-        assert_int_equal(metrics_extra_set_rule(&ex, "r", true), 0);
-        assert_int_equal(metrics_extra_set_rule(&ex, "r", false), 0);
-        assert_int_equal(metrics_extra_set_rule(&ex, "r", true), 0);
+        assert_int_equal(counters_set_rule(&ex, "r", true), 0);
+        assert_int_equal(counters_set_rule(&ex, "r", true), 0);
+        assert_int_equal(counters_set_rule(&ex, "r", false), 0);
+        assert_int_equal(counters_set_rule(&ex, "r", true), 0);
         assert_int_equal(ex.rules[0].fired, 2);
         assert_true(ex.rules[0].active);
-        assert_int_equal(metrics_extra_add_reason_seconds(&ex, 0, 1ull << 40, 1), 0);
-        assert_int_equal(metrics_extra_add_reason_seconds(&ex, 0, 0x100, NAN), 0);
-        assert_true(ex.gpus[0].reason_seconds[8] == 0);
 }
 
 int main(void)

@@ -138,6 +138,66 @@ static void test_config_file(void **state)
         unlink(path);
 }
 
+/* A profile sets defaults: every option given explicitly wins over it, before or
+ * after --profile, on the command line or in the config file. */
+static void test_profile_explicit_wins(void **state)
+{
+        (void)state;
+        struct vigil_options o;
+        const char *before[] = {"vigil", "--sync-interval", "5", "--profile", "signage"};
+        assert_int_equal(parse(&o, 5, before), 0);
+        assert_int_equal(o.sync_interval_ns, 5 * NSEC_PER_SEC);
+        assert_int_equal(o.interval_ns, 5 * NSEC_PER_SEC);
+        assert_int_equal(o.nwatches, 2);
+        const char *mixed[] = {"vigil",   "--interval",      "2", "--profile",
+                               "signage", "--sync-interval", "30"};
+        assert_int_equal(parse(&o, 7, mixed), 0);
+        assert_int_equal(o.interval_ns, 2 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, 30 * NSEC_PER_SEC);
+        /* Watches given replace the profile's, wherever --profile is. */
+        const char *watch[] = {"vigil", "--watch", "kiosk=kiosk.py", "--profile", "signage"};
+        assert_int_equal(parse(&o, 5, watch), 0);
+        assert_int_equal(o.nwatches, 1);
+        assert_string_equal(o.watches[0].name, "kiosk");
+        assert_int_equal(o.interval_ns, 5 * NSEC_PER_SEC);
+
+        /* In the file: the profile, then a value that wins over it in either order. */
+        char *path = write_tmp("interval = 2\nprofile = signage\n");
+        const char *file_only[] = {"vigil", "--config", path};
+        assert_int_equal(parse(&o, 3, file_only), 0);
+        assert_int_equal(o.interval_ns, 2 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, 60 * NSEC_PER_SEC);
+        assert_int_equal(o.nwatches, 2);
+        /* The command line wins over the file, the profile's defaults included. */
+        const char *cli_wins[] = {"vigil", "--config", path, "--interval", "3"};
+        assert_int_equal(parse(&o, 5, cli_wins), 0);
+        assert_int_equal(o.interval_ns, 3 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, 60 * NSEC_PER_SEC);
+        /* options_load_file() alone applies the file's profile the same way. */
+        char err[300];
+        options_defaults(&o);
+        assert_int_equal(options_load_file(&o, path, err, sizeof(err)), 0);
+        assert_int_equal(o.interval_ns, 2 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, 60 * NSEC_PER_SEC);
+        unlink(path);
+
+        /* A profile on the command line wins over the file (the command line does);
+         * its watches join the file's, never replacing one of the same name. */
+        path = write_tmp("sync-interval = 10\n[watch]\nplayer = player.py\n");
+        const char *cli_profile[] = {"vigil", "--config", path, "--profile", "signage"};
+        assert_int_equal(parse(&o, 5, cli_profile), 0);
+        assert_int_equal(o.sync_interval_ns, 60 * NSEC_PER_SEC);
+        assert_int_equal(o.interval_ns, 5 * NSEC_PER_SEC);
+        assert_int_equal(o.nwatches, 2);
+        assert_string_equal(o.watches[0].pattern, "player.py");
+        assert_string_equal(o.watches[1].name, "chromium");
+        const char *cli_both[] = {"vigil", "--profile",       "signage", "--config",
+                                  path,    "--sync-interval", "20"};
+        assert_int_equal(parse(&o, 7, cli_both), 0);
+        assert_int_equal(o.sync_interval_ns, 20 * NSEC_PER_SEC);
+        unlink(path);
+}
+
 static void test_config_errors(void **state)
 {
         (void)state;
@@ -162,9 +222,13 @@ static void test_config_errors(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_defaults),    cmocka_unit_test(test_values),
-            cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_profile),
-            cmocka_unit_test(test_config_file), cmocka_unit_test(test_config_errors),
+            cmocka_unit_test(test_defaults),
+            cmocka_unit_test(test_values),
+            cmocka_unit_test(test_bad_values),
+            cmocka_unit_test(test_profile),
+            cmocka_unit_test(test_config_file),
+            cmocka_unit_test(test_config_errors),
+            cmocka_unit_test(test_profile_explicit_wins),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

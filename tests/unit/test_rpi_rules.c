@@ -15,7 +15,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "detect/rpi_rules.h"
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 
 static void test_flags(void **state)
 {

@@ -1,5 +1,5 @@
 /* Unit tests: snapshot files, the rate limiter and the crash follow-ups
- * (sink/snapshot.c, sink/snapshot_limit.c). */
+ * (detect/snapshot.c, detect/snapshot_limit.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 #include "util/clock.h"
 #include "util/pfile.h"
 

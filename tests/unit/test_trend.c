@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/vigil.h"
-#include "sink/eventlog.h"
+#include "core/eventlog.h"
 #include "sink/metrics.h"
 #include "util/pfile.h"
 
@@ -23,7 +23,7 @@ struct fixture {
         struct vigil_options opt;
         struct vigil_ctx ctx;
         struct frame frame;
-        struct metrics_extra extra;
+        struct counters extra;
 };
 
 static struct fixture fx;
@@ -38,7 +38,7 @@ static int setup(void **state)
         options_defaults(&fx.opt);
         fx.opt.quiet = true;
         frame_clear(&fx.frame);
-        metrics_extra_clear(&fx.extra);
+        counters_clear(&fx.extra);
         fx.ctx.opt = &fx.opt;
         fx.ctx.frame = &fx.frame;
         fx.ctx.extra = &fx.extra;

@@ -10,9 +10,9 @@
 
 #include "collect/xid_line.h"
 
-static struct xid_info parse_ok(const char *s)
+static struct xid_line parse_ok(const char *s)
 {
-        struct xid_info x;
+        struct xid_line x;
         assert_int_equal(xid_parse_line(s, strlen(s), &x), 0);
         return x;
 }
@@ -20,7 +20,7 @@ static struct xid_info parse_ok(const char *s)
 static void test_full_line(void **state)
 {
         (void)state;
-        struct xid_info x = parse_ok("NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python3, "
+        struct xid_line x = parse_ok("NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python3, "
                                      "GPU has fallen off the bus.");
         assert_string_equal(x.pci, "0000:01:00");
         assert_string_equal(x.instance, "");
@@ -33,7 +33,7 @@ static void test_full_line(void **state)
 static void test_without_pid_and_name(void **state)
 {
         (void)state;
-        struct xid_info x = parse_ok("NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.");
+        struct xid_line x = parse_ok("NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.");
         assert_string_equal(x.pci, "0000:01:00");
         assert_int_equal(x.code, 79);
         assert_int_equal(x.pid, -1);
@@ -44,7 +44,7 @@ static void test_without_pid_and_name(void **state)
 static void test_without_pci_prefix(void **state)
 {
         (void)state;
-        struct xid_info x =
+        struct xid_line x =
             parse_ok("NVRM: Xid (0000:3b:00): 13, Graphics Exception: ESR 0x404600=0x80000001");
         assert_string_equal(x.pci, "0000:3b:00");
         assert_int_equal(x.code, 13);
@@ -55,7 +55,7 @@ static void test_without_pci_prefix(void **state)
 static void test_mig_instance(void **state)
 {
         (void)state;
-        struct xid_info x = parse_ok("NVRM: Xid (PCI:0000:3b:00 GPU-I:05): 31, pid=4242, "
+        struct xid_line x = parse_ok("NVRM: Xid (PCI:0000:3b:00 GPU-I:05): 31, pid=4242, "
                                      "name=python3, Ch 00000008, intr 00000000. MMU Fault");
         assert_string_equal(x.pci, "0000:3b:00");
         assert_string_equal(x.instance, "GPU-I:05");
@@ -69,7 +69,7 @@ static void test_mig_instance(void **state)
 static void test_unknown_pid(void **state)
 {
         (void)state;
-        struct xid_info x = parse_ok("NVRM: Xid (PCI:0000:01:00): 62, pid='<unknown>', "
+        struct xid_line x = parse_ok("NVRM: Xid (PCI:0000:01:00): 62, pid='<unknown>', "
                                      "name=<unknown>, 2a5c3b18 2a5c3630 00000000");
         assert_int_equal(x.code, 62);
         assert_int_equal(x.pid, -1);
@@ -81,7 +81,7 @@ static void test_in_context(void **state)
 {
         (void)state;
         /* A dmesg line, and a record followed by other lines: only the Xid line counts. */
-        struct xid_info x = parse_ok("[ 3606.123456] NVRM: Xid (PCI:0000:01:00): 119, pid=4242, "
+        struct xid_line x = parse_ok("[ 3606.123456] NVRM: Xid (PCI:0000:01:00): 119, pid=4242, "
                                      "name=python3, Timeout after 6s of waiting for RPC response "
                                      "from GPU0 GSP!  \nnext line: 5, x");
         assert_int_equal(x.code, 119);
@@ -97,7 +97,7 @@ static void test_in_context(void **state)
 static void test_bounded(void **state)
 {
         (void)state;
-        struct xid_info x;
+        struct xid_line x;
         /* n stops before the tail; the buffer is not NUL-terminated there. */
         const char buf[] = "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.TAIL";
         assert_int_equal(xid_parse_line(buf, sizeof(buf) - 5, &x), 0);
@@ -115,7 +115,7 @@ static void test_bounded(void **state)
 static void test_not_xid(void **state)
 {
         (void)state;
-        struct xid_info x = {.code = 7};
+        struct xid_line x = {.code = 7};
         static const char *const bad[] = {
             "",
             "NVRM: GPU at PCI:0000:01:00: GPU-5a1b2c3d",

@@ -2,17 +2,17 @@
  * _write_spike_snapshot), built from what the main loop already holds: the frame and
  * counters, the flight recorder, the kernel log ring and files under --root. Nothing
  * here runs an external program or waits on the GPU: the programs (lspci, nvidia-smi)
- * run in a worker thread (sink/snapshot_programs.h) and go into a file of their own.
+ * run in a worker thread (detect/snapshot_programs.h) and go into a file of their own.
  * Main thread only. */
-#ifndef VIGIL_SINK_GPU_SNAPSHOT_H
-#define VIGIL_SINK_GPU_SNAPSHOT_H
+#ifndef VIGIL_DETECT_GPU_SNAPSHOT_H
+#define VIGIL_DETECT_GPU_SNAPSHOT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/ring.h"
 #include "core/vigil.h"
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 
 #define GPU_SNAPSHOT_RING_TITLE "Flight recorder (last 5 minutes, every sample)"
 #define GPU_SNAPSHOT_SPIKE_ROWS 50          /* "Last 50 telemetry readings", as the reference */

@@ -8,8 +8,8 @@
  * (util/spawn.h), at most SNAPSHOT_PROGRAM_TIMEOUT_NS, its output capped at
  * SPAWN_DEFAULT_MAX_OUTPUT. One worker at a time: while one runs, a new crash
  * snapshot goes without program output (its Programs section says so). */
-#ifndef VIGIL_SINK_SNAPSHOT_PROGRAMS_H
-#define VIGIL_SINK_SNAPSHOT_PROGRAMS_H
+#ifndef VIGIL_DETECT_SNAPSHOT_PROGRAMS_H
+#define VIGIL_DETECT_SNAPSHOT_PROGRAMS_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 
 #define SNAPSHOT_PROGRAM_TIMEOUT_NS (5LL * 1000000000LL)
 #define SNAPSHOT_PROGRAMS_SUFFIX    "-programs"

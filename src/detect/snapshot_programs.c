@@ -1,5 +1,5 @@
 /* The crash snapshot's external programs in a worker thread. See snapshot_programs.h. */
-#include "sink/snapshot_programs.h"
+#include "detect/snapshot_programs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "collect/pcie.h"
 #include "core/vigil.h"
-#include "sink/evidence.h"
+#include "detect/evidence.h"
 #include "util/spawn.h"
 
 void snapshot_programs_init(struct snapshot_programs *p)

@@ -5,8 +5,8 @@
  * (util/spawn.h). Each function writes one or more "=== Title ===" sections into an
  * open snapshot and needs no other state. They run on the thread that owns the
  * snapshot; evidence_program() blocks for up to its time limit. */
-#ifndef VIGIL_SINK_EVIDENCE_H
-#define VIGIL_SINK_EVIDENCE_H
+#ifndef VIGIL_DETECT_EVIDENCE_H
+#define VIGIL_DETECT_EVIDENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include "collect/kmsg.h"
 #include "core/gpu_procs.h"
 #include "core/ring.h"
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 
 #define EVIDENCE_PCIE_TITLE "PCIe state (sysfs)"
 

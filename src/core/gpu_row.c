@@ -1,8 +1,8 @@
 /* GPU CSV rows. See gpu_row.h. */
-#include "sink/gpu_row.h"
+#include "core/gpu_row.h"
 
 #include "core/gpu_columns.h"
-#include "detect/throttle_reasons.h"
+#include "core/throttle_reasons.h"
 
 unsigned gpu_row_columns(unsigned nfans)
 {

@@ -12,8 +12,8 @@
  * "(snapshot truncated at 4 MB)". Writes are buffered; errors are kept and returned
  * by snapshot_commit(). The log directory is locked by the daemon (vigil.pid), so
  * one process writes snapshots there. */
-#ifndef VIGIL_SINK_SNAPSHOT_H
-#define VIGIL_SINK_SNAPSHOT_H
+#ifndef VIGIL_DETECT_SNAPSHOT_H
+#define VIGIL_DETECT_SNAPSHOT_H
 
 #include <stdbool.h>
 #include <stddef.h>

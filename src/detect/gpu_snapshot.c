@@ -1,5 +1,5 @@
 /* GPU crash and fan-spike snapshot content. See gpu_snapshot.h. */
-#include "sink/gpu_snapshot.h"
+#include "detect/gpu_snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 
 #include "collect/kmsg.h"
 #include "collect/nvml_lib.h"
-#include "sink/evidence.h"
-#include "sink/gpu_row.h"
+#include "detect/evidence.h"
+#include "core/gpu_row.h"
 #include "util/clock.h"
 #include "util/pfile.h"
 

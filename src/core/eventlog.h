@@ -1,7 +1,7 @@
 /* events.log: one line per event, "ISO-TIMESTAMP text", appended with one write(2),
  * rotated to events.log.1 past 50 MB (the reference logger's rule). Main thread only. */
-#ifndef VIGIL_SINK_EVENTLOG_H
-#define VIGIL_SINK_EVENTLOG_H
+#ifndef VIGIL_CORE_EVENTLOG_H
+#define VIGIL_CORE_EVENTLOG_H
 
 #include <stddef.h>
 #include <stdint.h>

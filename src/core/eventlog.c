@@ -1,5 +1,5 @@
 /* events.log writer. See eventlog.h. */
-#include "sink/eventlog.h"
+#include "core/eventlog.h"
 
 #include <errno.h>
 #include <fcntl.h>

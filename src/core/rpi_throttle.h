@@ -1,7 +1,7 @@
 /* The firmware's throttled word, in the reference monitor's words. Bits 0-3 are
  * conditions now, bits 16-19 the same conditions "has occurred since boot" (sticky). */
-#ifndef VIGIL_DETECT_RPI_THROTTLE_H
-#define VIGIL_DETECT_RPI_THROTTLE_H
+#ifndef VIGIL_CORE_RPI_THROTTLE_H
+#define VIGIL_CORE_RPI_THROTTLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

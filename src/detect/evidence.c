@@ -1,5 +1,5 @@
 /* Evidence sections for snapshots. See evidence.h. */
-#include "sink/evidence.h"
+#include "detect/evidence.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* The host row: the reference Pi monitor's columns computed once per host tick from
  * the frame, shared by the host CSV, the live view and the exit summary. */
-#ifndef VIGIL_SINK_HOST_ROW_H
-#define VIGIL_SINK_HOST_ROW_H
+#ifndef VIGIL_CORE_HOST_ROW_H
+#define VIGIL_CORE_HOST_ROW_H
 
 #include <stdint.h>
 

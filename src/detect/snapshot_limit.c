@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 #include "util/clock.h"
 
 #define REPORT_MAX 3

@@ -1,11 +1,11 @@
 /* The host row and its CSV form. Formats follow the reference monitor's Python
  * csv.DictWriter output: repr() of floats, psutil's one-decimal percentages, hex(). */
-#include "sink/host_row.h"
+#include "core/host_row.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 #include "util/fmt.h"
 
 #define MB (1024.0 * 1024.0)

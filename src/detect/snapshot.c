@@ -1,5 +1,5 @@
 /* Snapshot files. See snapshot.h. */
-#include "sink/snapshot.h"
+#include "detect/snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>

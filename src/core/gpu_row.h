@@ -13,8 +13,8 @@
  * The columns are the table core/gpu_columns.def, written by core/gpu_columns.c (the
  * flight recorder's dump shares it). A failed sample is the reference's failure row: the timestamp, empty cells, and
  * "NVML_FAILED:<error, at most 80 characters>" in the flags column. */
-#ifndef VIGIL_SINK_GPU_ROW_H
-#define VIGIL_SINK_GPU_ROW_H
+#ifndef VIGIL_CORE_GPU_ROW_H
+#define VIGIL_CORE_GPU_ROW_H
 
 #include "core/frame.h"
 #include "util/fmt.h"

@@ -2,7 +2,7 @@
  *
  *   0x50005 -> NOW:under-voltage,NOW:currently throttled,HAS:under-voltage occurred,
  *              HAS:throttling occurred */
-#include "detect/rpi_throttle.h"
+#include "core/rpi_throttle.h"
 
 #include "util/strbuf.h"
 

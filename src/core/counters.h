@@ -1,0 +1,104 @@
+/* Counters that outlive a sample and are not part of the GPU rules' statistics (struct
+ * gpu_stats in core/frame.h): Xids and NVML events by type, host rules, snapshots held
+ * back, how earlier runs ended, the remote-write push. Owned by the main loop like the
+ * frame and published with it; /metrics (sink/metrics.c) renders them, the exit summary
+ * and `vigil status` (core/run_findings.c) read them. Each count is kept here or in
+ * struct gpu_stats, never in both. */
+#ifndef VIGIL_CORE_COUNTERS_H
+#define VIGIL_CORE_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/frame.h"
+
+#define COUNTERS_MAX_XIDS  64 /* distinct Xid codes counted per GPU */
+#define COUNTERS_MAX_RULES 16 /* host rules reported */
+#define COUNTERS_NAME_LEN  32 /* rule names, NUL included */
+
+/* The NVML event types vigil listens for, as counted in gpu_counters.events[]. */
+enum gpu_event_type {
+        GPU_EV_SINGLE_BIT_ECC,
+        GPU_EV_DOUBLE_BIT_ECC,
+        GPU_EV_PSTATE,
+        GPU_EV_XID,
+        GPU_EV_CLOCK,
+        GPU_EV_GPU_UNAVAILABLE,
+        GPU_EV_GPU_RECOVERY_ACTION,
+        GPU_EV_COUNT
+};
+
+/* Counters of one GPU (same slot as frame->gpus[]). Filled by the main loop. */
+struct gpu_counters {
+        unsigned nxids; /* used entries of xids[] */
+        struct {
+                uint32_t xid;
+                uint64_t count;
+        } xids[COUNTERS_MAX_XIDS];
+        uint64_t xids_other;           /* Xids whose code found no free entry */
+        uint64_t events[GPU_EV_COUNT]; /* NVML events received, by enum gpu_event_type */
+};
+
+/* One host rule (the Raspberry Pi monitor's temperature warning, throttling, /dev/shm
+ * full, ...): vigil_rule_active{rule} and vigil_rule_fired_total{rule}. */
+struct counter_rule {
+        char name[COUNTERS_NAME_LEN]; /* snake_case: "temp_warn", "shm_full" */
+        bool active;                  /* the condition holds now */
+        uint64_t fired;               /* times it became active */
+};
+
+/* The remote-write push (sink/remote_write.c), copied in by the main loop each tick. */
+struct push_counters {
+        bool on;                 /* --remote-write given: the families below are shown */
+        uint64_t queue_bytes;    /* the on-disk queue */
+        uint64_t queue_samples;  /* samples waiting in it */
+        double oldest_age_s;     /* age of the oldest waiting sample; NAN when none */
+        uint64_t sent;           /* samples the receiver accepted */
+        uint64_t retried;        /* samples of batches sent again after a failure */
+        uint64_t dropped_full;   /* samples dropped oldest first past the queue bound */
+        uint64_t dropped_write;  /* samples not queued: the queue could not be written */
+        uint64_t dropped_reject; /* samples the receiver refused for good (4xx) */
+        uint64_t failed;         /* requests that failed (network, 5xx, 429, 4xx) */
+        double last_success_s;   /* seconds since the epoch of the last accepted push; NAN */
+};
+
+/* Everything counted that the frame does not hold. Plain arrays with bounds, so the
+ * main loop can update it in place and the HTTP thread copy it under one lock. */
+struct counters {
+        struct gpu_counters gpus[VIGIL_MAX_GPUS];
+        unsigned nrules;
+        struct counter_rule rules[COUNTERS_MAX_RULES];
+        uint64_t snapshots_suppressed;    /* snapshots the cooldowns held back */
+        uint64_t event_listener_restarts; /* NVML event set rebuilt after a failure */
+        /* How earlier runs on this log directory ended (core/runstate.h), set at start;
+         * no sample unless runs_known. previous_end: enum runstate_end. */
+        bool runs_known;
+        int previous_end;
+        uint64_t unclean_ends[3]; /* killed, reboot, unknown */
+        struct push_counters push;
+};
+
+/* The names of the event types, as label values ("single_bit_ecc", "double_bit_ecc",
+ * "pstate", "xid", "clock", "gpu_unavailable", "gpu_recovery_action"). */
+extern const char *const gpu_event_type_names[GPU_EV_COUNT];
+
+/* The names of the anomaly kinds counted in gpu_stats.anomalies[] (enum gpu_anomaly),
+ * for logs and /metrics labels: "tdp_change", "fan_spike", "fan_inversion",
+ * "spurious_throttle", "power_breach". */
+extern const char *const gpu_anomaly_names[GPU_ANOM_COUNT];
+
+/* Clear all counters and rules. */
+void counters_clear(struct counters *x);
+
+/* Count one Xid on GPU slot gpu. Codes past COUNTERS_MAX_XIDS distinct ones go to
+ * xids_other. 0, or -EINVAL for a bad slot. */
+int counters_add_xid(struct counters *x, unsigned gpu, uint32_t xid);
+
+/* Count one NVML event of type on GPU slot gpu. -EINVAL for a bad slot or type. */
+int counters_add_event(struct counters *x, unsigned gpu, enum gpu_event_type type);
+
+/* Set the state of a host rule, adding it on first use; a transition to active
+ * counts as fired. -ENOSPC when the table is full, -EINVAL for a bad name. */
+int counters_set_rule(struct counters *x, const char *name, bool active);
+
+#endif

@@ -1,0 +1,52 @@
+/* Loading a small config file. See conffile.h. */
+#include "util/conffile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/pfile.h"
+
+/* The directory of path: "" for a bare name, "/" for a file in the root. */
+static void dir_of(const char *path, char *out, size_t cap)
+{
+        const char *slash = strrchr(path, '/');
+        size_t dl = slash ? (size_t)(slash - path) : 0;
+        if (slash && dl == 0)
+                snprintf(out, cap, "/");
+        else
+                snprintf(out, cap, "%.*s", (int)dl, path);
+}
+
+int conf_load(const char *path, size_t max_bytes, conf_parse_fn parse, void *cfg, char *err,
+              size_t cap)
+{
+        char dir[sizeof(((struct pfile *)0)->path)], msg[400];
+        struct pfile f = {.fd = -1};
+        int r = pfile_open(&f, NULL, path, max_bytes + 2);
+        if (r >= 0)
+                r = pfile_read(&f);
+        if (r >= 0 && (size_t)r > max_bytes) {
+                snprintf(err, cap, "%s: larger than %zu bytes", path, max_bytes);
+                r = -EFBIG;
+        } else if (r < 0) {
+                snprintf(err, cap, "%s: %s", path, strerror(-r));
+        } else {
+                dir_of(path, dir, sizeof(dir));
+                msg[0] = '\0';
+                r = parse(f.buf, f.len, dir, cfg, msg, sizeof(msg));
+                if (r < 0)
+                        snprintf(err, cap, "%s: %s", path, msg);
+        }
+        pfile_close(&f);
+        return r < 0 ? r : 0;
+}
+
+int conf_resolve(char *out, size_t cap, const char *base_dir, const char *v)
+{
+        const char *base = v[0] != '/' && base_dir ? base_dir : "";
+        size_t bl = strlen(base);
+        const char *sep = bl && base[bl - 1] != '/' ? "/" : "";
+        int n = snprintf(out, cap, "%s%s%s", base, sep, v);
+        return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
