@@ -75,6 +75,16 @@ struct nvml_lib {
         nvmlEventSetFree_fn event_set_free;
 };
 
+/* The slow fields (nvml_read.h), as the slow cadence last read them: copied into every
+ * sample in between. A value is NAN when its last read did not answer. */
+struct nvml_slow {
+        bool read; /* read at least once: until then the sample leaves them missing */
+        double enforced_limit_w;
+        double pcie_replay;
+        double ecc_corrected, ecc_uncorrected;
+        double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
+};
+
 /* One GPU vigil samples; slot i here is frame->gpus[i]. */
 struct nvml_gpu {
         unsigned index;      /* NVML index */
@@ -103,6 +113,7 @@ struct nvml_gpu {
         bool memory_v1;           /* nvmlDeviceGetMemoryInfo_v2 refused: use v1 */
         bool recovery_valid;      /* recovery_action was read at the slow cadence */
         unsigned recovery_action; /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's value */
+        struct nvml_slow slow;    /* the slow fields' last values */
 };
 
 struct nvml_shared {

@@ -3,7 +3,8 @@
  *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,
  *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1,
  *   fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
- *   enforced limit, energy 1000000 mJ, SM/video clocks, replays, ECC, remapped rows. */
+ *   energy 1000000 mJ, SM/video clocks; and on the slow cadence only: enforced limit,
+ *   replays, ECC, remapped rows, temperature thresholds. */
 #include "collect/nvml_read.h"
 
 #include <string.h>
@@ -190,44 +191,105 @@ static void read_sensor0(struct reader *rd, struct gpu_frame *g)
         }
 }
 
-/* vigil's additions to the reference's fields. */
+/* vigil's additions to the reference's fields that change from sample to sample. */
 static void read_extra(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
-        nvmlDevice_t h = rd->gpu->handle;
         unsigned long long v;
-        unsigned int corr, unc, pend, fail;
-        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &g->enforced_limit_w);
-        if (want(rd, NF_ENERGY, lib->energy) && got(rd, NF_ENERGY, lib->energy(h, &v)))
+        if (want(rd, NF_ENERGY, lib->energy) &&
+            got(rd, NF_ENERGY, lib->energy(rd->gpu->handle, &v)))
                 g->energy_j = (double)v / 1000.0;
         read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
         read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
-        read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &g->pcie_replay);
+}
+
+static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
+                             nvmlReturn_t *fatal);
+
+/* The temperature thresholds, kept when the GPU is found gone meanwhile. */
+static void read_thresholds(struct reader *rd)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_gpu *gpu = rd->gpu;
+        nvmlReturn_t fatal = rd->res->fatal;
+        double shutdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
+        double slowdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
+        double gpu_max =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
+        if (fatal) {
+                rd->res->fatal = fatal;
+                return;
+        }
+        gpu->shutdown_c = shutdown;
+        gpu->slowdown_c = slowdown;
+        gpu->gpu_max_c = gpu_max;
+}
+
+/* The slow fields into gpu->slow: each NAN unless its call answered. */
+static void read_slow(struct reader *rd)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_slow *sl = &rd->gpu->slow;
+        nvmlDevice_t h = rd->gpu->handle;
+        unsigned long long v;
+        unsigned int corr, unc, pend, fail;
+        *sl = (struct nvml_slow){
+            .read = true,
+            .enforced_limit_w = VAL_MISSING,
+            .pcie_replay = VAL_MISSING,
+            .ecc_corrected = VAL_MISSING,
+            .ecc_uncorrected = VAL_MISSING,
+            .remapped_correctable = VAL_MISSING,
+            .remapped_uncorrectable = VAL_MISSING,
+            .remap_pending = VAL_MISSING,
+            .remap_failure = VAL_MISSING,
+        };
+        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &sl->enforced_limit_w);
+        read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &sl->pcie_replay);
         if (want(rd, NF_ECC_CORR, lib->total_ecc) &&
             got(rd, NF_ECC_CORR,
                 lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &v)))
-                g->ecc_corrected = (double)v;
+                sl->ecc_corrected = (double)v;
         if (want(rd, NF_ECC_UNC, lib->total_ecc) &&
             got(rd, NF_ECC_UNC,
                 lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &v)))
-                g->ecc_uncorrected = (double)v;
+                sl->ecc_uncorrected = (double)v;
         if (want(rd, NF_REMAP, lib->remapped_rows) &&
             got(rd, NF_REMAP, lib->remapped_rows(h, &corr, &unc, &pend, &fail))) {
-                g->remapped_correctable = corr;
-                g->remapped_uncorrectable = unc;
-                g->remap_pending = pend;
-                g->remap_failure = fail;
+                sl->remapped_correctable = corr;
+                sl->remapped_uncorrectable = unc;
+                sl->remap_pending = pend;
+                sl->remap_failure = fail;
         }
+        read_thresholds(rd);
 }
 
-void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                      struct nvml_read_result *res)
+/* The slow fields' last values into a sample (missing until the first slow read). */
+static void copy_slow(const struct nvml_gpu *gpu, struct gpu_frame *g)
 {
-        struct reader rd = {lib, gpu, res};
-        memset(res, 0, sizeof(*res));
+        const struct nvml_slow *sl = &gpu->slow;
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
+        if (!sl->read)
+                return;
+        g->enforced_limit_w = sl->enforced_limit_w;
+        g->pcie_replay = sl->pcie_replay;
+        g->ecc_corrected = sl->ecc_corrected;
+        g->ecc_uncorrected = sl->ecc_uncorrected;
+        g->remapped_correctable = sl->remapped_correctable;
+        g->remapped_uncorrectable = sl->remapped_uncorrectable;
+        g->remap_pending = sl->remap_pending;
+        g->remap_failure = sl->remap_failure;
+}
+
+void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                      bool slow, struct nvml_read_result *res)
+{
+        struct reader rd = {lib, gpu, res};
+        memset(res, 0, sizeof(*res));
         g->recovery_valid = gpu->recovery_valid;
         g->recovery_action = gpu->recovery_action;
         read_thermal(&rd, g);
@@ -238,6 +300,9 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         read_fans(&rd, g);
         read_sensor0(&rd, g);
         read_extra(&rd, g);
+        if (slow)
+                read_slow(&rd);
+        copy_slow(gpu, g);
 }
 
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)
@@ -337,7 +402,6 @@ nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t 
 
 void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
 {
-        nvmlReturn_t fatal = NVML_SUCCESS;
         unsigned action;
         gpu->recovery_valid = nvml_read_recovery_action(lib, gpu->handle, &action) == NVML_SUCCESS;
         if (gpu->recovery_valid)
@@ -346,17 +410,6 @@ void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
                 if (gpu->unsupported & (1ULL << f))
                         gpu->refused[f] = NVML_RETIRE_AFTER - 1;
         gpu->unsupported = 0;
-        double shutdown =
-            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
-        double slowdown =
-            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
-        double gpu_max =
-            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
-        if (fatal)
-                return;
-        gpu->shutdown_c = shutdown;
-        gpu->slowdown_c = slowdown;
-        gpu->gpu_max_c = gpu_max;
 }
 
 nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu)

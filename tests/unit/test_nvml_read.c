@@ -293,15 +293,22 @@ static void gpu_init(const struct nvml_lib *lib, struct nvml_gpu *gpu)
         assert_int_equal(nvml_read_identity(lib, gpu), NVML_SUCCESS);
 }
 
-static bool sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                   nvmlReturn_t *err)
+/* One sample; slow: with the slow fields. */
+static bool sample_at(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                      bool slow, nvmlReturn_t *err)
 {
         struct nvml_read_result res;
         memset(g, 0, sizeof(*g));
         gpu_frame_clear(g);
-        nvml_read_sample(lib, gpu, g, &res);
+        nvml_read_sample(lib, gpu, g, slow, &res);
         *err = 0;
         return !nvml_read_failed(&res, err);
+}
+
+static bool sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                   nvmlReturn_t *err)
+{
+        return sample_at(lib, gpu, g, true, err);
 }
 
 static void test_identity(void **state)
@@ -458,12 +465,68 @@ static void test_reprobe(void **state)
         thr_gpu_max = 87;
         unsigned thresh_calls = fake.calls[C_THRESH];
         nvml_read_reprobe(&lib, &gpu);
-        assert_int_equal(fake.calls[C_THRESH], thresh_calls + 3);
+        assert_int_equal(fake.calls[C_THRESH], thresh_calls); /* the slow sample reads them */
         assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_THRESH], thresh_calls + 3);
         assert_true(g.power_limit_w == 600 && g.temp_max_c == 87 && g.shutdown_temp_c == 98);
         assert_true(sample(&lib, &gpu, &g, &err));
         assert_int_equal(fake.calls[C_LIMIT], 7);
         thr_gpu_max = 90;
+}
+
+static unsigned slow_calls(void)
+{
+        return fake.calls[C_ENFORCED] + fake.calls[C_REPLAY] + fake.calls[C_ECC] +
+               fake.calls[C_ROWS] + fake.calls[C_THRESH];
+}
+
+static void assert_slow_values(const struct gpu_frame *g, bool ecc)
+{
+        assert_true(g->enforced_limit_w == 450 && g->pcie_replay == 7);
+        assert_true(g->remapped_correctable == 2 && g->remap_pending == 1);
+        assert_true(g->remapped_uncorrectable == 0 && g->remap_failure == 0);
+        assert_true(g->temp_max_c == 90 && g->shutdown_temp_c == 98);
+        if (ecc)
+                assert_true(g->ecc_corrected == 3 && g->ecc_uncorrected == 1);
+        else
+                assert_true(isnan(g->ecc_corrected) && isnan(g->ecc_uncorrected));
+}
+
+/* The slow fields: read only by a slow sample, their last values in every sample in
+ * between, missing before the first read and after a read that failed. */
+static void test_slow_fields(void **state)
+{
+        (void)state;
+        struct nvml_lib lib;
+        struct nvml_gpu gpu;
+        struct gpu_frame g;
+        nvmlReturn_t err;
+        fake_lib(&lib);
+        gpu_init(&lib, &gpu);
+        unsigned base = slow_calls();
+        assert_true(sample_at(&lib, &gpu, &g, false, &err));
+        assert_int_equal(slow_calls(), base);
+        assert_true(isnan(g.enforced_limit_w) && isnan(g.pcie_replay));
+        assert_true(isnan(g.ecc_corrected) && isnan(g.remapped_correctable));
+        assert_true(g.power_w > 0 && g.energy_j > 0 && g.sm_clock_mhz > 0);
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        /* enforced, replay, 2 ECC, rows, 3 thresholds */
+        assert_int_equal(slow_calls(), base + 8);
+        assert_slow_values(&g, true);
+        for (int i = 0; i < 5; i++) {
+                assert_true(sample_at(&lib, &gpu, &g, false, &err));
+                assert_slow_values(&g, true);
+        }
+        assert_int_equal(slow_calls(), base + 8);
+        fake.ret[C_ECC] = NVML_ERROR_UNKNOWN;
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_slow_values(&g, false);
+        assert_true(sample_at(&lib, &gpu, &g, false, &err));
+        assert_slow_values(&g, false);
+        fake.ret[C_ECC] = 0;
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_slow_values(&g, true);
+        assert_int_equal(slow_calls(), base + 24);
 }
 
 static void test_lost_gpu_stops_at_once(void **state)
@@ -618,6 +681,7 @@ int main(void)
             cmocka_unit_test_setup(test_unsupported_asked_once, reset),
             cmocka_unit_test_setup(test_transient_not_supported, reset),
             cmocka_unit_test_setup(test_reprobe, reset),
+            cmocka_unit_test_setup(test_slow_fields, reset),
             cmocka_unit_test_setup(test_lost_gpu_stops_at_once, reset),
             cmocka_unit_test_setup(test_every_call_failing, reset),
             cmocka_unit_test_setup(test_memory_v1_fallback, reset),
