@@ -187,7 +187,8 @@ static void stop_readers(struct nvml_source *s)
 }
 
 /* Stop the source's threads and, unless a call is still hung (a reader left inside it,
- * nvml_worker.h), the driver: it is not shut down under a call. */
+ * nvml_worker.h, or the event listener's wait), the driver: it is not shut down under a
+ * call. */
 static void stop_source(struct nvml_source *s)
 {
         stop_readers(s);
@@ -196,7 +197,7 @@ static void stop_source(struct nvml_source *s)
         /* A guard outlives a call still hung: its thread touches the guard on return. */
         nvml_guard_stop(s->guard, s->hung_at_exit > 0);
         s->guard = NULL;
-        if (!s->hung_at_exit)
+        if (!s->hung_at_exit && !s->sh.listener_left)
                 s->sh.lib.shutdown();
 }
 

@@ -126,6 +126,9 @@ struct nvml_shared {
         /* A fresh process list is wanted at the GPU's next answered sample (an Xid, a
          * critical event): set by whoever saw it, cleared by the source when it reads. */
         bool procs_wanted[VIGIL_MAX_GPUS];
+        /* The event listener did not end when stopped (nvml_events.h): a wait is still
+         * in the driver, so NVML is not shut down at exit. */
+        bool listener_left;
 };
 
 /* Open the NVML library: path, or "" for libnvidia-ml.so.1 then libnvidia-ml.so
