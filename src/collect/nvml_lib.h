@@ -65,7 +65,7 @@ struct nvml_lib {
         nvmlDeviceGetFanControlPolicy_v2_fn fan_policy;
         nvmlDeviceGetTotalEccErrors_fn total_ecc;
         nvmlDeviceGetRemappedRows_fn remapped_rows;
-        nvmlDeviceGetFieldValues_fn field_values; /* the recovery action (field 230) */
+        nvmlDeviceGetFieldValues_fn field_values; /* the slow counters, the recovery action */
         nvmlDeviceGetComputeRunningProcesses_v3_fn compute_procs; /* _v3 only (FACTS.md) */
         nvmlDeviceGetGraphicsRunningProcesses_v3_fn graphics_procs;
         nvmlEventSetCreate_fn event_set_create;
@@ -114,6 +114,7 @@ struct nvml_gpu {
         bool recovery_valid;      /* recovery_action was read at the slow cadence */
         unsigned recovery_action; /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's value */
         struct nvml_slow slow;    /* the slow fields' last values */
+        bool fields_off;          /* nvmlDeviceGetFieldValues refused: own calls only */
 };
 
 struct nvml_shared {

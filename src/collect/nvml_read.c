@@ -227,13 +227,96 @@ static void read_thresholds(struct reader *rd)
         gpu->gpu_max_c = gpu_max;
 }
 
-/* The slow fields into gpu->slow: each NAN unless its call answered. */
+/* The slow counters that have a field id, in one nvmlDeviceGetFieldValues call, with
+ * the recovery action (nvml_api.h cites the ids). */
+enum slow_field {
+        SF_SBE,
+        SF_DBE,
+        SF_REPLAY,
+        SF_RCOR,
+        SF_RUNC,
+        SF_RPEND,
+        SF_RFAIL,
+        SF_ACTION,
+        SF_N
+};
+static const unsigned slow_field_ids[SF_N] = {
+    NVML_FI_DEV_ECC_SBE_VOL_TOTAL,   NVML_FI_DEV_ECC_DBE_VOL_TOTAL,
+    NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_FI_DEV_REMAPPED_COR,
+    NVML_FI_DEV_REMAPPED_UNC,        NVML_FI_DEV_REMAPPED_PENDING,
+    NVML_FI_DEV_REMAPPED_FAILURE,    NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+};
+#define SF_ROWS ((1u << SF_RCOR) | (1u << SF_RUNC) | (1u << SF_RPEND) | (1u << SF_RFAIL))
+
+/* A field's value as a number; false for a type NVML does not define. */
+static bool field_number(const nvmlFieldValue_t *v, double *ret)
+{
+        switch (v->valueType) {
+        case NVML_VALUE_TYPE_DOUBLE:
+                *ret = v->value.dVal;
+                return true;
+        case NVML_VALUE_TYPE_UNSIGNED_INT:
+                *ret = v->value.uiVal;
+                return true;
+        case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+                *ret = (double)v->value.ullVal;
+                return true;
+        case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+                *ret = (double)v->value.sllVal;
+                return true;
+        case NVML_VALUE_TYPE_SIGNED_INT:
+                *ret = v->value.siVal;
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* One call for the fields of slow_field_ids into out[]; a bit per field that answered.
+ * The call refused for good (NOT_SUPPORTED and the like) is not made again until the
+ * identity is read anew. */
+static unsigned read_slow_fields(struct reader *rd, double out[SF_N])
+{
+        struct nvml_gpu *gpu = rd->gpu;
+        nvmlFieldValue_t v[SF_N];
+        unsigned mask = 0;
+        if (!rd->lib->field_values || gpu->fields_off || rd->res->fatal)
+                return 0;
+        memset(v, 0, sizeof(v));
+        for (unsigned i = 0; i < SF_N; i++)
+                v[i].fieldId = slow_field_ids[i];
+        nvmlReturn_t r = rd->lib->field_values(gpu->handle, SF_N, v);
+        rd->res->asked++;
+        if (r != NVML_SUCCESS) {
+                if (nvml_fatal(r))
+                        rd->res->fatal = r;
+                gpu->fields_off = permanent(r);
+                return 0;
+        }
+        rd->res->answered++;
+        for (unsigned i = 0; i < SF_N; i++)
+                if (v[i].nvmlReturn == NVML_SUCCESS && field_number(&v[i], &out[i]))
+                        mask |= 1u << i;
+        return mask;
+}
+
+/* The volatile ECC total of type through its own call, when the fields did not give it. */
+static void read_ecc(struct reader *rd, unsigned field, int type, double *dst)
+{
+        unsigned long long v;
+        if (want(rd, field, rd->lib->total_ecc) &&
+            got(rd, field, rd->lib->total_ecc(rd->gpu->handle, type, NVML_VOLATILE_ECC, &v)))
+                *dst = (double)v;
+}
+
+/* The slow fields into gpu->slow (each NAN unless it answered) and the recovery action:
+ * what the field values gave, then the calls of the rest. */
 static void read_slow(struct reader *rd)
 {
         const struct nvml_lib *lib = rd->lib;
         struct nvml_slow *sl = &rd->gpu->slow;
-        nvmlDevice_t h = rd->gpu->handle;
-        unsigned long long v;
+        double f[SF_N];
         unsigned int corr, unc, pend, fail;
         *sl = (struct nvml_slow){
             .read = true,
@@ -246,18 +329,32 @@ static void read_slow(struct reader *rd)
             .remap_pending = VAL_MISSING,
             .remap_failure = VAL_MISSING,
         };
+        unsigned m = read_slow_fields(rd, f);
+        rd->gpu->recovery_valid =
+            (m & (1u << SF_ACTION)) && f[SF_ACTION] >= 0 && f[SF_ACTION] <= 0xffffffffu;
+        if (rd->gpu->recovery_valid)
+                rd->gpu->recovery_action = (unsigned)f[SF_ACTION];
         read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &sl->enforced_limit_w);
-        read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &sl->pcie_replay);
-        if (want(rd, NF_ECC_CORR, lib->total_ecc) &&
-            got(rd, NF_ECC_CORR,
-                lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &v)))
-                sl->ecc_corrected = (double)v;
-        if (want(rd, NF_ECC_UNC, lib->total_ecc) &&
-            got(rd, NF_ECC_UNC,
-                lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &v)))
-                sl->ecc_uncorrected = (double)v;
-        if (want(rd, NF_REMAP, lib->remapped_rows) &&
-            got(rd, NF_REMAP, lib->remapped_rows(h, &corr, &unc, &pend, &fail))) {
+        if (m & (1u << SF_REPLAY))
+                sl->pcie_replay = f[SF_REPLAY];
+        else
+                read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &sl->pcie_replay);
+        if (m & (1u << SF_SBE))
+                sl->ecc_corrected = f[SF_SBE];
+        else
+                read_ecc(rd, NF_ECC_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, &sl->ecc_corrected);
+        if (m & (1u << SF_DBE))
+                sl->ecc_uncorrected = f[SF_DBE];
+        else
+                read_ecc(rd, NF_ECC_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, &sl->ecc_uncorrected);
+        if ((m & SF_ROWS) == SF_ROWS) {
+                sl->remapped_correctable = f[SF_RCOR];
+                sl->remapped_uncorrectable = f[SF_RUNC];
+                sl->remap_pending = f[SF_RPEND];
+                sl->remap_failure = f[SF_RFAIL];
+        } else if (want(rd, NF_REMAP, lib->remapped_rows) &&
+                   got(rd, NF_REMAP,
+                       lib->remapped_rows(rd->gpu->handle, &corr, &unc, &pend, &fail))) {
                 sl->remapped_correctable = corr;
                 sl->remapped_uncorrectable = unc;
                 sl->remap_pending = pend;
@@ -400,12 +497,8 @@ nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t 
         }
 }
 
-void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+void nvml_read_reprobe(struct nvml_gpu *gpu)
 {
-        unsigned action;
-        gpu->recovery_valid = nvml_read_recovery_action(lib, gpu->handle, &action) == NVML_SUCCESS;
-        if (gpu->recovery_valid)
-                gpu->recovery_action = action;
         for (unsigned f = 0; f < NF_COUNT; f++)
                 if (gpu->unsupported & (1ULL << f))
                         gpu->refused[f] = NVML_RETIRE_AFTER - 1;
@@ -424,6 +517,7 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         gpu->recovery_valid = nvml_read_recovery_action(lib, h, &action) == NVML_SUCCESS;
         gpu->recovery_action = gpu->recovery_valid ? action : 0;
         gpu->memory_v1 = false;
+        gpu->fields_off = false;
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))
                 return r;
