@@ -279,8 +279,10 @@ static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
         if (job->reprobe)
                 s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
         job->slow = sample && slow_due(s, slot);
+        /* Half an interval early, so that a tick a little less late than this one counts. */
         if (job->slow)
-                s->slow_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_slow_interval_ns;
+                s->slow_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_slow_interval_ns -
+                                   s->ctx->opt->gpu_interval_ns / 2;
 }
 
 /* Hand the reader jobs for slots[] (sample: per-sample jobs; else acquiring ones). */
