@@ -288,13 +288,15 @@ static unsigned read_slow_fields(struct reader *rd, double out[SF_N])
                 v[i].fieldId = slow_field_ids[i];
         nvmlReturn_t r = rd->lib->field_values(gpu->handle, SF_N, v);
         rd->res->asked++;
-        if (r != NVML_SUCCESS) {
-                if (nvml_fatal(r))
-                        rd->res->fatal = r;
-                gpu->fields_off = permanent(r);
+        gpu->fields_off = permanent(r);
+        if (r == NVML_SUCCESS || permanent(r))
+                rd->res->answered++;
+        else if (nvml_fatal(r))
+                rd->res->fatal = r;
+        else if (!rd->res->first_error)
+                rd->res->first_error = r;
+        if (r != NVML_SUCCESS)
                 return 0;
-        }
-        rd->res->answered++;
         for (unsigned i = 0; i < SF_N; i++)
                 if (v[i].nvmlReturn == NVML_SUCCESS && field_number(&v[i], &out[i]))
                         mask |= 1u << i;
@@ -330,10 +332,12 @@ static void read_slow(struct reader *rd)
             .remap_failure = VAL_MISSING,
         };
         unsigned m = read_slow_fields(rd, f);
-        rd->gpu->recovery_valid =
-            (m & (1u << SF_ACTION)) && f[SF_ACTION] >= 0 && f[SF_ACTION] <= 0xffffffffu;
-        if (rd->gpu->recovery_valid)
-                rd->gpu->recovery_action = (unsigned)f[SF_ACTION];
+        if (!rd->res->fatal) { /* a GPU found gone keeps the action read before */
+                rd->gpu->recovery_valid =
+                    (m & (1u << SF_ACTION)) && f[SF_ACTION] >= 0 && f[SF_ACTION] <= 0xffffffffu;
+                if (rd->gpu->recovery_valid)
+                        rd->gpu->recovery_action = (unsigned)f[SF_ACTION];
+        }
         read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &sl->enforced_limit_w);
         if (m & (1u << SF_REPLAY))
                 sl->pcie_replay = f[SF_REPLAY];
@@ -363,13 +367,16 @@ static void read_slow(struct reader *rd)
         read_thresholds(rd);
 }
 
-/* The slow fields' last values into a sample (missing until the first slow read). */
+/* The slow fields' last values into a sample (missing until the first slow read), and
+ * the thresholds and the recovery action. */
 static void copy_slow(const struct nvml_gpu *gpu, struct gpu_frame *g)
 {
         const struct nvml_slow *sl = &gpu->slow;
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
+        g->recovery_valid = gpu->recovery_valid;
+        g->recovery_action = gpu->recovery_action;
         if (!sl->read)
                 return;
         g->enforced_limit_w = sl->enforced_limit_w;
@@ -387,8 +394,6 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
 {
         struct reader rd = {lib, gpu, res};
         memset(res, 0, sizeof(*res));
-        g->recovery_valid = gpu->recovery_valid;
-        g->recovery_action = gpu->recovery_action;
         read_thermal(&rd, g);
         read_power(&rd, g);
         read_perf(&rd, g);
