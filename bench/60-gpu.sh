@@ -12,12 +12,18 @@
 #     bench/ref_gpu_sample.py, a re-creation of the reference logger's per-sample work
 #     on the same simulated GPU (the reference itself cannot run here: see that file).
 #     Target: at least 50x less CPU per sample.
+#  d. NVML calls per GPU sample, from the simulator's call log: the daemon on 1 GPU with
+#     2 fans at 100 ms for CALLS_SECONDS (the slow fields every --gpu-slow-interval,
+#     10 s), steady state (from the 2nd sample to the last), against the reference
+#     logger's per-sample calls (bench/ref_gpu_sample.py on the same GPU): 17.
+#     Target: no more than the reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 REPEAT=${REPEAT:-3}
 DAEMON_SECONDS=${DAEMON_SECONDS:-60}
+CALLS_SECONDS=${CALLS_SECONDS:-60}
 LIB=$PWD/$B/nvml-sim/libnvidia-ml.so.1
 SCN=$PWD/tests/nvml-sim/scenarios
 if ! grep -q 'source_nvml' src/core/registry.c || [ ! -f "$LIB" ]; then
@@ -145,4 +151,38 @@ m = statistics.median(r)
 print(f"  ratio reference / vigil: {m:.1f}x ({r[0]:.1f}-{r[-1]:.1f}; "
       f"target >= 50x: {'met' if m >= 50 else 'MISSED'})")
 print(f"  reference's last row: {ref[0]['ref_gpu_last_row']}")
+PY
+
+echo "-- d. NVML calls per GPU sample, 1 GPU with 2 fans at 100 ms for $CALLS_SECONDS s"
+export VIGIL_NVML_SCENARIO=$SCN/healthy-1gpu
+mkdir -p "$out/calls-daemon"
+VIGIL_NVML_SIM_LOG=$out/calls-vigil.log "$B/vigil" --nvml "$LIB" --gpu-interval 0.1 \
+	--duration "$CALLS_SECONDS" --log-dir "$out/calls-daemon" --quiet 2>/dev/null || true
+VIGIL_NVML_SIM_LOG=$out/calls-ref.log "$PY" bench/ref_gpu_sample.py "$LIB" 600 >/dev/null
+unset VIGIL_NVML_SCENARIO
+"$PY" - "$out/calls-vigil.log" "$out/calls-ref.log" <<'PY'
+import collections, sys
+def per_sample(path):
+    # GPU 0's calls from its 2nd sample (nvmlDeviceGetTemperature 0) to its last one:
+    # the start-up calls (identity, the first slow read) and the stop are left out.
+    lines = [l.split() for l in open(path)]
+    gpu = [l[0] for l in lines if len(l) == 2 and l[1] == "0"]
+    temps = [i for i, f in enumerate(gpu) if f == "nvmlDeviceGetTemperature"]
+    if len(temps) < 3:
+        sys.exit(f"  too few samples in {path}")
+    span = gpu[temps[1]:temps[-1]]
+    return len(temps) - 2, collections.Counter(span)
+n, c = per_sample(sys.argv[1])
+rn, rc = per_sample(sys.argv[2])
+tot, rtot = sum(c.values()) / n, sum(rc.values()) / rn
+slow = ("nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPcieReplayCounter",
+        "nvmlDeviceGetTotalEccErrors", "nvmlDeviceGetRemappedRows",
+        "nvmlDeviceGetTemperatureThreshold")
+fast = sum(v for k, v in c.items() if k not in slow) / n
+print(f"  vigil: {tot:.2f} calls per GPU sample over {n} samples: {fast:.2f} every sample, "
+      f"{tot - fast:.2f} of slow fields ({sum(c[k] for k in slow)} calls)")
+print(f"  reference: {rtot:.2f} calls per GPU sample over {rn} samples "
+      f"(target: vigil <= reference: {'met' if tot <= rtot + 1e-9 else 'MISSED'})")
+for k in sorted(set(c) | set(rc)):
+    print(f"    {k:<44} vigil {c[k] / n:5.2f}  reference {rc[k] / rn:5.2f}")
 PY

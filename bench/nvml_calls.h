@@ -1,6 +1,9 @@
 /* The floor's NVML calls, shared by nvml_floor.c and bench_gpu.c: the function table
  * (load) and one GPU's sample (sample_gpu), the calls vigil's NVML source makes on a
- * GPU that supports every field, in its order (src/collect/nvml_read.c). */
+ * GPU that supports every field, in its order (src/collect/nvml_read.c), at a sample
+ * without the slow fields: those (enforced limit, PCIe replays, ECC, remapped rows,
+ * thresholds: 8 calls) come every --gpu-slow-interval, 10 s, which the benchmarks'
+ * rounds of back-to-back samples never reach after their first sample. */
 #ifndef VIGIL_BENCH_NVML_CALLS_H
 #define VIGIL_BENCH_NVML_CALLS_H
 
@@ -29,11 +32,7 @@ struct fns {
         nvmlDeviceGetFanSpeed_v2_fn fan;
         nvmlDeviceGetTargetFanSpeed_fn target;
         nvmlDeviceGetThermalSettings_fn thermal;
-        nvmlDeviceGetEnforcedPowerLimit_fn enforced;
         nvmlDeviceGetTotalEnergyConsumption_fn energy;
-        nvmlDeviceGetPcieReplayCounter_fn replay;
-        nvmlDeviceGetTotalEccErrors_fn ecc;
-        nvmlDeviceGetRemappedRows_fn remapped;
 };
 
 static int load(void *lib, struct fns *f)
@@ -60,11 +59,7 @@ static int load(void *lib, struct fns *f)
             {"nvmlDeviceGetFanSpeed_v2", (void **)&f->fan},
             {"nvmlDeviceGetTargetFanSpeed", (void **)&f->target},
             {"nvmlDeviceGetThermalSettings", (void **)&f->thermal},
-            {"nvmlDeviceGetEnforcedPowerLimit", (void **)&f->enforced},
             {"nvmlDeviceGetTotalEnergyConsumption", (void **)&f->energy},
-            {"nvmlDeviceGetPcieReplayCounter", (void **)&f->replay},
-            {"nvmlDeviceGetTotalEccErrors", (void **)&f->ecc},
-            {"nvmlDeviceGetRemappedRows", (void **)&f->remapped},
         };
         for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
                 *want[i].slot = dlsym(lib, want[i].name);
@@ -79,7 +74,7 @@ static int load(void *lib, struct fns *f)
 /* One GPU's sample: the calls, in vigil's order. Returns the number of calls. */
 static unsigned sample_gpu(const struct fns *f, nvmlDevice_t h, unsigned nfans)
 {
-        unsigned u, c, unc, pend, fail;
+        unsigned u;
         int p;
         unsigned long long ull;
         nvmlUtilization_t ut;
@@ -104,15 +99,10 @@ static unsigned sample_gpu(const struct fns *f, nvmlDevice_t h, unsigned nfans)
         }
         memset(&ts, 0, sizeof(ts));
         f->thermal(h, 0, &ts);
-        f->enforced(h, &u);
         f->energy(h, &ull);
         f->clock(h, NVML_CLOCK_SM, &u);
         f->clock(h, NVML_CLOCK_VIDEO, &u);
-        f->replay(h, &u);
-        f->ecc(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &ull);
-        f->ecc(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ull);
-        f->remapped(h, &c, &unc, &pend, &fail);
-        return 20 + 2 * nfans;
+        return 15 + 2 * nfans;
 }
 
 #endif

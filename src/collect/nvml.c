@@ -58,7 +58,8 @@ struct nvml_source {
         struct nvml_worker *solo[VIGIL_MAX_GPUS]; /* a reader left with this GPU (a hang) */
         bool in_batch[VIGIL_MAX_GPUS];            /* a job of the reader's, not taken yet */
         bool reidentify[VIGIL_MAX_GPUS];    /* answered again after a hang: re-read identity */
-        int64_t reprobe_at[VIGIL_MAX_GPUS]; /* the slow cadence's next job (nvml_read.h) */
+        int64_t reprobe_at[VIGIL_MAX_GPUS]; /* the re-probe's next job (nvml_read.h) */
+        int64_t slow_at[VIGIL_MAX_GPUS];    /* the slow fields' next read (nvml_read.h) */
         /* The tick being sampled: called again for it after the loop moved (nvml_guard.h),
          * the source goes on with the GPUs not done. */
         uint64_t tick_seq;
@@ -186,7 +187,8 @@ static void stop_readers(struct nvml_source *s)
 }
 
 /* Stop the source's threads and, unless a call is still hung (a reader left inside it,
- * nvml_worker.h), the driver: it is not shut down under a call. */
+ * nvml_worker.h, or the event listener's wait), the driver: it is not shut down under a
+ * call. */
 static void stop_source(struct nvml_source *s)
 {
         stop_readers(s);
@@ -195,7 +197,7 @@ static void stop_source(struct nvml_source *s)
         /* A guard outlives a call still hung: its thread touches the guard on return. */
         nvml_guard_stop(s->guard, s->hung_at_exit > 0);
         s->guard = NULL;
-        if (!s->hung_at_exit)
+        if (!s->hung_at_exit && !s->sh.listener_left)
                 s->sh.lib.shutdown();
 }
 
@@ -251,6 +253,15 @@ static int split_reader(struct nvml_source *s, int64_t now, int64_t split_ns, co
         return (int)slot;
 }
 
+/* Whether the GPU in slot's sample this tick reads the slow fields: the first sample,
+ * every --gpu-slow-interval, and a sample after failures (the GPU may have been reset). */
+static bool slow_due(const struct nvml_source *s, unsigned slot)
+{
+        const struct nvml_gpu *gpu = &s->sh.gpu[slot];
+        return !gpu->slow.read || gpu->consecutive_failures > 0 || s->reidentify[slot] ||
+               s->tick_mono_ns >= s->slow_at[slot];
+}
+
 /* A job for the GPU in slot (sample: a per-sample job; else an acquiring one). The
  * outputs are set by nvml_job_run. */
 static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job, bool sample)
@@ -267,6 +278,11 @@ static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
         job->reprobe = sample && s->tick_mono_ns >= s->reprobe_at[slot];
         if (job->reprobe)
                 s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
+        job->slow = sample && slow_due(s, slot);
+        /* Half an interval early, so that a tick a little less late than this one counts. */
+        if (job->slow)
+                s->slow_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_slow_interval_ns -
+                                   s->ctx->opt->gpu_interval_ns / 2;
 }
 
 /* Hand the reader jobs for slots[] (sample: per-sample jobs; else acquiring ones). */

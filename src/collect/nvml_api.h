@@ -128,8 +128,20 @@ enum {
         NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN = 5,
 };
 
-/* Field values (nvmlDeviceGetFieldValues): the one field id vigil asks for, and
- * nvmlValueType_t (FACTS.md). */
+/* Field values (nvmlDeviceGetFieldValues): the field ids vigil asks for, and
+ * nvmlValueType_t (FACTS.md). The ECC, replay and remapped-row ids are nvml.h's (NVIDIA's
+ * header as NVIDIA/go-nvml gen/nvml/nvml.h carries it, 13.x): 3 "Total single bit
+ * volatile ECC errors", 4 "Total double bit volatile ECC errors", 94 "PCIe replay
+ * counter", 142 "Number of remapped rows due to correctable errors", 143 "... due to
+ * uncorrectable errors", 144 "If any rows are pending remapping. 1=yes 0=no", 145 "If
+ * any rows failed to be remapped 1=yes 0=no". */
+#define NVML_FI_DEV_ECC_SBE_VOL_TOTAL       3u
+#define NVML_FI_DEV_ECC_DBE_VOL_TOTAL       4u
+#define NVML_FI_DEV_PCIE_REPLAY_COUNTER     94u
+#define NVML_FI_DEV_REMAPPED_COR            142u
+#define NVML_FI_DEV_REMAPPED_UNC            143u
+#define NVML_FI_DEV_REMAPPED_PENDING        144u
+#define NVML_FI_DEV_REMAPPED_FAILURE        145u
 #define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230u
 enum {
         NVML_VALUE_TYPE_DOUBLE = 0,

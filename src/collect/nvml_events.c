@@ -2,6 +2,7 @@
 #include "collect/nvml_events.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,11 +251,43 @@ static void take(struct nvml_listener *l, const nvmlEventData_t *d)
         nvml_evq_push(&l->q, &e);
 }
 
+int nvml_listener_signal(void)
+{
+        return SIGRTMIN + 1;
+}
+
+/* The interruption's handler: its delivery is the point, it has nothing to do. */
+static void on_wake_signal(int sig)
+{
+        (void)sig;
+}
+
+/* Install the handler (process-wide, idempotent: always the same empty one) without
+ * SA_RESTART, so the signal ends a wait in the driver. Blocked in every thread but the
+ * listener's (vigil_thread_create blocks all signals; listener_main unblocks it). */
+static int install_wake_signal(void)
+{
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_wake_signal;
+        sigemptyset(&sa.sa_mask);
+        return sigaction(nvml_listener_signal(), &sa, NULL) < 0 ? -errno : 0;
+}
+
+static void unblock_wake_signal(void)
+{
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, nvml_listener_signal());
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void *listener_main(void *arg)
 {
         struct nvml_listener *l = arg;
         const struct nvml_lib *lib = l->lib;
         int64_t backoff = 0, healthy_since = 0;
+        unblock_wake_signal();
         while (!stopping(l)) {
                 nvmlReturn_t r;
                 if (!l->set) {
@@ -297,10 +330,13 @@ int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, 
                 return -ENOTSUP;
         if (ngpus > VIGIL_MAX_GPUS)
                 return -EINVAL;
+        int r = install_wake_signal();
+        if (r < 0)
+                return r;
         struct nvml_listener *l = calloc(1, sizeof(*l));
         if (!l)
                 return -ENOMEM;
-        int r = nvml_evq_init(&l->q, queue_cap);
+        r = nvml_evq_init(&l->q, queue_cap);
         if (r < 0) {
                 free(l);
                 return r;
@@ -373,17 +409,37 @@ bool nvml_listener_take_note(struct nvml_listener *l, char *out, size_t cap, boo
         return got;
 }
 
-void nvml_listener_stop(struct nvml_listener *l)
+/* Interrupt the thread's wait until it ends, at most NVML_LISTENER_STOP_NS. */
+static bool join_interrupting(struct nvml_listener *l)
+{
+        int64_t give_up = now_mono_ns() + NVML_LISTENER_STOP_NS;
+        for (;;) {
+                /* Again each time: one sent before the thread entered the wait is lost. */
+                pthread_kill(l->thread, nvml_listener_signal());
+                int64_t until = now_real_ns() + NVML_LISTENER_POKE_NS;
+                struct timespec ts = {until / NSEC_PER_SEC, until % NSEC_PER_SEC};
+                if (pthread_timedjoin_np(l->thread, NULL, &ts) == 0)
+                        return true;
+                if (now_mono_ns() >= give_up)
+                        return false;
+        }
+}
+
+bool nvml_listener_stop(struct nvml_listener *l)
 {
         if (!l)
-                return;
+                return true;
         pthread_mutex_lock(&l->lock);
         l->stop = true;
         pthread_cond_broadcast(&l->cond);
         pthread_mutex_unlock(&l->lock);
-        pthread_join(l->thread, NULL);
+        if (!join_interrupting(l)) {
+                pthread_detach(l->thread); /* l stays allocated: the thread still uses it */
+                return false;
+        }
         pthread_mutex_destroy(&l->lock);
         pthread_cond_destroy(&l->cond);
         nvml_evq_fini(&l->q);
         free(l);
+        return true;
 }

@@ -21,6 +21,16 @@
  * event, a reset/reboot-class Xid), the thread reads field 230 (nvml_read.h) right
  * after the wait returned it, and the event carries the value.
  *
+ * Stopping: nvml.h says of nvmlEventSetWait_v2 that it "can return before specified
+ * timeout passes (e.g. when interrupt arrives)", returning NVML_ERROR_TIMEOUT "if no
+ * event arrived in specified timeout or interrupt arrived" (NVIDIA's nvml.h, as in
+ * NVIDIA/go-nvml gen/nvml/nvml.h). So the wait is long (NVML_LISTENER_WAIT_MS: the
+ * thread wakes only for events) and a stop interrupts it with a signal sent to the
+ * thread alone (nvml_listener_signal(), an empty handler without SA_RESTART, unblocked
+ * in that thread only), not with pthread_cancel. A driver that ignored the interruption
+ * would hold the stop at most NVML_LISTENER_STOP_NS: the thread is then left running
+ * and the caller must not shut NVML down under it.
+ *
  * Memory: the queue holds cap events of 48 bytes (1024: 48 KiB), allocated once. */
 #ifndef VIGIL_COLLECT_NVML_EVENTS_H
 #define VIGIL_COLLECT_NVML_EVENTS_H
@@ -32,9 +42,14 @@
 
 #include "collect/nvml_lib.h"
 
-#define NVML_EVQ_DEFAULT_CAP         1024 /* events queued for the main loop */
-#define NVML_EVQ_MAX_CAP             65536
-#define NVML_LISTENER_WAIT_MS        500 /* one wait; also how soon a stop is noticed */
+#define NVML_EVQ_DEFAULT_CAP 1024 /* events queued for the main loop */
+#define NVML_EVQ_MAX_CAP     65536
+/* One wait. A stop does not wait for it to end: it interrupts the wait (below). */
+#define NVML_LISTENER_WAIT_MS 10000
+/* How long nvml_listener_stop waits for the thread, interrupting its wait every
+ * NVML_LISTENER_POKE_NS, before it leaves the thread running. */
+#define NVML_LISTENER_STOP_NS        (500LL * 1000000LL)
+#define NVML_LISTENER_POKE_NS        (20LL * 1000000LL)
 #define NVML_LISTENER_BACKOFF_MIN_NS (1LL * 1000000000LL)
 #define NVML_LISTENER_BACKOFF_MAX_NS (60LL * 1000000000LL)
 #define NVML_LISTENER_NOTE_LEN       200
@@ -112,9 +127,15 @@ uint64_t nvml_listener_restarts(struct nvml_listener *l);
  * NVML_LISTENER_NOTES unread are dropped (the restarts are still counted). */
 bool nvml_listener_take_note(struct nvml_listener *l, char *out, size_t cap, bool *ret_warn);
 
-/* Stop and join the thread (within one wait, NVML_LISTENER_WAIT_MS), free the event
- * set and everything else; accepts NULL. Events still queued are discarded: drain
- * them first. */
-void nvml_listener_stop(struct nvml_listener *l);
+/* The signal that interrupts the listener's wait: SIGRTMIN + 1, which nothing else in
+ * vigil uses (the daemon handles SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2). */
+int nvml_listener_signal(void);
+
+/* Stop the thread, interrupting its wait, and join it; free the event set and
+ * everything else; accepts NULL (true). Events still queued are discarded: drain them
+ * first. False when the thread did not end within NVML_LISTENER_STOP_NS (a driver call
+ * that ignores the interruption): it is left running with what it uses, and NVML must
+ * not be shut down under it. */
+bool nvml_listener_stop(struct nvml_listener *l);
 
 #endif

@@ -65,7 +65,7 @@ struct nvml_lib {
         nvmlDeviceGetFanControlPolicy_v2_fn fan_policy;
         nvmlDeviceGetTotalEccErrors_fn total_ecc;
         nvmlDeviceGetRemappedRows_fn remapped_rows;
-        nvmlDeviceGetFieldValues_fn field_values; /* the recovery action (field 230) */
+        nvmlDeviceGetFieldValues_fn field_values; /* the slow counters, the recovery action */
         nvmlDeviceGetComputeRunningProcesses_v3_fn compute_procs; /* _v3 only (FACTS.md) */
         nvmlDeviceGetGraphicsRunningProcesses_v3_fn graphics_procs;
         nvmlEventSetCreate_fn event_set_create;
@@ -73,6 +73,16 @@ struct nvml_lib {
         nvmlDeviceGetSupportedEventTypes_fn supported_event_types;
         nvmlEventSetWait_v2_fn event_set_wait; /* _v2, else nvmlEventSetWait */
         nvmlEventSetFree_fn event_set_free;
+};
+
+/* The slow fields (nvml_read.h), as the slow cadence last read them: copied into every
+ * sample in between. A value is NAN when its last read did not answer. */
+struct nvml_slow {
+        bool read; /* read at least once: until then the sample leaves them missing */
+        double enforced_limit_w;
+        double pcie_replay;
+        double ecc_corrected, ecc_uncorrected;
+        double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
 };
 
 /* One GPU vigil samples; slot i here is frame->gpus[i]. */
@@ -103,6 +113,8 @@ struct nvml_gpu {
         bool memory_v1;           /* nvmlDeviceGetMemoryInfo_v2 refused: use v1 */
         bool recovery_valid;      /* recovery_action was read at the slow cadence */
         unsigned recovery_action; /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's value */
+        struct nvml_slow slow;    /* the slow fields' last values */
+        bool fields_off;          /* nvmlDeviceGetFieldValues refused: own calls only */
 };
 
 struct nvml_shared {
@@ -115,6 +127,9 @@ struct nvml_shared {
         /* A fresh process list is wanted at the GPU's next answered sample (an Xid, a
          * critical event): set by whoever saw it, cleared by the source when it reads. */
         bool procs_wanted[VIGIL_MAX_GPUS];
+        /* The event listener did not end when stopped (nvml_events.h): a wait is still
+         * in the driver, so NVML is not shut down at exit. */
+        bool listener_left;
 };
 
 /* Open the NVML library: path, or "" for libnvidia-ml.so.1 then libnvidia-ml.so

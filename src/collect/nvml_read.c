@@ -3,7 +3,8 @@
  *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,
  *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1,
  *   fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
- *   enforced limit, energy 1000000 mJ, SM/video clocks, replays, ECC, remapped rows. */
+ *   energy 1000000 mJ, SM/video clocks; and on the slow cadence only: enforced limit,
+ *   replays, ECC, remapped rows, temperature thresholds. */
 #include "collect/nvml_read.h"
 
 #include <string.h>
@@ -190,46 +191,209 @@ static void read_sensor0(struct reader *rd, struct gpu_frame *g)
         }
 }
 
-/* vigil's additions to the reference's fields. */
+/* vigil's additions to the reference's fields that change from sample to sample. */
 static void read_extra(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
-        nvmlDevice_t h = rd->gpu->handle;
         unsigned long long v;
-        unsigned int corr, unc, pend, fail;
-        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &g->enforced_limit_w);
-        if (want(rd, NF_ENERGY, lib->energy) && got(rd, NF_ENERGY, lib->energy(h, &v)))
+        if (want(rd, NF_ENERGY, lib->energy) &&
+            got(rd, NF_ENERGY, lib->energy(rd->gpu->handle, &v)))
                 g->energy_j = (double)v / 1000.0;
         read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
         read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
-        read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &g->pcie_replay);
-        if (want(rd, NF_ECC_CORR, lib->total_ecc) &&
-            got(rd, NF_ECC_CORR,
-                lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &v)))
-                g->ecc_corrected = (double)v;
-        if (want(rd, NF_ECC_UNC, lib->total_ecc) &&
-            got(rd, NF_ECC_UNC,
-                lib->total_ecc(h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &v)))
-                g->ecc_uncorrected = (double)v;
-        if (want(rd, NF_REMAP, lib->remapped_rows) &&
-            got(rd, NF_REMAP, lib->remapped_rows(h, &corr, &unc, &pend, &fail))) {
-                g->remapped_correctable = corr;
-                g->remapped_uncorrectable = unc;
-                g->remap_pending = pend;
-                g->remap_failure = fail;
+}
+
+static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
+                             nvmlReturn_t *fatal);
+
+/* The temperature thresholds, kept when the GPU is found gone meanwhile. */
+static void read_thresholds(struct reader *rd)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_gpu *gpu = rd->gpu;
+        nvmlReturn_t fatal = rd->res->fatal;
+        double shutdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
+        double slowdown =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
+        double gpu_max =
+            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
+        if (fatal) {
+                rd->res->fatal = fatal;
+                return;
+        }
+        gpu->shutdown_c = shutdown;
+        gpu->slowdown_c = slowdown;
+        gpu->gpu_max_c = gpu_max;
+}
+
+/* The slow counters that have a field id, in one nvmlDeviceGetFieldValues call, with
+ * the recovery action (nvml_api.h cites the ids). */
+enum slow_field {
+        SF_SBE,
+        SF_DBE,
+        SF_REPLAY,
+        SF_RCOR,
+        SF_RUNC,
+        SF_RPEND,
+        SF_RFAIL,
+        SF_ACTION,
+        SF_N
+};
+static const unsigned slow_field_ids[SF_N] = {
+    NVML_FI_DEV_ECC_SBE_VOL_TOTAL,   NVML_FI_DEV_ECC_DBE_VOL_TOTAL,
+    NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_FI_DEV_REMAPPED_COR,
+    NVML_FI_DEV_REMAPPED_UNC,        NVML_FI_DEV_REMAPPED_PENDING,
+    NVML_FI_DEV_REMAPPED_FAILURE,    NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+};
+#define SF_ROWS ((1u << SF_RCOR) | (1u << SF_RUNC) | (1u << SF_RPEND) | (1u << SF_RFAIL))
+
+/* A field's value as a number; false for a type NVML does not define. */
+static bool field_number(const nvmlFieldValue_t *v, double *ret)
+{
+        switch (v->valueType) {
+        case NVML_VALUE_TYPE_DOUBLE:
+                *ret = v->value.dVal;
+                return true;
+        case NVML_VALUE_TYPE_UNSIGNED_INT:
+                *ret = v->value.uiVal;
+                return true;
+        case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+                *ret = (double)v->value.ullVal;
+                return true;
+        case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+                *ret = (double)v->value.sllVal;
+                return true;
+        case NVML_VALUE_TYPE_SIGNED_INT:
+                *ret = v->value.siVal;
+                return true;
+        default:
+                return false;
         }
 }
 
-void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                      struct nvml_read_result *res)
+/* One call for the fields of slow_field_ids into out[]; a bit per field that answered.
+ * The call refused for good (NOT_SUPPORTED and the like) is not made again until the
+ * identity is read anew. */
+static unsigned read_slow_fields(struct reader *rd, double out[SF_N])
 {
-        struct reader rd = {lib, gpu, res};
-        memset(res, 0, sizeof(*res));
+        struct nvml_gpu *gpu = rd->gpu;
+        nvmlFieldValue_t v[SF_N];
+        unsigned mask = 0;
+        if (!rd->lib->field_values || gpu->fields_off || rd->res->fatal)
+                return 0;
+        memset(v, 0, sizeof(v));
+        for (unsigned i = 0; i < SF_N; i++)
+                v[i].fieldId = slow_field_ids[i];
+        nvmlReturn_t r = rd->lib->field_values(gpu->handle, SF_N, v);
+        rd->res->asked++;
+        gpu->fields_off = permanent(r);
+        if (r == NVML_SUCCESS || permanent(r))
+                rd->res->answered++;
+        else if (nvml_fatal(r))
+                rd->res->fatal = r;
+        else if (!rd->res->first_error)
+                rd->res->first_error = r;
+        if (r != NVML_SUCCESS)
+                return 0;
+        for (unsigned i = 0; i < SF_N; i++)
+                if (v[i].nvmlReturn == NVML_SUCCESS && field_number(&v[i], &out[i]))
+                        mask |= 1u << i;
+        return mask;
+}
+
+/* The volatile ECC total of type through its own call, when the fields did not give it. */
+static void read_ecc(struct reader *rd, unsigned field, int type, double *dst)
+{
+        unsigned long long v;
+        if (want(rd, field, rd->lib->total_ecc) &&
+            got(rd, field, rd->lib->total_ecc(rd->gpu->handle, type, NVML_VOLATILE_ECC, &v)))
+                *dst = (double)v;
+}
+
+/* The slow fields into gpu->slow (each NAN unless it answered) and the recovery action:
+ * what the field values gave, then the calls of the rest. */
+static void read_slow(struct reader *rd)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_slow *sl = &rd->gpu->slow;
+        double f[SF_N];
+        unsigned int corr, unc, pend, fail;
+        *sl = (struct nvml_slow){
+            .read = true,
+            .enforced_limit_w = VAL_MISSING,
+            .pcie_replay = VAL_MISSING,
+            .ecc_corrected = VAL_MISSING,
+            .ecc_uncorrected = VAL_MISSING,
+            .remapped_correctable = VAL_MISSING,
+            .remapped_uncorrectable = VAL_MISSING,
+            .remap_pending = VAL_MISSING,
+            .remap_failure = VAL_MISSING,
+        };
+        unsigned m = read_slow_fields(rd, f);
+        if (!rd->res->fatal) { /* a GPU found gone keeps the action read before */
+                rd->gpu->recovery_valid =
+                    (m & (1u << SF_ACTION)) && f[SF_ACTION] >= 0 && f[SF_ACTION] <= 0xffffffffu;
+                if (rd->gpu->recovery_valid)
+                        rd->gpu->recovery_action = (unsigned)f[SF_ACTION];
+        }
+        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &sl->enforced_limit_w);
+        if (m & (1u << SF_REPLAY))
+                sl->pcie_replay = f[SF_REPLAY];
+        else
+                read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &sl->pcie_replay);
+        if (m & (1u << SF_SBE))
+                sl->ecc_corrected = f[SF_SBE];
+        else
+                read_ecc(rd, NF_ECC_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, &sl->ecc_corrected);
+        if (m & (1u << SF_DBE))
+                sl->ecc_uncorrected = f[SF_DBE];
+        else
+                read_ecc(rd, NF_ECC_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, &sl->ecc_uncorrected);
+        if ((m & SF_ROWS) == SF_ROWS) {
+                sl->remapped_correctable = f[SF_RCOR];
+                sl->remapped_uncorrectable = f[SF_RUNC];
+                sl->remap_pending = f[SF_RPEND];
+                sl->remap_failure = f[SF_RFAIL];
+        } else if (want(rd, NF_REMAP, lib->remapped_rows) &&
+                   got(rd, NF_REMAP,
+                       lib->remapped_rows(rd->gpu->handle, &corr, &unc, &pend, &fail))) {
+                sl->remapped_correctable = corr;
+                sl->remapped_uncorrectable = unc;
+                sl->remap_pending = pend;
+                sl->remap_failure = fail;
+        }
+        read_thresholds(rd);
+}
+
+/* The slow fields' last values into a sample (missing until the first slow read), and
+ * the thresholds and the recovery action. */
+static void copy_slow(const struct nvml_gpu *gpu, struct gpu_frame *g)
+{
+        const struct nvml_slow *sl = &gpu->slow;
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
         g->recovery_valid = gpu->recovery_valid;
         g->recovery_action = gpu->recovery_action;
+        if (!sl->read)
+                return;
+        g->enforced_limit_w = sl->enforced_limit_w;
+        g->pcie_replay = sl->pcie_replay;
+        g->ecc_corrected = sl->ecc_corrected;
+        g->ecc_uncorrected = sl->ecc_uncorrected;
+        g->remapped_correctable = sl->remapped_correctable;
+        g->remapped_uncorrectable = sl->remapped_uncorrectable;
+        g->remap_pending = sl->remap_pending;
+        g->remap_failure = sl->remap_failure;
+}
+
+void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                      bool slow, struct nvml_read_result *res)
+{
+        struct reader rd = {lib, gpu, res};
+        memset(res, 0, sizeof(*res));
         read_thermal(&rd, g);
         read_power(&rd, g);
         read_perf(&rd, g);
@@ -238,6 +402,9 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         read_fans(&rd, g);
         read_sensor0(&rd, g);
         read_extra(&rd, g);
+        if (slow)
+                read_slow(&rd);
+        copy_slow(gpu, g);
 }
 
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)
@@ -335,28 +502,12 @@ nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t 
         }
 }
 
-void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu)
+void nvml_read_reprobe(struct nvml_gpu *gpu)
 {
-        nvmlReturn_t fatal = NVML_SUCCESS;
-        unsigned action;
-        gpu->recovery_valid = nvml_read_recovery_action(lib, gpu->handle, &action) == NVML_SUCCESS;
-        if (gpu->recovery_valid)
-                gpu->recovery_action = action;
         for (unsigned f = 0; f < NF_COUNT; f++)
                 if (gpu->unsupported & (1ULL << f))
                         gpu->refused[f] = NVML_RETIRE_AFTER - 1;
         gpu->unsupported = 0;
-        double shutdown =
-            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
-        double slowdown =
-            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
-        double gpu_max =
-            read_threshold(lib, gpu->handle, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
-        if (fatal)
-                return;
-        gpu->shutdown_c = shutdown;
-        gpu->slowdown_c = slowdown;
-        gpu->gpu_max_c = gpu_max;
 }
 
 nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu)
@@ -371,6 +522,7 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         gpu->recovery_valid = nvml_read_recovery_action(lib, h, &action) == NVML_SUCCESS;
         gpu->recovery_action = gpu->recovery_valid ? action : 0;
         gpu->memory_v1 = false;
+        gpu->fields_off = false;
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))
                 return r;

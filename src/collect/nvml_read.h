@@ -42,7 +42,7 @@ _Static_assert(NF_COUNT <= 64, "nvml_gpu.unsupported is 64 bits");
  * FUNCTION_NOT_FOUND) answers in a row: one such answer can be transient, and a
  * blanked power limit silences the TDP, PWR+ and SPUR_THROT rules. */
 #define NVML_RETIRE_AFTER 3
-/* Retired fields are asked again, and the temperature thresholds re-read, this often. */
+/* Retired fields are asked again this often. */
 #define NVML_REPROBE_NS (60 * 1000000000LL)
 
 /* What a sample's calls returned. */
@@ -63,19 +63,24 @@ bool nvml_fatal(nvmlReturn_t r);
  * NOT_SUPPORTED, NO_PERMISSION or FUNCTION_NOT_FOUND NVML_RETIRE_AFTER times in a row
  * is retired (gpu->unsupported) and not made again until nvml_read_reprobe; a success
  * resets the count. After a fatal code no further call is made. Static values
- * (thresholds, fan count) come from gpu. */
+ * (fan count) come from gpu.
+ * The slow fields (the enforced power limit, the PCIe replay counter, the volatile ECC
+ * totals, the remapped rows, the temperature thresholds) and the recovery action are
+ * read only when slow is true, last, into gpu->slow, gpu's thresholds and
+ * gpu->recovery_action; every sample carries their last values (NAN where that read did
+ * not answer; all missing before the first slow read). The ECC totals, the replay
+ * counter, the remapped rows and the recovery action come from one
+ * nvmlDeviceGetFieldValues call; one the fields did not give is asked by its own call. */
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                      struct nvml_read_result *res);
+                      bool slow, struct nvml_read_result *res);
 
 /* True when a sample's result is a failed sample: a fatal code, or calls were made and
  * none was answered. *ret_error gets the code to report. */
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error);
 
-/* The slow cadence (every NVML_REPROBE_NS): give every retired field of gpu one more
- * call (one more refusal retires it again), re-read the temperature thresholds
- * (shutdown, slowdown, GPU max; kept when the GPU does not answer) and the recovery
- * action (gpu->recovery_action, copied into every sample). */
-void nvml_read_reprobe(const struct nvml_lib *lib, struct nvml_gpu *gpu);
+/* The re-probe cadence (every NVML_REPROBE_NS): give every retired field of gpu one more
+ * call (one more refusal retires it again). Makes no call itself. */
+void nvml_read_reprobe(struct nvml_gpu *gpu);
 
 /* The GPU's recovery action: field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION through
  * nvmlDeviceGetFieldValues (FACTS.md: where NVIDIA puts it; an event's eventData is 0

@@ -44,6 +44,8 @@ static const struct opt_def opt_table[] = {
      "GPU sampling interval (default 0.1; as short as 0.001)"},
     {"gpu-proc-interval", K_DURATION, OFF(gpu_proc_interval_ns), 0.1, 86400, "SEC",
      "GPU process list interval (default 10; also at every Xid, crash and recovery)"},
+    {"gpu-slow-interval", K_DURATION, OFF(gpu_slow_interval_ns), 0.1, 3600, "SEC",
+     "slow GPU fields: ECC, remapped rows, PCIe replays, limits, thresholds (default 10)"},
     {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
      "process PSS sampling interval (default 10)"},
     {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
@@ -106,6 +108,7 @@ void options_defaults(struct vigil_options *o)
         o->gpu_interval_ns = 100 * NSEC_PER_MSEC;
         o->pss_interval_ns = 10 * NSEC_PER_SEC;
         o->gpu_proc_interval_ns = 10 * NSEC_PER_SEC;
+        o->gpu_slow_interval_ns = 10 * NSEC_PER_SEC;
         o->sync_interval_ns = NSEC_PER_SEC;
         o->live = -1;
         snprintf(o->gpu_list, sizeof(o->gpu_list), "all");

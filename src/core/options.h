@@ -55,6 +55,7 @@ struct vigil_options {
         double leak_pss_mb_per_hour; /* a PSS rising faster is a leak (10) */
         int verbose;
         int64_t gpu_proc_interval_ns; /* GPU process list cadence (default 10 s) */
+        int64_t gpu_slow_interval_ns; /* GPU slow fields' cadence (default 10 s) */
 };
 
 /* Defaults, before any file or argument. */

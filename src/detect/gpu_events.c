@@ -472,7 +472,12 @@ static void gpu_events_fini(void *state)
         struct gpu_events *d = state;
         if (!d)
                 return;
-        nvml_listener_stop(d->listener);
+        if (!nvml_listener_stop(d->listener)) {
+                vlog(LOG_WARN, "NVML: the event listener's wait did not end when interrupted: "
+                               "left running, nvmlShutdown skipped");
+                if (d->ctx->nvml)
+                        d->ctx->nvml->listener_left = true;
+        }
         snapshot_programs_fini(&d->programs);
         for (unsigned i = 0; i < d->ngpus; i++)
                 ring_fini(&d->gpu[i].ring);

@@ -166,6 +166,7 @@ void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct
                 struct gpu_rule_state *st = &r->gpu[i];
                 st->prev_limit_w = VAL_MISSING;
                 st->prev_enforced_w = VAL_MISSING;
+                st->enforced_base_w = VAL_MISSING;
                 for (unsigned f = 0; f < VIGIL_MAX_FANS; f++)
                         st->prev_fan[f] = VAL_MISSING;
                 for (unsigned k = 0; k < GPU_ANOM_COUNT; k++)
@@ -286,6 +287,9 @@ static void remember(struct gpu_rule_state *st, const struct gpu_frame *g)
         for (unsigned i = 0; i < g->nfans && i < VIGIL_MAX_FANS; i++)
                 if (VAL_OK(g->fan_speed_pct[i]))
                         st->prev_fan[i] = g->fan_speed_pct[i];
+        double limit = VAL_OK(g->power_limit_w) ? g->power_limit_w : st->prev_limit_w;
+        if (VAL_OK(g->enforced_limit_w) && g->enforced_limit_w != st->prev_enforced_w)
+                st->enforced_base_w = limit;
         if (VAL_OK(g->power_limit_w))
                 st->prev_limit_w = g->power_limit_w;
         if (VAL_OK(g->enforced_limit_w))
@@ -295,7 +299,10 @@ static void remember(struct gpu_rule_state *st, const struct gpu_frame *g)
 /* The enforced power limit (what the driver holds the GPU to: the configured limit or
  * a lower one from another constraint) changed on its own: an events.log line and a
  * stderr line, no CSV flag (the reference's flags stay as they are). A change that
- * only follows the configured limit is the TDP_CHANGE already said. */
+ * only follows the configured limit is the TDP_CHANGE already said. The enforced limit
+ * is a slow field (--gpu-slow-interval): following the configured limit, it moves up
+ * to a slow interval later, so it is compared with the configured limit as it was when
+ * the enforced one last changed, not at the sample before. */
 static void enforced_transition(const struct gpu_rule_state *st, const struct gpu_frame *g,
                                 double eps, struct gpu_rules_out *out)
 {
@@ -303,8 +310,8 @@ static void enforced_transition(const struct gpu_rule_state *st, const struct gp
         if (!VAL_OK(prev) || !VAL_OK(now) || fabs(now - prev) < eps)
                 return;
         double limit = VAL_OK(g->power_limit_w) ? g->power_limit_w : st->prev_limit_w;
-        bool followed = VAL_OK(limit) && VAL_OK(st->prev_limit_w) && fabs(now - limit) < eps &&
-                        fabs(prev - st->prev_limit_w) < eps;
+        bool followed = VAL_OK(limit) && VAL_OK(st->enforced_base_w) && fabs(now - limit) < eps &&
+                        fabs(prev - st->enforced_base_w) < eps;
         if (followed)
                 return;
         out_log(out, LOG_WARN, "ENFORCED POWER LIMIT: %.0fW → %.0fW (%+.0fW)", prev, now,

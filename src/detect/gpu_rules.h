@@ -34,6 +34,8 @@ struct gpu_rule_state {
         double prev_fan[VIGIL_MAX_FANS];     /* NAN until read */
         double prev_limit_w;                 /* NAN until read */
         double prev_enforced_w;              /* NAN until read */
+        double enforced_base_w;              /* the configured limit when the enforced one
+                                              * last changed or was first read; NAN until */
         uint64_t prev_throttle;              /* the reference starts from 0 */
         unsigned prev_failures;              /* consecutive failures before this sample */
         struct ratelimit rl[GPU_ANOM_COUNT]; /* anomaly lines: once per 60 s per type */

@@ -128,14 +128,18 @@ want=$(for i in $(seq 30 39); do printf '%s:PWR+100W;' "$i"; done)
 check_eq "power-breach: +50 W is not flagged, +100 and +100.5 W are" "${want%;}" "$(flags "$csv" 42)"
 check_eq "power-breach: 700.5 W" 700.50 "$(csv_cell "$csv" 31 power_instant)"
 
-sim tdp "$SCEN/tdp-change" 30
+sim tdp "$SCEN/tdp-change" 30 --gpu-slow-interval 0.1
 csv=$(gpu_csv tdp 0)
 enough "tdp-change" "$csv" 62
 check_eq "tdp-change: flags by row (no change to 0 W at a failed read)" \
 	"20:TDP_REDUCED(450W);40:TDP_RESTORED(600W)" "$(flags "$csv" 62)"
 check_eq "tdp-change: the failed limit read is an empty cell" "" "$(csv_cell "$csv" 50 power_limit)"
 check_eq "tdp-change: the row still has its values" 45 "$(csv_cell "$csv" 50 gpu_temp)"
-check_eq "tdp-change: enforced limit" 300 "$(csv_cell "$csv" 60 power_enforced_limit)"
+# The enforced limit is a slow field: the change at step 60 shows from a later slow read.
+check "tdp-change: enforced limit before step 60 is not the new one" \
+	test "$(csv_cell "$csv" 59 power_enforced_limit)" != 300
+check_eq "tdp-change: enforced limit, read on the slow cadence" 300 \
+	"$(csv_cell "$csv" "$(rows "$csv")" power_enforced_limit)"
 check_eq "tdp-change: events" "type=TDP_CHANGE from=600W to=450W delta=-150W gpu=0
 type=TDP_CHANGE from=452W to=600W delta=+148W gpu=0" "$(grep -o 'type=TDP_CHANGE.*' "$TMP/tdp/events.log")"
 check "tdp-change: logged" grep -q 'gpu0: TDP CHANGE: 600W → 450W (-150W)' "$TMP/tdp.err"
@@ -177,7 +181,9 @@ check_eq "back-off: said once" 1 "$(grep -c 'gpu1: GPU still unresponsive — ba
 check_eq "back-off: gpu0 never failed" 0 "$(grep -c NVML_FAILED "$c0")"
 
 # --- NOT_SUPPORTED fields: empty cells, retired after 3 answers in a row -------------
-VIGIL_NVML_SIM_LOG="$TMP/calls" sim unsup "$SCEN/unsupported-fields" 10
+# The slow fields (ECC, remapped rows, replays) are asked at slow reads only: at their
+# shortest cadence here, so that 1 s of samples holds more than 3 of them.
+VIGIL_NVML_SIM_LOG="$TMP/calls" sim unsup "$SCEN/unsupported-fields" 20 --gpu-slow-interval 0.1
 csv=$(gpu_csv unsup 0)
 n=$(rows "$csv")
 load_row "$csv" "$n"

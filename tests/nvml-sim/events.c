@@ -4,8 +4,11 @@
 #include "sim.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 static struct sim_evset *find_set(nvmlEventSet_t set)
 {
@@ -32,7 +35,7 @@ static void release_set(struct sim_evset *set)
         unlink_set(set);
         if (set->waiters) {
                 set->dead = true;
-                pthread_cond_broadcast(&sim.cond);
+                sim_wake_waiters();
         } else {
                 free(set);
         }
@@ -55,7 +58,7 @@ void sim_events_fire(unsigned gpu, unsigned long long type, unsigned long long d
                         s->len++;
                 }
         }
-        pthread_cond_broadcast(&sim.cond);
+        sim_wake_waiters();
 }
 
 void sim_events_release_all(void)
@@ -152,17 +155,46 @@ static bool registered_gpu_lost(const struct sim_evset *s)
         return false;
 }
 
-static struct timespec deadline_after(unsigned int ms)
+static int64_t mono_ms(void)
 {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        t.tv_sec += ms / 1000;
-        t.tv_nsec += (long)(ms % 1000) * 1000000L;
-        if (t.tv_nsec >= 1000000000L) {
-                t.tv_sec++;
-                t.tv_nsec -= 1000000000L;
+        return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void sim_wake_waiters(void)
+{
+        uint64_t one = 1;
+        for (struct sim_waiter *w = sim.waiting; w; w = w->next)
+                if (write(w->fd, &one, sizeof(one)) < 0)
+                        continue; /* the counter is full: it is awake anyway */
+}
+
+static void stop_waiting(struct sim_waiter *w)
+{
+        for (struct sim_waiter **p = &sim.waiting; *p; p = &(*p)->next) {
+                if (*p == w) {
+                        *p = w->next;
+                        break;
+                }
         }
-        return t;
+        close(w->fd);
+}
+
+/* Sleep until woken, interrupted or deadline (CLOCK_MONOTONIC ms), sim.lock released
+ * meanwhile. False when a signal interrupted it. */
+static bool sleep_waiter(struct sim_waiter *w, int64_t deadline)
+{
+        struct pollfd p = {.fd = w->fd, .events = POLLIN};
+        uint64_t v;
+        int64_t left = deadline - mono_ms();
+        pthread_mutex_unlock(&sim.lock);
+        int n = left > 0 ? poll(&p, 1, (int)left) : 0;
+        int e = errno;
+        pthread_mutex_lock(&sim.lock);
+        if (read(w->fd, &v, sizeof(v)) < 0)
+                v = 0; /* not woken: nothing to consume */
+        return !(n < 0 && e == EINTR);
 }
 
 /* A pending wait_error comes first; then queued events, in order; then a lost registered
@@ -180,7 +212,13 @@ static nvmlReturn_t event_wait(const char *fn, nvmlEventSet_t set, nvmlEventData
                 pthread_mutex_unlock(&sim.lock);
                 return r;
         }
-        struct timespec deadline = deadline_after(timeoutms);
+        int64_t deadline = mono_ms() + timeoutms;
+        struct sim_waiter w = {.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), .next = sim.waiting};
+        if (w.fd < 0) {
+                pthread_mutex_unlock(&sim.lock);
+                return NVML_ERROR_UNKNOWN;
+        }
+        sim.waiting = &w;
         s->waiters++;
         for (;;) {
                 if (s->dead || !sim.refcount) {
@@ -208,13 +246,13 @@ static nvmlReturn_t event_wait(const char *fn, nvmlEventSet_t set, nvmlEventData
                         r = NVML_ERROR_GPU_IS_LOST;
                         break;
                 }
-                if (pthread_cond_timedwait(&sim.cond, &sim.lock, &deadline) == ETIMEDOUT &&
-                    !s->len && !s->dead && sim.refcount && !registered_gpu_lost(s) &&
-                    !sim.wait_errors) {
+                /* Timed out, or interrupted by a signal: TIMEOUT either way (nvml.h). */
+                if (mono_ms() >= deadline || !sleep_waiter(&w, deadline)) {
                         r = NVML_ERROR_TIMEOUT;
                         break;
                 }
         }
+        stop_waiting(&w);
         s->waiters--;
         if (s->dead && !s->waiters)
                 free(s);

@@ -7,7 +7,8 @@
  * api_fields.c nvmlDeviceGetFieldValues (the recovery action)
  * events.c    event sets: create, register, wait, free
  *
- * Every exported function takes sim.lock; the event wait sleeps on sim.cond. */
+ * Every exported function takes sim.lock; the event wait sleeps in poll(2), woken by
+ * sim_wake_waiters() or a signal. */
 #ifndef VIGIL_NVML_SIM_H
 #define VIGIL_NVML_SIM_H
 
@@ -146,10 +147,18 @@ struct sim_evset {
         bool dead; /* freed (or the library shut down) while a thread waited on it */
 };
 
+/* A thread in an event wait. It sleeps in poll(2) on its own eventfd, so that a signal
+ * sent to it ends the wait early, as NVML's does (nvml.h: the wait "can return before
+ * specified timeout passes (e.g. when interrupt arrives)", with NVML_ERROR_TIMEOUT). */
+struct sim_waiter {
+        int fd;
+        struct sim_waiter *next;
+};
+
 struct sim {
         pthread_mutex_t lock;
-        pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast on events, loss, shutdown */
-        unsigned refcount;   /* nvmlInit minus nvmlShutdown */
+        struct sim_waiter *waiting; /* threads in an event wait (sim_wake_waiters) */
+        unsigned refcount;          /* nvmlInit minus nvmlShutdown */
         bool loaded;
         char path[4096]; /* the scenario loaded */
         char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
@@ -207,6 +216,9 @@ void sim_events_fire(unsigned gpu, unsigned long long type, unsigned long long d
                      uint64_t count);
 /* Free every event set (at the last nvmlShutdown); sets with waiters are marked dead. */
 void sim_events_release_all(void);
+/* Wake every thread in an event wait to look again (an event, a loss, a shutdown);
+ * sim.lock held. */
+void sim_wake_waiters(void);
 
 /* The exported entry points, declared with exactly the types of nvml_api.h so that a
  * definition that differs from the ABI does not compile. */

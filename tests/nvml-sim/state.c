@@ -16,16 +16,6 @@ struct sim sim = {
     .log_fd = -1,
 };
 
-/* The condition variable waits on CLOCK_MONOTONIC, which needs run-time set-up. */
-__attribute__((constructor)) static void sim_setup(void)
-{
-        pthread_condattr_t attr;
-        pthread_condattr_init(&attr);
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-        pthread_cond_init(&sim.cond, &attr);
-        pthread_condattr_destroy(&attr);
-}
-
 void sim_log(const char *fn, int gpu)
 {
         char line[128];
@@ -68,7 +58,7 @@ static void apply_op(struct sim_gpu *g, const struct sim_op *op)
                 break;
         case OP_LOST:
                 g->lost = true;
-                pthread_cond_broadcast(&sim.cond);
+                sim_wake_waiters();
                 break;
         case OP_RECOVERED:
                 g->lost = false;
@@ -80,7 +70,7 @@ static void apply_op(struct sim_gpu *g, const struct sim_op *op)
         case OP_WAIT_ERROR:
                 sim.wait_error_code = (int)op->val;
                 sim.wait_errors += op->arg;
-                pthread_cond_broadcast(&sim.cond);
+                sim_wake_waiters();
                 break;
         }
 }
@@ -269,7 +259,7 @@ nvmlReturn_t nvmlShutdown(void)
                         if (sim.log_fd >= 0)
                                 close(sim.log_fd);
                         sim.log_fd = -1;
-                        pthread_cond_broadcast(&sim.cond);
+                        sim_wake_waiters();
                 }
         }
         pthread_mutex_unlock(&sim.lock);

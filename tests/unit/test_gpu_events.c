@@ -231,6 +231,9 @@ static struct {
         unsigned long long registered[2];
         nvmlReturn_t register_result[2]; /* what registering device i answers */
         int devs[2];
+        bool long_wait; /* no event: sleep the whole timeout, as NVML does */
+        unsigned waits, interrupted;
+        unsigned last_timeout_ms;
 } fake = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static nvmlDevice_t dev_handle(int i)
@@ -300,9 +303,20 @@ static nvmlReturn_t fake_wait(nvmlEventSet_t set, nvmlEventData_t *data, unsigne
                 pthread_mutex_unlock(&fake.lock);
                 return s->r;
         }
+        bool long_wait = fake.long_wait;
+        fake.waits++;
+        fake.last_timeout_ms = timeout_ms;
         pthread_mutex_unlock(&fake.lock);
+        /* The driver's wait ends early when a signal interrupts it (nvml.h); so does
+         * nanosleep. */
         struct timespec ts = {0, 5 * MS};
-        nanosleep(&ts, NULL);
+        if (long_wait)
+                ts = (struct timespec){timeout_ms / 1000, (long)(timeout_ms % 1000) * MS};
+        if (nanosleep(&ts, NULL) < 0 && errno == EINTR) {
+                pthread_mutex_lock(&fake.lock);
+                fake.interrupted++;
+                pthread_mutex_unlock(&fake.lock);
+        }
         return NVML_ERROR_TIMEOUT;
 }
 
@@ -313,6 +327,8 @@ static void fake_reset(const struct step *script, size_t len)
         fake.len = len;
         fake.pos = 0;
         fake.creates = fake.frees = fake.create_failures = 0;
+        fake.long_wait = false;
+        fake.waits = fake.interrupted = fake.last_timeout_ms = 0;
         fake.register_result[0] = fake.register_result[1] = NVML_SUCCESS;
         pthread_mutex_unlock(&fake.lock);
 }
@@ -441,6 +457,33 @@ static void test_listener_create_failure_and_lost_gpu(void **state)
         assert_int_equal(fake.frees, 1);
 }
 
+/* A long wait does not hold up a stop: the stop interrupts it, and the thread ends. */
+static void test_listener_stop_interrupts_the_wait(void **state)
+{
+        (void)state;
+        struct nvml_lib lib = fake_lib();
+        nvmlDevice_t handles[2] = {dev_handle(0), dev_handle(1)};
+        struct nvml_listener *l;
+        fake_reset(NULL, 0);
+        fake.long_wait = true;
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL), 0);
+        bool waiting = false;
+        for (int i = 0; i < 500 && !waiting; i++) {
+                struct timespec ts = {0, 10 * MS};
+                nanosleep(&ts, NULL);
+                pthread_mutex_lock(&fake.lock);
+                waiting = fake.waits > 0;
+                pthread_mutex_unlock(&fake.lock);
+        }
+        assert_true(waiting);
+        /* Without the interruption the wait would run NVML_LISTENER_WAIT_MS, past the
+         * stop's bound, and the stop would answer false. */
+        assert_true(nvml_listener_stop(l));
+        assert_int_equal(fake.last_timeout_ms, NVML_LISTENER_WAIT_MS);
+        assert_true(fake.interrupted >= 1);
+        assert_int_equal(fake.frees, 1);
+}
+
 static void test_listener_needs_the_event_api(void **state)
 {
         (void)state;
@@ -462,6 +505,7 @@ int main(void)
             cmocka_unit_test(test_followup_schedule),
             cmocka_unit_test(test_listener_events_and_restart),
             cmocka_unit_test(test_listener_create_failure_and_lost_gpu),
+            cmocka_unit_test(test_listener_stop_interrupts_the_wait),
             cmocka_unit_test(test_listener_needs_the_event_api),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,6 +252,42 @@ static void test_tdp_change(void **state)
         assert_int_equal(r.stats.anomalies[GPU_ANOM_TDP_CHANGE], 3);
 }
 
+/* Feed a quiet sample with the configured and enforced limits (W); true when it made
+ * an ENFORCED_LIMIT_CHANGE event. */
+static bool feed_enforced(struct rig *r, double limit_w, double enforced_w)
+{
+        struct reading x = QUIET;
+        x.limit_mw = limit_w * 1000;
+        frame_of(&r->g, &x);
+        r->g.enforced_limit_w = enforced_w;
+        r->mono += NS / 10;
+        gpu_rules_step(&r->rules, 0, &r->g, &r->stats, r->mono, &r->out);
+        for (unsigned i = 0; i < r->out.nevent; i++)
+                if (!strncmp(r->out.event[i], "type=ENFORCED_LIMIT_CHANGE", 26))
+                        return true;
+        return false;
+}
+
+/* The enforced limit is read on the slow cadence: following the configured limit some
+ * samples late is no event; moving on its own is, both ways. */
+static void test_enforced_follows_late(void **state)
+{
+        (void)state;
+        struct rig r;
+        rig_init(&r);
+        assert_false(feed_enforced(&r, 600, 600));
+        assert_false(feed_enforced(&r, 450, 600)); /* TDP_REDUCED; enforced not read yet */
+        assert_false(feed_enforced(&r, 450, 600));
+        assert_false(feed_enforced(&r, 450, 450)); /* the slow read: it followed */
+        assert_true(feed_enforced(&r, 450, 300));  /* another constraint */
+        assert_true(evented(&r, "type=ENFORCED_LIMIT_CHANGE gpu=0 from=450W to=300W delta=-150W"));
+        assert_false(feed_enforced(&r, 450, 300));
+        assert_true(feed_enforced(&r, 450, 450)); /* the constraint lifted */
+        assert_false(feed_enforced(&r, 600, 450));
+        assert_false(feed_enforced(&r, NaN, 450)); /* a failed limit read */
+        assert_false(feed_enforced(&r, 600, 600)); /* followed, a slow read later */
+}
+
 /* The flags column keeps the reference's order: TDP, FAN_SPIKE, TEMP_FAN_INV,
  * SPUR_THROT, PWR+. */
 static void test_flag_order(void **state)
@@ -416,6 +452,7 @@ int main(void)
             cmocka_unit_test(test_spurious_throttle),
             cmocka_unit_test(test_power_breach),
             cmocka_unit_test(test_tdp_change),
+            cmocka_unit_test(test_enforced_follows_late),
             cmocka_unit_test(test_flag_order),
             cmocka_unit_test(test_throttle_transitions),
             cmocka_unit_test(test_failed_samples),

@@ -38,6 +38,7 @@ enum fake_call {
         C_THERMAL,
         C_ECC,
         C_ROWS,
+        C_FIELDS,
         C_NAME,
         C_PCI,
         C_COUNT
@@ -49,6 +50,7 @@ static struct {
         int pstate;
         bool v2_any_version; /* accept any version word (a broken driver) */
         unsigned mem2_version_seen;
+        nvmlReturn_t dbe_field;
 } fake;
 
 static struct nvmlDevice_st *const dev = (struct nvmlDevice_st *)&fake;
@@ -223,6 +225,42 @@ static nvmlReturn_t f_ecc(nvmlDevice_t d, int type, int counter, unsigned long l
         *v = counter == NVML_VOLATILE_ECC ? (type == NVML_MEMORY_ERROR_TYPE_CORRECTED ? 3 : 1) : 99;
         return 0;
 }
+/* Field values: the ECC totals 30/10, replays 70, rows 20/0/1/0, recovery action 1;
+ * fake.dbe_field answers the DBE field's own code (0: its value). */
+static nvmlReturn_t f_fields(nvmlDevice_t d, int n, nvmlFieldValue_t *v)
+{
+        (void)d;
+        ENTER(C_FIELDS);
+        for (int i = 0; i < n; i++) {
+                unsigned long long x;
+                switch (v[i].fieldId) {
+                case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
+                        x = 30;
+                        break;
+                case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
+                        x = 10;
+                        break;
+                case NVML_FI_DEV_PCIE_REPLAY_COUNTER:
+                        x = 70;
+                        break;
+                case NVML_FI_DEV_REMAPPED_COR:
+                        x = 20;
+                        break;
+                case NVML_FI_DEV_REMAPPED_PENDING:
+                case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION:
+                        x = 1;
+                        break;
+                default:
+                        x = 0;
+                        break;
+                }
+                v[i].nvmlReturn =
+                    v[i].fieldId == NVML_FI_DEV_ECC_DBE_VOL_TOTAL ? fake.dbe_field : 0;
+                v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+                v[i].value.ullVal = x;
+        }
+        return 0;
+}
 static nvmlReturn_t f_rows(nvmlDevice_t d, unsigned *c, unsigned *u, unsigned *p, unsigned *f)
 {
         (void)d;
@@ -293,15 +331,22 @@ static void gpu_init(const struct nvml_lib *lib, struct nvml_gpu *gpu)
         assert_int_equal(nvml_read_identity(lib, gpu), NVML_SUCCESS);
 }
 
-static bool sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                   nvmlReturn_t *err)
+/* One sample; slow: with the slow fields. */
+static bool sample_at(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                      bool slow, nvmlReturn_t *err)
 {
         struct nvml_read_result res;
         memset(g, 0, sizeof(*g));
         gpu_frame_clear(g);
-        nvml_read_sample(lib, gpu, g, &res);
+        nvml_read_sample(lib, gpu, g, slow, &res);
         *err = 0;
         return !nvml_read_failed(&res, err);
+}
+
+static bool sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
+                   nvmlReturn_t *err)
+{
+        return sample_at(lib, gpu, g, true, err);
 }
 
 static void test_identity(void **state)
@@ -450,20 +495,109 @@ static void test_reprobe(void **state)
         for (int i = 0; i < 5; i++)
                 assert_true(sample(&lib, &gpu, &g, &err));
         assert_int_equal(fake.calls[C_LIMIT], 3 + 1); /* the identity read, then 3 */
-        nvml_read_reprobe(&lib, &gpu);
+        nvml_read_reprobe(&gpu);
         assert_true(sample(&lib, &gpu, &g, &err));
         assert_true(sample(&lib, &gpu, &g, &err));
         assert_int_equal(fake.calls[C_LIMIT], 5); /* one more refusal: retired again */
         fake.ret[C_LIMIT] = 0;
         thr_gpu_max = 87;
         unsigned thresh_calls = fake.calls[C_THRESH];
-        nvml_read_reprobe(&lib, &gpu);
-        assert_int_equal(fake.calls[C_THRESH], thresh_calls + 3);
+        nvml_read_reprobe(&gpu);
+        assert_int_equal(fake.calls[C_THRESH], thresh_calls); /* the slow sample reads them */
         assert_true(sample(&lib, &gpu, &g, &err));
+        assert_int_equal(fake.calls[C_THRESH], thresh_calls + 3);
         assert_true(g.power_limit_w == 600 && g.temp_max_c == 87 && g.shutdown_temp_c == 98);
         assert_true(sample(&lib, &gpu, &g, &err));
         assert_int_equal(fake.calls[C_LIMIT], 7);
         thr_gpu_max = 90;
+}
+
+static unsigned slow_calls(void)
+{
+        return fake.calls[C_ENFORCED] + fake.calls[C_REPLAY] + fake.calls[C_ECC] +
+               fake.calls[C_ROWS] + fake.calls[C_THRESH];
+}
+
+static void assert_slow_values(const struct gpu_frame *g, bool ecc)
+{
+        assert_true(g->enforced_limit_w == 450 && g->pcie_replay == 7);
+        assert_true(g->remapped_correctable == 2 && g->remap_pending == 1);
+        assert_true(g->remapped_uncorrectable == 0 && g->remap_failure == 0);
+        assert_true(g->temp_max_c == 90 && g->shutdown_temp_c == 98);
+        if (ecc)
+                assert_true(g->ecc_corrected == 3 && g->ecc_uncorrected == 1);
+        else
+                assert_true(isnan(g->ecc_corrected) && isnan(g->ecc_uncorrected));
+}
+
+/* The slow fields: read only by a slow sample, their last values in every sample in
+ * between, missing before the first read and after a read that failed. */
+static void test_slow_fields(void **state)
+{
+        (void)state;
+        struct nvml_lib lib;
+        struct nvml_gpu gpu;
+        struct gpu_frame g;
+        nvmlReturn_t err;
+        fake_lib(&lib);
+        gpu_init(&lib, &gpu);
+        unsigned base = slow_calls();
+        assert_true(sample_at(&lib, &gpu, &g, false, &err));
+        assert_int_equal(slow_calls(), base);
+        assert_true(isnan(g.enforced_limit_w) && isnan(g.pcie_replay));
+        assert_true(isnan(g.ecc_corrected) && isnan(g.remapped_correctable));
+        assert_true(g.power_w > 0 && g.energy_j > 0 && g.sm_clock_mhz > 0);
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        /* enforced, replay, 2 ECC, rows, 3 thresholds */
+        assert_int_equal(slow_calls(), base + 8);
+        assert_slow_values(&g, true);
+        for (int i = 0; i < 5; i++) {
+                assert_true(sample_at(&lib, &gpu, &g, false, &err));
+                assert_slow_values(&g, true);
+        }
+        assert_int_equal(slow_calls(), base + 8);
+        fake.ret[C_ECC] = NVML_ERROR_UNKNOWN;
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_slow_values(&g, false);
+        assert_true(sample_at(&lib, &gpu, &g, false, &err));
+        assert_slow_values(&g, false);
+        fake.ret[C_ECC] = 0;
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_slow_values(&g, true);
+        assert_int_equal(slow_calls(), base + 24);
+}
+
+/* With nvmlDeviceGetFieldValues, one call gives the ECC totals, the replays, the
+ * remapped rows and the recovery action; a field it does not give is asked by its own
+ * call; a driver that refuses the call is asked by the calls from then on. */
+static void test_slow_field_values(void **state)
+{
+        (void)state;
+        struct nvml_lib lib;
+        struct nvml_gpu gpu;
+        struct gpu_frame g;
+        nvmlReturn_t err;
+        fake_lib(&lib);
+        lib.field_values = f_fields;
+        gpu_init(&lib, &gpu); /* reads the recovery action: one call */
+        unsigned ecc = fake.calls[C_ECC], fields = fake.calls[C_FIELDS];
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_int_equal(fake.calls[C_FIELDS], fields + 1);
+        assert_int_equal(fake.calls[C_ECC] + fake.calls[C_REPLAY] + fake.calls[C_ROWS], ecc);
+        assert_true(g.ecc_corrected == 30 && g.ecc_uncorrected == 10 && g.pcie_replay == 70);
+        assert_true(g.remapped_correctable == 20 && g.remap_pending == 1 && g.remap_failure == 0);
+        assert_true(g.recovery_valid && g.recovery_action == 1);
+        assert_true(g.enforced_limit_w == 450); /* no field id: its own call */
+        fake.dbe_field = NVML_ERROR_NOT_SUPPORTED;
+        assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_int_equal(fake.calls[C_ECC], ecc + 1); /* the uncorrected total alone */
+        assert_true(g.ecc_corrected == 30 && g.ecc_uncorrected == 1);
+        fake.ret[C_FIELDS] = NVML_ERROR_NOT_SUPPORTED;
+        for (int i = 0; i < 3; i++)
+                assert_true(sample_at(&lib, &gpu, &g, true, &err));
+        assert_int_equal(fake.calls[C_FIELDS], fields + 3); /* refused once: not asked again */
+        assert_true(g.ecc_corrected == 3 && g.ecc_uncorrected == 1 && g.pcie_replay == 7);
+        assert_true(g.remapped_correctable == 2 && !g.recovery_valid);
 }
 
 static void test_lost_gpu_stops_at_once(void **state)
@@ -618,6 +752,8 @@ int main(void)
             cmocka_unit_test_setup(test_unsupported_asked_once, reset),
             cmocka_unit_test_setup(test_transient_not_supported, reset),
             cmocka_unit_test_setup(test_reprobe, reset),
+            cmocka_unit_test_setup(test_slow_fields, reset),
+            cmocka_unit_test_setup(test_slow_field_values, reset),
             cmocka_unit_test_setup(test_lost_gpu_stops_at_once, reset),
             cmocka_unit_test_setup(test_every_call_failing, reset),
             cmocka_unit_test_setup(test_memory_v1_fallback, reset),
