@@ -28,6 +28,8 @@ PY=${BENCH_PYTHON:-/usr/bin/python3}
 WINDOW=${WINDOW:-120}
 WARMUP=${WARMUP:-12}
 CHROMIUM=${CHROMIUM:-6}
+# Extra vigil options after the profile's, for a what-if (e.g. "--sync-interval 3600").
+read -r -a EXTRA <<<"${VIGIL_ARGS:-}"
 FIX=$PWD/tests/fixtures/pi4-healthy
 for d in "${SEEDS:-}" ../shared/seeds /work/shared/seeds; do
 	[ -n "$d" ] || continue
@@ -99,7 +101,9 @@ start() {
 	local name=$1
 	shift
 	truncate -s 64M "$tmp/$name.img"
-	mkfs.ext4 -q "$tmp/$name.img"
+	# Inode tables and journal zeroed now, not by the kernel's lazy-init thread during
+	# the window (mkfs.ext4(8), -E lazy_itable_init, lazy_journal_init).
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$tmp/$name.img"
 	local l
 	l=$(losetup -f --show "$tmp/$name.img")
 	loops+=("$l")
@@ -128,7 +132,7 @@ writes_of() { awk '{print $5, $7}' "/sys/block/$(basename "$1")/stat"; }
 
 load0=$(cat /proc/loadavg)
 start vigil "$B/vigil" --profile signage --root "$root" --gpu none --quiet --min-disk-mb 0 \
-	--log-dir MNT/log
+	--log-dir MNT/log "${EXTRA[@]}"
 start reference "$PY" "$tmp/monitor_player.py" --quiet --csv MNT/monitor.csv
 sleep "$WARMUP"
 declare -A c0 w0
@@ -152,6 +156,7 @@ rows_v=$(cat "$tmp"/mnt-vigil/log/*.csv 2>/dev/null | grep -c '^[0-9]' || true)
 rows_r=$(($(wc -l <"$tmp/mnt-reference/monitor.csv") - 1))
 
 echo "load average at start: $load0; at end: $load1"
+[ ${#EXTRA[@]} -eq 0 ] || echo "vigil options added to the profile's: ${EXTRA[*]}"
 echo "window ${WINDOW} s after ${WARMUP} s; CSV rows at the end: vigil $rows_v, reference $rows_r"
 "$PY" - "$res" "$WINDOW" <<'PY'
 import sys
