@@ -63,7 +63,12 @@ loops=()
 cgs=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	sleep 0.5
+	for _ in $(seq 50); do # up to 5 s for the file systems to be let go
+		local alive=0
+		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
 	for m in "$tmp"/mnt-*; do [ -d "$m" ] && umount "$m" 2>/dev/null || true; done
 	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
 	for c in "${cgs[@]}"; do rmdir "$c" 2>/dev/null || true; done
