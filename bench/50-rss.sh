@@ -4,6 +4,13 @@
 # main loop, and of node_exporter, all measured the same way in one run. Each runs
 # RSS_SECONDS; the HTTP servers are scraped 20 times first. RssAnon/RssFile (current,
 # not peak) show what the peak is made of: file pages are mostly shared libraries.
+#
+# --listen: libmicrohttpd (opened with dlopen only by --listen) links GnuTLS, and its
+# library constructor MHD_init calls gnutls_global_init() whether or not TLS is
+# configured (libmicrohttpd 0.9.75, src/microhttpd/daemon.c: MHD_init and
+# _SET_INIT_AND_DEINIT_FUNCS (MHD_init, MHD_fini)); so GNUTLS_NO_IMPLICIT_INIT=1, which
+# only skips GnuTLS's own constructor (GnuTLS 3.7.3 NEWS, lib/global.c lib_init), saves
+# nothing. The script prints where the --listen difference lies, mapping by mapping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD:-build}
@@ -18,23 +25,34 @@ cleanup() {
 }
 trap cleanup EXIT
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-scrape() { # PORT N: N scrapes once /metrics answers
-	"$PY" - "$1" "$2" <<'PY'
-import http.client, sys, time
-port, n = int(sys.argv[1]), int(sys.argv[2])
+scrape() { # PORT N [https]: N scrapes once /metrics answers
+	"$PY" - "$1" "$2" "${3:-http}" <<'PY'
+import base64, http.client, ssl, sys, time
+port, n, scheme = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+hdr = {'Accept-Encoding': 'gzip'}
+if scheme == 'https':
+    hdr['Authorization'] = 'Basic ' + base64.b64encode(b'prometheus:secret').decode()
 for _ in range(100):
     try:
-        c = http.client.HTTPConnection('127.0.0.1', port, timeout=2)
+        if scheme == 'https':
+            c = http.client.HTTPSConnection('127.0.0.1', port, timeout=2,
+                                            context=ssl._create_unverified_context())
+        else:
+            c = http.client.HTTPConnection('127.0.0.1', port, timeout=2)
         for _ in range(n):
-            c.request('GET', '/metrics', headers={'Accept-Encoding': 'gzip'})
-            c.getresponse().read()
+            c.request('GET', '/metrics', headers=hdr)
+            r = c.getresponse()
+            r.read()
+            if r.status != 200:
+                sys.exit(1)
         sys.exit(0)
     except OSError:
         time.sleep(0.1)
 sys.exit(1)
 PY
 }
-# measure LABEL PORT|- COMMAND...: run, scrape PORT if given, read VmHWM, stop.
+# measure LABEL PORT|- COMMAND...: run, scrape PORT if given (SCHEME=https: over TLS),
+# read VmHWM, stop. Each mapping's resident kB goes to $out/maps/LABEL.
 measure() {
 	local label=$1 port=$2
 	shift 2
@@ -42,7 +60,7 @@ measure() {
 	local pid=$!
 	pids+=("$pid")
 	sleep "$SECS"
-	[ "$port" = - ] || scrape "$port" 20 || echo "  ($label: no /metrics answer)"
+	[ "$port" = - ] || scrape "$port" 20 "${SCHEME:-http}" || echo "  ($label: no /metrics answer)"
 	if [ ! -r "/proc/$pid/status" ]; then
 		echo "  $label: exited early: $(tail -1 "$out/err")"
 		return
@@ -52,6 +70,10 @@ measure() {
 		printf "  %-44s %6.2f MB peak  (now: anon %.2f, file %.2f, shmem %.2f MB)\n",
 			l, h / 1024, a / 1024, f / 1024, s / 1024 }' "/proc/$pid/status"
 	awk -v l="$label" '/^VmHWM/ {print l "|" $2}' "/proc/$pid/status" >>"$out/peaks"
+	mkdir -p "$out/maps"
+	awk '/^[0-9a-f]+-[0-9a-f]+ / {n = $6 == "" ? "[anon]" : $6; sub(".*/", "", n)}
+		/^Rss:/ {r[n] += $2} END {for (n in r) print n, r[n]}' "/proc/$pid/smaps" \
+		>"$out/maps/$label"
 	if [ -n "${BREAKDOWN:-}" ]; then # the largest mappings by resident size
 		awk '/^[0-9a-f]+-[0-9a-f]+ / {n = $6 == "" ? "[anon]" : $6; sub(".*/", "", n)}
 			/^Rss:/ {r[n] += $2} END {for (n in r) if (r[n] >= 64) print r[n], n}' \
@@ -69,6 +91,21 @@ echo "-- vigil (sampling at 100 ms)"
 BREAKDOWN=1 measure "vigil host" - "${V[@]}"
 p=$(free_port)
 measure "vigil host --listen" "$p" "${V[@]}" --listen "127.0.0.1:$p"
+# TLS and basic auth: the test-only bcrypt hash (cost 4) of "secret" that
+# tests/integration/http.sh uses.
+# shellcheck disable=SC2016 # a literal hash
+HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG'
+cp tests/fixtures/tls/cert.pem tests/fixtures/tls/key.pem "$out/"
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  prometheus: "%s"\n' \
+	"$out/cert.pem" "$out/key.pem" "$HASH" >"$out/web.yml"
+p=$(free_port)
+SCHEME=https measure "vigil host --listen, TLS + basic auth" "$p" "${V[@]}" \
+	--listen "127.0.0.1:$p" --web-config "$out/web.yml"
+if [ -x "$B/bench/tls_rss" ] && "$B/bench/tls_rss" >"$out/tls_rss"; then
+	awk '{kb[$1] = $2} END {
+		printf "  libmicrohttpd in a bare process (%s), VmRSS growth: %d kB mapping GnuTLS and what it links, %d kB its gnutls_global_init() (called by libmicrohttpd\047s constructor, TLS or not), %d kB libmicrohttpd itself\n",
+		       "bench/tls_rss.c", kb["gnutls_map_kb"], kb["gnutls_init_kb"], kb["mhd_kb"] }' "$out/tls_rss"
+fi
 measure "vigil host + Pi (pi4-healthy fixture)" - "${V[@]}" "${pi[@]}"
 p=$(free_port)
 measure "vigil host + Pi --listen" "$p" "${V[@]}" "${pi[@]}" --listen "127.0.0.1:$p"
@@ -108,8 +145,8 @@ if [ -n "$NE" ]; then
 else
 	echo "  (node_exporter not installed)"
 fi
-"$PY" - "$out/peaks" <<'PY'
-import sys
+"$PY" - "$out/peaks" "$out/maps" <<'PY'
+import os, sys
 try:
     peak = dict(line.rstrip('\n').split('|') for line in open(sys.argv[1]))
 except FileNotFoundError:
@@ -124,6 +161,38 @@ if gpu is not None:
 elif 'vigil host' in mb:
     print(f"target: vigil host + 1 GPU under 4 MB: not measured (no GPU source); "
           f"host alone {mb['vigil host']:.2f} MB ({'under' if mb['vigil host'] < 4 else 'OVER'} 4 MB)")
+# --listen without TLS against the same run without it, mapping by mapping.
+def maps(label):
+    try:
+        return {n: int(kb) for n, kb in (l.rsplit(' ', 1) for l in open(os.path.join(sys.argv[2], label)))}
+    except FileNotFoundError:
+        return None
+TLS_STACK = ('libgnutls', 'libp11-kit', 'libnettle', 'libhogweed', 'libgmp', 'libtasn1',
+             'libidn2', 'libunistring', 'libffi')
+def group(name):
+    if name.startswith(TLS_STACK):
+        return 'GnuTLS and what it links'
+    if name.startswith('libmicrohttpd'):
+        return 'libmicrohttpd'
+    if name in ('[heap]', '[anon]'):
+        return name
+    return 'the rest'
+base, lis, tls = (maps(l) for l in ('vigil host', 'vigil host --listen',
+                                    'vigil host --listen, TLS + basic auth'))
+if base is not None and lis is not None:
+    h, hl = mb['vigil host'], mb['vigil host --listen']
+    print(f"target: vigil host --listen without TLS under 4 MB: {hl:.2f} MB "
+          f"({'met' if hl < 4 else 'MISSED'}); without --listen {h:.2f} MB"
+          + (f"; with TLS + basic auth {mb['vigil host --listen, TLS + basic auth']:.2f} MB"
+             if tls is not None else ''))
+    diff = {}
+    for n in set(base) | set(lis):
+        g = group(n)
+        diff[g] = diff.get(g, 0) + lis.get(n, 0) - base.get(n, 0)
+    print('  --listen adds (resident kB): ' +
+          ', '.join(f'{g} {kb:+d}' for g, kb in sorted(diff.items(), key=lambda x: -x[1])))
+    stack = sorted(((lis[n], n) for n in lis if n.startswith(TLS_STACK)), reverse=True)
+    print('  GnuTLS and what it links (kB): ' + ', '.join(f'{n} {kb}' for kb, n in stack))
 for other in ('reference monitor_player.py (0.2 s loop)', 'node_exporter, the 6 host collectors'):
     if other in mb and 'vigil host' in mb and 'vigil host + Pi --listen' in mb:
         print(f"  {other}: {mb[other]:.2f} MB = {mb[other] / mb['vigil host']:.1f}x vigil host, "

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The whole daemon at --profile signage against the reference monitor (seeds/004_*,
+# monitor_player.py) running the same job on the same machine at the same time: its own
+# loop at its default 5 s, --quiet, writing its CSV, with tests/fixtures/bin/vcgencmd
+# first on PATH. Both run side by side for WINDOW seconds after WARMUP (start-up left
+# out: Python's imports alone are a few seconds of samples' worth), and the figures are
+# per hour of that window:
+#
+# - CPU: each program runs in a cgroup of its own, so the reading includes every thread
+#   and every child (the reference's vcgencmd runs) at nanosecond resolution: cgroup v1
+#   cpuacct.usage (ns) or cgroup v2 cpu.stat usage_usec
+#   (https://docs.kernel.org/admin-guide/cgroup-v2.html, "cpu.stat";
+#   https://docs.kernel.org/admin-guide/cgroup-v1/cpuacct.html).
+# - device writes: each logs to its own ext4 file system on its own loop device, read from
+#   the device's counters as in 85-device-writes.sh (/sys/block/loopN/stat).
+#
+# The same job: both watch the player (run_linux.py) and CHROMIUM chromium processes
+# started here, on this machine's /proc. vigil's --root is a tree made here: /proc is
+# this machine's (every entry linked) but for the Pi 4 fixture's device-tree, and /sys
+# and /dev are tests/fixtures/pi4-healthy's (hwmon, cpufreq, the fake firmware behind
+# dev/vcio); the reference reads the real /proc and /sys and runs the fake vcgencmd.
+# This VM has no hwmon, so the reference runs vcgencmd once more per sample (8) than on
+# a Pi (7, its temperature from hwmon). Needs root (cgroups, losetup, mount).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${BUILD:-build}
+PY=${BENCH_PYTHON:-/usr/bin/python3}
+WINDOW=${WINDOW:-120}
+WARMUP=${WARMUP:-12}
+CHROMIUM=${CHROMIUM:-6}
+# Extra vigil options after the profile's, for a what-if (e.g. "--sync-interval 3600").
+read -r -a EXTRA <<<"${VIGIL_ARGS:-}"
+FIX=$PWD/tests/fixtures/pi4-healthy
+for d in "${SEEDS:-}" ../shared/seeds /work/shared/seeds; do
+	[ -n "$d" ] || continue
+	seed=$(ls "$d"/004_*.txt 2>/dev/null | head -1 || true)
+	[ -n "$seed" ] && break
+done
+if [ -z "${seed:-}" ]; then
+	echo "skip: the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
+	exit 0
+fi
+if ! "$PY" -c 'import psutil' 2>/dev/null; then
+	echo "skip: $PY has no psutil (Debian package python3-psutil)"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null; then
+	echo "skip: needs root, losetup and mkfs.ext4"
+	exit 0
+fi
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	cgbase=/sys/fs/cgroup
+elif [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
+	cgbase=/sys/fs/cgroup/cpuacct
+else
+	echo "skip: no cgroup v2 and no cgroup v1 cpuacct hierarchy"
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+pids=()
+loops=()
+cgs=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for _ in $(seq 50); do # up to 5 s for the file systems to be let go
+		local alive=0
+		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
+	for m in "$tmp"/mnt-*; do [ -d "$m" ] && umount "$m" 2>/dev/null || true; done
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	for c in "${cgs[@]}"; do rmdir "$c" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The watched processes: sleepers with the command lines both programs look for.
+bash -c 'exec -a "python3 /opt/player/run_linux.py" sleep 3600' &
+pids+=($!)
+for ((i = 0; i < CHROMIUM; i++)); do
+	bash -c 'exec -a "chromium --type=renderer" sleep 3600' &
+	pids+=($!)
+done
+sleep 0.2
+
+# vigil's root: this machine's /proc (entries linked now: the watched processes exist)
+# with the Pi's device-tree; the Pi fixture's /sys and /dev.
+root=$tmp/root
+mkdir -p "$root/proc"
+for e in /proc/*; do
+	[ "$(basename "$e")" = device-tree ] || ln -s "$e" "$root/proc/"
+done
+ln -s "$FIX/proc/device-tree" "$root/proc/device-tree"
+ln -s "$FIX/sys" "$root/sys"
+ln -s "$FIX/dev" "$root/dev"
+
+awk 'f || /^"""/ {f = 1; print}' "$seed" >"$tmp/monitor_player.py"
+export PATH="$PWD/tests/fixtures/bin:$PATH"
+
+declare -A dev cg pid
+# start NAME COMMAND...: a loop device with ext4 mounted at $tmp/mnt-NAME and a cgroup,
+# then COMMAND in that cgroup (the word MNT in it names the mount point).
+start() {
+	local name=$1
+	shift
+	truncate -s 64M "$tmp/$name.img"
+	# Inode tables and journal zeroed now, not by the kernel's lazy-init thread during
+	# the window (mkfs.ext4(8), -E lazy_itable_init, lazy_journal_init).
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$tmp/$name.img"
+	local l
+	l=$(losetup -f --show "$tmp/$name.img")
+	loops+=("$l")
+	mkdir -p "$tmp/mnt-$name"
+	mount "$l" "$tmp/mnt-$name"
+	dev[$name]=$l
+	cg[$name]=$cgbase/vigil-bench-$name.$$
+	mkdir "${cg[$name]}"
+	cgs+=("${cg[$name]}")
+	local args=("${@//MNT/$tmp/mnt-$name}")
+	bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "${cg[$name]}" "${args[@]}" \
+		>/dev/null 2>"$tmp/$name.err" &
+	pid[$name]=$!
+	pids+=("$!")
+}
+# cpu_ns CGROUP: CPU time used by every task that ever ran in it, in ns.
+cpu_ns() {
+	if [ -f "$1/cpuacct.usage" ]; then
+		cat "$1/cpuacct.usage"
+	else
+		awk '$1 == "usage_usec" {printf "%.0f\n", $2 * 1000}' "$1/cpu.stat"
+	fi
+}
+# writes_of LOOP: "writes sectors" from the device's counters.
+writes_of() { awk '{print $5, $7}' "/sys/block/$(basename "$1")/stat"; }
+
+load0=$(cat /proc/loadavg)
+start vigil "$B/vigil" --profile signage --root "$root" --gpu none --quiet --min-disk-mb 0 \
+	--log-dir MNT/log "${EXTRA[@]}"
+start reference "$PY" "$tmp/monitor_player.py" --quiet --csv MNT/monitor.csv
+sleep "$WARMUP"
+declare -A c0 w0
+for n in vigil reference; do
+	c0[$n]=$(cpu_ns "${cg[$n]}")
+	w0[$n]=$(writes_of "${dev[$n]}")
+done
+sleep "$WINDOW"
+for n in vigil reference; do
+	if ! kill -0 "${pid[$n]}" 2>/dev/null; then
+		echo "  $n exited early: $(tail -1 "$tmp/$n.err")"
+		exit 1
+	fi
+done
+res=$tmp/res
+for n in vigil reference; do
+	echo "$n $(cpu_ns "${cg[$n]}") ${c0[$n]} $(writes_of "${dev[$n]}") ${w0[$n]}" >>"$res"
+done
+load1=$(cat /proc/loadavg)
+rows_v=$(cat "$tmp"/mnt-vigil/log/*.csv 2>/dev/null | grep -c '^[0-9]' || true)
+rows_r=$(($(wc -l <"$tmp/mnt-reference/monitor.csv") - 1))
+
+echo "load average at start: $load0; at end: $load1"
+[ ${#EXTRA[@]} -eq 0 ] || echo "vigil options added to the profile's: ${EXTRA[*]}"
+echo "window ${WINDOW} s after ${WARMUP} s; CSV rows at the end: vigil $rows_v, reference $rows_r"
+"$PY" - "$res" "$WINDOW" <<'PY'
+import sys
+res, t = sys.argv[1], float(sys.argv[2])
+r = {}
+for line in open(res):
+    n, c1, c0, w1, s1, w0, s0 = line.split()
+    r[n] = dict(cpu=(int(c1) - int(c0)) / 1e9 * 3600 / t, writes=(int(w1) - int(w0)) * 3600 / t,
+                kb=(int(s1) - int(s0)) * 512 / 1024 * 3600 / t)
+for n in ('vigil', 'reference'):
+    x = r[n]
+    print(f"  {n:<10} {x['cpu']:9.3f} CPU s/h ({x['cpu'] / 36:.4f} % of a core), "
+          f"{x['writes']:7.0f} device writes/h, {x['kb']:8.1f} KB/h written")
+v, f = r['vigil'], r['reference']
+ratio = f['cpu'] / v['cpu'] if v['cpu'] > 0 else float('inf')
+print(f"CPU: reference / vigil = {ratio:.0f}x (target >= 100x: {'met' if ratio >= 100 else 'MISSED'})")
+if v['writes'] > 0:
+    print(f"device writes: reference / vigil = {f['writes'] / v['writes']:.1f}x")
+else:
+    print(f"device writes: vigil none in the window, reference {f['writes']:.0f}/h")
+PY
