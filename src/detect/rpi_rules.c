@@ -346,7 +346,7 @@ static void detector_fini(void *state)
         rpi_rules_free(state);
 }
 
-const struct vigil_detector vigil_detector_rpi = {
+const struct vigil_detector vigil_detector_rpi_rules = {
     .name = "rpi-rules",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = detector_init,

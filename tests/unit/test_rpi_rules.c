@@ -413,17 +413,17 @@ static void test_detector(void **state)
         c.opt = &o;
         c.frame = fr;
         void *st = NULL;
-        assert_int_equal(vigil_detector_rpi.init(&c, &st), 0);
-        assert_int_equal(vigil_detector_rpi.clocks, VCLOCK_BIT(VCLOCK_HOST));
+        assert_int_equal(vigil_detector_rpi_rules.init(&c, &st), 0);
+        assert_int_equal(vigil_detector_rpi_rules.clocks, VCLOCK_BIT(VCLOCK_HOST));
         rpi_rules_set_sink(st, capture, NULL);
         struct tick t = {.due = VCLOCK_BIT(VCLOCK_HOST), .real_ns = 1718000000000000000};
         fr->rpi.temp_c = 80.0;
         nlines = 0;
-        vigil_detector_rpi.feed(st, &c, &t);
+        vigil_detector_rpi_rules.feed(st, &c, &t);
         assert_int_equal(nlines, 1);
         assert_string_equal(lines[0], "type=RPI_TEMP level=hot temp=80.0C warn=70.0C crit=80.0C");
         assert_true(last_ns == 1718000000000000000);
-        vigil_detector_rpi.fini(st);
+        vigil_detector_rpi_rules.fini(st);
 }
 
 int main(void)
