@@ -2,8 +2,8 @@
  * a state, hysteresis where a value wobbles around its threshold, and one events.log
  * line per change of state:
  *   temperature     warm at temp_warn_c, hot at temp_crit_c (clears 2 °C below each)
- *   under_voltage   throttled bit 0        arm_capped      bit 1
- *   throttled       bit 2                  soft_temp_limit bit 3
+ *   under_voltage, arm_frequency_capped, throttled, soft_temperature_limit
+ *                   throttled bits 0-3, named as /metrics names them (core/rpi_throttle.h)
  *   arm_below_max   the measured ARM clock more than 5 % under the clock it should run
  *                   at (the firmware's maximum, or the kernel's request when lower)
  *                   for 3 samples in a row (the governor moves the clock); back at

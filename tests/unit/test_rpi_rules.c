@@ -390,9 +390,16 @@ static void test_no_sink(void **state)
 static void test_rule_table(void **state)
 {
         (void)state;
-        static const char *const names[] = {
-            "temperature",   "under_voltage", "arm_capped",  "throttled",      "soft_temp_limit",
-            "arm_below_max", "shm_full",      "fs_readonly", "storage_errors", "fs_filling"};
+        static const char *const names[] = {"temperature",
+                                            "under_voltage",
+                                            "arm_frequency_capped",
+                                            "throttled",
+                                            "soft_temperature_limit",
+                                            "arm_below_max",
+                                            "shm_full",
+                                            "fs_readonly",
+                                            "storage_errors",
+                                            "fs_filling"};
         assert_int_equal(rpi_nrules, 10);
         for (unsigned i = 0; i < rpi_nrules; i++) {
                 assert_string_equal(rpi_rules[i].name, names[i]);
