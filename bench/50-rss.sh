@@ -109,7 +109,7 @@ fi
 measure "vigil host + Pi (pi4-healthy fixture)" - "${V[@]}" "${pi[@]}"
 p=$(free_port)
 measure "vigil host + Pi --listen" "$p" "${V[@]}" "${pi[@]}" --listen "127.0.0.1:$p"
-if grep -q 'source_nvml' src/core/registry.c && [ -f "$B/nvml-sim/libnvidia-ml.so.1" ]; then
+if grep -q 'vigil_source_nvml' src/core/registry.c && [ -f "$B/nvml-sim/libnvidia-ml.so.1" ]; then
 	for scn in healthy-1gpu healthy-8gpu; do
 		export VIGIL_NVML_SCENARIO=$PWD/tests/nvml-sim/scenarios/$scn
 		g=(--nvml "$PWD/$B/nvml-sim/libnvidia-ml.so.1")

@@ -39,7 +39,7 @@ static void kmsg_src_fini(void *state)
         kmsg_close(state);
 }
 
-const struct vigil_source source_kmsg = {
+const struct vigil_source vigil_source_kmsg = {
     .name = "kmsg",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = kmsg_src_init,

@@ -610,7 +610,7 @@ static void nvml_fini(void *state)
         free(s);
 }
 
-const struct vigil_source source_nvml = {
+const struct vigil_source vigil_source_nvml = {
     .name = "nvml",
     .clocks = VCLOCK_BIT(VCLOCK_GPU),
     .init = nvml_init,

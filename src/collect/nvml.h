@@ -4,6 +4,6 @@
 
 #include "core/vigil.h"
 
-extern const struct vigil_source source_nvml;
+extern const struct vigil_source vigil_source_nvml;
 
 #endif

@@ -68,7 +68,7 @@ static void loadavg_fini(void *state)
 }
 
 const struct vigil_source vigil_source_proc_loadavg = {
-    .name = "proc_loadavg",
+    .name = "proc-loadavg",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = loadavg_init,
     .sample = loadavg_sample,

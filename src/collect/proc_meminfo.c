@@ -135,7 +135,7 @@ static void meminfo_fini(void *state)
 }
 
 const struct vigil_source vigil_source_proc_meminfo = {
-    .name = "proc_meminfo",
+    .name = "proc-meminfo",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = meminfo_init,
     .sample = meminfo_sample,

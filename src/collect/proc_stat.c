@@ -212,7 +212,7 @@ static void proc_stat_fini(void *state)
 }
 
 const struct vigil_source vigil_source_proc_stat = {
-    .name = "proc_stat",
+    .name = "proc-stat",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = proc_stat_init,
     .sample = proc_stat_sample,

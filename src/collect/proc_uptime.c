@@ -59,7 +59,7 @@ static void uptime_fini(void *state)
 }
 
 const struct vigil_source vigil_source_proc_uptime = {
-    .name = "proc_uptime",
+    .name = "proc-uptime",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = uptime_init,
     .sample = uptime_sample,

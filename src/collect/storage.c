@@ -237,7 +237,7 @@ static void storage_fini(void *state)
         free(s);
 }
 
-const struct vigil_source source_storage = {
+const struct vigil_source vigil_source_storage = {
     .name = "storage",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = storage_init,

@@ -190,7 +190,7 @@ static void cpufreq_fini(void *state)
 }
 
 const struct vigil_source vigil_source_sys_cpufreq = {
-    .name = "sys_cpufreq",
+    .name = "sys-cpufreq",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = cpufreq_init,
     .sample = cpufreq_sample,

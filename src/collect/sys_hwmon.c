@@ -181,7 +181,7 @@ static void hwmon_fini(void *state)
 }
 
 const struct vigil_source vigil_source_sys_hwmon = {
-    .name = "sys_hwmon",
+    .name = "sys-hwmon",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = hwmon_init,
     .sample = hwmon_sample,

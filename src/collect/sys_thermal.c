@@ -117,7 +117,7 @@ static void thermal_fini(void *state)
 }
 
 const struct vigil_source vigil_source_sys_thermal = {
-    .name = "sys_thermal",
+    .name = "sys-thermal",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = thermal_init,
     .sample = thermal_sample,

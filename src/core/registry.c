@@ -1,5 +1,8 @@
 /* The plug-in registries: one line per source, detector or sink, in the order they run.
- * Adding a plug-in is its file plus one extern and one array line here. */
+ * Adding a plug-in is its file plus one extern and one array line here. A plug-in is
+ * named vigil_source_X, vigil_detector_X or vigil_sink_X, and its runtime .name (in the
+ * log) is X with '-' for '_', as in the options and files users see (remote-write,
+ * system-info); tests/unit/test_registry.c holds every name to that spelling. */
 #include <stddef.h>
 
 #include "core/vigil.h"
@@ -16,10 +19,10 @@ extern const struct vigil_source vigil_source_sys_hwmon;
 extern const struct vigil_source vigil_source_sys_thermal;
 extern const struct vigil_source vigil_source_sys_cpufreq;
 extern const struct vigil_source vigil_source_rpi;
-extern const struct vigil_source source_kmsg;
+extern const struct vigil_source vigil_source_kmsg;
 extern const struct vigil_source vigil_source_procs;
-extern const struct vigil_source source_nvml;
-extern const struct vigil_source source_storage;
+extern const struct vigil_source vigil_source_nvml;
+extern const struct vigil_source vigil_source_storage;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -27,52 +30,52 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_meminfo,
         &vigil_source_proc_uptime,
         &vigil_source_shm,
-        &vigil_source_sys_hwmon,   /* starts host.temps[] */
-        &vigil_source_sys_thermal, /* appends zones, picks host.temp_c: after sys_hwmon */
+        &vigil_source_sys_hwmon,    /* starts host.temps[] */
+        &vigil_source_sys_thermal,  /* appends zones, picks host.temp_c: after sys_hwmon */
         &vigil_source_sys_cpufreq,
-        &vigil_source_rpi,         /* Raspberry Pi firmware; absent elsewhere */
-        &vigil_source_procs,       /* --watch: one /proc scan per host tick, PSS on its own clock */
-        &source_nvml,              /* NVIDIA GPUs on the GPU clock (sets ctx->nvml) */
-        &source_kmsg,              /* kernel log ring for snapshots (sets ctx->kmsg) */
-        &source_storage,           /* file systems, storage errors: after kmsg (reads its ring) */
+        &vigil_source_rpi,          /* Raspberry Pi firmware; absent elsewhere */
+        &vigil_source_procs,        /* --watch: a /proc scan per host tick, PSS on its own clock */
+        &vigil_source_nvml,         /* NVIDIA GPUs on the GPU clock (sets ctx->nvml) */
+        &vigil_source_kmsg,         /* kernel log ring for snapshots (sets ctx->kmsg) */
+        &vigil_source_storage,      /* file systems, storage errors: after kmsg (reads its ring) */
         NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
-extern const struct vigil_detector vigil_detector_rpi;
+extern const struct vigil_detector vigil_detector_rpi_rules;
 extern const struct vigil_detector vigil_detector_rpi_incident;
 extern const struct vigil_detector vigil_detector_trend;
-extern const struct vigil_detector detector_gpu_rules;
-extern const struct vigil_detector detector_gpu_events;
+extern const struct vigil_detector vigil_detector_gpu_rules;
+extern const struct vigil_detector vigil_detector_gpu_events;
 
 const struct vigil_detector *const vigil_detectors[] = {
-        &vigil_detector_rpi,       /* Pi thresholds and /dev/shm, every machine */
+        &vigil_detector_rpi_rules,    /* Pi thresholds and /dev/shm, every machine */
         &vigil_detector_rpi_incident, /* incidents/ snapshots on the same rules */
-        &vigil_detector_trend,     /* leak trends; the exit summary */
-        &detector_gpu_rules,       /* the GPU logger's flags and counters */
-        &detector_gpu_events,      /* NVML events, crash and spike snapshots: after the rules */
+        &vigil_detector_trend,        /* leak trends; the exit summary */
+        &vigil_detector_gpu_rules,    /* the GPU logger's flags and counters */
+        &vigil_detector_gpu_events,   /* NVML events, crash and spike snapshots: after the rules */
         NULL,
 };
 
 /* Sinks: write the frame out. */
-extern const struct vigil_sink sink_postmortem;
-extern const struct vigil_sink sink_host_csv;
-extern const struct vigil_sink sink_live;
-extern const struct vigil_sink sink_gpu_csv;
-extern const struct vigil_sink sink_gpu_summary;
-extern const struct vigil_sink sink_sysinfo;
-extern const struct vigil_sink sink_http;
-extern const struct vigil_sink sink_remote_write;
+extern const struct vigil_sink vigil_sink_postmortem;
+extern const struct vigil_sink vigil_sink_host_csv;
+extern const struct vigil_sink vigil_sink_live;
+extern const struct vigil_sink vigil_sink_gpu_csv;
+extern const struct vigil_sink vigil_sink_gpu_summary;
+extern const struct vigil_sink vigil_sink_system_info;
+extern const struct vigil_sink vigil_sink_http;
+extern const struct vigil_sink vigil_sink_remote_write;
 
 const struct vigil_sink *const vigil_sinks[] = {
-        &sink_postmortem,          /* vigil.state and the post-mortem: first (before HTTP) */
-        &sink_host_csv,
-        &sink_gpu_csv,             /* gpuN-YYYY-MM-DD.csv */
-        &sink_gpu_summary,         /* summary.log every 5 minutes */
-        &sink_sysinfo,             /* system-info.txt */
-        &sink_live,
-        &sink_http,                /* /metrics and the dashboard: reads the published frame */
-        &sink_remote_write,        /* remote-write queue and push: the /metrics series */
+        &vigil_sink_postmortem,   /* vigil.state and the post-mortem: first (before HTTP) */
+        &vigil_sink_host_csv,
+        &vigil_sink_gpu_csv,      /* gpuN-YYYY-MM-DD.csv */
+        &vigil_sink_gpu_summary,  /* summary.log every 5 minutes */
+        &vigil_sink_system_info,  /* system-info.txt */
+        &vigil_sink_live,
+        &vigil_sink_http,         /* /metrics and the dashboard: reads the published frame */
+        &vigil_sink_remote_write, /* remote-write queue and push: the /metrics series */
         NULL,
 };
 

@@ -13,6 +13,16 @@
 #define RPI_THROTTLE_STICKY_MASK  0x000f0000u
 #define RPI_THROTTLE_STICKY_SHIFT 16
 
+/* The one /metrics name of each condition bit (0-3; bit + 16 is the same condition since
+ * boot): the condition label of vigil_rpi_throttled and the rule label of
+ * vigil_rule_active. In the words of the Raspberry Pi documentation of vcgencmd
+ * get_throttled (FACTS.md: "0 under-voltage now, 1 ARM frequency capped, 2 throttled
+ * now, 3 soft temperature limit"), as the shipped alert rules and dashboard query them. */
+#define RPI_COND_UNDER_VOLTAGE   "under_voltage"
+#define RPI_COND_ARM_FREQ_CAPPED "arm_frequency_capped"
+#define RPI_COND_THROTTLED       "throttled"
+#define RPI_COND_SOFT_TEMP_LIMIT "soft_temperature_limit"
+
 /* The label of one known bit without its NOW:/HAS: prefix ("under-voltage",
  * "arm frequency capping occurred"), or NULL for a bit with no meaning. */
 const char *rpi_throttle_label(unsigned bit);

@@ -484,8 +484,8 @@ static void gpu_events_fini(void *state)
         free(d);
 }
 
-const struct vigil_detector detector_gpu_events = {
-    .name = "gpu_events",
+const struct vigil_detector vigil_detector_gpu_events = {
+    .name = "gpu-events",
     .clocks = VCLOCK_BIT(VCLOCK_GPU),
     .init = gpu_events_init,
     .feed = gpu_events_feed,

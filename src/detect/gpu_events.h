@@ -74,6 +74,6 @@ void gpu_event_story(struct strbuf *out, const struct nvml_event *e);
  * most GPU_EV_COUNT); returns how many. */
 unsigned gpu_event_counters(const struct nvml_event *e, unsigned out[]);
 
-extern const struct vigil_detector detector_gpu_events;
+extern const struct vigil_detector vigil_detector_gpu_events;
 
 #endif

@@ -411,7 +411,7 @@ static void gpu_rules_det_fini(void *state)
         free(state);
 }
 
-const struct vigil_detector detector_gpu_rules = {
+const struct vigil_detector vigil_detector_gpu_rules = {
     .name = "gpu-rules",
     .clocks = VCLOCK_BIT(VCLOCK_GPU),
     .init = gpu_rules_det_init,

@@ -67,6 +67,6 @@ void gpu_rules_note_crash(struct frame *f, unsigned slot);
  * counters in frame->gpu_stats[] (anomalies by type, seconds per clock-event reason,
  * NVML failures: /metrics renders them from there), their lines to stderr and
  * events.log. */
-extern const struct vigil_detector detector_gpu_rules;
+extern const struct vigil_detector vigil_detector_gpu_rules;
 
 #endif

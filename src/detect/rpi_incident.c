@@ -51,7 +51,7 @@ static const struct {
         const char *rule;     /* rpi_rules[].name */
         enum rpi_level level; /* the level that is an incident */
 } triggers[TRIG_COUNT] = {
-    [TRIG_UNDERVOLT] = {"under_voltage", RPI_LEVEL_WARN},
+    [TRIG_UNDERVOLT] = {RPI_COND_UNDER_VOLTAGE, RPI_LEVEL_WARN},
     [TRIG_TEMP] = {"temperature", RPI_LEVEL_CRIT},
     [TRIG_SHM] = {"shm_full", RPI_LEVEL_WARN},
     [TRIG_READONLY] = {"fs_readonly", RPI_LEVEL_WARN},

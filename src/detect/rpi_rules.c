@@ -161,12 +161,19 @@ static void desc_shm(const struct rpi_rule *r, const struct frame *f,
                   h->shm_used_bytes / h->shm_total_bytes * 100.0, th->shm_full_pct);
 }
 
+/* A rule on one throttled bit, named as /metrics names the condition. */
+#define BIT_RULE(name_, bit_)                                                                      \
+        {                                                                                          \
+                .name = name_, .bit = bit_, .confirm = 1, .evaluate = eval_bit,                    \
+                .describe = desc_bit                                                               \
+        }
+
 const struct rpi_rule rpi_rules[] = {
     {.name = "temperature", .confirm = 1, .evaluate = eval_temp, .describe = desc_temp},
-    {.name = "under_voltage", .bit = 0, .confirm = 1, .evaluate = eval_bit, .describe = desc_bit},
-    {.name = "arm_capped", .bit = 1, .confirm = 1, .evaluate = eval_bit, .describe = desc_bit},
-    {.name = "throttled", .bit = 2, .confirm = 1, .evaluate = eval_bit, .describe = desc_bit},
-    {.name = "soft_temp_limit", .bit = 3, .confirm = 1, .evaluate = eval_bit, .describe = desc_bit},
+    BIT_RULE(RPI_COND_UNDER_VOLTAGE, 0),
+    BIT_RULE(RPI_COND_ARM_FREQ_CAPPED, 1),
+    BIT_RULE(RPI_COND_THROTTLED, 2),
+    BIT_RULE(RPI_COND_SOFT_TEMP_LIMIT, 3),
     {.name = "arm_below_max", .confirm = ARM_CONFIRM, .evaluate = eval_arm, .describe = desc_arm},
     {.name = "shm_full", .confirm = 1, .evaluate = eval_shm, .describe = desc_shm},
     /* storage health, every machine (detect/storage_rules.c) */
@@ -346,7 +353,7 @@ static void detector_fini(void *state)
         rpi_rules_free(state);
 }
 
-const struct vigil_detector vigil_detector_rpi = {
+const struct vigil_detector vigil_detector_rpi_rules = {
     .name = "rpi-rules",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = detector_init,

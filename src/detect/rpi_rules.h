@@ -2,8 +2,8 @@
  * a state, hysteresis where a value wobbles around its threshold, and one events.log
  * line per change of state:
  *   temperature     warm at temp_warn_c, hot at temp_crit_c (clears 2 °C below each)
- *   under_voltage   throttled bit 0        arm_capped      bit 1
- *   throttled       bit 2                  soft_temp_limit bit 3
+ *   under_voltage, arm_frequency_capped, throttled, soft_temperature_limit
+ *                   throttled bits 0-3, named as /metrics names them (core/rpi_throttle.h)
  *   arm_below_max   the measured ARM clock more than 5 % under the clock it should run
  *                   at (the firmware's maximum, or the kernel's request when lower)
  *                   for 3 samples in a row (the governor moves the clock); back at
@@ -63,7 +63,7 @@ struct rpi_rules_state *rpi_rules_new(const struct rpi_thresholds *th);
 void rpi_rules_free(struct rpi_rules_state *st);
 
 /* Send lines to fn(arg, ...) from now on; fn NULL drops them. st is the detector's
- * state (what vigil_detector_rpi.init returned) or one from rpi_rules_new. */
+ * state (what vigil_detector_rpi_rules.init returned) or one from rpi_rules_new. */
 void rpi_rules_set_sink(void *st, rpi_rules_sink_fn fn, void *arg);
 
 /* Evaluate every rule on f and emit a line for each change. Returns lines emitted. */
@@ -73,6 +73,6 @@ unsigned rpi_rules_eval(struct rpi_rules_state *st, const struct frame *f, int64
 enum rpi_level rpi_rules_level(const struct rpi_rules_state *st, unsigned i);
 
 /* The detector: rpi_rules_eval on every host tick. */
-extern const struct vigil_detector vigil_detector_rpi;
+extern const struct vigil_detector vigil_detector_rpi_rules;
 
 #endif

@@ -103,7 +103,7 @@ static void gpu_csv_fini(void *state, struct vigil_ctx *ctx)
         free(s);
 }
 
-const struct vigil_sink sink_gpu_csv = {
+const struct vigil_sink vigil_sink_gpu_csv = {
     .name = "gpu-csv",
     .clocks = VCLOCK_BIT(VCLOCK_GPU),
     .init = gpu_csv_init,

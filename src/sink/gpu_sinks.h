@@ -4,8 +4,8 @@
 
 #include "core/vigil.h"
 
-extern const struct vigil_sink sink_gpu_csv;     /* gpuN-YYYY-MM-DD.csv */
-extern const struct vigil_sink sink_gpu_summary; /* summary.log every 5 minutes */
-extern const struct vigil_sink sink_sysinfo;     /* system-info.txt */
+extern const struct vigil_sink vigil_sink_gpu_csv;     /* gpuN-YYYY-MM-DD.csv */
+extern const struct vigil_sink vigil_sink_gpu_summary; /* summary.log every 5 minutes */
+extern const struct vigil_sink vigil_sink_system_info; /* system-info.txt */
 
 #endif

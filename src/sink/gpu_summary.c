@@ -100,7 +100,7 @@ static void gpu_summary_fini(void *state, struct vigil_ctx *ctx)
         free(s);
 }
 
-const struct vigil_sink sink_gpu_summary = {
+const struct vigil_sink vigil_sink_gpu_summary = {
     .name = "gpu-summary",
     .clocks = VCLOCK_BIT(VCLOCK_GPU),
     .init = gpu_summary_init,

@@ -88,7 +88,7 @@ static void host_csv_fini(void *state, struct vigil_ctx *ctx)
         free(s);
 }
 
-const struct vigil_sink sink_host_csv = {
+const struct vigil_sink vigil_sink_host_csv = {
     .name = "host-csv",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = host_csv_init,

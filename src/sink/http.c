@@ -257,7 +257,7 @@ static void http_fini(void *state, struct vigil_ctx *ctx)
         free_sink(h);
 }
 
-const struct vigil_sink sink_http = {
+const struct vigil_sink vigil_sink_http = {
     .name = "http",
     .clocks = 0,
     .required = true,

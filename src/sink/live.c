@@ -224,7 +224,7 @@ static void live_fini(void *state, struct vigil_ctx *ctx)
         free(s);
 }
 
-const struct vigil_sink sink_live = {
+const struct vigil_sink vigil_sink_live = {
     .name = "live",
     .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
     .init = live_init,

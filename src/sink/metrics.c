@@ -319,8 +319,8 @@ static const struct series_def rpi_defs[] = {
 
 static void render_rpi(struct render *r, const struct rpi_frame *p)
 {
-        static const char *const conds[4] = {"under_voltage", "arm_frequency_capped", "throttled",
-                                             "soft_temperature_limit"};
+        static const char *const conds[4] = {RPI_COND_UNDER_VOLTAGE, RPI_COND_ARM_FREQ_CAPPED,
+                                             RPI_COND_THROTTLED, RPI_COND_SOFT_TEMP_LIMIT};
         if (!p->present)
                 return;
         render_defs(r, rpi_defs, NDEFS(rpi_defs), p, 0, 1, NULL);
@@ -341,7 +341,8 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                 }
         } else if (VAL_OK(p->undervolt_alarm)) {
                 /* No word: the rpi_volt alarm says under-voltage now, nothing else. */
-                sample(r, "condition=\"under_voltage\"", "since", "now", p->undervolt_alarm);
+                sample(r, "condition=\"" RPI_COND_UNDER_VOLTAGE "\"", "since", "now",
+                       p->undervolt_alarm);
         }
 
         fam_begin(r, "vigil_rpi_v3d_busy_ratio", GAUGE,

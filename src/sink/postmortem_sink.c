@@ -114,7 +114,7 @@ static void pm_fini(void *state, struct vigil_ctx *ctx)
         free(s);
 }
 
-const struct vigil_sink sink_postmortem = {
+const struct vigil_sink vigil_sink_postmortem = {
     .name = "postmortem",
     .clocks = 0, /* no rows: it works at start and stop */
     .init = pm_init,

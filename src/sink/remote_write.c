@@ -476,7 +476,7 @@ static void rw_fini(void *state, struct vigil_ctx *ctx)
         rw_free(s);
 }
 
-const struct vigil_sink sink_remote_write = {
+const struct vigil_sink vigil_sink_remote_write = {
     .name = "remote-write",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .required = true,

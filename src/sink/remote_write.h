@@ -17,7 +17,7 @@
 #define RW_RETRY_AFTER_MAX (10LL * 60) /* a longer Retry-After is cut to this (s) */
 #define RW_EXIT_BUDGET_MS  5000        /* the bounded send attempt at exit */
 
-extern const struct vigil_sink sink_remote_write;
+extern const struct vigil_sink vigil_sink_remote_write;
 
 /* The delay before retry number `failures` (1 = after the first failure): doubling from
  * RW_BACKOFF_MIN_MS up to max_ms, then a random part of it (jitter, from *rng, a

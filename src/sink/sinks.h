@@ -4,8 +4,8 @@
 
 #include "core/vigil.h"
 
-extern const struct vigil_sink sink_host_csv; /* host-YYYY-MM-DD.csv */
-extern const struct vigil_sink sink_live;     /* the live table on a terminal */
-extern const struct vigil_sink sink_http;     /* /metrics and the dashboard */
+extern const struct vigil_sink vigil_sink_host_csv; /* host-YYYY-MM-DD.csv */
+extern const struct vigil_sink vigil_sink_live;     /* the live table on a terminal */
+extern const struct vigil_sink vigil_sink_http;     /* /metrics and the dashboard */
 
 #endif

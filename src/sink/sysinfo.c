@@ -271,7 +271,7 @@ static void sysinfo_fini(void *state, struct vigil_ctx *ctx)
         free(state);
 }
 
-const struct vigil_sink sink_sysinfo = {
+const struct vigil_sink vigil_sink_system_info = {
     .name = "system-info",
     .clocks = VCLOCK_BIT(VCLOCK_HOST),
     .init = sysinfo_init,

@@ -136,9 +136,9 @@ static int src_sample(struct env *e, const struct vigil_source *s, void *st)
 /* The sources this file tests; the registry also lists other machines' sources. */
 static bool is_host_source(const struct vigil_source *s)
 {
-        static const char *const names[] = {"proc_stat",   "proc_loadavg", "proc_meminfo",
-                                            "proc_uptime", "shm",          "sys_hwmon",
-                                            "sys_thermal", "sys_cpufreq"};
+        static const char *const names[] = {"proc-stat",   "proc-loadavg", "proc-meminfo",
+                                            "proc-uptime", "shm",          "sys-hwmon",
+                                            "sys-thermal", "sys-cpufreq"};
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
                 if (strcmp(s->name, names[i]) == 0)
                         return true;

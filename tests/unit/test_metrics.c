@@ -17,6 +17,7 @@
 
 #include "core/frame.h"
 #include "core/vigil.h"
+#include "detect/rpi_rules.h"
 #include "sink/metrics.h"
 #include "util/strbuf.h"
 
@@ -263,6 +264,25 @@ static void test_host_lines(void **state)
         assert_line(t, "vigil_cpu_max_frequency_hertz 1800000000");
         assert_line(t, "vigil_cpu_governor_info{governor=\"ondemand\"} 1");
         assert_line(t, "vigil_uptime_seconds 12345.67");
+        free(t);
+}
+
+/* One vocabulary for the throttled bits: each condition vigil_rpi_throttled names is the
+ * rule label (vigil_rule_active) of exactly one Pi rule. */
+static void test_pi_conditions_are_rule_names(void **state)
+{
+        (void)state;
+        build_frame(&fr);
+        char *t = render(&fr, NULL);
+        unsigned named = 0;
+        for (unsigned i = 0; i < rpi_nrules; i++) {
+                char prefix[128];
+                snprintf(prefix, sizeof(prefix),
+                         "vigil_rpi_throttled{condition=\"%s\",since=\"now\"}", rpi_rules[i].name);
+                named += count_prefix(t, prefix);
+        }
+        assert_int_equal(count_prefix(t, "vigil_rpi_throttled{"), 8);
+        assert_int_equal(named, 4);
         free(t);
 }
 
@@ -656,11 +676,17 @@ static void test_extra_bounds(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_host_lines),        cmocka_unit_test(test_watch_and_pi_lines),
-            cmocka_unit_test(test_gpu_lines),         cmocka_unit_test(test_extra_and_self),
-            cmocka_unit_test(test_storage_lines),     cmocka_unit_test(test_structure),
-            cmocka_unit_test(test_empty_frame_exact), cmocka_unit_test(test_overflow),
-            cmocka_unit_test(test_fmt_value),         cmocka_unit_test(test_label_escaping),
+            cmocka_unit_test(test_host_lines),
+            cmocka_unit_test(test_watch_and_pi_lines),
+            cmocka_unit_test(test_pi_conditions_are_rule_names),
+            cmocka_unit_test(test_gpu_lines),
+            cmocka_unit_test(test_extra_and_self),
+            cmocka_unit_test(test_storage_lines),
+            cmocka_unit_test(test_structure),
+            cmocka_unit_test(test_empty_frame_exact),
+            cmocka_unit_test(test_overflow),
+            cmocka_unit_test(test_fmt_value),
+            cmocka_unit_test(test_label_escaping),
             cmocka_unit_test(test_extra_bounds),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

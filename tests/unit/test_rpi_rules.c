@@ -390,9 +390,16 @@ static void test_no_sink(void **state)
 static void test_rule_table(void **state)
 {
         (void)state;
-        static const char *const names[] = {
-            "temperature",   "under_voltage", "arm_capped",  "throttled",      "soft_temp_limit",
-            "arm_below_max", "shm_full",      "fs_readonly", "storage_errors", "fs_filling"};
+        static const char *const names[] = {"temperature",
+                                            "under_voltage",
+                                            "arm_frequency_capped",
+                                            "throttled",
+                                            "soft_temperature_limit",
+                                            "arm_below_max",
+                                            "shm_full",
+                                            "fs_readonly",
+                                            "storage_errors",
+                                            "fs_filling"};
         assert_int_equal(rpi_nrules, 10);
         for (unsigned i = 0; i < rpi_nrules; i++) {
                 assert_string_equal(rpi_rules[i].name, names[i]);
@@ -413,17 +420,17 @@ static void test_detector(void **state)
         c.opt = &o;
         c.frame = fr;
         void *st = NULL;
-        assert_int_equal(vigil_detector_rpi.init(&c, &st), 0);
-        assert_int_equal(vigil_detector_rpi.clocks, VCLOCK_BIT(VCLOCK_HOST));
+        assert_int_equal(vigil_detector_rpi_rules.init(&c, &st), 0);
+        assert_int_equal(vigil_detector_rpi_rules.clocks, VCLOCK_BIT(VCLOCK_HOST));
         rpi_rules_set_sink(st, capture, NULL);
         struct tick t = {.due = VCLOCK_BIT(VCLOCK_HOST), .real_ns = 1718000000000000000};
         fr->rpi.temp_c = 80.0;
         nlines = 0;
-        vigil_detector_rpi.feed(st, &c, &t);
+        vigil_detector_rpi_rules.feed(st, &c, &t);
         assert_int_equal(nlines, 1);
         assert_string_equal(lines[0], "type=RPI_TEMP level=hot temp=80.0C warn=70.0C crit=80.0C");
         assert_true(last_ns == 1718000000000000000);
-        vigil_detector_rpi.fini(st);
+        vigil_detector_rpi_rules.fini(st);
 }
 
 int main(void)
