@@ -393,7 +393,6 @@ static void on_failure(struct nvml_source *s, struct nvml_gpu *gpu, struct gpu_f
         int64_t iv = s->ctx->opt->gpu_interval_ns;
         int64_t wait = iv * RETRY_INTERVALS < RETRY_MAX_NS ? iv * RETRY_INTERVALS : RETRY_MAX_NS;
         gpu->consecutive_failures++;
-        gpu->failed_samples++;
         if (gpu->consecutive_failures == 1)
                 gpu->crash_seq++;
         if (gpu->consecutive_failures > BACKOFF_AFTER)
@@ -520,7 +519,6 @@ static void tend_solo(struct nvml_source *s, unsigned slot, const struct tick *t
                 publish_hung(s, slot, since, t);
                 taken[slot] = true;
                 break;
-        case NA_SUBMIT: /* not kept idle */
         case NA_NONE:
                 break;
         }

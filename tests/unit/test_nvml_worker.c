@@ -133,6 +133,8 @@ static void new_job(struct nvml_job *job, bool have_handle)
 }
 
 /* A sample job for GPU i (handle dev + i). */
+static const unsigned slot0;
+
 static void gpu_job(struct nvml_job *job, unsigned i)
 {
         new_job(job, true);
@@ -146,9 +148,8 @@ static void test_plan(void **state)
         int64_t hang = 2 * S;
         /* A finished job is collected whatever the back-off says. */
         assert_int_equal(nvml_worker_plan(NW_DONE, 0, 10 * S, 99 * S, hang), NA_COLLECT);
-        /* Idle: submitted once due. */
-        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 0, hang), NA_SUBMIT);
-        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 10 * S, hang), NA_SUBMIT);
+        /* Idle: nothing to publish, due or not. */
+        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 0, hang), NA_NONE);
         assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 10 * S + 1, hang), NA_NONE);
         /* Busy: nothing until the hang threshold, then a failure when due. */
         assert_int_equal(nvml_worker_plan(NW_BUSY, 9 * S, 10 * S, 0, hang), NA_NONE);
@@ -173,7 +174,6 @@ static void test_merge_keeps_failure_state(void **state)
         memset(&dst, 0, sizeof(dst));
         memset(&src, 0, sizeof(src));
         dst.consecutive_failures = 3;
-        dst.failed_samples = 7;
         dst.crash_seq = 2;
         dst.next_try_mono_ns = 12345;
         src.handle = dev;
@@ -187,7 +187,6 @@ static void test_merge_keeps_failure_state(void **state)
         assert_int_equal(dst.unsupported, 0x5);
         assert_string_equal(dst.name, "New");
         assert_int_equal(dst.consecutive_failures, 3);
-        assert_int_equal(dst.failed_samples, 7);
         assert_int_equal(dst.crash_seq, 2);
         assert_int_equal(dst.next_try_mono_ns, 12345);
 }
@@ -331,35 +330,35 @@ static void test_worker_handoff(void **state)
         assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
         /* A job that completes: wait without a real deadline (an hour away). */
         new_job(&job, true);
-        nvml_worker_submit(w, &job, 1000);
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 1000);
         assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
         assert_int_equal(nvml_worker_state(w, &since), NW_DONE);
         assert_int_equal(since, 1000);
         memset(&out, 0, sizeof(out));
-        nvml_worker_collect(w, &out);
+        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 1);
         assert_int_equal(out.err, NVML_SUCCESS);
         assert_true(out.g.temp_c == 45);
         assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
         /* A job stuck in a call: BUSY, a deadline in the past only looks, and it is
          * "hung" once the threshold has passed on the clock the caller gives. */
         fake.gated = true;
-        nvml_worker_submit(w, &job, 5 * S);
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 5 * S);
         wait_inside();
         assert_false(nvml_worker_wait(w, 0));
         assert_int_equal(nvml_worker_state(w, &since), NW_BUSY);
         assert_int_equal(nvml_worker_plan(NW_BUSY, since, 6 * S, 0, 2 * S), NA_NONE);
         assert_int_equal(nvml_worker_plan(NW_BUSY, since, 7 * S, 0, 2 * S), NA_HUNG);
-        /* A second submit while busy is ignored; collect while busy leaves out alone. */
-        nvml_worker_submit(w, &job, 9 * S);
+        /* A second submit while busy is ignored; a take while busy leaves out alone. */
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 9 * S);
         out.err = 77;
-        nvml_worker_collect(w, &out);
+        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 0);
         assert_int_equal(out.err, 77);
         /* The call returns: the late result is there to collect. */
         gate_open();
         assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
         nvml_worker_state(w, &since);
         assert_int_equal(since, 5 * S);
-        nvml_worker_collect(w, &out);
+        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 1);
         assert_int_equal(out.err, NVML_SUCCESS);
         assert_true(nvml_worker_stop(w));
         assert_true(nvml_worker_stop(NULL));
@@ -373,7 +372,7 @@ static void test_worker_abandoned(void **state)
         assert_int_equal(nvml_worker_start(&w, &lib), 0);
         fake.gated = true;
         new_job(&job, true);
-        nvml_worker_submit(w, &job, 0);
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 0);
         wait_inside();
         /* Still inside the call: not joined; the thread frees itself when it returns. */
         assert_false(nvml_worker_stop(w));
