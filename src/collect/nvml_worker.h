@@ -1,7 +1,7 @@
 /* The jobs that make the NVML calls about one GPU, and the threads that run them when
  * the main loop does not (nvml.c drives them):
  *  - Each tick the main loop runs each GPU's job itself, in an inline worker (no thread,
- *    see the end of this file), under the guard (nvml_guard.h).
+ *    see the end of this file), under the stall guard (core/stall_guard.h).
  *  - A job the loop thread got stuck in is adopted: the worker becomes the GPU's reader
  *    of its own, its thread the abandoned loop thread, until the job returns.
  *  - At start one reader thread acquires every GPU, as one batch; a GPU not answering
@@ -126,10 +126,10 @@ bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsig
 bool nvml_worker_stop(struct nvml_worker *w);
 
 /* Inline jobs, and the adoption of one that hangs (the per-tick path: nvml.c and
- * nvml_guard.h). The main loop runs each GPU's job itself, in a worker that has no
+ * core/stall_guard.h). The main loop runs each GPU's job itself, in a worker that has no
  * thread of its own: nvml_worker_new_inline(), nvml_worker_inline_job(). When the guard
  * takes a job from the loop thread, stuck inside it, the worker becomes a reader of its
- * own for that GPU whose thread is the abandoned loop thread: the guard calls
+ * own for that GPU whose thread is the abandoned loop thread: nvml.c's on_hang calls
  * nvml_worker_adopt(), and the abandoned thread, when the job returns, calls
  * nvml_worker_orphan_done() and exits. From then on it is tended like a reader split off
  * (nvml_worker_state, nvml_worker_take, nvml_worker_stop, which joins nothing). */
