@@ -10,18 +10,18 @@
  * One unit of work, as the loop thread and the guard thread see it:
  *
  *              stall_guard_enter(key)
- *     IDLE ───────────────────────────> RUNNING  (the tag, key and a sequence number,
- *      ^                                   │      is published in one atomic word)
- *      │ stall_guard_leave: true           │
- *      └───────────────────────────────────┤ the same tag at two of the guard's looks
- *                                          │ in a row (it has run a period at least)
+ *     IDLE ---------------------------> RUNNING  (the tag, key and a sequence number,
+ *      ^                                   |      is published in one atomic word)
+ *      | stall_guard_leave: true           |
+ *      +-----------------------------------+ the same tag at two of the guard's looks
+ *                                          | in a row (it has run a period at least)
  *                                          v
  *                                       TAKEN    the guard swapped the word to 0:
- *                                          │     on_hang(arg, tag, since) on the guard
- *                                          │     thread, a new guard thread starts, and
- *                                          │     the guard thread becomes the loop
- *                                          │     (ctx->move_loop: the tick goes on from
- *                                          │     the source that was running)
+ *                                          |     on_hang(arg, tag, since) on the guard
+ *                                          |     thread, a new guard thread starts, and
+ *                                          |     the guard thread becomes the loop
+ *                                          |     (ctx->move_loop: the tick goes on from
+ *                                          |     the source that was running)
  *                                          v
  *                                      ORPHANED  the old loop thread, when its call
  *                                                returns: stall_guard_leave is false; it
@@ -31,12 +31,13 @@
  *
  * The guard thread, per tick:
  *
- *     SLEEPING ── the tick's first enter arms a one-shot timer (STALL_GUARD_ARM_NS)
- *        ^  │
- *        │  └── timer fires (the tick is still running) ──> WATCHING: looks at the
- *        │                                                   word every
- *        │                                                   STALL_GUARD_PERIOD_NS
- *        └──── stall_guard_tick_end (timer disarmed) <───────┘  until the tick ends
+ *     SLEEPING -- the tick's first enter arms a one-shot timer (STALL_GUARD_ARM_NS)
+ *        ^  |
+ *        |  +-- the timer fires, the tick still running --> WATCHING: a look at the
+ *        |                                                  word every
+ *        |                                                  STALL_GUARD_PERIOD_NS
+ *        |                                                    |
+ *        +------ stall_guard_tick_end (timer disarmed) <------+
  *
  * Cost: per unit one store and one compare-and-swap; per tick two timerfd_settime
  * calls; no guard wake unless a tick outlasts STALL_GUARD_ARM_NS (a healthy one takes
