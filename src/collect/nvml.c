@@ -2,24 +2,23 @@
  * reads every field of each selected GPU (nvml_read.c) into frame->gpus[slot]:
  *   gpu0 45 C (max 90), 85.00/600 W, P8, 1200/9000 MHz, 10/5 %, fans 30/30 %, reasons 0x1
  *
- * The main loop makes the GPUs' calls itself, one GPU after the other, with a guard
- * thread watching (nvml_guard.h): a tick costs no thread wake. A call that hangs in the
- * driver stops only its GPU: 0.2-0.3 s into the tick (the guard's timer, then two looks)
- * the guard takes
- * the job, which becomes the GPU's reader of its own (nvml_worker.h), and carries the
- * loop on itself; the GPU's sample is then a failure, "NVML call hung for N s", on the
- * back-off below, while the other GPUs and the host keep their cadence; when the call
- * returns its sample is published and the GPU is read inline again. At start a reader
- * thread acquires the GPUs (nvml_worker.h: one not answering within the hang threshold
- * is split off the same way). nvmlInit, the GPU count and the driver version at start
- * stay on the main thread. The state in ctx->nvml stays the loop's: a job works on a
- * copy of its GPU's, merged back when the result is taken.
+ * The main loop makes the GPUs' calls itself, one GPU after the other, each GPU's job
+ * under the stall guard (core/stall_guard.h): a tick costs no thread wake. What a hung
+ * call means here (on_hang): only its GPU stops. 0.2-0.3 s into the tick the guard
+ * takes the job, which becomes the GPU's reader of its own (nvml_worker.h), and carries
+ * the loop on itself; the GPU's sample is then a failure, "NVML call hung for N s", on
+ * the back-off below, while the other GPUs and the host keep their cadence; when the
+ * call returns its sample is published and the GPU is read inline again. At start a
+ * reader thread acquires the GPUs (nvml_worker.h: one not answering within the hang
+ * threshold is split off the same way). nvmlInit, the GPU count and the driver version
+ * at start stay on the main thread. The state in ctx->nvml stays the loop's: a job
+ * works on a copy of its GPU's, merged back when the result is taken.
  *
  * Cost, on the simulator (2-core shared VM): per GPU, a copy of its state into the job
  * and back (2.5 kB) and the guard's store and compare-and-swap; per tick, arming and
- * disarming the guard's timer (two system calls, no wake). The reader threads this replaced cost two thread wakes per GPU tick (30-75
- * us of CPU each on this VM, against calls of 15-30 ns); the figures are in
- * bench/RESULTS.md, section 6.
+ * disarming the guard's timer (two system calls, no wake). The reader threads this
+ * replaced cost two thread wakes per GPU tick (30-75 us of CPU each on this VM, against
+ * calls of 15-30 ns); the figures are in bench/RESULTS.md, section 6.
  *
  * Failures follow the reference logger's run() loop, per GPU: a sample the GPU does not
  * answer is a failed sample (ok = false, error = NVML's text), never a row of zeros;
@@ -34,11 +33,11 @@
 #include <string.h>
 
 #include "collect/nvml.h"
-#include "collect/nvml_guard.h"
 #include "collect/nvml_lib.h"
 #include "collect/nvml_procs.h"
 #include "collect/nvml_read.h"
 #include "collect/nvml_worker.h"
+#include "core/stall_guard.h"
 #include "core/vigil.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -52,7 +51,7 @@
 struct nvml_source {
         struct nvml_shared sh;
         struct vigil_ctx *ctx;
-        struct nvml_guard *guard;
+        struct stall_guard *guard;                /* around each GPU's job (core/stall_guard.h) */
         struct nvml_worker *inline_w;             /* the worker the loop runs jobs in */
         struct nvml_worker *reader;               /* acquires the GPUs at start */
         struct nvml_worker *solo[VIGIL_MAX_GPUS]; /* a reader left with this GPU (a hang) */
@@ -60,7 +59,7 @@ struct nvml_source {
         bool reidentify[VIGIL_MAX_GPUS];    /* answered again after a hang: re-read identity */
         int64_t reprobe_at[VIGIL_MAX_GPUS]; /* the re-probe's next job (nvml_read.h) */
         int64_t slow_at[VIGIL_MAX_GPUS];    /* the slow fields' next read (nvml_read.h) */
-        /* The tick being sampled: called again for it after the loop moved (nvml_guard.h),
+        /* The tick being sampled: called again for it after the loop moved (stall_guard.h),
          * the source goes on with the GPUs not done. */
         uint64_t tick_seq;
         int64_t tick_mono_ns;
@@ -195,7 +194,7 @@ static void stop_source(struct nvml_source *s)
         nvml_worker_stop(s->inline_w);
         s->inline_w = NULL;
         /* A guard outlives a call still hung: its thread touches the guard on return. */
-        nvml_guard_stop(s->guard, s->hung_at_exit > 0);
+        stall_guard_stop(s->guard, s->hung_at_exit > 0);
         s->guard = NULL;
         if (!s->hung_at_exit && !s->sh.listener_left)
                 s->sh.lib.shutdown();
@@ -340,7 +339,7 @@ static int start_readers(struct nvml_source *s)
         }
 }
 
-static void on_hang(void *arg, uint64_t tag, int64_t since, struct nvml_worker *fresh);
+static void on_hang(void *arg, uint64_t tag, int64_t since);
 
 static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
 {
@@ -371,7 +370,7 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
         for (unsigned i = 0; i < s->sh.ngpus; i++)
                 publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);
         s->inline_w = nvml_worker_new_inline(&s->sh.lib);
-        r = s->inline_w ? nvml_guard_start(&s->guard, ctx, &s->sh.lib, on_hang, s) : -ENOMEM;
+        r = s->inline_w ? stall_guard_start(&s->guard, ctx, on_hang, s) : -ENOMEM;
         if (r == -EAGAIN)
                 vlog(LOG_WARN, "NVML: cannot start the guard thread: a hung call would hold up "
                                "sampling");
@@ -393,7 +392,6 @@ static void on_failure(struct nvml_source *s, struct nvml_gpu *gpu, struct gpu_f
         int64_t iv = s->ctx->opt->gpu_interval_ns;
         int64_t wait = iv * RETRY_INTERVALS < RETRY_MAX_NS ? iv * RETRY_INTERVALS : RETRY_MAX_NS;
         gpu->consecutive_failures++;
-        gpu->failed_samples++;
         if (gpu->consecutive_failures == 1)
                 gpu->crash_seq++;
         if (gpu->consecutive_failures > BACKOFF_AFTER)
@@ -520,7 +518,6 @@ static void tend_solo(struct nvml_source *s, unsigned slot, const struct tick *t
                 publish_hung(s, slot, since, t);
                 taken[slot] = true;
                 break;
-        case NA_SUBMIT: /* not kept idle */
         case NA_NONE:
                 break;
         }
@@ -528,34 +525,42 @@ static void tend_solo(struct nvml_source *s, unsigned slot, const struct tick *t
 
 /* Run the job of the GPU in slot on this thread, under the guard. If the guard takes
  * it (the call hung), this thread is no longer the loop's: it hands the job over when
- * the call returns, and ends. */
-static void run_inline(struct nvml_source *s, unsigned slot, const struct tick *t)
+ * the call returns, and ends. -ENOMEM: no worker to run it in (after a hang); the GPU is
+ * asked again at the next tick. */
+static int run_inline(struct nvml_source *s, unsigned slot, const struct tick *t)
 {
+        if (!s->inline_w)
+                s->inline_w = nvml_worker_new_inline(&s->sh.lib);
+        if (!s->inline_w)
+                return -ENOMEM;
         /* All an abandoned thread touches once its call returns. */
         struct nvml_worker *w = s->inline_w;
-        struct nvml_guard *g = s->guard;
+        struct stall_guard *g = s->guard;
         struct nvml_job *job = nvml_worker_inline_job(w);
         fill_job(s, slot, job, true);
         job->procs = procs_due(s, slot, t);
-        uint64_t tag = nvml_guard_enter(g, slot);
+        uint64_t tag = stall_guard_enter(g, slot);
         nvml_job_run(nvml_worker_lib(w), job);
-        if (!nvml_guard_leave(g, tag)) {
+        if (!stall_guard_leave(g, tag)) {
                 nvml_worker_orphan_done(w);
-                nvml_guard_orphan_exit();
+                stall_guard_orphan_exit();
         }
         s->done[slot] = true;
         apply_job(s, slot, job, t);
+        return 0;
 }
 
-/* The guard took the job the loop was stuck in (on the guard thread, which carries the
- * loop on next). */
-static void on_hang(void *arg, uint64_t tag, int64_t since, struct nvml_worker *fresh)
+/* What a hung call means for a GPU: the guard took the job the loop was stuck in (on
+ * the guard thread, which carries the loop on next). Its worker becomes the GPU's
+ * reader of its own (tend_solo publishes "hung" failures, then the late result); the
+ * next job gets a new worker (run_inline). */
+static void on_hang(void *arg, uint64_t tag, int64_t since)
 {
         struct nvml_source *s = arg;
-        unsigned slot = nvml_guard_slot(tag);
+        unsigned slot = stall_guard_key(tag);
         nvml_worker_adopt(s->inline_w, slot, since);
         s->solo[slot] = s->inline_w;
-        s->inline_w = fresh;
+        s->inline_w = NULL;
         vlog(LOG_DEBUG, "gpu%u: NVML call still running after %lld ms: sampling goes on without it",
              s->sh.gpu[slot].index, (long long)((now_mono_ns() - since) / NSEC_PER_MSEC));
 }
@@ -574,11 +579,14 @@ static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
                 if (s->solo[slot] && !s->done[slot])
                         tend_solo(s, slot, t, s->done);
+        int r = 0;
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
                 if (!s->done[slot] && !s->solo[slot] &&
-                    t->mono_ns >= s->sh.gpu[slot].next_try_mono_ns)
-                        run_inline(s, slot, t);
-        nvml_guard_disarm(s->guard);
+                    t->mono_ns >= s->sh.gpu[slot].next_try_mono_ns && r == 0)
+                        r = run_inline(s, slot, t);
+        stall_guard_tick_end(s->guard);
+        if (r < 0)
+                return r;
         bool all_ok = true;
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++) {
                 const struct gpu_frame *g = &ctx->frame->gpus[slot];
@@ -594,7 +602,7 @@ static void nvml_fini(void *state)
                 return;
         if (s->ctx && s->ctx->nvml == &s->sh)
                 s->ctx->nvml = NULL;
-        unsigned moves = s->guard ? nvml_guard_moves(s->guard) : 0;
+        unsigned moves = s->guard ? stall_guard_moves(s->guard) : 0;
         if (moves)
                 vlog(LOG_INFO,
                      "NVML: %u call(s) ran past the guard's look (0.2-0.3 s): sampling "

@@ -103,7 +103,6 @@ struct nvml_gpu {
         char vbios[NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE];
         /* Failure state (the reference logger's run() loop, per GPU). */
         unsigned consecutive_failures;
-        uint64_t failed_samples;
         uint64_t crash_seq;       /* +1 at the first failure of each streak */
         int64_t next_try_mono_ns; /* a failing GPU is not asked before this */
         /* Reading state. */

@@ -124,11 +124,10 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
 void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src)
 {
         unsigned failures = dst->consecutive_failures;
-        uint64_t failed = dst->failed_samples, crash_seq = dst->crash_seq;
+        uint64_t crash_seq = dst->crash_seq;
         int64_t next_try = dst->next_try_mono_ns;
         *dst = *src;
         dst->consecutive_failures = failures;
-        dst->failed_samples = failed;
         dst->crash_seq = crash_seq;
         dst->next_try_mono_ns = next_try;
 }
@@ -144,7 +143,7 @@ enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since,
         case NW_IDLE:
                 break;
         }
-        return now >= next_try ? NA_SUBMIT : NA_NONE;
+        return NA_NONE;
 }
 
 int64_t nvml_worker_hang_ns(int64_t interval_ns)
@@ -287,12 +286,6 @@ void nvml_worker_submit_batch(struct nvml_worker *w, const struct nvml_job *jobs
         pthread_mutex_unlock(&w->lock);
 }
 
-void nvml_worker_submit(struct nvml_worker *w, const struct nvml_job *job, int64_t now)
-{
-        static const unsigned slot0;
-        nvml_worker_submit_batch(w, job, &slot0, 1, now);
-}
-
 bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline)
 {
         struct timespec ts = {.tv_sec = deadline / NSEC_PER_SEC,
@@ -320,11 +313,6 @@ unsigned nvml_worker_take(struct nvml_worker *w, struct nvml_job *ret_jobs, unsi
                 w->state = NW_IDLE;
         pthread_mutex_unlock(&w->lock);
         return k;
-}
-
-void nvml_worker_collect(struct nvml_worker *w, struct nvml_job *ret_job)
-{
-        nvml_worker_take(w, ret_job, NULL, 1);
 }
 
 bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsigned *ret_slot)

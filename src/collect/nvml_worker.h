@@ -1,7 +1,7 @@
 /* The jobs that make the NVML calls about one GPU, and the threads that run them when
  * the main loop does not (nvml.c drives them):
  *  - Each tick the main loop runs each GPU's job itself, in an inline worker (no thread,
- *    see the end of this file), under the guard (nvml_guard.h).
+ *    see the end of this file), under the stall guard (core/stall_guard.h).
  *  - A job the loop thread got stuck in is adopted: the worker becomes the GPU's reader
  *    of its own, its thread the abandoned loop thread, until the job returns.
  *  - At start one reader thread acquires every GPU, as one batch; a GPU not answering
@@ -74,7 +74,7 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job);
 
 /* Copy what a job learnt about the GPU (handle, identity, thresholds, unsupported
  * fields) from src into dst, keeping dst's failure state (consecutive_failures,
- * failed_samples, crash_seq, next_try_mono_ns), which only the main loop keeps. */
+ * crash_seq, next_try_mono_ns), which only the main loop keeps. */
 void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src);
 
 enum nvml_worker_state { NW_IDLE, NW_BUSY, NW_DONE };
@@ -82,11 +82,10 @@ enum nvml_action {
         NA_NONE,    /* nothing for this GPU this tick */
         NA_COLLECT, /* a result is ready: publish it */
         NA_HUNG,    /* publish a "call hung" failure sample */
-        NA_SUBMIT,  /* hand the worker a sample job */
 };
 
-/* What the main loop does with a GPU on a reader of its own at a GPU tick (step 1
- * above; NA_SUBMIT: an idle reader). busy_since: when the job in flight started;
+/* What the main loop does with a GPU on a reader of its own at a GPU tick (the table
+ * above; an idle reader: nothing). busy_since: when the job in flight started;
  * next_try: the failure back-off (0: none). All CLOCK_MONOTONIC ns. */
 enum nvml_action nvml_worker_plan(enum nvml_worker_state st, int64_t busy_since, int64_t now,
                                   int64_t next_try, int64_t hang_ns);
@@ -108,8 +107,6 @@ enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_sin
  * IDLE, or when n is 0. */
 void nvml_worker_submit_batch(struct nvml_worker *w, const struct nvml_job *jobs,
                               const unsigned *slots, unsigned n, int64_t now);
-/* nvml_worker_submit_batch of one job, for slot 0. */
-void nvml_worker_submit(struct nvml_worker *w, const struct nvml_job *job, int64_t now);
 /* Wait until the reader is DONE or CLOCK_MONOTONIC reaches deadline (ns; a deadline in
  * the past only looks). True when DONE. */
 bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline);
@@ -118,8 +115,6 @@ bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline);
  * again. Returns how many; 0 leaves ret_jobs alone. Works while BUSY too. */
 unsigned nvml_worker_take(struct nvml_worker *w, struct nvml_job *ret_jobs, unsigned *ret_slots,
                           unsigned max);
-/* nvml_worker_take of one job, without its slot. */
-void nvml_worker_collect(struct nvml_worker *w, struct nvml_job *ret_job);
 /* When the reader is BUSY and has been in its current job since at least min_ns before
  * now: take back the jobs it has not started (they are never run), leaving it the one
  * it is in, whose slot goes into *ret_slot; true. Otherwise false. Jobs done before
@@ -131,10 +126,10 @@ bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsig
 bool nvml_worker_stop(struct nvml_worker *w);
 
 /* Inline jobs, and the adoption of one that hangs (the per-tick path: nvml.c and
- * nvml_guard.h). The main loop runs each GPU's job itself, in a worker that has no
+ * core/stall_guard.h). The main loop runs each GPU's job itself, in a worker that has no
  * thread of its own: nvml_worker_new_inline(), nvml_worker_inline_job(). When the guard
  * takes a job from the loop thread, stuck inside it, the worker becomes a reader of its
- * own for that GPU whose thread is the abandoned loop thread: the guard calls
+ * own for that GPU whose thread is the abandoned loop thread: nvml.c's on_hang calls
  * nvml_worker_adopt(), and the abandoned thread, when the job returns, calls
  * nvml_worker_orphan_done() and exits. From then on it is tended like a reader split off
  * (nvml_worker_state, nvml_worker_take, nvml_worker_stop, which joins nothing). */

@@ -5,7 +5,7 @@
  * readers in other threads. Signals only set flags; the loop acts on them.
  *
  * The loop can move to another thread (ctx->move_loop): when the loop thread is stuck
- * in a driver call (collect/nvml_guard.h), the guard thread carries the loop on. So the
+ * in a driver call (core/stall_guard.h), the guard thread carries the loop on. So the
  * loop keeps the tick in progress and where it is in it in struct daemon, not on its
  * stack, the new loop thread takes the signals (a handler on another thread passes the
  * signal on to it), and the thread that ends the loop also ends the process. */

@@ -55,8 +55,8 @@ struct vigil_ctx {
          * NVML source while it runs; NULL without GPUs. */
         struct nvml_shared *nvml;
         /* Carry the loop on on the calling thread, in place of the loop thread, which is
-         * stuck in a call and will not touch the daemon's state again (the NVML guard,
-         * collect/nvml_guard.h): the tick in progress goes on from the source that was
+         * stuck in a call and will not touch the daemon's state again (the stall guard,
+         * core/stall_guard.c, its only caller): the tick in progress goes on from the source that was
          * running (its sample() is called again for the same tick), then the loop, then
          * the shutdown, and the process exits. Does not return. NULL outside the daemon. */
         void (*move_loop)(struct vigil_ctx *ctx);

@@ -1,8 +1,8 @@
 /* Unit tests: the NVML worker's handoff (collect/nvml_worker.c). The decisions are pure
  * functions tested on numbers; the job runs on a fake function table; the thread's
  * states are driven with a fake call that blocks until the test opens a gate, so no
- * test depends on how fast anything runs. The guard (collect/nvml_guard.c) is tested
- * here too, on an inline job stuck at the gate. */
+ * test depends on how fast anything runs. The stall guard (core/stall_guard.c) is
+ * tested here too, on an inline job stuck at the gate, with on_hang as nvml.c has it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,8 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "collect/nvml_guard.h"
 #include "collect/nvml_worker.h"
+#include "core/stall_guard.h"
+#include "loop_move.h"
 #include "util/clock.h"
 
 #define MS NSEC_PER_MSEC
@@ -133,6 +134,8 @@ static void new_job(struct nvml_job *job, bool have_handle)
 }
 
 /* A sample job for GPU i (handle dev + i). */
+static const unsigned slot0;
+
 static void gpu_job(struct nvml_job *job, unsigned i)
 {
         new_job(job, true);
@@ -146,9 +149,8 @@ static void test_plan(void **state)
         int64_t hang = 2 * S;
         /* A finished job is collected whatever the back-off says. */
         assert_int_equal(nvml_worker_plan(NW_DONE, 0, 10 * S, 99 * S, hang), NA_COLLECT);
-        /* Idle: submitted once due. */
-        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 0, hang), NA_SUBMIT);
-        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 10 * S, hang), NA_SUBMIT);
+        /* Idle: nothing to publish, due or not. */
+        assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 0, hang), NA_NONE);
         assert_int_equal(nvml_worker_plan(NW_IDLE, 0, 10 * S, 10 * S + 1, hang), NA_NONE);
         /* Busy: nothing until the hang threshold, then a failure when due. */
         assert_int_equal(nvml_worker_plan(NW_BUSY, 9 * S, 10 * S, 0, hang), NA_NONE);
@@ -173,7 +175,6 @@ static void test_merge_keeps_failure_state(void **state)
         memset(&dst, 0, sizeof(dst));
         memset(&src, 0, sizeof(src));
         dst.consecutive_failures = 3;
-        dst.failed_samples = 7;
         dst.crash_seq = 2;
         dst.next_try_mono_ns = 12345;
         src.handle = dev;
@@ -187,7 +188,6 @@ static void test_merge_keeps_failure_state(void **state)
         assert_int_equal(dst.unsupported, 0x5);
         assert_string_equal(dst.name, "New");
         assert_int_equal(dst.consecutive_failures, 3);
-        assert_int_equal(dst.failed_samples, 7);
         assert_int_equal(dst.crash_seq, 2);
         assert_int_equal(dst.next_try_mono_ns, 12345);
 }
@@ -331,35 +331,35 @@ static void test_worker_handoff(void **state)
         assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
         /* A job that completes: wait without a real deadline (an hour away). */
         new_job(&job, true);
-        nvml_worker_submit(w, &job, 1000);
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 1000);
         assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
         assert_int_equal(nvml_worker_state(w, &since), NW_DONE);
         assert_int_equal(since, 1000);
         memset(&out, 0, sizeof(out));
-        nvml_worker_collect(w, &out);
+        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 1);
         assert_int_equal(out.err, NVML_SUCCESS);
         assert_true(out.g.temp_c == 45);
         assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
         /* A job stuck in a call: BUSY, a deadline in the past only looks, and it is
          * "hung" once the threshold has passed on the clock the caller gives. */
         fake.gated = true;
-        nvml_worker_submit(w, &job, 5 * S);
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 5 * S);
         wait_inside();
         assert_false(nvml_worker_wait(w, 0));
         assert_int_equal(nvml_worker_state(w, &since), NW_BUSY);
         assert_int_equal(nvml_worker_plan(NW_BUSY, since, 6 * S, 0, 2 * S), NA_NONE);
         assert_int_equal(nvml_worker_plan(NW_BUSY, since, 7 * S, 0, 2 * S), NA_HUNG);
-        /* A second submit while busy is ignored; collect while busy leaves out alone. */
-        nvml_worker_submit(w, &job, 9 * S);
+        /* A second submit while busy is ignored; a take while busy leaves out alone. */
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 9 * S);
         out.err = 77;
-        nvml_worker_collect(w, &out);
+        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 0);
         assert_int_equal(out.err, 77);
         /* The call returns: the late result is there to collect. */
         gate_open();
         assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
         nvml_worker_state(w, &since);
         assert_int_equal(since, 5 * S);
-        nvml_worker_collect(w, &out);
+        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 1);
         assert_int_equal(out.err, NVML_SUCCESS);
         assert_true(nvml_worker_stop(w));
         assert_true(nvml_worker_stop(NULL));
@@ -373,7 +373,7 @@ static void test_worker_abandoned(void **state)
         assert_int_equal(nvml_worker_start(&w, &lib), 0);
         fake.gated = true;
         new_job(&job, true);
-        nvml_worker_submit(w, &job, 0);
+        nvml_worker_submit_batch(w, &job, &slot0, 1, 0);
         wait_inside();
         /* Still inside the call: not joined; the thread frees itself when it returns. */
         assert_false(nvml_worker_stop(w));
@@ -480,48 +480,32 @@ static void test_batch_abandoned(void **state)
         gate_open();
 }
 
-/* The guard's side of a test: what on_hang and move_loop saw. */
+/* The guard's side of a test: what on_hang saw. */
 static struct {
         pthread_mutex_t lock;
-        pthread_cond_t cond;
         struct nvml_worker *inline_w; /* the worker the "loop" runs its job in */
-        bool moved;
         unsigned hangs;
         uint64_t tag;
         int64_t since;
-        struct nvml_worker *fresh;
-} mv = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+} mv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void t_on_hang(void *arg, uint64_t tag, int64_t since, struct nvml_worker *fresh)
+static void t_on_hang(void *arg, uint64_t tag, int64_t since)
 {
         (void)arg;
-        nvml_worker_adopt(mv.inline_w, nvml_guard_slot(tag), since);
+        nvml_worker_adopt(mv.inline_w, stall_guard_key(tag), since);
         pthread_mutex_lock(&mv.lock);
         mv.hangs++;
         mv.tag = tag;
         mv.since = since;
-        mv.fresh = fresh;
         pthread_mutex_unlock(&mv.lock);
-}
-
-/* In the daemon the guard thread carries the loop on; here it says so and ends. */
-static void t_move_loop(struct vigil_ctx *ctx)
-{
-        (void)ctx;
-        pthread_mutex_lock(&mv.lock);
-        mv.moved = true;
-        pthread_cond_broadcast(&mv.cond);
-        pthread_mutex_unlock(&mv.lock);
-        pthread_exit(NULL);
 }
 
 static void mv_reset(void)
 {
+        loop_move_reset();
         pthread_mutex_lock(&mv.lock);
-        mv.moved = false;
         mv.hangs = 0;
         mv.tag = 0;
-        mv.fresh = NULL;
         pthread_mutex_unlock(&mv.lock);
 }
 
@@ -529,13 +513,13 @@ static void mv_reset(void)
  * whether the job stayed the loop's (1) or the guard took it (0). */
 static void *loop_job(void *arg)
 {
-        struct nvml_guard *g = arg;
+        struct stall_guard *g = arg;
         struct nvml_worker *w = mv.inline_w;
         struct nvml_job *job = nvml_worker_inline_job(w);
         gpu_job(job, 1);
-        uint64_t tag = nvml_guard_enter(g, 3);
+        uint64_t tag = stall_guard_enter(g, 3);
         nvml_job_run(nvml_worker_lib(w), job);
-        bool kept = nvml_guard_leave(g, tag);
+        bool kept = stall_guard_leave(g, tag);
         if (!kept)
                 nvml_worker_orphan_done(w);
         return (void *)(intptr_t)kept;
@@ -548,29 +532,25 @@ static void test_guard_takes_stuck_job(void **state)
 {
         (void)state;
         struct vigil_ctx ctx;
-        struct nvml_guard *g = NULL;
+        struct stall_guard *g = NULL;
         struct nvml_job out;
         unsigned slot = 99;
         pthread_t t;
         void *kept = NULL;
         memset(&ctx, 0, sizeof(ctx));
-        ctx.move_loop = t_move_loop;
+        ctx.move_loop = loop_move_fn;
         mv_reset();
         mv.inline_w = nvml_worker_new_inline(&lib);
         assert_non_null(mv.inline_w);
-        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
+        assert_int_equal(stall_guard_start(&g, &ctx, t_on_hang, NULL), 0);
         fake.gated = true;
         int64_t before = now_mono_ns();
         assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
         wait_inside();
-        pthread_mutex_lock(&mv.lock);
-        while (!mv.moved)
-                pthread_cond_wait(&mv.cond, &mv.lock);
-        pthread_mutex_unlock(&mv.lock);
+        loop_move_wait();
         assert_int_equal(mv.hangs, 1);
-        assert_int_equal(nvml_guard_slot(mv.tag), 3);
+        assert_int_equal(stall_guard_key(mv.tag), 3);
         assert_true(mv.since >= before);
-        assert_non_null(mv.fresh);
         int64_t since = 0;
         assert_int_equal(nvml_worker_state(mv.inline_w, &since), NW_BUSY);
         assert_int_equal(since, mv.since);
@@ -584,8 +564,7 @@ static void test_guard_takes_stuck_job(void **state)
         assert_int_equal(out.err, NVML_SUCCESS);
         assert_true(out.g.temp_c == 45);
         assert_true(nvml_worker_stop(mv.inline_w));
-        assert_true(nvml_worker_stop(mv.fresh));
-        nvml_guard_stop(g, false);
+        stall_guard_stop(g, false);
 }
 
 /* Stopped while the adopted job is still stuck: not freed under the thread; the
@@ -594,95 +573,23 @@ static void test_guard_adopted_abandoned(void **state)
 {
         (void)state;
         struct vigil_ctx ctx;
-        struct nvml_guard *g = NULL;
+        struct stall_guard *g = NULL;
         pthread_t t;
         void *kept = (void *)1;
         memset(&ctx, 0, sizeof(ctx));
-        ctx.move_loop = t_move_loop;
+        ctx.move_loop = loop_move_fn;
         mv_reset();
         mv.inline_w = nvml_worker_new_inline(&lib);
-        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
+        assert_int_equal(stall_guard_start(&g, &ctx, t_on_hang, NULL), 0);
         fake.gated = true;
         assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
-        pthread_mutex_lock(&mv.lock);
-        while (!mv.moved)
-                pthread_cond_wait(&mv.cond, &mv.lock);
-        pthread_mutex_unlock(&mv.lock);
+        loop_move_wait();
         assert_false(nvml_worker_stop(mv.inline_w));
-        nvml_guard_stop(g, true); /* the thread still touches the guard */
+        stall_guard_stop(g, true); /* the thread still touches the guard */
         gate_open();
         pthread_join(t, &kept);
         assert_null(kept);
-        assert_true(nvml_worker_stop(mv.fresh));
         free(g); /* kept for the thread; now it is done with it */
-}
-
-/* Jobs that end are never taken, however long the guard looks; and outside the daemon
- * (no move_loop) a stuck job is only watched: it stays the caller's. */
-static void test_guard_leaves_the_loop_alone(void **state)
-{
-        (void)state;
-        struct vigil_ctx ctx;
-        struct nvml_guard *g = NULL;
-        pthread_t t;
-        void *kept = NULL;
-        memset(&ctx, 0, sizeof(ctx));
-        mv_reset();
-        mv.inline_w = nvml_worker_new_inline(&lib);
-        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
-        for (unsigned slot = 0; slot < VIGIL_MAX_GPUS; slot++) {
-                uint64_t tag = nvml_guard_enter(g, slot);
-                assert_int_equal(nvml_guard_slot(tag), slot);
-                assert_true(nvml_guard_leave(g, tag));
-        }
-        fake.gated = true;
-        assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
-        wait_inside();
-        /* Three guard periods with the job stuck, and no move_loop to call. */
-        struct timespec ts = {0, 3 * NVML_GUARD_PERIOD_NS};
-        nanosleep(&ts, NULL);
-        gate_open();
-        pthread_join(t, &kept);
-        assert_non_null(kept);
-        assert_int_equal(mv.hangs, 0);
-        assert_true(nvml_worker_stop(mv.inline_w));
-        nvml_guard_stop(g, false);
-        nvml_guard_stop(NULL, false);
-}
-
-/* Ticks that end before the timer fires never wake the guard: it sleeps on its timer,
- * not on a period. A tick left running past the arm time is watched. */
-static void test_guard_sleeps_while_ticks_end(void **state)
-{
-        (void)state;
-        struct vigil_ctx ctx;
-        struct nvml_guard *g = NULL;
-        memset(&ctx, 0, sizeof(ctx));
-        mv_reset();
-        assert_int_equal(nvml_guard_start(&g, &ctx, &lib, t_on_hang, NULL), 0);
-        /* An arm time no tick here outlasts, however slow the machine (qemu, load): a
-         * guard on a period would still look about ten times meanwhile. */
-        g->arm_ns = 30LL * 1000 * 1000 * 1000;
-        struct timespec gap = {0, 20 * 1000 * 1000};
-        for (int tick = 0; tick < 40; tick++) {
-                for (unsigned slot = 0; slot < 4; slot++)
-                        assert_true(nvml_guard_leave(g, nvml_guard_enter(g, slot)));
-                nvml_guard_disarm(g);
-                nanosleep(&gap, NULL);
-        }
-        struct timespec ts = {0, 3 * NVML_GUARD_PERIOD_NS};
-        nanosleep(&ts, NULL);
-        assert_int_equal(nvml_guard_looks(g), 0);
-        /* A tick still running after the arm time: the guard looks. */
-        g->arm_ns = NVML_GUARD_ARM_NS;
-        assert_true(nvml_guard_leave(g, nvml_guard_enter(g, 0)));
-        ts.tv_nsec = (long)NVML_GUARD_PERIOD_NS;
-        for (int i = 0; i < 300 && nvml_guard_looks(g) == 0; i++) /* 30 s at most */
-                nanosleep(&ts, NULL);
-        assert_true(nvml_guard_looks(g) >= 1);
-        nvml_guard_disarm(g);
-        assert_int_equal(mv.hangs, 0);
-        nvml_guard_stop(g, false);
 }
 
 int main(void)
@@ -693,7 +600,6 @@ int main(void)
             cmocka_unit_test(test_merge_keeps_failure_state),
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
             cmocka_unit_test_setup(test_job_lists_processes, setup),
-            cmocka_unit_test(test_guard_sleeps_while_ticks_end),
             cmocka_unit_test_setup(test_job_acquire_only, setup),
             cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
             cmocka_unit_test_setup(test_worker_handoff, setup),
@@ -703,7 +609,6 @@ int main(void)
             cmocka_unit_test_setup(test_batch_abandoned, setup),
             cmocka_unit_test_setup(test_guard_takes_stuck_job, setup),
             cmocka_unit_test_setup(test_guard_adopted_abandoned, setup),
-            cmocka_unit_test_setup(test_guard_leaves_the_loop_alone, setup),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* The guard on the main loop's NVML calls. See nvml_guard.h. */
-#include "collect/nvml_guard.h"
+/* The stall guard. See stall_guard.h. */
+#include "core/stall_guard.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,28 +18,28 @@ enum guard_wake { GW_QUIT, GW_TIMER, GW_TIMEOUT };
 static void *guard_main(void *arg);
 
 /* A guard thread; false when none could start. Called with g->lock held. */
-static bool start_thread(struct nvml_guard *g)
+static bool start_thread(struct stall_guard *g)
 {
         int r = vigil_thread_create(&g->thread, guard_main, g);
         g->have_thread = r == 0;
         return g->have_thread;
 }
 
-static void set_timer(struct nvml_guard *g, int64_t ns)
+static void set_timer(struct stall_guard *g, int64_t ns)
 {
         struct itimerspec its = {
             .it_value = {.tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC}};
         (void)timerfd_settime(g->timer_fd, 0, &its, NULL);
 }
 
-void nvml_guard_arm(struct nvml_guard *g)
+void stall_guard_arm(struct stall_guard *g)
 {
         atomic_store_explicit(&g->in_tick, true, memory_order_release);
         set_timer(g, g->arm_ns);
         g->armed = true;
 }
 
-void nvml_guard_disarm(struct nvml_guard *g)
+void stall_guard_tick_end(struct stall_guard *g)
 {
         if (!g || !g->armed)
                 return;
@@ -50,7 +50,7 @@ void nvml_guard_disarm(struct nvml_guard *g)
 
 /* Wait for the quit eventfd, and the timer when with_timer, at most timeout_ms (-1:
  * no limit). The timer's expiry count is read, so it wakes once per arm. */
-static enum guard_wake guard_wait(struct nvml_guard *g, bool with_timer, int timeout_ms)
+static enum guard_wake guard_wait(struct stall_guard *g, bool with_timer, int timeout_ms)
 {
         struct pollfd p[2] = {{.fd = g->quit_fd, .events = POLLIN},
                               {.fd = g->timer_fd, .events = POLLIN}};
@@ -68,27 +68,21 @@ static enum guard_wake guard_wait(struct nvml_guard *g, bool with_timer, int tim
         return GW_TIMEOUT;
 }
 
-/* Take the hung job tagged tag from the loop thread, and become the loop thread.
- * Returns only when the tag was not taken (the job ended meanwhile) or no worker could
- * be made for the next jobs (then the next look tries again). */
-static void take_over(struct nvml_guard *g, uint64_t tag, int64_t since)
+/* Take the hung unit tagged tag from the loop thread, and become the loop thread.
+ * Returns only when the tag was not taken (the unit ended meanwhile). */
+static void take_over(struct stall_guard *g, uint64_t tag, int64_t since)
 {
-        struct nvml_worker *fresh = nvml_worker_new_inline(g->lib);
-        if (!fresh)
-                return;
         uint64_t expect = tag;
         if (!atomic_compare_exchange_strong_explicit(&g->running, &expect, 0, memory_order_acq_rel,
-                                                     memory_order_acquire)) {
-                nvml_worker_stop(fresh);
+                                                     memory_order_acquire))
                 return;
-        }
-        g->on_hang(g->arg, tag, since, fresh);
+        g->on_hang(g->arg, tag, since);
         pthread_mutex_lock(&g->lock);
         g->moves++;
         bool quit = g->quit;
         if (!quit && !start_thread(g))
-                vlog(LOG_WARN, "NVML: cannot start a new guard thread: a hung call from now on "
-                               "holds up sampling");
+                vlog(LOG_WARN, "cannot start a new stall guard thread: a hung driver call from "
+                               "now on holds up sampling");
         pthread_mutex_unlock(&g->lock);
         /* Nobody joins a loop thread: if a hang abandons this one too, it ends alone. */
         pthread_detach(pthread_self());
@@ -96,19 +90,19 @@ static void take_over(struct nvml_guard *g, uint64_t tag, int64_t since)
         g->ctx->move_loop(g->ctx);
 }
 
-/* Look at the loop's word every period while the tick lasts; take a job seen at two
+/* Look at the loop's word every period while the tick lasts; take a unit seen at two
  * looks in a row. False when told to quit. */
-static bool watch_tick(struct nvml_guard *g)
+static bool watch_tick(struct stall_guard *g)
 {
         uint64_t seen = 0;
         int64_t seen_at = 0;
-        const int period_ms = (int)(NVML_GUARD_PERIOD_NS / NSEC_PER_MSEC);
+        const int period_ms = (int)(STALL_GUARD_PERIOD_NS / NSEC_PER_MSEC);
         while (atomic_load_explicit(&g->in_tick, memory_order_acquire)) {
                 uint64_t tag = atomic_load_explicit(&g->running, memory_order_acquire);
                 int64_t now = now_mono_ns();
                 atomic_fetch_add_explicit(&g->looks, 1, memory_order_relaxed);
                 if (tag != 0 && tag == seen) {
-                        /* The same job at two looks in a row: it has run for a period at
+                        /* The same unit at two looks in a row: it has run for a period at
                          * least. */
                         if (g->ctx->move_loop)
                                 take_over(g, tag, seen_at);
@@ -124,7 +118,7 @@ static bool watch_tick(struct nvml_guard *g)
 
 static void *guard_main(void *arg)
 {
-        struct nvml_guard *g = arg;
+        struct stall_guard *g = arg;
         /* A guard started by a move comes in the middle of a tick whose timer fired
          * already: it watches that tick at once. The first guard waits for the timer
          * like every later round, however late its thread starts. */
@@ -142,7 +136,7 @@ static void *guard_main(void *arg)
         return NULL;
 }
 
-static void close_fds(struct nvml_guard *g)
+static void close_fds(struct stall_guard *g)
 {
         if (g->timer_fd >= 0)
                 close(g->timer_fd);
@@ -150,20 +144,19 @@ static void close_fds(struct nvml_guard *g)
                 close(g->quit_fd);
 }
 
-int nvml_guard_start(struct nvml_guard **ret, struct vigil_ctx *ctx, const struct nvml_lib *lib,
-                     nvml_guard_hang_fn on_hang, void *arg)
+int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, stall_hang_fn on_hang,
+                      void *arg)
 {
-        struct nvml_guard *g = calloc(1, sizeof(*g));
+        struct stall_guard *g = calloc(1, sizeof(*g));
         if (!g)
                 return -ENOMEM;
         atomic_init(&g->running, 0);
         atomic_init(&g->in_tick, false);
         atomic_init(&g->looks, 0);
         g->ctx = ctx;
-        g->lib = lib;
         g->on_hang = on_hang;
         g->arg = arg;
-        g->arm_ns = NVML_GUARD_ARM_NS;
+        g->arm_ns = STALL_GUARD_ARM_NS;
         g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
         g->quit_fd = eventfd(0, EFD_CLOEXEC);
         if (g->timer_fd < 0 || g->quit_fd < 0) {
@@ -180,12 +173,12 @@ int nvml_guard_start(struct nvml_guard **ret, struct vigil_ctx *ctx, const struc
         return ok ? 0 : -EAGAIN;
 }
 
-_Noreturn void nvml_guard_orphan_exit(void)
+_Noreturn void stall_guard_orphan_exit(void)
 {
         pthread_exit(NULL);
 }
 
-unsigned nvml_guard_moves(struct nvml_guard *g)
+unsigned stall_guard_moves(struct stall_guard *g)
 {
         pthread_mutex_lock(&g->lock);
         unsigned n = g->moves;
@@ -193,12 +186,12 @@ unsigned nvml_guard_moves(struct nvml_guard *g)
         return n;
 }
 
-unsigned nvml_guard_looks(struct nvml_guard *g)
+unsigned stall_guard_looks(struct stall_guard *g)
 {
         return atomic_load_explicit(&g->looks, memory_order_relaxed);
 }
 
-void nvml_guard_stop(struct nvml_guard *g, bool keep)
+void stall_guard_stop(struct stall_guard *g, bool keep)
 {
         if (!g)
                 return;
