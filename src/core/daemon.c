@@ -369,11 +369,17 @@ static void publish(struct daemon *d)
         ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
         pthread_mutex_lock(&ctx->pub_lock);
         bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
-        memcpy(ctx->published, ctx->frame, FRAME_PUBLISH_BYTES);
+        /* The GPU slots no GPU uses are copied at the first publication only (and
+         * again should the count change): they never change. */
+        bool full = ctx->published_seq == 0 || ctx->published->ngpus != ctx->frame->ngpus;
+        frame_copy_published(ctx->published, ctx->frame, full);
         if (procs_moved || ctx->published_seq == 0)
                 memcpy(ctx->published->gpu_procs, ctx->frame->gpu_procs,
                        sizeof(ctx->frame->gpu_procs));
-        memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
+        if (full)
+                memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
+        else
+                counters_copy(ctx->published_extra, ctx->extra, ctx->frame->ngpus);
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
         /* The findings change with events only: copied when they did. */
         if (ctx->findings && ctx->published_findings &&
