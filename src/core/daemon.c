@@ -417,7 +417,7 @@ static void guard_disk(struct daemon *d, const struct tick *t)
         }
 }
 
-static void handle_requests(struct daemon *d, int64_t real_ns)
+static void handle_requests(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         if (atomic_load(&sig_stop))
@@ -430,7 +430,7 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
                                 vigil_sinks[i]->reopen(d->sink_state[i], ctx);
         }
         if (atomic_exchange(&sig_usr1, 0)) {
-                control_write_status(ctx, &d->sched, real_ns);
+                control_write_status(ctx, &d->sched, now_real_ns());
         }
         if (atomic_exchange(&sig_usr2, 0)) {
                 control_take_snapshot_request(ctx);
@@ -484,7 +484,7 @@ static void loop(struct daemon *d)
                 int64_t next = sched_next(&d->sched);
                 struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
                 int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-                handle_requests(d, now_real_ns());
+                handle_requests(d);
                 if (r == EINTR || ctx->stop_requested)
                         continue;
                 t->mono_ns = now_mono_ns();
