@@ -2,6 +2,7 @@
  * linear search over a bounded table: tables are small and updates are rare (an Xid, a
  * rule transition), except the events, which index. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/counters.h"
@@ -9,6 +10,17 @@
 void counters_clear(struct counters *x)
 {
         memset(x, 0, sizeof(*x));
+}
+
+/* counters_copy: the per-GPU counters come first, everything else after them. */
+_Static_assert(offsetof(struct counters, gpus) == 0, "gpus first in struct counters");
+
+void counters_copy(struct counters *dst, const struct counters *src, unsigned ngpus)
+{
+        size_t n = ngpus < VIGIL_MAX_GPUS ? ngpus : VIGIL_MAX_GPUS;
+        size_t tail = offsetof(struct counters, nrules);
+        memcpy(dst->gpus, src->gpus, n * sizeof(src->gpus[0]));
+        memcpy((char *)dst + tail, (const char *)src + tail, sizeof(*src) - tail);
 }
 
 int counters_add_xid(struct counters *x, unsigned gpu, uint32_t xid)

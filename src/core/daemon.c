@@ -369,11 +369,17 @@ static void publish(struct daemon *d)
         ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
         pthread_mutex_lock(&ctx->pub_lock);
         bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
-        memcpy(ctx->published, ctx->frame, FRAME_PUBLISH_BYTES);
+        /* The GPU slots no GPU uses are copied at the first publication only (and
+         * again should the count change): they never change. */
+        bool full = ctx->published_seq == 0 || ctx->published->ngpus != ctx->frame->ngpus;
+        frame_copy_published(ctx->published, ctx->frame, full);
         if (procs_moved || ctx->published_seq == 0)
                 memcpy(ctx->published->gpu_procs, ctx->frame->gpu_procs,
                        sizeof(ctx->frame->gpu_procs));
-        memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
+        if (full)
+                memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
+        else
+                counters_copy(ctx->published_extra, ctx->extra, ctx->frame->ngpus);
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
         /* The findings change with events only: copied when they did. */
         if (ctx->findings && ctx->published_findings &&
@@ -411,7 +417,7 @@ static void guard_disk(struct daemon *d, const struct tick *t)
         }
 }
 
-static void handle_requests(struct daemon *d, int64_t real_ns)
+static void handle_requests(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         if (atomic_load(&sig_stop))
@@ -424,7 +430,7 @@ static void handle_requests(struct daemon *d, int64_t real_ns)
                                 vigil_sinks[i]->reopen(d->sink_state[i], ctx);
         }
         if (atomic_exchange(&sig_usr1, 0)) {
-                control_write_status(ctx, &d->sched, real_ns);
+                control_write_status(ctx, &d->sched, now_real_ns());
         }
         if (atomic_exchange(&sig_usr2, 0)) {
                 control_take_snapshot_request(ctx);
@@ -478,7 +484,7 @@ static void loop(struct daemon *d)
                 int64_t next = sched_next(&d->sched);
                 struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
                 int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-                handle_requests(d, now_real_ns());
+                handle_requests(d);
                 if (r == EINTR || ctx->stop_requested)
                         continue;
                 t->mono_ns = now_mono_ns();

@@ -1,6 +1,7 @@
 /* Frame clearing: every value to missing. See frame.h. */
 #include "core/frame.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "core/frame_fields.h"
@@ -35,6 +36,27 @@ void gpu_frame_clear(struct gpu_frame *g)
 void storage_frame_clear(struct storage_frame *s)
 {
         fields_clear(s, sizeof(*s), storage_fields, storage_fields_count);
+}
+
+/* frame_copy_published skips only the GPU slots: nothing lies between them and self. */
+_Static_assert(offsetof(struct frame, gpu_stats) ==
+                   offsetof(struct frame, gpus) + sizeof(((struct frame *)0)->gpus),
+               "gpu_stats right after gpus");
+_Static_assert(offsetof(struct frame, self) ==
+                   offsetof(struct frame, gpu_stats) + sizeof(((struct frame *)0)->gpu_stats),
+               "self right after gpu_stats");
+
+void frame_copy_published(struct frame *dst, const struct frame *src, bool full)
+{
+        unsigned n = src->ngpus < VIGIL_MAX_GPUS ? src->ngpus : VIGIL_MAX_GPUS;
+        if (full || n == VIGIL_MAX_GPUS) {
+                memcpy(dst, src, FRAME_PUBLISH_BYTES);
+                return;
+        }
+        memcpy(dst, src, offsetof(struct frame, gpus));
+        memcpy(dst->gpus, src->gpus, n * sizeof(src->gpus[0]));
+        memcpy(dst->gpu_stats, src->gpu_stats, n * sizeof(src->gpu_stats[0]));
+        memcpy(&dst->self, &src->self, FRAME_PUBLISH_BYTES - offsetof(struct frame, self));
 }
 
 void frame_clear(struct frame *f)

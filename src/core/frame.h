@@ -145,6 +145,12 @@ struct frame {
  * only when gpu_procs_gen changed. */
 #define FRAME_PUBLISH_BYTES offsetof(struct frame, gpu_procs)
 
+/* Copy the first FRAME_PUBLISH_BYTES of src to dst (all but the process lists). With
+ * full false, GPU slots from src->ngpus on are left as they are in dst: a caller that
+ * copies the same frame again and again passes full true at the first copy and
+ * whenever src->ngpus changed, and the slots no GPU uses are not copied each time. */
+void frame_copy_published(struct frame *dst, const struct frame *src, bool full);
+
 /* Set every value of the frame to missing. */
 void frame_clear(struct frame *f);
 void host_frame_clear(struct host_frame *h);

@@ -188,7 +188,7 @@ static int64_t prune_anchor(const struct csvlog *l, int64_t real_ns)
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row, size_t len)
 {
         char date[16];
-        fmt_date(date, sizeof(date), real_ns);
+        fmt_date_cached(&l->date_cache, date, sizeof(date), real_ns);
         if (l->fd >= 0 && !l->fixed && strcmp(date, l->date) != 0) {
                 csvlog_close(l);
                 csvlog_prune(l->dir, l->prefix, l->retention_days, prune_anchor(l, real_ns));

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/fmt.h"
+
 struct csvlog {
         char dir[1024];
         char prefix[32]; /* "host", "gpu0" */
@@ -24,6 +26,7 @@ struct csvlog {
         bool fixed;           /* one named file (--csv): no day rotation, no pruning */
         bool moved_aside;     /* the file's old content had another header: now in .old */
         bool unsynced;        /* rows written since the last fdatasync */
+        struct fmt_sec_cache date_cache; /* the day of the last row's second */
 };
 
 /* Set up (no file is opened until the first row). */

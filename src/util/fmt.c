@@ -124,21 +124,27 @@ size_t fmt_time_gpu(char *out, size_t cap, int64_t ns)
         return fmt_local(out, cap, ns, LF_GPU, 3);
 }
 
+/* Make c hold second s in kind's format. False when it does not fit (c left invalid). */
+static bool sec_cache_fill(struct fmt_sec_cache *c, time_t s, enum local_fmt kind)
+{
+        if (c->valid && c->sec == (int64_t)s)
+                return true;
+        /* Any other second, earlier or later, is formatted from scratch: the UTC offset
+         * (DST, a new TZ) may differ from one second to the next. */
+        c->valid = false;
+        c->len = fmt_local_sec(c->text, sizeof(c->text), s, kind);
+        if (c->len == 0)
+                return false;
+        c->sec = (int64_t)s;
+        c->valid = true;
+        return true;
+}
+
 size_t fmt_time_gpu_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
 {
         long frac;
         time_t s = split_ns(ns, &frac);
-        if (!c->valid || c->sec != (int64_t)s) {
-                /* Any other second, earlier or later, is formatted from scratch: the
-                 * UTC offset (DST, a new TZ) may differ from one second to the next. */
-                c->valid = false;
-                c->len = fmt_local_sec(c->text, sizeof(c->text), s, LF_GPU);
-                if (c->len == 0)
-                        return fmt_time_gpu(out, cap, ns);
-                c->sec = (int64_t)s;
-                c->valid = true;
-        }
-        if (c->len + 5 > cap)
+        if (!sec_cache_fill(c, s, LF_GPU) || c->len + 5 > cap)
                 return fmt_time_gpu(out, cap, ns);
         memcpy(out, c->text, c->len);
         return put_frac(out, cap, c->len, frac, 3);
@@ -162,6 +168,17 @@ size_t fmt_time_utc_iso(char *out, size_t cap, int64_t ns)
 size_t fmt_date(char *out, size_t cap, int64_t ns)
 {
         return fmt_local(out, cap, ns, LF_DATE, 0);
+}
+
+size_t fmt_date_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
+{
+        long frac;
+        time_t s = split_ns(ns, &frac);
+        if (!sec_cache_fill(c, s, LF_DATE) || c->len + 1 > cap)
+                return fmt_date(out, cap, ns);
+        memcpy(out, c->text, c->len);
+        out[c->len] = '\0';
+        return c->len;
 }
 
 size_t fmt_stamp(char *out, size_t cap, int64_t ns)

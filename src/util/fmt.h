@@ -34,6 +34,9 @@ size_t fmt_time_iso_us(char *out, size_t cap, int64_t realtime_ns);
 size_t fmt_time_utc_iso(char *out, size_t cap, int64_t realtime_ns);
 /* Local date "YYYY-MM-DD" (daily file names). */
 size_t fmt_date(char *out, size_t cap, int64_t realtime_ns);
+/* fmt_date with one localtime_r per whole second, on the same terms as
+ * fmt_time_gpu_cached. A cache serves one of the two functions, never both. */
+size_t fmt_date_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t realtime_ns);
 /* Local "YYYYMMDD-HHMMSS" (snapshot file names). */
 size_t fmt_stamp(char *out, size_t cap, int64_t realtime_ns);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/counters.h"
 #include "core/fields.h"
 #include "core/frame.h"
 #include "core/gpu_columns.h"
@@ -320,9 +321,69 @@ static void test_report_reads_written_columns(void **state)
         }
 }
 
+static void fill_bytes(void *p, size_t n, unsigned seed)
+{
+        unsigned char *b = p;
+        for (size_t i = 0; i < n; i++)
+                b[i] = (unsigned char)(i * 31u + seed);
+}
+
+/* The publication's copy: every byte but the process lists with full true; with full
+ * false every byte but those and the GPU slots from ngpus on, which keep dst's. */
+static void test_frame_copy_published(void **state)
+{
+        (void)state;
+        struct frame *src = malloc(sizeof(*src)), *dst = malloc(sizeof(*dst));
+        struct frame *want = malloc(sizeof(*want));
+        assert_non_null(src);
+        assert_non_null(dst);
+        assert_non_null(want);
+        fill_bytes(src, sizeof(*src), 1);
+        fill_bytes(dst, sizeof(*dst), 2);
+        src->ngpus = 3;
+        memcpy(want, dst, sizeof(*want));
+        memcpy(want, src, FRAME_PUBLISH_BYTES);
+        frame_copy_published(dst, src, true);
+        assert_memory_equal(dst, want, sizeof(*dst));
+
+        fill_bytes(src, sizeof(*src), 3);
+        src->ngpus = 3;
+        memcpy(want, src, FRAME_PUBLISH_BYTES);
+        memcpy(&want->gpus[3], &dst->gpus[3], 13 * sizeof(dst->gpus[0]));
+        memcpy(&want->gpu_stats[3], &dst->gpu_stats[3], 13 * sizeof(dst->gpu_stats[0]));
+        memcpy(want->gpu_procs, dst->gpu_procs, sizeof(dst->gpu_procs));
+        frame_copy_published(dst, src, false);
+        assert_memory_equal(dst, want, sizeof(*dst));
+        free(want);
+        free(dst);
+        free(src);
+}
+
+/* counters_copy: everything but the per-GPU counters of slots from ngpus on. */
+static void test_counters_copy(void **state)
+{
+        (void)state;
+        struct counters *src = malloc(sizeof(*src)), *dst = malloc(sizeof(*dst));
+        struct counters *want = malloc(sizeof(*want));
+        assert_non_null(src);
+        assert_non_null(dst);
+        assert_non_null(want);
+        fill_bytes(src, sizeof(*src), 4);
+        fill_bytes(dst, sizeof(*dst), 5);
+        memcpy(want, src, sizeof(*want));
+        memcpy(&want->gpus[2], &dst->gpus[2], (VIGIL_MAX_GPUS - 2) * sizeof(dst->gpus[0]));
+        counters_copy(dst, src, 2);
+        assert_memory_equal(dst, want, sizeof(*dst));
+        free(want);
+        free(dst);
+        free(src);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_frame_copy_published),
+            cmocka_unit_test(test_counters_copy),
             cmocka_unit_test(test_gpu_layout),
             cmocka_unit_test(test_gpu_cleared),
             cmocka_unit_test(test_gpu_zero_found),

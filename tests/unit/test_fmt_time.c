@@ -1,6 +1,8 @@
 /* Unit tests: the GPU log's timestamp with a per-second cache (fmt_time_gpu_cached in
  * util/fmt.c) writes what fmt_time_gpu writes, across DST changes, zones with odd
- * offsets, clock jumps back and forth, and a time zone changed between two seconds. */
+ * offsets, clock jumps back and forth, and a time zone changed between two seconds;
+ * the daily files' date with one (fmt_date_cached) what fmt_date writes, across local
+ * midnights. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,13 +134,55 @@ static void test_small_buffer(void **state)
         }
 }
 
+static void same_date(struct fmt_sec_cache *c, int64_t ns, size_t cap)
+{
+        char want[40], got[40];
+        memset(want, 0x55, sizeof(want));
+        memset(got, 0x55, sizeof(got));
+        size_t wn = fmt_date(want, cap, ns);
+        size_t gn = fmt_date_cached(c, got, cap, ns);
+        if (wn != gn || memcmp(want, got, sizeof(got)) != 0)
+                fail_msg("TZ=%s ns=%lld cap=%zu: \"%s\" but cached \"%.*s\"", getenv("TZ"),
+                         (long long)ns, cap, want, (int)gn, got);
+}
+
+/* Local midnights (and DST changes) in several zones, in 0..300 ms steps with jumps
+ * back, then buffers too small for the date. */
+static void test_date_cached(void **state)
+{
+        (void)state;
+        static const char *const zones[] = {"Europe/Berlin", "America/New_York",
+                                            "Australia/Lord_Howe", "Asia/Kolkata", "UTC"};
+        unsigned long n = 0;
+        for (size_t i = 0; i < sizeof(zones) / sizeof(zones[0]); i++) {
+                struct fmt_sec_cache c = {0};
+                use_tz(zones[i]);
+                /* 2026-03-28 12:00 UTC for 40 hours: two local midnights everywhere, and
+                 * the DST change of 2026-03-29 in Berlin. */
+                int64_t ns = 1774699200LL * NS, end = ns + 40 * 3600 * NS;
+                while (ns < end) {
+                        same_date(&c, ns, 40);
+                        n++;
+                        uint64_t r = rnd();
+                        if (r % 97 == 0)
+                                ns -= (int64_t)(r % (3 * NS));
+                        else
+                                ns += (int64_t)(r % (300 * 1000000)) * (r % 3 == 0 ? 10 : 1);
+                }
+        }
+        assert_true(n > 100000);
+        struct fmt_sec_cache c = {0};
+        use_tz("UTC");
+        for (size_t cap = 1; cap <= 12; cap++)
+                same_date(&c, 1773482700LL * NS + 5000000, cap);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_dst_transitions),
-            cmocka_unit_test(test_year_hourly),
-            cmocka_unit_test(test_tz_change),
-            cmocka_unit_test(test_small_buffer),
+            cmocka_unit_test(test_dst_transitions), cmocka_unit_test(test_year_hourly),
+            cmocka_unit_test(test_tz_change),       cmocka_unit_test(test_small_buffer),
+            cmocka_unit_test(test_date_cached),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
