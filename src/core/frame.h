@@ -87,7 +87,8 @@ struct gpu_frame {
 #undef FIELD_S
 };
 
-/* Anomaly kinds counted per GPU (detect/gpu_rules.c; names in gpu_anomaly_names[]). */
+/* Anomaly kinds counted per GPU (by detect/gpu_rules.c; names in gpu_anomaly_names[],
+ * core/counters.c). */
 enum gpu_anomaly {
         GPU_ANOM_TDP_CHANGE,
         GPU_ANOM_FAN_SPIKE,
