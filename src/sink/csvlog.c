@@ -230,6 +230,25 @@ void csvlog_reopen(struct csvlog *l)
         csvlog_close(l);
 }
 
+int csvlog_repair(const char *path)
+{
+        struct stat st;
+        int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        uint64_t size = (uint64_t)st.st_size;
+        int r = repair_tail(fd, &size);
+        if (r > 0 && fdatasync(fd) < 0)
+                r = -errno;
+        close(fd);
+        return r;
+}
+
 int csvlog_sync(struct csvlog *l)
 {
         if (l->fd < 0 || !l->unsynced)

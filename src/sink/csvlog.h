@@ -55,6 +55,12 @@ void csvlog_reopen(struct csvlog *l);
  * costs nothing). 0 or -errno. */
 int csvlog_sync(struct csvlog *l);
 void csvlog_close(struct csvlog *l);
+/* Cut a torn last line from the CSV file at path (a crash or power cut mid-row), so
+ * the file ends with a whole row, and sync the cut; a file with no newline at all is
+ * emptied. For files vigil will not open again (an earlier day's); the file it logs
+ * to is repaired when opened. Returns the bytes cut (0 when the file was whole), or
+ * -errno. */
+int csvlog_repair(const char *path);
 
 /* Delete PREFIX-YYYY-MM-DD*.csv[.gz] files older than retention_days before today,
  * always keeping the newest retention_days days present (so a wall clock that jumps

@@ -13,7 +13,9 @@
 
 #include "core/runstate.h"
 #include "core/vigil.h"
+#include "report/pm_csv.h"
 #include "report/postmortem.h"
+#include "sink/csvlog.h"
 #include "core/eventlog.h"
 #include "sink/metrics.h"
 #include "util/clock.h"
@@ -24,6 +26,31 @@ struct pm_sink {
         struct runstate now; /* this run's state, saved at start and at the stop */
         char log_dir[1024];
 };
+
+/* After an unclean end, once the post-mortem has read them: the newest day of every
+ * log ends with a whole row again. The day vigil logs to is repaired when it is opened;
+ * an earlier day (the end came before midnight, the start after) never is, and would
+ * keep its partial row for good. */
+static void repair_logs(const char *dir)
+{
+        unsigned max = PM_MAX_FILES;
+        struct pm_csv_file *files = calloc(max, sizeof(*files));
+        int n = files ? pm_csv_find(dir, files, max) : -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                if (!files[i].torn)
+                        continue;
+                char path[1200];
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+                int r = csvlog_repair(path);
+                if (r > 0)
+                        vlog(LOG_INFO, "%s: cut a partial last row (%d bytes) left by the end",
+                             path, r);
+                else if (r < 0)
+                        vlog(LOG_WARN, "%s: cannot cut its partial last row: %s", path,
+                             strerror(-r));
+        }
+        free(files);
+}
 
 /* After an unclean end: the post-mortem, its events.log line and the warning. */
 static void examine(struct pm_sink *s, struct vigil_ctx *ctx, const struct runstate *prev,
@@ -78,6 +105,7 @@ static int pm_init(struct vigil_ctx *ctx, void **ret_state)
                 s->now.unclean[kind]++;
                 s->now.last_unclean_ns = now_real_ns();
                 examine(s, ctx, r == 0 ? &prev : NULL, kind);
+                repair_logs(ctx->log_dir);
         } else if (r == 0) {
                 s->now.last_unclean_ns = prev.last_unclean_ns;
         }

@@ -12,10 +12,13 @@
 #   VIGIL_SYNC_S  (default 1)    vigil's --sync-interval, seconds (the bound checked)
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/faults/helpers.sh"
+# POWERCUT_TZ: the local time zone of the run (powercut_midnight.sh puts midnight in it).
+[ -n "${POWERCUT_TZ:-}" ] && export TZ="$POWERCUT_TZ"
 LAZYFS="$BUILD_DIR/tests/lazyfs"
 CUTS=${POWERCUT_CUTS:-20}
 [ "${VIGIL_LABEL:-plain}" = asan ] && CUTS=${POWERCUT_CUTS:-10}
 SYNC_S=${VIGIL_SYNC_S:-1}
+TORN_EVERY=${POWERCUT_TORN_EVERY:-2} # every Nth cut keeps a torn tail
 HOST_S=0.02
 GPU_S=0.01
 
@@ -83,7 +86,7 @@ for i in $(seq 1 "$CUTS"); do
 	wait "$VP" 2>/dev/null
 	rows "$L" >"$TMP/before"
 	cmd=.powercut
-	[ $((i % 2)) -eq 0 ] && cmd=.powercut-torn && torn_cuts=$((torn_cuts + 1))
+	[ $((i % TORN_EVERY)) -eq 0 ] && cmd=.powercut-torn && torn_cuts=$((torn_cuts + 1))
 	: >"$M/$cmd"
 	unmount
 	boot

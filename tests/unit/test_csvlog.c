@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,28 @@ static void test_torn_line_repaired(void **state)
         slurp("gpu1-2026-12-02.csv", buf, sizeof(buf));
         assert_string_equal(buf, "a,b\n5,6\n");
         csvlog_close(&l);
+}
+
+/* An earlier day's file, which no csvlog opens again: repaired by path. */
+static void test_repair_by_path(void **state)
+{
+        (void)state;
+        char buf[512], path[128];
+        put_file("host-2026-12-01.csv", "a,b\n1,2\n3,");
+        snprintf(path, sizeof(path), "%s/host-2026-12-01.csv", dir);
+        assert_int_equal(csvlog_repair(path), 2);
+        slurp("host-2026-12-01.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n");
+        assert_int_equal(csvlog_repair(path), 0); /* whole: left as it is */
+        slurp("host-2026-12-01.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n");
+        put_file("gpu3-2026-12-01.csv", "time");
+        snprintf(path, sizeof(path), "%s/gpu3-2026-12-01.csv", dir);
+        assert_int_equal(csvlog_repair(path), 4); /* not even a header: emptied */
+        slurp("gpu3-2026-12-01.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "");
+        snprintf(path, sizeof(path), "%s/no-such.csv", dir);
+        assert_int_equal(csvlog_repair(path), -ENOENT);
 }
 
 static bool exists(const char *name)
@@ -241,6 +264,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_header_once_and_rotation),
             cmocka_unit_test(test_torn_line_repaired),
+            cmocka_unit_test(test_repair_by_path),
             cmocka_unit_test(test_retention),
             cmocka_unit_test(test_fixed_file),
             cmocka_unit_test(test_eventlog),
