@@ -19,13 +19,9 @@ PY=${BENCH_PYTHON:-/usr/bin/python3}
 REPEAT=${REPEAT:-3}
 REF_SAMPLES=${REF_SAMPLES:-150}
 CHROMIUM=${CHROMIUM:-6}
-seeds=${SEEDS:-}
-for d in "$seeds" ../shared/seeds /work/shared/seeds; do
-	[ -n "$d" ] || continue
-	seed=$(ls "$d"/004_*.txt 2>/dev/null | head -1 || true)
-	[ -n "$seed" ] && break
-done
-if [ -z "${seed:-}" ]; then
+. bench/lib.sh
+bench_find_seed
+if [ -z "$seed" ]; then
 	echo "skip: the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
 	exit 0
 fi
@@ -37,13 +33,7 @@ fi
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
-bash -c 'exec -a "python3 /opt/player/run_linux.py" sleep 3600' &
-pids+=($!)
-for ((i = 0; i < CHROMIUM; i++)); do
-	bash -c 'exec -a "chromium --type=renderer" sleep 3600' &
-	pids+=($!)
-done
-sleep 0.2
+bench_start_watched "$CHROMIUM"
 
 export PATH="$PWD/tests/fixtures/bin:$PATH"
 out=$(mktemp -d)

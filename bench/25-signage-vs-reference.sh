@@ -31,12 +31,9 @@ CHROMIUM=${CHROMIUM:-6}
 # Extra vigil options after the profile's, for a what-if (e.g. "--sync-interval 3600").
 read -r -a EXTRA <<<"${VIGIL_ARGS:-}"
 FIX=$PWD/tests/fixtures/pi4-healthy
-for d in "${SEEDS:-}" ../shared/seeds /work/shared/seeds; do
-	[ -n "$d" ] || continue
-	seed=$(ls "$d"/004_*.txt 2>/dev/null | head -1 || true)
-	[ -n "$seed" ] && break
-done
-if [ -z "${seed:-}" ]; then
+. bench/lib.sh
+bench_find_seed
+if [ -z "$seed" ]; then
 	echo "skip: the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
 	exit 0
 fi
@@ -44,7 +41,7 @@ if ! "$PY" -c 'import psutil' 2>/dev/null; then
 	echo "skip: $PY has no psutil (Debian package python3-psutil)"
 	exit 0
 fi
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null; then
+if ! bench_can_loop; then
 	echo "skip: needs root, losetup and mkfs.ext4"
 	exit 0
 fi
@@ -77,13 +74,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The watched processes: sleepers with the command lines both programs look for.
-bash -c 'exec -a "python3 /opt/player/run_linux.py" sleep 3600' &
-pids+=($!)
-for ((i = 0; i < CHROMIUM; i++)); do
-	bash -c 'exec -a "chromium --type=renderer" sleep 3600' &
-	pids+=($!)
-done
-sleep 0.2
+bench_start_watched "$CHROMIUM"
 
 # vigil's root: this machine's /proc (entries linked now: the watched processes exist)
 # with the Pi's device-tree; the Pi fixture's /sys and /dev.
@@ -96,7 +87,7 @@ ln -s "$FIX/proc/device-tree" "$root/proc/device-tree"
 ln -s "$FIX/sys" "$root/sys"
 ln -s "$FIX/dev" "$root/dev"
 
-awk 'f || /^"""/ {f = 1; print}' "$seed" >"$tmp/monitor_player.py"
+bench_monitor_script "$seed" "$tmp/monitor_player.py"
 export PATH="$PWD/tests/fixtures/bin:$PATH"
 
 declare -A dev cg pid
@@ -105,16 +96,8 @@ declare -A dev cg pid
 start() {
 	local name=$1
 	shift
-	truncate -s 64M "$tmp/$name.img"
-	# Inode tables and journal zeroed now, not by the kernel's lazy-init thread during
-	# the window (mkfs.ext4(8), -E lazy_itable_init, lazy_journal_init).
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$tmp/$name.img"
-	local l
-	l=$(losetup -f --show "$tmp/$name.img")
-	loops+=("$l")
-	mkdir -p "$tmp/mnt-$name"
-	mount "$l" "$tmp/mnt-$name"
-	dev[$name]=$l
+	bench_loop_fs "$tmp" "$name"
+	dev[$name]=$bench_loop
 	cg[$name]=$cgbase/vigil-bench-$name.$$
 	mkdir "${cg[$name]}"
 	cgs+=("${cg[$name]}")
@@ -132,8 +115,6 @@ cpu_ns() {
 		awk '$1 == "usage_usec" {printf "%.0f\n", $2 * 1000}' "$1/cpu.stat"
 	fi
 }
-# writes_of LOOP: "writes sectors" from the device's counters.
-writes_of() { awk '{print $5, $7}' "/sys/block/$(basename "$1")/stat"; }
 
 load0=$(cat /proc/loadavg)
 start vigil "$B/vigil" --profile signage --root "$root" --gpu none --quiet --min-disk-mb 0 \
@@ -143,7 +124,7 @@ sleep "$WARMUP"
 declare -A c0 w0
 for n in vigil reference; do
 	c0[$n]=$(cpu_ns "${cg[$n]}")
-	w0[$n]=$(writes_of "${dev[$n]}")
+	w0[$n]=$(bench_writes_of "${dev[$n]}")
 done
 sleep "$WINDOW"
 for n in vigil reference; do
@@ -154,7 +135,7 @@ for n in vigil reference; do
 done
 res=$tmp/res
 for n in vigil reference; do
-	echo "$n $(cpu_ns "${cg[$n]}") ${c0[$n]} $(writes_of "${dev[$n]}") ${w0[$n]}" >>"$res"
+	echo "$n $(cpu_ns "${cg[$n]}") ${c0[$n]} $(bench_writes_of "${dev[$n]}") ${w0[$n]}" >>"$res"
 done
 load1=$(cat /proc/loadavg)
 rows_v=$(cat "$tmp"/mnt-vigil/log/*.csv 2>/dev/null | grep -c '^[0-9]' || true)

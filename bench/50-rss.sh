@@ -123,13 +123,10 @@ else
 fi
 
 echo "-- the others"
-seed=
-for d in "${SEEDS:-}" ../shared/seeds /work/shared/seeds; do
-	[ -n "$d" ] && seed=$(ls "$d"/004_*.txt 2>/dev/null | head -1 || true)
-	[ -n "$seed" ] && break
-done
+. bench/lib.sh
+bench_find_seed
 if [ -n "$seed" ] && "$PY" -c 'import psutil' 2>/dev/null; then
-	awk 'f || /^"""/ {f = 1; print}' "$seed" >"$out/monitor_player.py"
+	bench_monitor_script "$seed" "$out/monitor_player.py"
 	PATH="$PWD/tests/fixtures/bin:$PATH" measure "reference monitor_player.py (0.2 s loop)" - \
 		"$PY" "$out/monitor_player.py" --interval 0.2 --quiet
 else

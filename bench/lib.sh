@@ -1,0 +1,58 @@
+# Shared by the benchmark scripts (sourced, never run): finding the reference monitor,
+# starting the processes the Pi benchmarks watch, and file systems on loop devices whose
+# counters hold one program's writes. Each function says what it sets; none exits.
+
+# bench_find_seed: $seed is the reference monitor (seeds/004_*.txt) from $SEEDS,
+# ../shared/seeds or /work/shared/seeds, or empty when none is found.
+bench_find_seed() {
+	seed=
+	local d
+	for d in "${SEEDS:-}" ../shared/seeds /work/shared/seeds; do
+		[ -n "$d" ] || continue
+		seed=$(ls "$d"/004_*.txt 2>/dev/null | head -1 || true)
+		[ -n "$seed" ] && return 0
+	done
+	return 0
+}
+
+# bench_monitor_script SEED OUT: the Python program inside the seed file, written to OUT.
+bench_monitor_script() { awk 'f || /^"""/ {f = 1; print}' "$1" >"$2"; }
+
+# bench_start_watched N: one "player" (run_linux.py) and N "chromium" processes, sleepers
+# with the command lines the watches and the reference monitor look for; their pids are
+# appended to the array pids (the caller kills them).
+bench_start_watched() {
+	local i
+	bash -c 'exec -a "python3 /opt/player/run_linux.py" sleep 3600' &
+	pids+=($!)
+	for ((i = 0; i < $1; i++)); do
+		bash -c 'exec -a "chromium --type=renderer" sleep 3600' &
+		pids+=($!)
+	done
+	sleep 0.2
+}
+
+# bench_can_loop: true when loop-device file systems can be made here (root, losetup,
+# mkfs.ext4).
+bench_can_loop() {
+	[ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null
+}
+
+# bench_loop_fs DIR NAME: a 64 MB ext4 file system on a loop device of its own, mounted
+# at DIR/mnt-NAME; sets bench_loop to the device and appends it to the array loops (the
+# caller unmounts DIR/mnt-* and detaches them).
+bench_loop_fs() {
+	local img=$1/$2.img
+	truncate -s 64M "$img"
+	# Inode tables and journal zeroed now, not by the kernel's lazy-init thread during
+	# the window (mkfs.ext4(8), -E lazy_itable_init, lazy_journal_init).
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$img"
+	bench_loop=$(losetup -f --show "$img")
+	loops+=("$bench_loop")
+	mkdir -p "$1/mnt-$2"
+	mount "$bench_loop" "$1/mnt-$2"
+}
+
+# bench_writes_of LOOP: "writes sectors" completed on the device so far
+# (/sys/block/loopN/stat fields 5 and 7, https://docs.kernel.org/block/stat.html).
+bench_writes_of() { awk '{print $5, $7}' "/sys/block/$(basename "$1")/stat"; }
