@@ -24,6 +24,7 @@
 #include "core/control.h"
 #include "core/diskguard.h"
 #include "core/history.h"
+#include "core/host_row_text.h"
 #include "core/lock.h"
 #include "core/run_findings.h"
 #include "core/sched.h"
@@ -143,6 +144,7 @@ struct daemon {
         int64_t run_start_ns;
         /* Service-manager keep-alives: every watchdog_ns (0: none), the last at. */
         int64_t watchdog_ns, last_watchdog_ns;
+        struct host_row_text host_text; /* ctx.host_text */
 };
 
 void vigil_flush_all(struct vigil_ctx *ctx)
@@ -604,6 +606,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.frame = frame;
         d->ctx.published = published;
         d->ctx.move_loop = move_loop;
+        d->ctx.host_text = &d->host_text;
         d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
         if (opt->verbose)
                 log_set_level(LOG_DEBUG);

@@ -33,6 +33,7 @@
 #include "core/eventlog.h"
 #include "detect/evidence.h"
 #include "core/host_row.h"
+#include "core/host_row_text.h"
 #include "detect/snapshot.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -69,8 +70,8 @@ struct incident {
         bool have_word;
         uint32_t last_word;
         struct snapshot_limiter limit;
-        uint64_t incidents; /* snapshots written */
-        char row[INCIDENT_ROW_MAX];
+        uint64_t incidents;       /* snapshots written */
+        struct host_row_text own; /* the row's text where the context shares none */
 };
 
 static void push_text(struct logring *r, const char *text, size_t n)
@@ -80,15 +81,14 @@ static void push_text(struct logring *r, const char *text, size_t n)
                 memcpy(p, text, n);
 }
 
-static void keep_row(struct incident *in, const struct frame *f)
+/* The tick's host row, formatted once for this detector and the host CSV
+ * (core/host_row_text.h). */
+static void keep_row(struct incident *in, struct vigil_ctx *ctx, const struct tick *t)
 {
-        struct host_row hr;
-        struct strbuf sb;
-        host_row_build(&hr, f);
-        sb_init_fixed(&sb, in->row, sizeof(in->row));
-        host_row_csv(&sb, &hr, f->host.ncpu);
-        if (sb.len > 0 && !sb.overflow)
-                push_text(&in->rows, sb.buf, sb.len);
+        struct host_row_text *c = ctx->host_text ? ctx->host_text : &in->own;
+        const char *row = host_row_text(c, ctx->frame, t->seq[VCLOCK_HOST], ctx->frame->host.ncpu);
+        if (row && c->len > 0)
+                push_text(&in->rows, row, c->len);
 }
 
 static void format_time(char *out, size_t cap, int64_t real_ns)
@@ -345,7 +345,7 @@ static void incident_feed(void *state, struct vigil_ctx *ctx, const struct tick 
 {
         struct incident *in = state;
         const struct frame *f = ctx->frame;
-        keep_row(in, f);
+        keep_row(in, ctx, t);
         keep_throttle(in, f, t->real_ns);
         rpi_rules_eval(in->rules, f, t->real_ns);
         unsigned mask = new_triggers(in);
