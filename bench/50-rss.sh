@@ -5,12 +5,11 @@
 # RSS_SECONDS; the HTTP servers are scraped 20 times first. RssAnon/RssFile (current,
 # not peak) show what the peak is made of: file pages are mostly shared libraries.
 #
-# --listen: libmicrohttpd (opened with dlopen only by --listen) links GnuTLS, and its
-# library constructor MHD_init calls gnutls_global_init() whether or not TLS is
-# configured (libmicrohttpd 0.9.75, src/microhttpd/daemon.c: MHD_init and
-# _SET_INIT_AND_DEINIT_FUNCS (MHD_init, MHD_fini)); so GNUTLS_NO_IMPLICIT_INIT=1, which
-# only skips GnuTLS's own constructor (GnuTLS 3.7.3 NEWS, lib/global.c lib_init), saves
-# nothing. The script prints where the --listen difference lies, mapping by mapping.
+# --listen: plain HTTP is served by vigil's own transport (src/sink/http_plain.c), so it
+# maps no TLS library. With TLS, libmicrohttpd links GnuTLS, and its library constructor
+# MHD_init calls gnutls_global_init() (libmicrohttpd 0.9.75, src/microhttpd/daemon.c:
+# MHD_init and _SET_INIT_AND_DEINIT_FUNCS (MHD_init, MHD_fini)). The script prints where
+# the --listen difference lies, mapping by mapping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD:-build}

@@ -1,6 +1,8 @@
 /* The HTTP server behind --listen: GET /metrics (Prometheus text format, gzip when
  * asked and worth it) and the dashboard page at / (or a fixed landing page when no
- * page renderer is configured), on libmicrohttpd's own polling thread.
+ * page renderer is configured), and GET /report?day=. The answers are http_handler.h's;
+ * plain HTTP travels through vigil's own transport (http_plain.h), HTTPS through
+ * libmicrohttpd (http_mhd.h), each on a thread of its own.
  *
  * It never samples and never touches the daemon's frame: each request asks the
  * snapshot callback for a copy of the last published data and renders that. Limits
@@ -60,7 +62,7 @@ struct http_server_config {
         http_page_fn page;       /* NULL: / is a fixed landing page */
         http_report_fn report;   /* NULL: /report is not found */
         void *arg;               /* passed to snapshot and page */
-        const char *mhd_library; /* NULL: libmicrohttpd.so.12 (tests name another) */
+        const char *mhd_library; /* TLS: NULL is libmicrohttpd.so.12 (tests name another) */
 };
 
 struct http_server;
@@ -75,8 +77,8 @@ int http_parse_listen(const char *listen, struct sockaddr_storage *ret_addr, soc
  * whose q is not 0). NULL: false. */
 bool http_accepts_gzip(const char *accept_encoding);
 
-/* Start serving. libmicrohttpd is opened here (dlopen: a run without --listen never
- * maps it); libcrypt too when the web config has users, and zlib at the first body
+/* Start serving. libmicrohttpd is opened here when the web config asks for TLS (dlopen:
+ * any other run never maps it); libcrypt when the web config has users, and zlib at the first body
  * worth compressing. The server runs on a thread of its own, created with every
  * signal blocked. On failure returns -errno and writes one line to err (cap bytes)
  * saying why (bad address, port in use, unreadable certificate, -ENOENT: a library

@@ -1,5 +1,5 @@
-/* libmicrohttpd, opened at run time by the HTTP server (only --listen needs it, and it
- * brings GnuTLS and its dependencies, about 2.5 MB resident). <microhttpd.h> still
+/* libmicrohttpd, opened at run time by the HTTPS transport (http_mhd.h: only --listen
+ * with TLS needs it, and it brings GnuTLS and its dependencies, about 2.5 MB resident). <microhttpd.h> still
  * gives the types and constants at build time; each pointer below is typed from the
  * header's own declaration, so a call through it is checked as a direct call would be
  * (MHD_start_daemon keeps its variadic prototype). */

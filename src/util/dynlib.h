@@ -1,5 +1,5 @@
 /* Optional shared libraries opened at run time, so that a run which does not need one
- * never maps it (nor what it links: libmicrohttpd brings in the whole GnuTLS stack).
+ * never maps it (nor what it links: libmicrohttpd, for TLS only, brings in the whole GnuTLS stack).
  *
  * A user declares a struct of function pointers typed from the library's own header
  * (`__typeof__(deflate) *deflate;`, so a wrong prototype does not compile) and a table

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Shared libraries in memory: a run without --listen maps none of the HTTP stack
 # (libmicrohttpd and the GnuTLS libraries behind it, zlib, libcrypt) nor libsystemd;
-# --listen opens libmicrohttpd, a web config with users libcrypt, and the first
-# response worth compressing zlib; --remote-write opens libcurl and snappy.
+# --listen without TLS maps neither libmicrohttpd nor GnuTLS (vigil serves plain HTTP
+# itself), a web config with users opens libcrypt, the first response worth compressing
+# zlib, and only a web config with TLS opens libmicrohttpd; --remote-write opens libcurl
+# and snappy.
 . "$(dirname "$0")/../lib.sh"
 
 HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG' # "secret", cost 4
@@ -33,7 +35,9 @@ for _ in $(seq 100); do
 	grep -q serving "$TMP/listen.err" && break
 	sleep 0.1
 done
-check "--listen: libmicrohttpd mapped" mapped "$pid" libmicrohttpd
+for lib in libmicrohttpd libgnutls; do
+	check "--listen without TLS: $lib not mapped" bash -c "! grep -q '/$lib[.-]' /proc/$pid/maps"
+done
 check "--listen with users: libcrypt mapped" mapped "$pid" libcrypt
 check "--listen: zlib not mapped before a gzip response" bash -c "! grep -q '/libz[.-]' /proc/$pid/maps"
 check "--listen: libsystemd not mapped" bash -c "! grep -q '/libsystemd[.-]' /proc/$pid/maps"
@@ -49,6 +53,26 @@ fi
 kill -TERM "$pid"
 wait "$pid"
 check_eq "--listen: exits 0" 0 $?
+
+# --listen with TLS: libmicrohttpd, and GnuTLS behind it.
+if [ -r "$TOP/tests/fixtures/tls/cert.pem" ]; then
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' \
+		"$TOP/tests/fixtures/tls/cert.pem" "$TOP/tests/fixtures/tls/key.pem" >"$TMP/tls.yml"
+	"$VIGIL" --no-log --quiet --interval 0.1 --duration 60 "${ROOT_ARGS[@]}" \
+		--listen "127.0.0.1:$port" --web-config "$TMP/tls.yml" 2>"$TMP/tls.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q serving "$TMP/tls.err" && break
+		sleep 0.1
+	done
+	check "--listen with TLS: libmicrohttpd mapped" mapped "$pid" libmicrohttpd
+	check "--listen with TLS: libgnutls mapped" mapped "$pid" libgnutls
+	check_eq "--listen with TLS: scrape over HTTPS" 200 \
+		"$(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$port/metrics")"
+	kill -TERM "$pid"
+	wait "$pid"
+	check_eq "--listen with TLS: exits 0" 0 $?
+fi
 
 # --remote-write: libcurl and snappy, and only then (the receiver need not exist).
 "$VIGIL" --quiet --interval 0.1 --duration 60 --log-dir "$TMP/rw" "${ROOT_ARGS[@]}" \

@@ -1,0 +1,236 @@
+/* The routes, auth, refusals and gzip of the HTTP server. See http_handler.h.
+ *
+ *   GET /metrics        ->  200, text/plain; version=0.0.4 (gzip if accepted and the
+ *                           body is large enough to gain from it)
+ *   GET /               ->  200, text/html: the dashboard (gzip the same way)
+ *   GET /report?day=D   ->  200, text/html: that day's report
+ *
+ * A scrape costs one copy of the published frame, one render into a reused buffer
+ * (and a deflate into another). */
+#include "sink/http_handler.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+#include "util/log.h"
+
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define HTML_CONTENT_TYPE    "text/html; charset=utf-8"
+#define TEXT_CONTENT_TYPE    "text/plain; charset=utf-8"
+
+static const char index_html[] =
+    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>vigil</title></head>\n"
+    "<body><h1>vigil</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
+
+int http_handler_init(struct http_handler *h, const struct http_server_config *cfg, char *err,
+                      size_t cap)
+{
+        int r;
+        h->snapshot = cfg->snapshot;
+        h->page = cfg->page;
+        h->report = cfg->report;
+        h->arg = cfg->arg;
+        if (cfg->web)
+                h->web = *cfg->web;
+        if (h->web.nusers) {
+                if ((r = basic_auth_init(&h->auth, &h->web)) < 0) {
+                        snprintf(err, cap, "basic auth %s",
+                                 r == -ENOENT ? "needs libcrypt (Debian package libcrypt1)"
+                                              : strerror(-r));
+                        return r;
+                }
+                h->auth_on = true;
+        }
+        return sb_init_heap(&h->body, 16384, HTTP_MAX_BODY);
+}
+
+void http_handler_fini(struct http_handler *h)
+{
+        if (h->z_ready)
+                h->zlib.deflateEnd(&h->z);
+        zlib_lib_close(&h->zlib);
+        free(h->gz);
+        h->gz = NULL;
+        sb_free(&h->body);
+        basic_auth_fini(&h->auth);
+}
+
+/* ---- replies ---- */
+
+static void reply_text(struct http_reply *rp, unsigned status, const char *text)
+{
+        *rp = (struct http_reply){.status = status, .type = TEXT_CONTENT_TYPE, .body = text};
+        rp->len = strlen(text);
+}
+
+/* zlib, opened at the first body worth compressing. False when it cannot be: the
+ * bodies then go out uncompressed, which every client accepts. */
+static bool have_zlib(struct http_handler *h)
+{
+        char why[256];
+        if (h->zlib_state == 0) {
+                h->zlib_state = zlib_lib_open(&h->zlib, why, sizeof(why)) == 0 ? 1 : -1;
+                if (h->zlib_state < 0)
+                        vlog(LOG_WARN, "http: no gzip: %s", why);
+        }
+        return h->zlib_state > 0;
+}
+
+/* Compress in[0..n) into h->gz as a gzip member; the stream's state is reused. */
+static int gzip_body(struct http_handler *h, const char *in, size_t n, size_t *ret_len)
+{
+        if (!have_zlib(h))
+                return -ENOENT;
+        if (!h->z_ready) {
+                /* A 4 KiB window: ~32 KiB of state, and metric lines repeat nearby. */
+                if (zlib_deflate_init2(&h->zlib, &h->z, 1, 16 + 12, 5, Z_DEFAULT_STRATEGY) != Z_OK)
+                        return -ENOMEM;
+                h->z_ready = true;
+        } else if (h->zlib.deflateReset(&h->z) != Z_OK) {
+                return -EIO;
+        }
+        size_t bound = h->zlib.deflateBound(&h->z, (uLong)n);
+        if (bound > h->gz_cap) {
+                unsigned char *nb = realloc(h->gz, bound);
+                if (!nb)
+                        return -ENOMEM;
+                h->gz = nb;
+                h->gz_cap = bound;
+        }
+        h->z.next_in = (const Bytef *)in;
+        h->z.avail_in = (uInt)n;
+        h->z.next_out = h->gz;
+        h->z.avail_out = (uInt)bound;
+        if (h->zlib.deflate(&h->z, Z_FINISH) != Z_STREAM_END)
+                return -EIO;
+        *ret_len = bound - h->z.avail_out;
+        return 0;
+}
+
+/* h->body as type, gzipped when the client accepts it and it is worth it. */
+static void reply_body(struct http_handler *h, const struct http_request *rq, struct http_reply *rp,
+                       const char *type)
+{
+        size_t zlen;
+        *rp = (struct http_reply){
+            .status = 200, .type = type, .body = h->body.buf, .len = h->body.len, .vary = true};
+        if (h->body.len >= HTTP_GZIP_MIN_BYTES && http_accepts_gzip(rq->accept_encoding) &&
+            gzip_body(h, h->body.buf, h->body.len, &zlen) == 0) {
+                rp->body = h->gz;
+                rp->len = zlen;
+                rp->gzip = true;
+        }
+}
+
+/* A copy of the last published data in h->frame and h->extra; HTTP_SNAP_* bits. */
+static int take_snapshot(struct http_handler *h)
+{
+        int have = h->snapshot(h->arg, &h->frame, &h->extra);
+        if (!(have & HTTP_SNAP_FRAME))
+                frame_clear(&h->frame);
+        return have;
+}
+
+static void serve_metrics(struct http_handler *h, const struct http_request *rq,
+                          struct http_reply *rp)
+{
+        int have = take_snapshot(h);
+        sb_reset(&h->body);
+        if (metrics_render(&h->body, &h->frame, (have & HTTP_SNAP_EXTRA) ? &h->extra : NULL) < 0) {
+                reply_text(rp, 500, "metrics too large\n");
+                return;
+        }
+        reply_body(h, rq, rp, METRICS_CONTENT_TYPE);
+}
+
+static void serve_page(struct http_handler *h, const struct http_request *rq, struct http_reply *rp)
+{
+        if (!h->page) {
+                reply_text(rp, 200, index_html);
+                rp->type = HTML_CONTENT_TYPE;
+                return;
+        }
+        take_snapshot(h);
+        sb_reset(&h->body);
+        if (h->page(h->arg, &h->body, &h->frame) < 0 || h->body.overflow) {
+                reply_text(rp, 500, "page too large\n");
+                return;
+        }
+        reply_body(h, rq, rp, HTML_CONTENT_TYPE);
+}
+
+static void serve_report(struct http_handler *h, const struct http_request *rq,
+                         struct http_reply *rp)
+{
+        if (!h->report) {
+                reply_text(rp, 404, "not found\n");
+                return;
+        }
+        sb_reset(&h->body);
+        int r = h->report(h->arg, rq->day, &h->body);
+        if (r == -EINVAL) {
+                reply_text(rp, 400, "day must be YYYY-MM-DD\n");
+                return;
+        }
+        if (r == -ENOENT) {
+                reply_text(rp, 404, "nothing recorded that day\n");
+                return;
+        }
+        if (r == -EFBIG) {
+                reply_text(rp, 413, "that day's logs are too large\n");
+                return;
+        }
+        if (r < 0 || h->body.overflow) {
+                reply_text(rp, 500, "report failed\n");
+                return;
+        }
+        reply_body(h, rq, rp, HTML_CONTENT_TYPE);
+}
+
+/* True when the request may go on; otherwise *rp holds the refusal. */
+static bool authorized(struct http_handler *h, const struct http_request *rq, struct http_reply *rp)
+{
+        enum auth_result a = basic_auth_check(&h->auth, rq->user, rq->password, now_mono_ns());
+        if (a == AUTH_OK)
+                return true;
+        if (a == AUTH_BUSY) {
+                reply_text(rp, 429, "too many attempts\n");
+                rp->retry_after = true;
+                return false;
+        }
+        reply_text(rp, 401, "unauthorized\n");
+        rp->www_auth = true;
+        return false;
+}
+
+void http_handle(struct http_handler *h, const struct http_request *rq, struct http_reply *rp)
+{
+        if (h->auth_on && !authorized(h, rq, rp))
+                return;
+        bool head = !strcmp(rq->method, "HEAD");
+        if (!head && strcmp(rq->method, "GET") != 0) {
+                reply_text(rp, 405, "method not allowed\n");
+                rp->allow = true;
+                return;
+        }
+        if (rq->has_body) {
+                reply_text(rp, 400, "request body not allowed\n");
+                return;
+        }
+        if (!strcmp(rq->path, "/metrics")) {
+                serve_metrics(h, rq, rp);
+                return;
+        }
+        if (!strcmp(rq->path, "/")) {
+                serve_page(h, rq, rp);
+                return;
+        }
+        if (!strcmp(rq->path, "/report")) {
+                serve_report(h, rq, rp);
+                return;
+        }
+        reply_text(rp, 404, "not found\n");
+}

@@ -1,0 +1,81 @@
+/* What the HTTP server answers, apart from how the bytes travel: the routes (/metrics,
+ * the page at /, /report), basic auth, the refusals, and gzip. Both transports hand it
+ * a parsed request and send the reply it fills: the plain one of vigil's own
+ * (http_plain.h, every run without TLS) and libmicrohttpd (http_mhd.h, TLS only).
+ *
+ * Single-threaded: one transport thread calls http_handle at a time; the reply's body
+ * lives in the handler until the next call. */
+#ifndef VIGIL_SINK_HTTP_HANDLER_H
+#define VIGIL_SINK_HTTP_HANDLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sink/basic_auth.h"
+#include "sink/http_server.h"
+#include "util/strbuf.h"
+#include "util/zlib_lib.h"
+
+#define HTTP_REALM "vigil"
+
+/* One request as the transport parsed it. Strings are NUL-terminated; NULL: absent. */
+struct http_request {
+        const char *method;          /* as sent, case-sensitive ("GET", "HEAD", ...) */
+        const char *path;            /* unescaped (http_unescape), without the query */
+        const char *day;             /* the query's day= value, unescaped */
+        const char *accept_encoding; /* the Accept-Encoding header */
+        const char *user;            /* basic-auth credentials, decoded */
+        const char *password;
+        bool has_body; /* a Content-Length other than 0, or a Transfer-Encoding */
+};
+
+/* The answer. Text bodies are static; others live in the handler until its next
+ * http_handle. The transport adds Content-Length, Date and X-Content-Type-Options. */
+struct http_reply {
+        unsigned status;
+        const char *type; /* Content-Type */
+        const void *body;
+        size_t len;
+        bool gzip;        /* Content-Encoding: gzip */
+        bool vary;        /* Vary: Accept-Encoding */
+        bool allow;       /* Allow: GET, HEAD (405) */
+        bool retry_after; /* Retry-After: 1 (429) */
+        bool www_auth;    /* WWW-Authenticate: Basic realm="vigil" (401) */
+};
+
+struct http_handler {
+        http_snapshot_fn snapshot;
+        http_page_fn page;
+        http_report_fn report;
+        void *arg;
+        struct web_config web; /* a copy of the configuration's, or empty */
+        bool auth_on;
+        struct basic_auth auth; /* points into web */
+        /* Render state. */
+        struct frame frame;
+        struct counters extra;
+        struct strbuf body;
+        struct zlib_lib zlib; /* opened at the first body worth compressing */
+        int zlib_state;       /* 0 not tried yet, 1 open, -1 not available: never gzip */
+        z_stream z;
+        bool z_ready;
+        unsigned char *gz;
+        size_t gz_cap;
+};
+
+/* Set h up for cfg (its callbacks and web config); opens libcrypt when the web config
+ * has users. 0, or -errno with one line in err (cap bytes). h must stay where it is
+ * (the auth state points into it); undo with http_handler_fini. */
+int http_handler_init(struct http_handler *h, const struct http_server_config *cfg, char *err,
+                      size_t cap);
+
+/* Give back what http_handler_init took. Accepts a zeroed or failed h. */
+void http_handler_fini(struct http_handler *h);
+
+/* Answer rq into *rp: credentials first when users are configured (401, or 429 when
+ * the verification budget is spent), then GET and HEAD only (405), no body (400), then
+ * the route (404 for an unknown path). HEAD is answered as GET: the transport leaves
+ * the body out. */
+void http_handle(struct http_handler *h, const struct http_request *rq, struct http_reply *rp);
+
+#endif
