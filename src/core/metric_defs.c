@@ -6,19 +6,33 @@
 #include "core/frame.h"
 
 /* The rows of the struct named by METRIC_OF, from its .def list. */
-/* clang-format off */
-#define METRIC(member_, name_, type_, help_, scale_)                                                \
-        {.row = MR_SERIES, .member = #member_, .name = name_, .type = #type_, .help = help_,       \
-         .off = offsetof(METRIC_OF, member_), .scale = scale_},
+#define METRIC(member_, name_, type_, help_, scale_)                                               \
+        {.row = MR_SERIES,                                                                         \
+         .member = #member_,                                                                       \
+         .name = name_,                                                                            \
+         .type = #type_,                                                                           \
+         .help = help_,                                                                            \
+         .off = offsetof(METRIC_OF, member_),                                                      \
+         .scale = scale_},
 #define METRIC_L(member_, name_, type_, help_, key_, val_, scale_)                                 \
-        {.row = MR_SERIES, .member = #member_, .name = name_, .type = #type_, .help = help_,       \
-         .key = key_, .val = val_, .off = offsetof(METRIC_OF, member_), .scale = scale_},
-#define METRIC_MORE(member_, key_, val_, scale_)                                                    \
-        {.row = MR_SERIES, .member = #member_, .key = key_, .val = val_,                           \
-         .off = offsetof(METRIC_OF, member_), .scale = scale_},
+        {.row = MR_SERIES,                                                                         \
+         .member = #member_,                                                                       \
+         .name = name_,                                                                            \
+         .type = #type_,                                                                           \
+         .help = help_,                                                                            \
+         .key = key_,                                                                              \
+         .val = val_,                                                                              \
+         .off = offsetof(METRIC_OF, member_),                                                      \
+         .scale = scale_},
+#define METRIC_MORE(member_, key_, val_, scale_)                                                   \
+        {.row = MR_SERIES,                                                                         \
+         .member = #member_,                                                                       \
+         .key = key_,                                                                              \
+         .val = val_,                                                                              \
+         .off = offsetof(METRIC_OF, member_),                                                      \
+         .scale = scale_},
 #define METRIC_CODE(members_, name_, type_, help_)                                                 \
         {.row = MR_CODE, .member = members_, .name = name_, .type = #type_, .help = help_},
-/* clang-format on */
 
 /* Each area's rows, the struct its members belong to named by METRIC_OF. */
 static const struct metric_def host_rows[] = {
