@@ -8,7 +8,8 @@
  *              family, the rows after it without a name add series to that family.
  *   MR_CODE:   a family whose samples sink/metrics.c builds in code (arrays, text
  *              labels, values derived from several members), at this place in the
- *              order; member names what it reads.
+ *              order; member names the members it reads, space-separated (what it
+ *              reads outside the area's struct in parentheses, last).
  *
  * Names follow the Prometheus conventions of sink/metrics.h. */
 #ifndef VIGIL_CORE_METRIC_DEFS_H

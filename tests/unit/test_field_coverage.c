@@ -4,7 +4,9 @@
  * the CSV rows (core/host_row.c, core/gpu_row.c) and /metrics (sink/metrics.c, which
  * renders the tables of core/metric_defs.h) and fails for a value that changes none
  * of them, unless the value is on the commented list of internal values below. An
- * internal value that is rendered fails too, so the list stays true. */
+ * internal value that is rendered fails too, so the list stays true. The metric tables
+ * are also held to the field tables: a series names a double member at its offset, a
+ * code-rendered family names members that exist. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include "core/frame_fields.h"
 #include "core/gpu_row.h"
 #include "core/host_row.h"
+#include "core/metric_defs.h"
 #include "sink/metrics.h"
 #include "util/strbuf.h"
 
@@ -191,10 +194,55 @@ static void every_value_is_rendered(void **state)
         assert_int_equal(failures, 0);
 }
 
+static const struct field_desc *find_field(const struct field_desc *t, size_t n, const char *name,
+                                           size_t len)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strlen(t[i].name) == len && !strncmp(t[i].name, name, len))
+                        return &t[i];
+        return NULL;
+}
+
+/* Every row of m names members of the struct t describes: a series a double at its
+ * offset; a code row each of its space-separated names, up to a "(" (a note). */
+static void check_metric_table(const struct metric_table *m, const struct field_desc *t, size_t n)
+{
+        for (size_t i = 0; i < m->n; i++) {
+                const struct metric_def *d = &m->rows[i];
+                if (d->row == MR_SERIES) {
+                        const struct field_desc *f = find_field(t, n, d->member, strlen(d->member));
+                        assert_non_null(f);
+                        assert_int_equal(f->kind, FK_DOUBLE);
+                        assert_int_equal(f->off, d->off);
+                        continue;
+                }
+                assert_non_null(d->name);
+                for (const char *w = d->member; *w && *w != '(';) {
+                        size_t len = strcspn(w, " ");
+                        if (!find_field(t, n, w, len)) {
+                                print_error("%s: no member %.*s\n", d->name, (int)len, w);
+                                fail();
+                        }
+                        w += len;
+                        w += strspn(w, " ");
+                }
+        }
+}
+
+static void metric_tables_name_members(void **state)
+{
+        (void)state;
+        check_metric_table(&host_metrics, host_fields, host_fields_count);
+        check_metric_table(&watch_metrics, watch_fields, watch_fields_count);
+        check_metric_table(&rpi_metrics, rpi_fields, rpi_fields_count);
+        check_metric_table(&gpu_metrics, gpu_fields, gpu_fields_count);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(every_value_is_rendered),
+            cmocka_unit_test(metric_tables_name_members),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
