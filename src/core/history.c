@@ -1,9 +1,10 @@
 /* The dashboard's ring of recent records and markers. See history.h.
  *
  * A record is an array of 4-byte slots (float values, uint32 words):
- *   [0..3]  host: HH_*           [4..6] Pi: HR_*      [7] Pi throttled word
- *   [8]     record flags         then 2 per watch: HW_*
- *   then per GPU: HG_* (7), clock-event mask, HIST_GPU_* flags, one slot per fan */
+ *   host: HH_*      Pi: HR_*      the Pi throttled word      record flags
+ *   then HW_COUNT per watch: HW_*
+ *   then per GPU: HG_*, clock-event mask, HIST_GPU_* flags, one slot per fan
+ * The HH_, HR_, HW_ and HG_ slots are folded by their tables (core/history.def). */
 #include "core/history.h"
 
 #include <errno.h>
@@ -13,10 +14,10 @@
 #include <string.h>
 
 #define SL_HOST    0
-#define SL_RPI     4
-#define SL_RPI_THR 7
-#define SL_FLAGS   8
-#define SL_WATCH   9
+#define SL_RPI     (SL_HOST + HH_COUNT)
+#define SL_RPI_THR (SL_RPI + HR_COUNT)
+#define SL_FLAGS   (SL_RPI_THR + 1)
+#define SL_WATCH   (SL_FLAGS + 1)
 #define GPU_MASK   HG_COUNT
 #define GPU_FLAGS  (HG_COUNT + 1)
 #define GPU_FANS   (HG_COUNT + 2)
@@ -27,6 +28,43 @@ union hist_slot {
         float f;
         uint32_t u;
 };
+
+/* How a record keeps the samples of its period (core/history.def). */
+enum hist_reduce { HIST_max, HIST_min, HIST_last };
+
+/* One kept value: the offset of its double member in the area's struct, its reduction. */
+struct hist_series {
+        size_t off;
+        enum hist_reduce reduce;
+};
+
+#define HIST_HOST(id, member, reduce_)                                                             \
+        [HH_##id] = {offsetof(struct host_frame, member), HIST_##reduce_},
+static const struct hist_series host_series[HH_COUNT] = {
+#include "core/history.def"
+};
+#undef HIST_HOST
+
+#define HIST_RPI(id, member, reduce_)                                                              \
+        [HR_##id] = {offsetof(struct rpi_frame, member), HIST_##reduce_},
+static const struct hist_series rpi_series[HR_COUNT] = {
+#include "core/history.def"
+};
+#undef HIST_RPI
+
+#define HIST_WATCH(id, member, reduce_)                                                            \
+        [HW_##id] = {offsetof(struct watch_frame, member), HIST_##reduce_},
+static const struct hist_series watch_series[HW_COUNT] = {
+#include "core/history.def"
+};
+#undef HIST_WATCH
+
+#define HIST_GPU(id, member, reduce_)                                                              \
+        [HG_##id] = {offsetof(struct gpu_frame, member), HIST_##reduce_},
+static const struct hist_series gpu_series[HG_COUNT] = {
+#include "core/history.def"
+};
+#undef HIST_GPU
 
 struct hist_layout {
         unsigned nwatches, ngpus;
@@ -190,13 +228,19 @@ static void put_max(union hist_slot *s, double v)
                 s->f = x;
 }
 
-static void put_min(union hist_slot *s, double v)
+/* Fold the n values table t describes, of the struct at obj, into slots s[0..n). */
+static void fold(union hist_slot *s, const void *obj, const struct hist_series *t, unsigned n)
 {
-        if (!VAL_OK(v))
-                return;
-        float x = (float)v;
-        if (isnan(s->f) || x < s->f)
-                s->f = x;
+        for (unsigned k = 0; k < n; k++) {
+                double v;
+                memcpy(&v, (const char *)obj + t[k].off, sizeof(v));
+                if (!VAL_OK(v))
+                        continue;
+                float x = (float)v;
+                if (isnan(s[k].f) || t[k].reduce == HIST_last ||
+                    (t[k].reduce == HIST_max ? x > s[k].f : x < s[k].f))
+                        s[k].f = x;
+        }
 }
 
 static void fold_gpus(struct history *h, const struct frame *f)
@@ -214,13 +258,7 @@ static void fold_gpus(struct history *h, const struct frame *f)
                 }
                 if (gf->flags[0])
                         s[GPU_FLAGS].u |= HIST_GPU_FLAGGED;
-                put_max(&s[HG_TEMP_C], gf->temp_c);
-                put_max(&s[HG_POWER_W], gf->power_w);
-                put_min(&s[HG_POWER_LIMIT_W], gf->power_limit_w);
-                put_min(&s[HG_GPU_CLOCK_MHZ], gf->gpu_clock_mhz);
-                put_min(&s[HG_MEM_CLOCK_MHZ], gf->mem_clock_mhz);
-                put_max(&s[HG_UTIL_PCT], gf->util_gpu_pct);
-                put_max(&s[HG_VRAM_USED_B], gf->vram_used_bytes);
+                fold(s, gf, gpu_series, HG_COUNT);
                 /* The slot keeps the low 32 bits: every reason NVML defines (0x1 ..
                  * 0x200) is there. */
                 if (gf->throttle_valid)
@@ -233,14 +271,9 @@ static void fold_gpus(struct history *h, const struct frame *f)
 static void fold_host(struct history *h, const struct frame *f)
 {
         union hist_slot *a = h->acc;
-        put_max(&a[SL_HOST + HH_CPU_PCT], f->host.cpu_total_pct);
-        put_min(&a[SL_HOST + HH_MEM_AVAIL_BYTES], f->host.mem_avail_bytes);
-        put_max(&a[SL_HOST + HH_TEMP_C], f->host.temp_c);
-        put_max(&a[SL_HOST + HH_SHM_USED_BYTES], f->host.shm_used_bytes);
+        fold(a + SL_HOST, &f->host, host_series, HH_COUNT);
         if (f->rpi.present) {
-                put_max(&a[SL_RPI + HR_TEMP_C], f->rpi.temp_c);
-                put_min(&a[SL_RPI + HR_ARM_HZ], f->rpi.arm_hz);
-                put_min(&a[SL_RPI + HR_VOLT_V], f->rpi.volt_core_v);
+                fold(a + SL_RPI, &f->rpi, rpi_series, HR_COUNT);
                 if (f->rpi.throttled_valid) {
                         a[SL_RPI_THR].u |= (uint32_t)(f->rpi.throttled & 0xffffffffu);
                         a[SL_FLAGS].u |= REC_RPI_THR;
@@ -248,8 +281,7 @@ static void fold_host(struct history *h, const struct frame *f)
         }
         for (unsigned w = 0; w < h->lay.nwatches && w < f->nwatches; w++) {
                 union hist_slot *s = a + SL_WATCH + HW_COUNT * w;
-                put_max(&s[HW_PROCS], f->watches[w].count);
-                put_max(&s[HW_PSS_BYTES], f->watches[w].pss_bytes);
+                fold(s, &f->watches[w], watch_series, HW_COUNT);
         }
 }
 

@@ -2,25 +2,27 @@
  * over the last 15 minutes, and a ring of recent event markers (events.log lines).
  *
  * A record is not a frame (a frame is ~25 KB): it holds only what the dashboard draws,
- * as 4-byte floats and words: host CPU %, memory available, temperature and /dev/shm
- * used; the Pi's temperature, ARM clock, core voltage and throttled word; count and
- * PSS of each watch; and per GPU temperature, power, power limit, graphics and memory
- * clocks, utilisation, VRAM used, each fan's speed, the clock-event (throttle) mask and whether
- * it was sampled, failed or raised an anomaly flag.
+ * as 4-byte floats and words: the values core/history.def lists (host CPU %, memory
+ * available, temperature and /dev/shm used; the Pi's temperature, ARM clock and core
+ * voltage; count and PSS of each watch; per GPU temperature, power, power limit,
+ * graphics and memory clocks, utilisation, VRAM used), and in code the Pi's throttled
+ * word and, per GPU, each fan's speed, the clock-event (throttle) mask and whether it
+ * was sampled, failed or raised an anomaly flag.
  *
  * One record per host tick, or per every Nth host tick when the interval is shorter
  * than span / max_records (at 10 ms, every 100th: one record per second). Each value
- * of a record is the worst one seen over its period: the highest temperature, power,
- * CPU, fan speed, PSS and process count, the lowest memory available, clock, power
- * limit and voltage, the union of throttle bits; so a 100 ms GPU spike between two
- * host ticks is still drawn. A GPU value the period did not sample keeps the last
- * sample's.
+ * of a record is the worst one seen over its period, as its line in core/history.def
+ * says: the highest temperature, power, CPU, PSS and process count, the lowest memory
+ * available, clock, power limit and voltage; in code, the highest fan speed and the
+ * union of throttle bits; so a 100 ms GPU spike between two host ticks is still
+ * drawn. A GPU value the period did not sample keeps the last sample's.
  *
  * Memory, allocated once at the first push (again only if the number of GPUs, fans
  * or watches grows, which clears the ring): capacity x (8 + 4 x slots) bytes, with
- * slots = 9 + 2 x watches + per GPU (9 + fans); capacity 900 at 1 s and faster. A Pi
- * with two watches: 900 x 60 B = 54 KB; 8 GPUs with 2 fans each: 900 x 396 B = 356 KB;
- * the ceiling (16 GPUs x 8 fans, 16 watches): 900 x 1260 B = 1.13 MB. Markers:
+ * slots = 9 + 2 x watches + per GPU (9 + fans) with today's core/history.def;
+ * capacity 900 at 1 s and faster. A Pi with two watches: 900 x 60 B = 54 KB; 8 GPUs
+ * with 2 fans each: 900 x 396 B = 356 KB; the ceiling (16 GPUs x 8 fans, 16 watches):
+ * 900 x 1260 B = 1.13 MB. Markers:
  * 128 x 168 B = 21.5 KB. The HTTP thread keeps one copy of the same size to render
  * from, allocated at the first page request.
  *
@@ -42,37 +44,35 @@
 #define HISTORY_MAX_MARKERS 128
 #define HISTORY_MARKER_LEN  160 /* bytes of a marker's text, NUL included */
 
+/* The values kept, one enum per area, from core/history.def (which says how each is
+ * reduced over a record's period). */
+#define HIST_HOST(id, member, reduce) HH_##id,
 enum hist_host {
-        HH_CPU_PCT,         /* max */
-        HH_MEM_AVAIL_BYTES, /* min */
-        HH_TEMP_C,          /* max */
-        HH_SHM_USED_BYTES,  /* max */
+#include "core/history.def"
         HH_COUNT
 };
+#undef HIST_HOST
 
+#define HIST_RPI(id, member, reduce) HR_##id,
 enum hist_rpi {
-        HR_TEMP_C, /* max */
-        HR_ARM_HZ, /* min */
-        HR_VOLT_V, /* min */
+#include "core/history.def"
         HR_COUNT
 };
+#undef HIST_RPI
 
+#define HIST_WATCH(id, member, reduce) HW_##id,
 enum hist_watch {
-        HW_PROCS,     /* max */
-        HW_PSS_BYTES, /* max */
+#include "core/history.def"
         HW_COUNT
 };
+#undef HIST_WATCH
 
+#define HIST_GPU(id, member, reduce) HG_##id,
 enum hist_gpu {
-        HG_TEMP_C,        /* max */
-        HG_POWER_W,       /* max */
-        HG_POWER_LIMIT_W, /* min */
-        HG_GPU_CLOCK_MHZ, /* min */
-        HG_MEM_CLOCK_MHZ, /* min */
-        HG_UTIL_PCT,      /* max */
-        HG_VRAM_USED_B,   /* max, bytes */
+#include "core/history.def"
         HG_COUNT
 };
+#undef HIST_GPU
 
 /* history_gpu_flags() bits. */
 #define HIST_GPU_SEEN    1u /* the GPU was present in the period */

@@ -5,8 +5,10 @@
  *   vigil_gpu_power_watts{gpu="0",uuid="GPU-5d6c..."} 231.5
  *
  * Families are written family by family (all GPUs of one family together), as the
- * format requires. Most families come from tables of field offsets, so adding one is a
- * table line. Rendering allocates nothing: it appends to the caller's buffer. */
+ * format requires. The families of the frame's values, and their order, come from the
+ * areas' tables (core/metric_defs.h): a plain series is a table line, and the code here
+ * renders the families a table marks MR_CODE where the table has them. Rendering
+ * allocates nothing: it appends to the caller's buffer. */
 #include "sink/metrics.h"
 
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/metric_defs.h"
 #include "core/throttle_reasons.h"
 #include "core/vigil.h"
 #include "core/rpi_throttle.h"
@@ -25,40 +28,21 @@
 #define GAUGE   "gauge"
 #define COUNTER "counter"
 
-/* The family being written: its header goes out with its first sample. */
+/* The family being written: its header goes out with its first sample. broken: the
+ * code and an area's table disagree (no sample is written, the render fails). */
 struct render {
         struct strbuf *sb;
         const char *name;
         const char *type;
         const char *help;
         bool header_done;
+        bool broken;
 };
 
-/* One series of a table-driven family: a double field of a frame part times scale,
- * with an optional label key="val". An entry with a name starts a family; the
- * entries after it without a name add series to that family. */
-struct series_def {
-        const char *name;
-        const char *type;
-        const char *help;
-        const char *key;
-        const char *val;
-        size_t off;
-        double scale;
+/* A walk through one area's table (core/metric_defs.h), row d next. */
+struct rows {
+        const struct metric_def *d, *end;
 };
-
-/* A family of one series; a family's first labelled series; one more series. */
-/* clang-format off */
-#define ONE(name, type, help, off, scale)           {name, type, help, NULL, NULL, off, scale}
-#define FIRST(name, type, help, key, val, off, scl) {name, type, help, key, val, off, scl}
-#define MORE(key, val, off, scale)                  {NULL, NULL, NULL, key, val, off, scale}
-/* clang-format on */
-
-#define HOFF(f)  offsetof(struct host_frame, f)
-#define WOFF(f)  offsetof(struct watch_frame, f)
-#define ROFF(f)  offsetof(struct rpi_frame, f)
-#define GOFF(f)  offsetof(struct gpu_frame, f)
-#define NDEFS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- samples ---- */
 
@@ -124,7 +108,7 @@ static void flush_line(struct render *r, struct line *l)
 static void sample(struct render *r, const char *base, const char *key, const char *val, double v)
 {
         struct line l;
-        if (isnan(v))
+        if (isnan(v) || r->broken)
                 return;
         l.n = 0;
         l.over = false;
@@ -171,60 +155,55 @@ static double field_at(const void *obj, size_t off)
         return v;
 }
 
-/* Each family of defs[0..ndefs) over count objects of the given stride, family by
- * family; bases[i] is object i's label list (NULL: skip it; bases NULL: no labels). */
-static void render_defs(struct render *r, const struct series_def *defs, size_t ndefs,
-                        const void *objs, size_t stride, unsigned count, const char *const *bases)
+/* Begin the family of the table's next row, a code-rendered one (MR_CODE). */
+static void fam_code(struct render *r, struct rows *t)
 {
-        for (size_t d = 0; d < ndefs;) {
-                size_t end = d + 1;
-                while (end < ndefs && !defs[end].name)
+        if (t->d >= t->end || t->d->row != MR_CODE) {
+                r->broken = true;
+                return;
+        }
+        fam_begin(r, t->d->name, t->d->type, t->d->help);
+        t->d++;
+}
+
+/* The table's series rows from the next one up to the next code row (or the end), over
+ * count objects of the given stride, family by family; bases[i] is object i's label list
+ * (NULL: skip it; bases NULL: no labels). */
+static void render_series(struct render *r, struct rows *t, const void *objs, size_t stride,
+                          unsigned count, const char *const *bases)
+{
+        while (t->d < t->end && t->d->row == MR_SERIES) {
+                const struct metric_def *first = t->d, *end = t->d + 1;
+                while (end < t->end && end->row == MR_SERIES && !end->name)
                         end++;
-                fam_begin(r, defs[d].name, defs[d].type, defs[d].help);
+                fam_begin(r, first->name, first->type, first->help);
                 for (unsigned i = 0; i < count; i++) {
                         const char *obj = (const char *)objs + i * stride;
                         if (bases && !bases[i])
                                 continue;
-                        for (size_t k = d; k < end; k++)
-                                sample(r, bases ? bases[i] : NULL, defs[k].key, defs[k].val,
-                                       field_at(obj, defs[k].off) * defs[k].scale);
+                        for (const struct metric_def *k = first; k < end; k++)
+                                sample(r, bases ? bases[i] : NULL, k->key, k->val,
+                                       field_at(obj, k->off) * k->scale);
                 }
-                d = end;
+                t->d = end;
         }
+}
+
+/* The table's rows were all rendered, or the render is broken. */
+static void rows_done(struct render *r, const struct rows *t)
+{
+        if (t->d != t->end)
+                r->broken = true;
 }
 
 /* ---- host ---- */
 
-static const struct series_def host_defs[] = {
-    ONE("vigil_load1", GAUGE, "1-minute load average.", HOFF(load1), 1),
-    ONE("vigil_load5", GAUGE, "5-minute load average.", HOFF(load5), 1),
-    ONE("vigil_load15", GAUGE, "15-minute load average.", HOFF(load15), 1),
-    ONE("vigil_memory_total_bytes", GAUGE, "Total usable memory (MemTotal).", HOFF(mem_total_bytes),
-        1),
-    ONE("vigil_memory_available_bytes", GAUGE, "Memory available for new work (MemAvailable).",
-        HOFF(mem_avail_bytes), 1),
-    ONE("vigil_memory_used_bytes", GAUGE, "Memory in use: total minus available.",
-        HOFF(mem_used_bytes), 1),
-    ONE("vigil_swap_total_bytes", GAUGE, "Total swap space.", HOFF(swap_total_bytes), 1),
-    ONE("vigil_swap_free_bytes", GAUGE, "Unused swap space.", HOFF(swap_free_bytes), 1),
-};
-
-static const struct series_def host_defs2[] = {
-    ONE("vigil_shm_size_bytes", GAUGE, "Size of the /dev/shm file system.", HOFF(shm_total_bytes),
-        1),
-    ONE("vigil_shm_used_bytes", GAUGE, "Space used in /dev/shm.", HOFF(shm_used_bytes), 1),
-    ONE("vigil_shm_available_bytes", GAUGE, "Space available in /dev/shm.", HOFF(shm_avail_bytes),
-        1),
-    ONE("vigil_cpu_max_frequency_hertz", GAUGE, "Highest frequency the kernel may request (cpu0).",
-        HOFF(cpu_max_freq_hz), 1),
-    ONE("vigil_uptime_seconds", GAUGE, "Time since the system booted.", HOFF(uptime_s), 1),
-};
-
-static void render_cpus(struct render *r, const char *name, const char *help, const double *v,
-                        unsigned n, double scale, double all)
+/* A family over the CPUs: cpu="all" (all, when not NAN), then one series per core. */
+static void render_cpus(struct render *r, struct rows *t, const double *v, unsigned n, double scale,
+                        double all)
 {
         char idx[12];
-        fam_begin(r, name, GAUGE, help);
+        fam_code(r, t);
         sample(r, NULL, "cpu", "all", all * scale);
         if (n > VIGIL_MAX_CPUS)
                 n = VIGIL_MAX_CPUS;
@@ -236,20 +215,15 @@ static void render_cpus(struct render *r, const char *name, const char *help, co
 
 static void render_host(struct render *r, const struct host_frame *h)
 {
-        render_cpus(
-            r, "vigil_cpu_usage_ratio",
-            "Share of the last host interval the CPU was busy, 0-1 (cpu=\"all\": every core).",
-            h->cpu_pct, h->ncpu, 0.01, h->cpu_total_pct);
-        render_defs(r, host_defs, NDEFS(host_defs), h, 0, 1, NULL);
-        fam_begin(r, "vigil_swap_used_bytes", GAUGE, "Swap space in use: total minus free.");
+        struct rows t = {host_metrics.rows, host_metrics.rows + host_metrics.n};
+        render_cpus(r, &t, h->cpu_pct, h->ncpu, 0.01, h->cpu_total_pct);
+        render_series(r, &t, h, 0, 1, NULL);
+        fam_code(r, &t); /* vigil_swap_used_bytes */
         sample(r, NULL, NULL, NULL, h->swap_total_bytes - h->swap_free_bytes);
-        render_defs(r, host_defs2, NDEFS(host_defs2), h, 0, 1, NULL);
-        render_cpus(r, "vigil_cpu_frequency_hertz",
-                    "Frequency the kernel requests for the core (scaling_cur_freq).",
-                    h->cpu_freq_hz, h->nfreq, 1, NAN);
+        render_series(r, &t, h, 0, 1, NULL);
+        render_cpus(r, &t, h->cpu_freq_hz, h->nfreq, 1, NAN);
 
-        fam_begin(r, "vigil_temperature_celsius", GAUGE,
-                  "Temperature of a hwmon sensor or thermal zone.");
+        fam_code(r, &t); /* vigil_temperature_celsius */
         unsigned nt = h->ntemps < VIGIL_MAX_TEMPS ? h->ntemps : VIGIL_MAX_TEMPS;
         for (unsigned i = 0; i < nt; i++) {
                 char lab[200];
@@ -262,27 +236,13 @@ static void render_host(struct render *r, const struct host_frame *h)
                         sample(r, lab, "sensor", h->temps[i].sensor, h->temps[i].celsius);
         }
 
-        fam_begin(r, "vigil_cpu_governor_info", GAUGE, "The cpufreq governor of cpu0.");
+        fam_code(r, &t); /* vigil_cpu_governor_info */
         if (h->governor[0])
                 sample(r, NULL, "governor", h->governor, 1);
+        rows_done(r, &t);
 }
 
 /* ---- process watches ---- */
-
-static const struct series_def watch_defs[] = {
-    ONE("vigil_processes", GAUGE, "Processes matching the watch.", WOFF(count), 1),
-    ONE("vigil_process_pss_bytes", GAUGE, "Total proportional set size of the matching processes.",
-        WOFF(pss_bytes), 1),
-    ONE("vigil_process_first_pss_bytes", GAUGE,
-        "Proportional set size of the matching process with the lowest pid.", WOFF(first_pss_bytes),
-        1),
-    ONE("vigil_process_cpu_usage_ratio", GAUGE,
-        "CPU used by the matching processes over the last interval (1 = one core).", WOFF(cpu_pct),
-        0.01),
-    ONE("vigil_process_threads", GAUGE, "Threads of the matching processes.", WOFF(threads), 1),
-    ONE("vigil_process_oldest_age_seconds", GAUGE, "Age of the oldest matching process.",
-        WOFF(oldest_age_s), 1),
-};
 
 static void render_watches(struct render *r, const struct frame *f)
 {
@@ -297,36 +257,23 @@ static void render_watches(struct render *r, const struct frame *f)
                 sb_putc(&lb, '"');
                 bases[i] = lb.overflow ? NULL : labs[i];
         }
-        render_defs(r, watch_defs, NDEFS(watch_defs), f->watches, sizeof(f->watches[0]), n, bases);
+        struct rows t = {watch_metrics.rows, watch_metrics.rows + watch_metrics.n};
+        render_series(r, &t, f->watches, sizeof(f->watches[0]), n, bases);
+        rows_done(r, &t);
 }
 
 /* ---- Raspberry Pi ---- */
-
-static const struct series_def rpi_defs[] = {
-    ONE("vigil_rpi_temperature_celsius", GAUGE, "SoC temperature reported by the firmware.",
-        ROFF(temp_c), 1),
-    ONE("vigil_rpi_core_voltage_volts", GAUGE, "Core voltage reported by the firmware.",
-        ROFF(volt_core_v), 1),
-    FIRST("vigil_rpi_clock_hertz", GAUGE, "Clock rate measured by the firmware.", "clock", "arm",
-          ROFF(arm_hz), 1),
-    MORE("clock", "core", ROFF(core_hz), 1),
-    MORE("clock", "v3d", ROFF(v3d_hz), 1),
-    MORE("clock", "h264", ROFF(h264_hz), 1),
-    MORE("clock", "pixel", ROFF(pixel_hz), 1),
-    FIRST("vigil_rpi_clock_max_hertz", GAUGE, "Configured maximum clock rate.", "clock", "arm",
-          ROFF(arm_max_hz), 1),
-};
 
 static void render_rpi(struct render *r, const struct rpi_frame *p)
 {
         static const char *const conds[4] = {RPI_COND_UNDER_VOLTAGE, RPI_COND_ARM_FREQ_CAPPED,
                                              RPI_COND_THROTTLED, RPI_COND_SOFT_TEMP_LIMIT};
+        struct rows t = {rpi_metrics.rows, rpi_metrics.rows + rpi_metrics.n};
         if (!p->present)
                 return;
-        render_defs(r, rpi_defs, NDEFS(rpi_defs), p, 0, 1, NULL);
+        render_series(r, &t, p, 0, 1, NULL);
 
-        fam_begin(r, "vigil_rpi_throttled", GAUGE,
-                  "Firmware throttling condition (get_throttled): 1 when set, now or since boot.");
+        fam_code(r, &t); /* vigil_rpi_throttled */
         if (p->throttled_valid && p->throttled <= 0xffffffffu) {
                 uint32_t word = (uint32_t)p->throttled;
                 /* since="boot" only where the sticky bits mean that (gencmd). */
@@ -345,62 +292,18 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                        p->undervolt_alarm);
         }
 
-        fam_begin(r, "vigil_rpi_v3d_busy_ratio", GAUGE,
-                  "Share of the last interval the V3D queue was busy, 0-1.");
+        fam_code(r, &t); /* vigil_rpi_v3d_busy_ratio */
         unsigned nq = p->nv3d < VIGIL_V3D_QUEUES ? p->nv3d : VIGIL_V3D_QUEUES;
         for (unsigned i = 0; i < nq; i++)
                 sample(r, NULL, "queue", p->v3d[i].queue, p->v3d[i].busy_ratio);
 
-        fam_begin(r, "vigil_rpi_info", GAUGE, "The board model (device tree).");
+        fam_code(r, &t); /* vigil_rpi_info */
         if (p->model[0])
                 sample(r, NULL, "model", p->model, 1);
+        rows_done(r, &t);
 }
 
 /* ---- GPUs ---- */
-
-static const struct series_def gpu_defs[] = {
-    ONE("vigil_gpu_temperature_celsius", GAUGE, "GPU core temperature.", GOFF(temp_c), 1),
-    ONE("vigil_gpu_temperature_max_celsius", GAUGE,
-        "Highest GPU temperature for normal operation (GPU_MAX threshold).", GOFF(temp_max_c), 1),
-    ONE("vigil_gpu_power_watts", GAUGE, "Power draw of the GPU.", GOFF(power_w), 1),
-    ONE("vigil_gpu_power_limit_watts", GAUGE, "Power management limit.", GOFF(power_limit_w), 1),
-    ONE("vigil_gpu_enforced_power_limit_watts", GAUGE, "Power limit the driver enforces.",
-        GOFF(enforced_limit_w), 1),
-    ONE("vigil_gpu_energy_joules_total", COUNTER, "Energy used since the driver was loaded.",
-        GOFF(energy_j), 1),
-    FIRST("vigil_gpu_clock_hertz", GAUGE, "Current clock rate.", "clock", "graphics",
-          GOFF(gpu_clock_mhz), 1e6),
-    MORE("clock", "memory", GOFF(mem_clock_mhz), 1e6),
-    MORE("clock", "sm", GOFF(sm_clock_mhz), 1e6),
-    MORE("clock", "video", GOFF(video_clock_mhz), 1e6),
-    FIRST("vigil_gpu_utilization_ratio", GAUGE,
-          "Share of the last sample period the engine was busy, 0-1.", "engine", "gpu",
-          GOFF(util_gpu_pct), 0.01),
-    MORE("engine", "memory", GOFF(util_mem_pct), 0.01),
-    ONE("vigil_gpu_memory_used_bytes", GAUGE,
-        "Frame buffer memory in use, reserved memory included (NVML v1 used).",
-        GOFF(vram_used_bytes), 1),
-    ONE("vigil_gpu_memory_reserved_bytes", GAUGE, "Frame buffer memory the driver reserves.",
-        GOFF(vram_reserved_bytes), 1),
-    ONE("vigil_gpu_memory_total_bytes", GAUGE, "Frame buffer memory installed.",
-        GOFF(vram_total_bytes), 1),
-    ONE("vigil_gpu_pcie_link_generation", GAUGE, "Current PCIe link generation.", GOFF(pcie_gen),
-        1),
-    ONE("vigil_gpu_pcie_link_width", GAUGE, "Current PCIe link width (lanes).", GOFF(pcie_width),
-        1),
-    ONE("vigil_gpu_pcie_replay_errors_total", COUNTER, "PCIe replay counter.", GOFF(pcie_replay),
-        1),
-    FIRST("vigil_gpu_ecc_errors_total", COUNTER, "ECC errors since the driver was loaded.", "type",
-          "corrected", GOFF(ecc_corrected), 1),
-    MORE("type", "uncorrected", GOFF(ecc_uncorrected), 1),
-    FIRST("vigil_gpu_remapped_rows", GAUGE, "Memory rows remapped, by the error that caused it.",
-          "type", "correctable", GOFF(remapped_correctable), 1),
-    MORE("type", "uncorrectable", GOFF(remapped_uncorrectable), 1),
-    ONE("vigil_gpu_remapped_rows_pending", GAUGE, "1 when a row remapping waits for a GPU reset.",
-        GOFF(remap_pending), 1),
-    ONE("vigil_gpu_remapped_rows_failure", GAUGE, "1 when a row remapping has failed.",
-        GOFF(remap_failure), 1),
-};
 
 /* "gpu="N",uuid="..."" for each present GPU slot; NULL for the others. */
 static void gpu_bases(const struct frame *f, char (*labs)[160], const char **bases)
@@ -423,14 +326,15 @@ static void gpu_bases(const struct frame *f, char (*labs)[160], const char **bas
         }
 }
 
-static void render_gpu_special(struct render *r, const struct frame *f, const char *const *bases)
+static void render_gpu_special(struct render *r, struct rows *t, const struct frame *f,
+                               const char *const *bases)
 {
-        fam_begin(r, "vigil_gpu_up", GAUGE, "1 when the last sample of the GPU succeeded.");
+        fam_code(r, t); /* vigil_gpu_up */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 if (bases[i])
                         sample(r, bases[i], NULL, NULL, f->gpus[i].ok ? 1 : 0);
         }
-        fam_begin(r, "vigil_gpu_info", GAUGE, "GPU identity: name and PCI bus id.");
+        fam_code(r, t); /* vigil_gpu_info */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 char lab[320];
                 struct strbuf lb;
@@ -444,27 +348,26 @@ static void render_gpu_special(struct render *r, const struct frame *f, const ch
                 if (!lb.overflow)
                         sample(r, lab, "pci_bus_id", f->gpus[i].pci_bus_id, 1);
         }
-        fam_begin(r, "vigil_gpu_pstate", GAUGE, "Performance state, 0 (highest) to 15 (lowest).");
+        fam_code(r, t); /* vigil_gpu_pstate */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 double p = f->gpus[i].pstate;
                 if (bases[i] && p >= 0 && p <= 15)
                         sample(r, bases[i], NULL, NULL, p);
         }
-        fam_begin(r, "vigil_gpu_processes", GAUGE,
-                  "Processes on the GPU at its last process list, by type (compute, graphics).");
+        fam_code(r, t); /* vigil_gpu_processes */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 const struct gpu_proc_list *l = &f->gpu_procs[i];
-                for (unsigned t = 0; bases[i] && l->valid && t < GPU_PROC_TYPES; t++)
-                        if (l->supported[t])
+                for (unsigned ty = 0; bases[i] && l->valid && ty < GPU_PROC_TYPES; ty++)
+                        if (l->supported[ty])
                                 sample(r, bases[i], "type",
-                                       gpu_proc_type_name((enum gpu_proc_type)t), l->count[t]);
+                                       gpu_proc_type_name((enum gpu_proc_type)ty), l->count[ty]);
         }
 }
 
-static void render_gpu_arrays(struct render *r, const struct frame *f, const char *const *bases)
+static void render_gpu_arrays(struct render *r, struct rows *t, const struct frame *f,
+                              const char *const *bases)
 {
-        fam_begin(r, "vigil_gpu_clocks_event_reason", GAUGE,
-                  "1 when the clock-event (throttle) reason is active.");
+        fam_code(r, t); /* vigil_gpu_clocks_event_reason */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 uint64_t m = f->gpus[i].throttle_mask;
                 if (!bases[i] || !f->gpus[i].throttle_valid)
@@ -474,17 +377,13 @@ static void render_gpu_arrays(struct render *r, const struct frame *f, const cha
                                 sample(r, bases[i], "reason", throttle_reasons[b].label,
                                        (m >> b) & 1);
         }
-        fam_begin(r, "vigil_gpu_recovery_action", GAUGE,
-                  "NVML's recovery action (field 230): 0 none, 1 GPU reset, 2 node reboot, "
-                  "3 drain P2P, 4 drain and reset, 5 recover IMEX domain.");
+        fam_code(r, t); /* vigil_gpu_recovery_action */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++)
                 if (bases[i] && f->gpus[i].recovery_valid)
                         sample(r, bases[i], NULL, NULL, f->gpus[i].recovery_action);
-        const char *names[2] = {"vigil_gpu_fan_speed_ratio", "vigil_gpu_fan_target_ratio"};
-        const char *helps[2] = {"Intended fan speed, 0-1 (may exceed 1).",
-                                "Target fan speed, 0-1."};
+        /* vigil_gpu_fan_speed_ratio, then vigil_gpu_fan_target_ratio */
         for (unsigned k = 0; k < 2; k++) {
-                fam_begin(r, names[k], GAUGE, helps[k]);
+                fam_code(r, t);
                 for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                         const struct gpu_frame *g = &f->gpus[i];
                         unsigned nf = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
@@ -622,6 +521,7 @@ static void render_self(struct render *r, const struct self_frame *s)
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x)
 {
         struct render r = {.sb = out};
+        struct rows gt = {gpu_metrics.rows, gpu_metrics.rows + gpu_metrics.n};
         char labs[VIGIL_MAX_GPUS][160];
         const char *bases[VIGIL_MAX_GPUS];
 
@@ -630,10 +530,10 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct count
         render_rpi(&r, &f->rpi);
         metrics_render_storage(out, &f->storage);
         gpu_bases(f, labs, bases);
-        render_gpu_special(&r, f, bases);
-        render_defs(&r, gpu_defs, NDEFS(gpu_defs), f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS,
-                    bases);
-        render_gpu_arrays(&r, f, bases);
+        render_gpu_special(&r, &gt, f, bases);
+        render_series(&r, &gt, f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS, bases);
+        render_gpu_arrays(&r, &gt, f, bases);
+        rows_done(&r, &gt);
         if (x)
                 render_gpu_extra(&r, x, bases);
         render_gpu_stats(&r, f, bases);
@@ -644,5 +544,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct count
         render_self(&r, &f->self);
         if (x)
                 metrics_render_push(out, &x->push);
+        if (r.broken)
+                return -EINVAL;
         return out->overflow ? -ENOBUFS : 0;
 }

@@ -20,8 +20,9 @@
 void metrics_render_push(struct strbuf *out, const struct push_counters *p);
 
 /* Append the exposition of frame f (and x, may be NULL) to out. Families appear in a
- * fixed order, each with one # HELP and one # TYPE line. Returns 0, or -ENOBUFS when
- * out overflowed its bound (the output is then incomplete and must not be served). */
+ * fixed order, each with one # HELP and one # TYPE line. Returns 0, -ENOBUFS when
+ * out overflowed its bound, or -EINVAL when the code and an area's table of families
+ * (core/metric_defs.h) disagree (the output is then incomplete and must not be served). */
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x);
 /* The storage health families of s (metrics_storage.c), appended to out. */
 void metrics_render_storage(struct strbuf *out, const struct storage_frame *s);

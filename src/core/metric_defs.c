@@ -1,0 +1,66 @@
+/* The /metrics tables of the frame's areas. See metric_defs.h. */
+#include "core/metric_defs.h"
+
+#include <stddef.h>
+
+#include "core/frame.h"
+
+/* The rows of the struct named by METRIC_OF, from its .def list. */
+#define METRIC(member_, name_, type_, help_, scale_)                                               \
+        {.row = MR_SERIES,                                                                         \
+         .member = #member_,                                                                       \
+         .name = name_,                                                                            \
+         .type = #type_,                                                                           \
+         .help = help_,                                                                            \
+         .off = offsetof(METRIC_OF, member_),                                                      \
+         .scale = scale_},
+#define METRIC_L(member_, name_, type_, help_, key_, val_, scale_)                                 \
+        {.row = MR_SERIES,                                                                         \
+         .member = #member_,                                                                       \
+         .name = name_,                                                                            \
+         .type = #type_,                                                                           \
+         .help = help_,                                                                            \
+         .key = key_,                                                                              \
+         .val = val_,                                                                              \
+         .off = offsetof(METRIC_OF, member_),                                                      \
+         .scale = scale_},
+#define METRIC_MORE(member_, key_, val_, scale_)                                                   \
+        {.row = MR_SERIES,                                                                         \
+         .member = #member_,                                                                       \
+         .key = key_,                                                                              \
+         .val = val_,                                                                              \
+         .off = offsetof(METRIC_OF, member_),                                                      \
+         .scale = scale_},
+#define METRIC_CODE(members_, name_, type_, help_)                                                 \
+        {.row = MR_CODE, .member = members_, .name = name_, .type = #type_, .help = help_},
+
+/* Each area's rows, the struct its members belong to named by METRIC_OF. */
+static const struct metric_def host_rows[] = {
+#define METRIC_OF struct host_frame
+#include "core/host_metrics.def"
+#undef METRIC_OF
+};
+static const struct metric_def watch_rows[] = {
+#define METRIC_OF struct watch_frame
+#include "core/watch_metrics.def"
+#undef METRIC_OF
+};
+static const struct metric_def rpi_rows[] = {
+#define METRIC_OF struct rpi_frame
+#include "core/rpi_metrics.def"
+#undef METRIC_OF
+};
+static const struct metric_def gpu_rows[] = {
+#define METRIC_OF struct gpu_frame
+#include "core/gpu_metrics.def"
+#undef METRIC_OF
+};
+
+#define TABLE(rows)                                                                                \
+        {                                                                                          \
+                rows, sizeof(rows) / sizeof(rows[0])                                               \
+        }
+const struct metric_table host_metrics = TABLE(host_rows);
+const struct metric_table watch_metrics = TABLE(watch_rows);
+const struct metric_table rpi_metrics = TABLE(rpi_rows);
+const struct metric_table gpu_metrics = TABLE(gpu_rows);

@@ -1,0 +1,45 @@
+/* The /metrics families of the frame's values, one table per area, each from its list
+ * (core/host_metrics.def, core/watch_metrics.def, core/rpi_metrics.def,
+ * core/gpu_metrics.def): a value's metric is defined once, next to the others, and
+ * sink/metrics.c renders the tables in their order. Rows come in two forms:
+ *
+ *   MR_SERIES: one series, a double member of the area's struct (by name and offset)
+ *              times scale, with an optional label key="val"; a row with a name starts a
+ *              family, the rows after it without a name add series to that family.
+ *   MR_CODE:   a family whose samples sink/metrics.c builds in code (arrays, text
+ *              labels, values derived from several members), at this place in the
+ *              order; member names the members it reads, space-separated (what it
+ *              reads outside the area's struct in parentheses, last).
+ *
+ * Names follow the Prometheus conventions of sink/metrics.h. */
+#ifndef VIGIL_CORE_METRIC_DEFS_H
+#define VIGIL_CORE_METRIC_DEFS_H
+
+#include <stddef.h>
+
+enum metric_row { MR_SERIES, MR_CODE };
+
+struct metric_def {
+        enum metric_row row;
+        const char *member; /* the member of the area's struct it renders */
+        const char *name;   /* family name; NULL: one more series of the family above */
+        const char *type;   /* "gauge" or "counter" (NULL with name) */
+        const char *help;   /* the # HELP text (NULL with name) */
+        const char *key;    /* MR_SERIES: a label name, or NULL */
+        const char *val;    /* its value */
+        size_t off;         /* MR_SERIES: offsetof the double member */
+        double scale;       /* MR_SERIES: the sample is the member times scale */
+};
+
+/* An area's table: its rows, in exposition order. */
+struct metric_table {
+        const struct metric_def *rows;
+        size_t n;
+};
+
+/* struct host_frame (core/host_metrics.def); struct watch_frame, one series per watch
+ * (core/watch_metrics.def); struct rpi_frame (core/rpi_metrics.def); struct gpu_frame,
+ * one series per GPU (core/gpu_metrics.def). */
+extern const struct metric_table host_metrics, watch_metrics, rpi_metrics, gpu_metrics;
+
+#endif
