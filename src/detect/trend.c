@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "core/vigil.h"
-#include "report/host_acc.h"
-#include "report/watch_acc.h"
+#include "core/host_acc.h"
+#include "core/watch_acc.h"
 #include "core/eventlog.h"
 #include "core/host_row.h"
 #include "core/counters.h"

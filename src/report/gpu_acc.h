@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 enum gpu_field {

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/host_acc.h"
+#include "core/host_acc.h"
 #include "report/report.h"
 #include "report/tstamp.h"
 

@@ -4,7 +4,7 @@
  *   kiosk_procs        min        2   avg      2.0   max        3     +0.0 procs/h
  *   kiosk_pss_mb       min     81.2   avg     84.0   max     90.1     +1.2 MB/h
  */
-#include "report/watch_acc.h"
+#include "core/watch_acc.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,13 +3,13 @@
  * followed by vigil's robust slopes and projections. Fed one row at a time, either
  * from host CSV rows (`vigil report`) or from the daemon's own values at each host
  * sample (its exit summary), so both print the same text for the same rows. */
-#ifndef VIGIL_REPORT_HOST_ACC_H
-#define VIGIL_REPORT_HOST_ACC_H
+#ifndef VIGIL_CORE_HOST_ACC_H
+#define VIGIL_CORE_HOST_ACC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 /* The host log columns the summary uses (named as in the CSV header). */

@@ -14,7 +14,7 @@
  *   Throttle / power events during this run:
  *     HAS:under-voltage occurred, HAS:throttling occurred
  */
-#include "report/host_acc.h"
+#include "core/host_acc.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,14 +1,14 @@
 /* The watches of the host log that have columns of their own (every --watch other
  * than player and chromium): NAME_procs, NAME_pss_mb, NAME_cpu_pct, NAME_threads.
- * `vigil report` summarises each: min/avg/max of the four, and the robust slope of
- * its process count and PSS (a leak shows as either rising). */
-#ifndef VIGIL_REPORT_WATCH_ACC_H
-#define VIGIL_REPORT_WATCH_ACC_H
+ * `vigil report` and the daemon's exit summary summarise each: min/avg/max of the four,
+ * and the robust slope of its process count and PSS (a leak shows as either rising). */
+#ifndef VIGIL_CORE_WATCH_ACC_H
+#define VIGIL_CORE_WATCH_ACC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 #define WATCH_ACC_MAX 16 /* the daemon's --watch limit */
