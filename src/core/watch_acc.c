@@ -11,13 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const watch_col_suffix[WC_COUNT] = {
-    [WC_PROCS] = "_procs",
-    [WC_PSS_MB] = "_pss_mb",
-    [WC_CPU_PCT] = "_cpu_pct",
-    [WC_THREADS] = "_threads",
-};
-
 void report_watch_acc_init(struct report_watch_acc *a, size_t series_cap)
 {
         memset(a, 0, sizeof(*a));

@@ -8,15 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/host_row.h"
 #include "util/stats.h"
 #include "util/strbuf.h"
 
 #define WATCH_ACC_MAX 16 /* the daemon's --watch limit */
-
-enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
-
-/* The column name suffixes, "_procs" ... "_threads". */
-extern const char *const watch_col_suffix[WC_COUNT];
 
 struct watch_acc_one {
         char name[32];

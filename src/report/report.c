@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gpu_columns.h"
+#include "core/host_row.h"
 #include "report/csv_read.h"
 #include "report/postmortem.h"
 #include "report/report_data.h"
@@ -46,11 +48,13 @@ static int find_col(const struct csv_reader *r, const char *name)
 
 static void map_fans(const struct csv_reader *r, struct col_map *m)
 {
+        const char *speed = GPU_COLUMN_NAME(GC_PER_FAN, fan_speed_pct);
+        const char *target = GPU_COLUMN_NAME(GC_PER_FAN, fan_target_pct);
         for (unsigned i = 0; i < GPU_ACC_MAX_FANS; i++) {
-                char name[32];
-                snprintf(name, sizeof(name), "fan%u_speed_pct", i);
+                char name[64];
+                snprintf(name, sizeof(name), GPU_COL_FAN_PREFIX "%u%s", i, speed);
                 m->fan_speed[i] = find_col(r, name);
-                snprintf(name, sizeof(name), "fan%u_target_pct", i);
+                snprintf(name, sizeof(name), GPU_COL_FAN_PREFIX "%u%s", i, target);
                 m->fan_target[i] = find_col(r, name);
                 if (m->fan_speed[i] >= 0)
                         m->nfans = i + 1;
@@ -62,22 +66,26 @@ static int map_header(const struct csv_reader *r, struct col_map *m)
 {
         memset(m, 0, sizeof(*m));
         m->nfields = r->nfields;
-        if (r->nfields < 3 || !csv_cell_is(&r->f[0], "timestamp"))
+        if (r->nfields < 3)
                 return -EBADMSG;
-        if (csv_cell_is(&r->f[1], "uptime_s") && csv_cell_is(&r->f[2], "cpu_total_pct")) {
+        if (csv_cell_is(&r->f[0], HOST_COL_TIMESTAMP) &&
+            csv_cell_is(&r->f[1], host_col_name(HC_UPTIME)) &&
+            csv_cell_is(&r->f[2], host_col_name(HC_CPU_TOTAL))) {
                 m->kind = REPORT_HOST;
                 for (int f = 0; f < HOST_F_COUNT; f++)
-                        m->host[f] = find_col(r, host_field_names[f]);
-                m->throttle_flags = find_col(r, "throttle_flags");
+                        m->host[f] = find_col(r, host_field_name(f));
+                m->throttle_flags = find_col(r, HOST_COL_THROTTLE_FLAGS);
                 return 0;
         }
-        if (csv_cell_is(&r->f[1], "gpu_temp") && csv_cell_is(&r->f[2], "gpu_tlimit")) {
+        if (csv_cell_is(&r->f[0], GPU_COLUMN_NAME(GC_TIME, sampled_real_ns)) &&
+            csv_cell_is(&r->f[1], gpu_field_name(GPU_F_TEMP)) &&
+            csv_cell_is(&r->f[2], gpu_field_name(GPU_F_TLIMIT))) {
                 m->kind = REPORT_GPU;
                 for (int f = 0; f < GPU_F_COUNT; f++)
-                        m->gpu[f] = find_col(r, gpu_field_names[f]);
+                        m->gpu[f] = find_col(r, gpu_field_name(f));
                 map_fans(r, m);
-                m->reasons = find_col(r, "throttle_reasons");
-                m->flags = find_col(r, "flags");
+                m->reasons = find_col(r, GPU_COLUMN_NAME(GC_MASK_NAMES, throttle_mask));
+                m->flags = find_col(r, GPU_COLUMN_NAME(GC_FLAGS, flags));
                 return 0;
         }
         return -EBADMSG;
@@ -87,13 +95,14 @@ static int map_header(const struct csv_reader *r, struct col_map *m)
  * NAME_cpu_pct, NAME_threads anywhere), each given its slot in a. */
 static void map_watches(const struct csv_reader *r, struct col_map *m, struct report_watch_acc *a)
 {
-        const size_t sl = sizeof("_procs") - 1;
+        const char *procs = watch_col_suffix[WC_PROCS];
+        const size_t sl = strlen(procs);
         for (unsigned i = 0; i < r->nfields && m->nwatch < WATCH_ACC_MAX; i++) {
                 const struct csv_field *f = &r->f[i];
                 char name[64], col[96];
                 if (f->len <= sl || f->len - sl >= sizeof(name) ||
-                    memcmp(f->s + f->len - sl, "_procs", sl) != 0 ||
-                    csv_cell_is(f, "chromium_procs"))
+                    memcmp(f->s + f->len - sl, procs, sl) != 0 ||
+                    csv_cell_is(f, host_col_name(HC_CHROMIUM_PROCS)))
                         continue;
                 copy_bounded(name, sizeof(name), f->s, f->len - sl);
                 int cols[WC_COUNT];
