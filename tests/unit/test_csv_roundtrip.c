@@ -34,7 +34,10 @@
 /* 2026-12-02 18:12:47.123 UTC: whole milliseconds, as the files keep them. */
 static const int64_t when = 1796235167LL * NS + 123000000LL;
 
+/* Large: kept out of the stack. */
 static struct frame f;
+static struct host_row hr;
+static struct gpu_frame gf;
 
 static int setup(void **state)
 {
@@ -53,6 +56,9 @@ struct readback {
         unsigned nheader;
         bool checked[CSV_MAX_FIELDS]; /* columns whose value was compared */
 };
+
+static struct readback rb;     /* the file under test */
+static struct log_row_ctx ctx; /* the report's copies of a row's strings */
 
 /* Read the header of sb's text (r holds it), keeping its names. */
 static void read_header(struct readback *b, const struct strbuf *sb)
@@ -205,8 +211,6 @@ static void host_frame(void)
 static void test_host_round_trip(void **state)
 {
         (void)state;
-        static struct readback b;
-        static struct host_row hr;
         char buf[16384];
         struct strbuf sb;
         host_frame();
@@ -214,47 +218,46 @@ static void test_host_round_trip(void **state)
         sb_init_fixed(&sb, buf, sizeof(buf));
         host_row_header(&sb, hr.ncpu, &hr);
         host_row_csv(&sb, &hr, hr.ncpu);
-        read_header(&b, &sb);
+        read_header(&rb, &sb);
         struct log_map m;
         struct report_watch_acc wa;
         report_watch_acc_init(&wa, 16);
-        assert_int_equal(log_map_header(&b.r, &m), 0);
+        assert_int_equal(log_map_header(&rb.r, &m), 0);
         assert_int_equal(m.kind, REPORT_HOST);
-        log_map_watches(&b.r, &m, &wa);
+        log_map_watches(&rb.r, &m, &wa);
         assert_int_equal(m.nwatch, 1);
         assert_string_equal(wa.w[m.wslot[0]].name, "kiosk");
-        read_row(&b);
+        read_row(&rb);
 
         /* Every column, by the writer's name. */
-        check_time(&b, HOST_COL_TIMESTAMP);
+        check_time(&rb, HOST_COL_TIMESTAMP);
         for (unsigned c = 0; c < HC_COUNT; c++) {
                 if (c == HC_THROTTLED)
-                        check_hex(&b, host_col_name(c), f.rpi.throttled);
+                        check_hex(&rb, host_col_name(c), f.rpi.throttled);
                 else
-                        check_number(&b, host_col_name(c), hr.v[c]);
+                        check_number(&rb, host_col_name(c), hr.v[c]);
         }
         for (unsigned i = 0; i < hr.ncpu; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), HOST_COL_CPU_FMT, i);
-                check_number(&b, name, f.host.cpu_pct[i]);
+                check_number(&rb, name, f.host.cpu_pct[i]);
         }
-        check_text(&b, HOST_COL_GOVERNOR, "ondemand");
-        check_text(&b, HOST_COL_THROTTLE_FLAGS, hr.throttle_flags);
+        check_text(&rb, HOST_COL_GOVERNOR, "ondemand");
+        check_text(&rb, HOST_COL_THROTTLE_FLAGS, hr.throttle_flags);
         assert_int_equal(hr.nwatch, 1);
         const double wv[WC_COUNT] = {2, 81.5, 3.5, 9};
         for (unsigned k = 0; k < WC_COUNT; k++) {
                 char name[64];
                 snprintf(name, sizeof(name), "%s%s", hr.w[0].name, watch_col_suffix[k]);
-                check_number(&b, name, wv[k]);
+                check_number(&rb, name, wv[k]);
         }
-        check_all_read(&b);
+        check_all_read(&rb);
 
         /* The report's row of it: the same values. */
-        static struct log_row_ctx c;
         struct host_acc_row row;
         double wrow[WATCH_ACC_MAX][WC_COUNT];
-        memset(&c, 0, sizeof(c));
-        assert_true(log_host_row(&b.r, &m, &c, &row, wrow));
+        memset(&ctx, 0, sizeof(ctx));
+        assert_true(log_host_row(&rb.r, &m, &ctx, &row, wrow));
         assert_true(fabs(row.t - (double)when / NS) < 1e-6);
         for (unsigned fi = 0; fi < HOST_F_COUNT; fi++)
                 if (row.v[fi] != hr.v[host_field_col[fi]])
@@ -264,7 +267,7 @@ static void test_host_round_trip(void **state)
         for (unsigned k = 0; k < WC_COUNT; k++)
                 assert_true(wrow[0][k] == wv[k]);
         report_watch_acc_free(&wa);
-        csv_reader_close(&b.r);
+        csv_reader_close(&rb.r);
 }
 
 /* ---- the GPU row ---- */
@@ -310,19 +313,17 @@ static double value_of(struct readback *b, const char *name)
 static void test_gpu_round_trip(void **state)
 {
         (void)state;
-        static struct readback b;
-        static struct gpu_frame g;
         char buf[16384], names[256];
         struct strbuf sb, nb;
-        gpu_frame_known(&g);
+        gpu_frame_known(&gf);
         sb_init_fixed(&sb, buf, sizeof(buf));
-        gpu_row_header(&sb, g.nfans);
-        gpu_row_csv(&sb, &g, g.nfans, NULL);
-        read_header(&b, &sb);
+        gpu_row_header(&sb, gf.nfans);
+        gpu_row_csv(&sb, &gf, gf.nfans, NULL);
+        read_header(&rb, &sb);
         struct log_map m;
-        assert_int_equal(log_map_header(&b.r, &m), 0);
+        assert_int_equal(log_map_header(&rb.r, &m), 0);
         assert_int_equal(m.kind, REPORT_GPU);
-        read_row(&b);
+        read_row(&rb);
 
         /* Every column of the daily file, by the writer's name. */
         for (size_t i = 0; i < gpu_columns_count; i++) {
@@ -332,59 +333,58 @@ static void test_gpu_round_trip(void **state)
                         continue;
                 switch (c->cell) {
                 case GC_TIME:
-                        check_time(&b, c->name);
+                        check_time(&rb, c->name);
                         break;
                 case GC_FIXED:
-                        check_number(&b, c->name, *MEMBER(&g, c));
+                        check_number(&rb, c->name, *MEMBER(&gf, c));
                         break;
                 case GC_MIB:
-                        check_number(&b, c->name, floor(*MEMBER(&g, c) / MB));
+                        check_number(&rb, c->name, floor(*MEMBER(&gf, c) / MB));
                         break;
                 case GC_TLIMIT:
-                        check_number(&b, c->name, 33);
+                        check_number(&rb, c->name, 33);
                         break;
                 case GC_MASK:
-                        check_hex(&b, c->name, g.throttle_mask);
+                        check_hex(&rb, c->name, gf.throttle_mask);
                         break;
                 case GC_MASK_NAMES:
                         sb_init_fixed(&nb, names, sizeof(names));
-                        throttle_decode(&nb, g.throttle_mask);
-                        check_text(&b, c->name, names);
+                        throttle_decode(&nb, gf.throttle_mask);
+                        check_text(&rb, c->name, names);
                         break;
                 case GC_PER_FAN:
-                        for (unsigned k = 0; k < g.nfans; k++) {
+                        for (unsigned k = 0; k < gf.nfans; k++) {
                                 snprintf(name, sizeof(name), GPU_COL_FAN_PREFIX "%u%s", k, c->name);
-                                check_number(&b, name, MEMBER(&g, c)[k]);
+                                check_number(&rb, name, MEMBER(&gf, c)[k]);
                         }
                         break;
                 case GC_FLAGS:
-                        check_text(&b, c->name, g.flags);
+                        check_text(&rb, c->name, gf.flags);
                         break;
                 }
         }
-        check_all_read(&b);
+        check_all_read(&rb);
 
         /* The report's row of it: each field is its column's value. */
-        static struct log_row_ctx c;
         struct gpu_row row;
-        memset(&c, 0, sizeof(c));
-        assert_true(log_gpu_row(&b.r, &m, &c, &row));
+        memset(&ctx, 0, sizeof(ctx));
+        assert_true(log_gpu_row(&rb.r, &m, &ctx, &row));
         assert_null(row.failure);
         assert_true(fabs(row.t - (double)when / NS) < 1e-6);
         for (unsigned fi = 0; fi < GPU_F_COUNT; fi++) {
-                double want = value_of(&b, gpu_field_name(fi));
+                double want = value_of(&rb, gpu_field_name(fi));
                 if (isnan(want) || row.v[fi] != want)
                         fail_msg("report reads %s as %.17g, wrote %.17g", gpu_field_name(fi),
                                  row.v[fi], want);
         }
-        assert_int_equal(row.nfans, g.nfans);
-        for (unsigned k = 0; k < g.nfans; k++) {
-                assert_true(row.fan_speed_pct[k] == g.fan_speed_pct[k]);
-                assert_true(row.fan_target_pct[k] == g.fan_target_pct[k]);
+        assert_int_equal(row.nfans, gf.nfans);
+        for (unsigned k = 0; k < gf.nfans; k++) {
+                assert_true(row.fan_speed_pct[k] == gf.fan_speed_pct[k]);
+                assert_true(row.fan_target_pct[k] == gf.fan_target_pct[k]);
         }
         assert_string_equal(row.throttle_reasons, names);
-        assert_string_equal(row.flags, g.flags);
-        csv_reader_close(&b.r);
+        assert_string_equal(row.flags, gf.flags);
+        csv_reader_close(&rb.r);
 }
 
 /* ---- the recorded logs ---- */
@@ -393,32 +393,29 @@ static void test_gpu_round_trip(void **state)
  * (now), in the same order. */
 static void check_keeps_columns(const char *name, const struct strbuf *now)
 {
-        static struct readback w;
         char dir[PATH_MAX + 32], path[PATH_MAX + 96];
         struct csv_reader r;
         test_csv_fixtures(dir, sizeof(dir));
         assert_true(dir[0] != '\0');
         snprintf(path, sizeof(path), "%s/%s", dir, name);
-        read_header(&w, now);
+        read_header(&rb, now);
         assert_int_equal(csv_reader_open(&r, path), 0);
         assert_int_equal(csv_reader_next(&r), 1);
         unsigned at = 0;
         for (unsigned i = 0; i < r.nfields; i++) {
-                while (at < w.nheader && !csv_cell_is(&r.f[i], w.header[at]))
+                while (at < rb.nheader && !csv_cell_is(&r.f[i], rb.header[at]))
                         at++;
-                if (at == w.nheader)
+                if (at == rb.nheader)
                         fail_msg("%s: the writer no longer writes %.*s (or not in order)", name,
                                  (int)r.f[i].len, r.f[i].s);
         }
         csv_reader_close(&r);
-        csv_reader_close(&w.r);
+        csv_reader_close(&rb.r);
 }
 
 static void test_recorded_columns(void **state)
 {
         (void)state;
-        static struct host_row hr;
-        static struct gpu_frame g;
         char buf[8192];
         struct strbuf sb;
         host_frame();
@@ -430,7 +427,6 @@ static void test_recorded_columns(void **state)
         sb_init_fixed(&sb, buf, sizeof(buf));
         host_row_header(&sb, 4, &hr);
         check_keeps_columns("host-2026-12-02.csv", &sb);
-        gpu_frame_known(&g);
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_row_header(&sb, 2);
         check_keeps_columns("gpu0-2026-12-02.csv", &sb);
