@@ -25,6 +25,14 @@ const struct gpu_column gpu_columns[] = {
 
 const size_t gpu_columns_count = sizeof(gpu_columns) / sizeof(gpu_columns[0]);
 
+const char *gpu_column_name(enum gpu_cell cell, size_t off)
+{
+        for (size_t i = 0; i < gpu_columns_count; i++)
+                if (gpu_columns[i].cell == cell && gpu_columns[i].off == off)
+                        return gpu_columns[i].name;
+        return "";
+}
+
 /* The member a column writes. */
 #define COL_DOUBLE(g, c) (*(const double *)((const char *)(g) + (c)->off))
 
@@ -67,7 +75,7 @@ void gpu_csv_header(struct strbuf *sb, enum gpu_csv_file file, unsigned nfans)
                 size_t end = fan_run_end(i, file);
                 for (unsigned k = 0; k < nfans; k++)
                         for (size_t j = i; j < end; j++) {
-                                sb_printf(sb, "%sfan%u%s", first ? "" : ",", k,
+                                sb_printf(sb, "%s" GPU_COL_FAN_PREFIX "%u%s", first ? "" : ",", k,
                                           gpu_columns[j].name);
                                 first = false;
                         }

@@ -46,6 +46,16 @@ struct gpu_column {
 extern const struct gpu_column gpu_columns[];
 extern const size_t gpu_columns_count;
 
+/* A GC_PER_FAN column's header name is this, the fan's number, then its name. */
+#define GPU_COL_FAN_PREFIX "fan"
+
+/* The header name of the column that writes the struct gpu_frame member at off as cell
+ * (GC_PER_FAN: the text after "fanK"), for a reader that finds the writer's columns by
+ * member; "" when no column does (no header cell vigil writes is empty). */
+const char *gpu_column_name(enum gpu_cell cell, size_t off);
+/* The same for a member named in the source: GPU_COLUMN_NAME(GC_FIXED, temp_c). */
+#define GPU_COLUMN_NAME(cell, member) gpu_column_name(cell, offsetof(struct gpu_frame, member))
+
 /* How one file writes its rows. */
 struct gpu_csv_style {
         enum gpu_csv_file file; /* GPU_CSV_DAILY or GPU_CSV_RECORDER */

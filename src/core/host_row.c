@@ -49,6 +49,18 @@ static const struct {
     [HC_STORAGE_ERRORS] = {"storage_errors", F_INT},
 };
 
+const char *const watch_col_suffix[WC_COUNT] = {
+    [WC_PROCS] = "_procs",
+    [WC_PSS_MB] = "_pss_mb",
+    [WC_CPU_PCT] = "_cpu_pct",
+    [WC_THREADS] = "_threads",
+};
+
+const char *host_col_name(enum host_col c)
+{
+        return (unsigned)c < HC_COUNT ? cols[c].name : "";
+}
+
 static const struct watch_frame *find_watch(const struct frame *f, const char *name)
 {
         for (unsigned i = 0; i < f->nwatches; i++)
@@ -148,20 +160,20 @@ void host_row_build(struct host_row *r, const struct frame *f)
 
 void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r)
 {
-        sb_puts(out, "timestamp,uptime_s,cpu_total_pct");
+        sb_printf(out, "%s,%s,%s", HOST_COL_TIMESTAMP, cols[HC_UPTIME].name,
+                  cols[HC_CPU_TOTAL].name);
         for (unsigned i = 0; i < ncpu; i++)
-                sb_printf(out, ",cpu%u_pct", i);
+                sb_printf(out, "," HOST_COL_CPU_FMT, i);
         for (unsigned c = HC_LOAD1; c < HC_COUNT; c++) {
                 sb_printf(out, ",%s", cols[c].name);
                 if (c == HC_H264)
-                        sb_puts(out, ",governor");
+                        sb_puts(out, "," HOST_COL_GOVERNOR);
                 if (c == HC_THROTTLED)
-                        sb_puts(out, ",throttle_flags");
+                        sb_puts(out, "," HOST_COL_THROTTLE_FLAGS);
         }
-        for (unsigned i = 0; i < r->nwatch; i++) {
-                const char *n = r->w[i].name;
-                sb_printf(out, ",%s_procs,%s_pss_mb,%s_cpu_pct,%s_threads", n, n, n, n);
-        }
+        for (unsigned i = 0; i < r->nwatch; i++)
+                for (unsigned k = 0; k < WC_COUNT; k++)
+                        sb_printf(out, ",%s%s", r->w[i].name, watch_col_suffix[k]);
         sb_putc(out, '\n');
 }
 

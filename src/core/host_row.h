@@ -45,8 +45,25 @@ enum host_col {
         HC_COUNT
 };
 
-/* A watch other than player and chromium: NAME_procs, NAME_pss_mb, NAME_cpu_pct,
- * NAME_threads, after vigil's columns, in the order the watches were given. */
+/* The header's name of a numeric column ("uptime_s", "cpu_total_pct", ...). */
+const char *host_col_name(enum host_col c);
+
+/* The header's names of the other columns: the time stamp (first), one per core
+ * (HOST_COL_CPU_FMT with the core's number, after cpu_total_pct), cpu0's governor
+ * (after h264_mhz) and the throttle flags (after throttled_raw). */
+#define HOST_COL_TIMESTAMP      "timestamp"
+#define HOST_COL_CPU_FMT        "cpu%u_pct"
+#define HOST_COL_GOVERNOR       "governor"
+#define HOST_COL_THROTTLE_FLAGS "throttle_flags"
+
+/* A watch other than player and chromium has four columns, NAME followed by each
+ * suffix in this order, after vigil's columns, in the order the watches were given. */
+enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
+
+/* The column name suffixes, "_procs" ... "_threads". */
+extern const char *const watch_col_suffix[WC_COUNT];
+
+/* One such watch's values. */
 struct host_row_watch {
         char name[32];
         double procs, pss_mb, cpu_pct, threads;

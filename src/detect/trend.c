@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "core/vigil.h"
-#include "report/host_acc.h"
-#include "report/watch_acc.h"
+#include "core/host_acc.h"
+#include "core/watch_acc.h"
 #include "core/eventlog.h"
 #include "core/host_row.h"
 #include "core/counters.h"
@@ -71,28 +71,10 @@ static int trend_init(struct vigil_ctx *ctx, void **ret_state)
 /* The sink's host row in the accumulator's terms (same units as the CSV). */
 static void to_acc_row(const struct host_row *r, const char *ts, struct host_acc_row *out)
 {
-        static const int map[HOST_F_COUNT] = {
-            [HOST_F_CPU_TOTAL] = HC_CPU_TOTAL,
-            [HOST_F_LOAD1] = HC_LOAD1,
-            [HOST_F_TEMP] = HC_TEMP,
-            [HOST_F_VOLT] = HC_VOLT,
-            [HOST_F_ARM_MHZ] = HC_ARM,
-            [HOST_F_CORE_MHZ] = HC_CORE,
-            [HOST_F_V3D_MHZ] = HC_V3D,
-            [HOST_F_ARM_CFG_MHZ] = HC_ARM_CFG,
-            [HOST_F_MEM_USED] = HC_MEM_USED,
-            [HOST_F_MEM_AVAIL] = HC_MEM_AVAIL,
-            [HOST_F_SHM_USED] = HC_SHM_USED,
-            [HOST_F_PLAYER_PSS] = HC_PLAYER_PSS,
-            [HOST_F_PLAYER_CPU] = HC_PLAYER_CPU,
-            [HOST_F_CHROMIUM_PROCS] = HC_CHROMIUM_PROCS,
-            [HOST_F_CHROMIUM_PSS] = HC_CHROMIUM_PSS,
-            [HOST_F_SHM_TOTAL] = HC_SHM_TOTAL,
-        };
         out->t = (double)r->real_ns / 1e9;
         out->timestamp = ts;
         for (unsigned i = 0; i < HOST_F_COUNT; i++) {
-                double v = r->v[map[i]];
+                double v = r->v[host_field_col[i]];
                 /* The CSV holds one decimal for percentages: summarise what was logged. */
                 if (i == HOST_F_CPU_TOTAL || i == HOST_F_PLAYER_CPU)
                         v = VAL_OK(v) ? round(v * 10.0) / 10.0 : v;
@@ -130,11 +112,11 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
         eventlog_printf(ctx->events, real_ns,
                         "type=TREND field=%s state=%s slope_per_h=%+.2f limit_per_h=%.2f "
                         "window=%.0fm%s",
-                        host_field_names[rule->field], rising ? "rising" : "steady", per_h, limit,
+                        host_field_name(rule->field), rising ? "rising" : "steady", per_h, limit,
                         span_min, out);
         if (rising)
                 vlog(LOG_WARN, "%s keeps rising: %+.2f %s per hour over %.0f minutes (a leak?)",
-                     host_field_names[rule->field], per_h, rule->unit, span_min);
+                     host_field_name(rule->field), per_h, rule->unit, span_min);
 }
 
 /* The other watches' values as the CSV holds them (CPU % with one decimal). */

@@ -16,17 +16,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gpu_columns.h"
 #include "util/parse.h"
 
-const char *const gpu_field_names[GPU_F_COUNT] = {
-    [GPU_F_TEMP] = "gpu_temp",        [GPU_F_TLIMIT] = "gpu_tlimit",
-    [GPU_F_POWER] = "power_instant",  [GPU_F_POWER_LIMIT] = "power_limit",
-    [GPU_F_PSTATE] = "pstate",        [GPU_F_GPU_CLOCK] = "gpu_clock",
-    [GPU_F_MEM_CLOCK] = "mem_clock",  [GPU_F_GPU_UTIL] = "gpu_util",
-    [GPU_F_MEM_UTIL] = "mem_util",    [GPU_F_VRAM_USED] = "vram_used_mb",
-    [GPU_F_PCIE_GEN] = "pcie_gen",    [GPU_F_PCIE_WIDTH] = "pcie_width",
-    [GPU_F_S0_TEMP] = "sensor0_temp",
+/* The member and cell of the writer's column of each field (core/gpu_columns.def). */
+#define FIELD_COL(cell, member)                                                                    \
+        {                                                                                          \
+                cell, offsetof(struct gpu_frame, member)                                           \
+        }
+static const struct {
+        enum gpu_cell cell;
+        size_t off;
+} field_cols[GPU_F_COUNT] = {
+    [GPU_F_TEMP] = FIELD_COL(GC_FIXED, temp_c),
+    [GPU_F_TLIMIT] = FIELD_COL(GC_TLIMIT, temp_max_c),
+    [GPU_F_POWER] = FIELD_COL(GC_FIXED, power_w),
+    [GPU_F_POWER_LIMIT] = FIELD_COL(GC_FIXED, power_limit_w),
+    [GPU_F_PSTATE] = FIELD_COL(GC_FIXED, pstate),
+    [GPU_F_GPU_CLOCK] = FIELD_COL(GC_FIXED, gpu_clock_mhz),
+    [GPU_F_MEM_CLOCK] = FIELD_COL(GC_FIXED, mem_clock_mhz),
+    [GPU_F_GPU_UTIL] = FIELD_COL(GC_FIXED, util_gpu_pct),
+    [GPU_F_MEM_UTIL] = FIELD_COL(GC_FIXED, util_mem_pct),
+    [GPU_F_VRAM_USED] = FIELD_COL(GC_MIB, vram_used_bytes),
+    [GPU_F_PCIE_GEN] = FIELD_COL(GC_FIXED, pcie_gen),
+    [GPU_F_PCIE_WIDTH] = FIELD_COL(GC_FIXED, pcie_width),
+    [GPU_F_S0_TEMP] = FIELD_COL(GC_FIXED, s0_temp),
 };
+#undef FIELD_COL
+
+const char *gpu_field_name(enum gpu_field f)
+{
+        return (unsigned)f < GPU_F_COUNT ? gpu_column_name(field_cols[f].cell, field_cols[f].off)
+                                         : "";
+}
 
 /* The flag types always listed, in this order (the reference logger's anomaly flags). */
 static const char *const known_types[] = {
@@ -343,7 +365,7 @@ void report_gpu_acc_text(const struct report_gpu_acc *a, struct strbuf *out)
         sb_puts(out, ")\n");
         sb_puts(out, rule);
         for (size_t i = 0; i < sizeof(text_fields) / sizeof(text_fields[0]); i++)
-                stat_line(out, gpu_field_names[text_fields[i].f], &a->acc[text_fields[i].f],
+                stat_line(out, gpu_field_name(text_fields[i].f), &a->acc[text_fields[i].f],
                           text_fields[i].decimals, text_fields[i].unit);
         for (unsigned i = 0; i < a->nfans; i++) {
                 char name[32];
@@ -352,7 +374,7 @@ void report_gpu_acc_text(const struct report_gpu_acc *a, struct strbuf *out)
                 snprintf(name, sizeof(name), "fan%u_target_pct", i);
                 stat_line(out, name, &a->fan_target[i], 1, "%");
         }
-        stat_line(out, gpu_field_names[GPU_F_S0_TEMP], &a->acc[GPU_F_S0_TEMP], 1, "C");
+        stat_line(out, gpu_field_name(GPU_F_S0_TEMP), &a->acc[GPU_F_S0_TEMP], 1, "C");
         sb_puts(out, "\n  Anomaly flags:\n");
         for (unsigned i = 0; i < a->ntypes; i++)
                 sb_printf(out, "    %-18s %8llu\n", a->type_name[i],

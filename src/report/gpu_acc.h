@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 enum gpu_field {
@@ -29,7 +29,8 @@ enum gpu_field {
         GPU_F_COUNT
 };
 
-extern const char *const gpu_field_names[GPU_F_COUNT];
+/* The CSV column name of a field: the writer's (core/gpu_columns.def), "" if none. */
+const char *gpu_field_name(enum gpu_field f);
 
 #define GPU_ACC_MAX_FANS    8
 #define GPU_ACC_MAX_TYPES   24   /* distinct anomaly flag types counted */

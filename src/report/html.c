@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/findings.h"
+#include "core/gpu_columns.h"
 #include "report/html_marks.h"
 #include "report/html_style.h"
 #include "report/report_data.h"
@@ -124,6 +125,18 @@ static void req_add(struct chart_req *q, const char *name, const struct stat_ser
         }
 }
 
+/* A host field's series, named as its column. */
+static void req_host(struct chart_req *q, const struct report_host_acc *a, enum host_field f)
+{
+        req_add(q, host_field_name(f), &a->series[f]);
+}
+
+/* A GPU field's series, named as its column. */
+static void req_gpu(struct chart_req *q, const struct report_gpu_acc *a, enum gpu_field f)
+{
+        req_add(q, gpu_field_name(f), &a->series[f]);
+}
+
 /* Markers: host throttle-flag changes (red) and events.log lines (orange). */
 static size_t host_markers(const struct report_data *d, struct svg_marker *m, char (*lab)[200])
 {
@@ -163,7 +176,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         sb_puts(out, "<h2>Host</h2>\n");
         struct chart_req q = {
             .title = "CPU", .y_label = "%", .y_min = 0, .y_max = 100, .markers = m, .nmarkers = nm};
-        req_add(&q, "cpu_total_pct", &a->series[HOST_F_CPU_TOTAL]);
+        req_host(&q, a, HOST_F_CPU_TOTAL);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Temperature",
                                .y_label = "\xC2\xB0"
@@ -172,7 +185,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_add(&q, "temp_c", &a->series[HOST_F_TEMP]);
+        req_host(&q, a, HOST_F_TEMP);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Memory available",
                                .y_label = "MB",
@@ -181,7 +194,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_add(&q, "mem_avail_mb", &a->series[HOST_F_MEM_AVAIL]);
+        req_host(&q, a, HOST_F_MEM_AVAIL);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "/dev/shm used",
                                .y_label = "MB",
@@ -190,7 +203,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_add(&q, "shm_used_mb", &a->series[HOST_F_SHM_USED]);
+        req_host(&q, a, HOST_F_SHM_USED);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Player and Chromium PSS",
                                .y_label = "MB",
@@ -199,8 +212,8 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_add(&q, "player_pss_mb", &a->series[HOST_F_PLAYER_PSS]);
-        req_add(&q, "chromium_pss_mb", &a->series[HOST_F_CHROMIUM_PSS]);
+        req_host(&q, a, HOST_F_PLAYER_PSS);
+        req_host(&q, a, HOST_F_CHROMIUM_PSS);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Chromium processes",
                                .y_label = "count",
@@ -209,7 +222,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_add(&q, "chromium_procs", &a->series[HOST_F_CHROMIUM_PROCS]);
+        req_host(&q, a, HOST_F_CHROMIUM_PROCS);
         host_chart(out, &q, x0, x1, pb, npb);
         if (d->watches.n > 0) {
                 /* the watches with columns of their own: PSS, one line each */
@@ -231,10 +244,10 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_add(&q, "arm_mhz", &a->series[HOST_F_ARM_MHZ]);
-        req_add(&q, "core_mhz", &a->series[HOST_F_CORE_MHZ]);
-        req_add(&q, "v3d_mhz", &a->series[HOST_F_V3D_MHZ]);
-        req_add(&q, "arm_cur_mhz_cfg", &a->series[HOST_F_ARM_CFG_MHZ]);
+        req_host(&q, a, HOST_F_ARM_MHZ);
+        req_host(&q, a, HOST_F_CORE_MHZ);
+        req_host(&q, a, HOST_F_V3D_MHZ);
+        req_host(&q, a, HOST_F_ARM_CFG_MHZ);
         host_chart(out, &q, x0, x1, pb, npb);
         free(m);
         free(lab);
@@ -316,9 +329,10 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
                               .nmarkers = nm,
                               .bands = bands,
                               .nbands = nb};
-        req_add(&q, "gpu_temp", &a->series[GPU_F_TEMP]);
+        req_gpu(&q, a, GPU_F_TEMP);
         for (unsigned i = 0; i < a->nfans; i++) {
-                snprintf(names[i], sizeof(names[i]), "fan%u_speed_pct", i);
+                snprintf(names[i], sizeof(names[i]), GPU_COL_FAN_PREFIX "%u%s", i,
+                         GPU_COLUMN_NAME(GC_PER_FAN, fan_speed_pct));
                 req_add(&q, names[i], &a->fan_series[i]);
         }
         chart_in(out, &q, x0, x1);
@@ -332,8 +346,8 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
                                .nmarkers = nm,
                                .bands = bands,
                                .nbands = nb};
-        req_add(&q, "power_instant", &a->series[GPU_F_POWER]);
-        req_add(&q, "power_limit", &a->series[GPU_F_POWER_LIMIT]);
+        req_gpu(&q, a, GPU_F_POWER);
+        req_gpu(&q, a, GPU_F_POWER_LIMIT);
         chart_in(out, &q, x0, x1);
         snprintf(title, sizeof(title), "%s clocks", a->name);
         q = (struct chart_req){.title = title,
@@ -345,13 +359,13 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
                                .nmarkers = nm,
                                .bands = bands,
                                .nbands = nb};
-        req_add(&q, "gpu_clock", &a->series[GPU_F_GPU_CLOCK]);
-        req_add(&q, "mem_clock", &a->series[GPU_F_MEM_CLOCK]);
+        req_gpu(&q, a, GPU_F_GPU_CLOCK);
+        req_gpu(&q, a, GPU_F_MEM_CLOCK);
         chart_in(out, &q, x0, x1);
         snprintf(title, sizeof(title), "%s utilisation", a->name);
         q = (struct chart_req){
             .title = title, .y_label = "%", .y_min = 0, .y_max = 100, .markers = m, .nmarkers = nm};
-        req_add(&q, "gpu_util", &a->series[GPU_F_GPU_UTIL]);
+        req_gpu(&q, a, GPU_F_GPU_UTIL);
         chart_in(out, &q, x0, x1);
         free(bands);
         free(blab);

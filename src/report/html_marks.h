@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "report/gpu_acc.h"
-#include "report/host_acc.h"
+#include "core/host_acc.h"
 #include "report/svg.h"
 #include "util/strbuf.h"
 

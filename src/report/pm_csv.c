@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/gpu_columns.h"
+#include "core/host_row.h"
 #include "core/throttle_reasons.h"
 #include "report/tstamp.h"
 #include "util/fmt.h"
@@ -233,13 +235,22 @@ struct pm_gpu_stats {
         unsigned rows;
 };
 
+/* The GPU writer's columns with a min/max: temperature, power, the two clocks, and
+ * every fan's speed (GPU_COL_FAN_PREFIX, its number, then the speed's name). */
 static bool stat_column(const char *s, size_t n)
 {
-        static const char *const names[] = {"gpu_temp", "power_instant", "gpu_clock", "mem_clock"};
-        for (unsigned i = 0; i < 4; i++)
+        const char *names[] = {
+            GPU_COLUMN_NAME(GC_FIXED, temp_c),
+            GPU_COLUMN_NAME(GC_FIXED, power_w),
+            GPU_COLUMN_NAME(GC_FIXED, gpu_clock_mhz),
+            GPU_COLUMN_NAME(GC_FIXED, mem_clock_mhz),
+        };
+        for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
                 if (n == strlen(names[i]) && !memcmp(s, names[i], n))
                         return true;
-        return n > 13 && !memcmp(s, "fan", 3) && !memcmp(s + n - 10, "_speed_pct", 10);
+        const char *fan = GPU_COL_FAN_PREFIX, *speed = GPU_COLUMN_NAME(GC_PER_FAN, fan_speed_pct);
+        size_t fl = strlen(fan), sl = strlen(speed);
+        return n > fl + sl && !memcmp(s, fan, fl) && !memcmp(s + n - sl, speed, sl);
 }
 
 static int find_col(const char **cell, const size_t *len, unsigned n, const char *name)
@@ -262,8 +273,8 @@ static void stats_init(struct pm_gpu_stats *g, const char **cell, const size_t *
                 g->max[g->ncols] = -INFINITY;
                 g->ncols++;
         }
-        g->mask_col = find_col(cell, len, n, "throttle_bitmask");
-        g->reasons_col = find_col(cell, len, n, "throttle_reasons");
+        g->mask_col = find_col(cell, len, n, GPU_COLUMN_NAME(GC_MASK, throttle_mask));
+        g->reasons_col = find_col(cell, len, n, GPU_COLUMN_NAME(GC_MASK_NAMES, throttle_mask));
 }
 
 static void stats_add(struct pm_gpu_stats *g, const char *s, size_t n)
@@ -323,8 +334,10 @@ static void pi_put(struct strbuf *out, const char *header, const char *s, size_t
         size_t hl[MAX_CELLS], len[MAX_CELLS];
         unsigned nh = pm_csv_split(header, strlen(header), hc, hl, MAX_CELLS);
         unsigned k = pm_csv_split(s, n, cell, len, MAX_CELLS);
-        int w = find_col(hc, hl, nh, "throttled_raw"), v = find_col(hc, hl, nh, "volt_core_v");
-        int tc = find_col(hc, hl, nh, "temp_c"), fl = find_col(hc, hl, nh, "throttle_flags");
+        int w = find_col(hc, hl, nh, host_col_name(HC_THROTTLED));
+        int v = find_col(hc, hl, nh, host_col_name(HC_VOLT));
+        int tc = find_col(hc, hl, nh, host_col_name(HC_TEMP));
+        int fl = find_col(hc, hl, nh, HOST_COL_THROTTLE_FLAGS);
         uint64_t word;
         if (w < 0 || (unsigned)w >= k || !len[w])
                 return;
@@ -332,9 +345,9 @@ static void pi_put(struct strbuf *out, const char *header, const char *s, size_t
         bool ok = cur_hex(&c, &word) == 0;
         sb_printf(out, "Raspberry Pi, last row: throttled=%.*s", (int)len[w], cell[w]);
         if (v >= 0 && (unsigned)v < k && len[v])
-                sb_printf(out, " volt_core_v=%.*s", (int)len[v], cell[v]);
+                sb_printf(out, " %s=%.*s", host_col_name(HC_VOLT), (int)len[v], cell[v]);
         if (tc >= 0 && (unsigned)tc < k && len[tc])
-                sb_printf(out, " temp_c=%.*s", (int)len[tc], cell[tc]);
+                sb_printf(out, " %s=%.*s", host_col_name(HC_TEMP), (int)len[tc], cell[tc]);
         if (fl >= 0 && (unsigned)fl < k && len[fl])
                 sb_printf(out, " flags=\"%.*s\"", (int)len[fl], cell[fl]);
         sb_putc(out, '\n');

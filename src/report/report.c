@@ -1,9 +1,6 @@
 /* `vigil report`: read host and GPU logs, summarise them, optionally write HTML.
  * See report.h.
- *
- * The logs it reads start with headers such as
- *   timestamp,uptime_s,cpu_total_pct,cpu0_pct,...,throttled_raw,throttle_flags
- *   timestamp,gpu_temp,gpu_tlimit,power_instant,...,sensor0_controller,flags */
+ * The logs are read back by report/log_read.c. */
 #include "report/report.h"
 
 #include <errno.h>
@@ -13,6 +10,7 @@
 #include <string.h>
 
 #include "report/csv_read.h"
+#include "report/log_read.h"
 #include "report/postmortem.h"
 #include "report/report_data.h"
 #include "report/report_findings.h"
@@ -20,96 +18,6 @@
 #include "util/parse.h"
 
 #define TEXT_MAX (16u << 20)
-
-/* Column positions of one file's header (-1: absent). */
-struct col_map {
-        enum report_kind kind;
-        unsigned nfields;
-        int host[HOST_F_COUNT];
-        int throttle_flags;
-        int gpu[GPU_F_COUNT];
-        int fan_speed[GPU_ACC_MAX_FANS], fan_target[GPU_ACC_MAX_FANS];
-        unsigned nfans;
-        int reasons, flags;
-        unsigned nwatch; /* watches with columns of their own (host) */
-        int wslot[WATCH_ACC_MAX], wcol[WATCH_ACC_MAX][WC_COUNT];
-};
-
-static int find_col(const struct csv_reader *r, const char *name)
-{
-        for (unsigned i = 0; i < r->nfields; i++) {
-                if (csv_cell_is(&r->f[i], name))
-                        return (int)i;
-        }
-        return -1;
-}
-
-static void map_fans(const struct csv_reader *r, struct col_map *m)
-{
-        for (unsigned i = 0; i < GPU_ACC_MAX_FANS; i++) {
-                char name[32];
-                snprintf(name, sizeof(name), "fan%u_speed_pct", i);
-                m->fan_speed[i] = find_col(r, name);
-                snprintf(name, sizeof(name), "fan%u_target_pct", i);
-                m->fan_target[i] = find_col(r, name);
-                if (m->fan_speed[i] >= 0)
-                        m->nfans = i + 1;
-        }
-}
-
-/* Recognise a vigil log by its header. 0 or -EBADMSG. */
-static int map_header(const struct csv_reader *r, struct col_map *m)
-{
-        memset(m, 0, sizeof(*m));
-        m->nfields = r->nfields;
-        if (r->nfields < 3 || !csv_cell_is(&r->f[0], "timestamp"))
-                return -EBADMSG;
-        if (csv_cell_is(&r->f[1], "uptime_s") && csv_cell_is(&r->f[2], "cpu_total_pct")) {
-                m->kind = REPORT_HOST;
-                for (int f = 0; f < HOST_F_COUNT; f++)
-                        m->host[f] = find_col(r, host_field_names[f]);
-                m->throttle_flags = find_col(r, "throttle_flags");
-                return 0;
-        }
-        if (csv_cell_is(&r->f[1], "gpu_temp") && csv_cell_is(&r->f[2], "gpu_tlimit")) {
-                m->kind = REPORT_GPU;
-                for (int f = 0; f < GPU_F_COUNT; f++)
-                        m->gpu[f] = find_col(r, gpu_field_names[f]);
-                map_fans(r, m);
-                m->reasons = find_col(r, "throttle_reasons");
-                m->flags = find_col(r, "flags");
-                return 0;
-        }
-        return -EBADMSG;
-}
-
-/* The columns of the watches that have their own (NAME_procs, then NAME_pss_mb,
- * NAME_cpu_pct, NAME_threads anywhere), each given its slot in a. */
-static void map_watches(const struct csv_reader *r, struct col_map *m, struct report_watch_acc *a)
-{
-        const size_t sl = sizeof("_procs") - 1;
-        for (unsigned i = 0; i < r->nfields && m->nwatch < WATCH_ACC_MAX; i++) {
-                const struct csv_field *f = &r->f[i];
-                char name[64], col[96];
-                if (f->len <= sl || f->len - sl >= sizeof(name) ||
-                    memcmp(f->s + f->len - sl, "_procs", sl) != 0 ||
-                    csv_cell_is(f, "chromium_procs"))
-                        continue;
-                copy_bounded(name, sizeof(name), f->s, f->len - sl);
-                int cols[WC_COUNT];
-                bool whole = true;
-                for (int c = 0; c < WC_COUNT; c++) {
-                        snprintf(col, sizeof(col), "%s%s", name, watch_col_suffix[c]);
-                        cols[c] = find_col(r, col);
-                        whole &= cols[c] >= 0;
-                }
-                int slot = whole ? report_watch_acc_slot(a, name, strlen(name)) : -1;
-                if (slot < 0)
-                        continue;
-                m->wslot[m->nwatch] = slot;
-                memcpy(m->wcol[m->nwatch++], cols, sizeof(cols));
-        }
-}
 
 /* The group of a file: its name before the "-YYYY-MM-DD" date ("gpu0", "host"). */
 static void file_group(const char *path, char *out, size_t cap)
@@ -127,108 +35,35 @@ static void file_group(const char *path, char *out, size_t cap)
         copy_bounded(out, cap, base, n ? n : strlen(base));
 }
 
-static double cell(const struct csv_reader *r, int col)
+static void add_host_row(struct report_data *d, struct csv_reader *r, const struct log_map *m,
+                         struct log_row_ctx *c)
 {
-        return col >= 0 && (unsigned)col < r->nfields ? csv_cell_double(&r->f[col]) : NAN;
-}
-
-/* A cell copied as a C string ("" when absent). */
-static const char *cell_str(const struct csv_reader *r, int col, char *buf, size_t cap)
-{
-        buf[0] = '\0';
-        if (col >= 0 && (unsigned)col < r->nfields)
-                copy_bounded(buf, cap, r->f[col].s, r->f[col].len);
-        return buf;
-}
-
-/* The column that holds "NVML_FAILED:<error>" in a failure row: flags, found by its
- * name (vigil writes its own columns after flags); the last cell of a shorter row
- * (the reference logger writes nothing after it). */
-static int failure_col(const struct csv_reader *r, const struct col_map *m)
-{
-        if (m->flags >= 0 && (unsigned)m->flags < r->nfields)
-                return m->flags;
-        return (int)r->nfields - 1;
-}
-
-static bool is_failure_row(const struct csv_reader *r, const struct col_map *m)
-{
-        const struct csv_field *c = &r->f[failure_col(r, m)];
-        return c->len >= 11 && memcmp(c->s, "NVML_FAILED", 11) == 0;
-}
-
-struct row_ctx {
-        struct tstamp_cache tc;
-        char ts[48];
-        char text1[512], text2[512];
-};
-
-/* The row's time; false when the row is damaged (wrong width, bad time stamp). */
-static bool row_time(struct csv_reader *r, const struct col_map *m, struct row_ctx *c, double *t)
-{
-        bool failure = m->kind == REPORT_GPU && r->nfields >= 2 && is_failure_row(r, m);
-        if ((r->nfields != m->nfields && !failure) ||
-            tstamp_parse(&c->tc, r->f[0].s, r->f[0].len, t) < 0) {
-                r->skipped++;
-                return false;
-        }
-        cell_str(r, 0, c->ts, sizeof(c->ts));
-        return true;
-}
-
-static void add_host_row(struct report_data *d, struct csv_reader *r, const struct col_map *m,
-                         struct row_ctx *c)
-{
-        struct report_host_acc *a = &d->host;
         struct host_acc_row row;
-        if (!row_time(r, m, c, &row.t))
+        double wv[WATCH_ACC_MAX][WC_COUNT];
+        if (!log_host_row(r, m, c, &row, wv))
                 return;
-        for (unsigned w = 0; w < m->nwatch; w++) {
-                double v[WC_COUNT];
-                for (int k = 0; k < WC_COUNT; k++)
-                        v[k] = cell(r, m->wcol[w][k]);
-                report_watch_acc_add(&d->watches, (unsigned)m->wslot[w], row.t, v);
-        }
-        row.timestamp = c->ts;
-        for (int f = 0; f < HOST_F_COUNT; f++)
-                row.v[f] = cell(r, m->host[f]);
-        row.throttle_flags = cell_str(r, m->throttle_flags, c->text1, sizeof(c->text1));
-        report_host_acc_add(a, &row);
+        for (unsigned w = 0; w < m->nwatch; w++)
+                report_watch_acc_add(&d->watches, (unsigned)m->wslot[w], row.t, wv[w]);
+        report_host_acc_add(&d->host, &row);
 }
 
-static void add_gpu_row(struct report_gpu_acc *a, struct csv_reader *r, const struct col_map *m,
-                        struct row_ctx *c)
+static void add_gpu_row(struct report_gpu_acc *a, struct csv_reader *r, const struct log_map *m,
+                        struct log_row_ctx *c)
 {
-        struct gpu_row row = {0};
-        if (!row_time(r, m, c, &row.t))
-                return;
-        row.timestamp = c->ts;
-        if (is_failure_row(r, m)) {
-                row.failure = cell_str(r, failure_col(r, m), c->text1, sizeof(c->text1));
+        struct gpu_row row;
+        if (log_gpu_row(r, m, c, &row))
                 report_gpu_acc_add(a, &row);
-                return;
-        }
-        for (int f = 0; f < GPU_F_COUNT; f++)
-                row.v[f] = cell(r, m->gpu[f]);
-        row.nfans = m->nfans;
-        for (unsigned i = 0; i < m->nfans; i++) {
-                row.fan_speed_pct[i] = cell(r, m->fan_speed[i]);
-                row.fan_target_pct[i] = cell(r, m->fan_target[i]);
-        }
-        row.throttle_reasons = cell_str(r, m->reasons, c->text1, sizeof(c->text1));
-        row.flags = cell_str(r, m->flags, c->text2, sizeof(c->text2));
-        report_gpu_acc_add(a, &row);
 }
 
 /* Open a file and read its header. 0, -errno or -EBADMSG (not a vigil log). */
-static int open_log(const char *path, struct csv_reader *r, struct col_map *m)
+static int open_log(const char *path, struct csv_reader *r, struct log_map *m)
 {
         int ret = csv_reader_open(r, path);
         if (ret < 0)
                 return ret;
         ret = csv_reader_next(r);
         if (ret == 1)
-                ret = map_header(r, m);
+                ret = log_map_header(r, m);
         else if (ret == 0)
                 ret = -EBADMSG; /* empty */
         if (ret < 0)
@@ -249,8 +84,8 @@ static void say_error(FILE *to, const char *path, int err)
 static int probe(struct report_file *f)
 {
         struct csv_reader r;
-        struct col_map m;
-        struct row_ctx *c = calloc(1, sizeof(*c));
+        struct log_map m;
+        struct log_row_ctx *c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
         int ret = open_log(f->path, &r, &m);
@@ -264,7 +99,7 @@ static int probe(struct report_file *f)
         f->first_t = INFINITY;
         for (int i = 0; i < 100 && csv_reader_next(&r) == 1; i++) {
                 double t;
-                if (row_time(&r, &m, c, &t)) {
+                if (log_row_time(&r, &m, c, &t)) {
                         f->first_t = t;
                         break;
                 }
@@ -292,8 +127,8 @@ static int file_cmp(const void *l, const void *r)
 static void read_file(struct report_data *d, struct report_file *f, struct report_gpu_acc *gpu)
 {
         struct csv_reader r;
-        struct col_map m;
-        struct row_ctx *c = calloc(1, sizeof(*c));
+        struct log_map m;
+        struct log_row_ctx *c = calloc(1, sizeof(*c));
         int ret = c ? open_log(f->path, &r, &m) : -ENOMEM;
         if (ret < 0) {
                 f->error = ret;
@@ -302,7 +137,7 @@ static void read_file(struct report_data *d, struct report_file *f, struct repor
                 return;
         }
         if (m.kind == REPORT_HOST)
-                map_watches(&r, &m, &d->watches);
+                log_map_watches(&r, &m, &d->watches);
         uint64_t before = gpu ? gpu->rows : d->host.rows;
         while ((ret = csv_reader_next(&r)) == 1) {
                 if (gpu)

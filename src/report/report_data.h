@@ -10,8 +10,8 @@
 #include "core/findings.h"
 #include "report/events.h"
 #include "report/gpu_acc.h"
-#include "report/host_acc.h"
-#include "report/watch_acc.h"
+#include "core/host_acc.h"
+#include "core/watch_acc.h"
 #include "util/strbuf.h"
 
 enum report_kind { REPORT_HOST, REPORT_GPU };

@@ -74,9 +74,8 @@ static void leaks(const struct report_host_acc *a, struct findings *f)
                 if (!isnan(h) && h > 0)
                         snprintf(text + strlen(text), sizeof(text) - strlen(text),
                                  "; at this rate memory runs out in ~%.1f h", h);
-                struct finding *x =
-                    findings_note(f, FINDING_LEAK, "host", host_field_names[leak_rules[i].f], 1,
-                                  a->first_t, text);
+                struct finding *x = findings_note(
+                    f, FINDING_LEAK, "host", host_field_name(leak_rules[i].f), 1, a->first_t, text);
                 if (x)
                         x->value = per_h;
         }

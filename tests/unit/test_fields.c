@@ -309,15 +309,15 @@ static void test_rpi_storage_cleared(void **state)
         assert_false(field_missing(&r, find(rpi_fields, rpi_fields_count, "v3d")));
 }
 
-/* vigil report reads the GPU columns by name (report/gpu_acc.c, which may not include
- * core/): each one it reads is a column the daily file writes. */
+/* vigil report reads the GPU columns by the writer's names (report/gpu_acc.c finds them by
+ * member in core/gpu_columns.def): each one it reads is a column the daily file writes. */
 static void test_report_reads_written_columns(void **state)
 {
         (void)state;
         for (unsigned f = 0; f < GPU_F_COUNT; f++) {
-                const struct gpu_column *c = column_named(gpu_field_names[f], GPU_CSV_DAILY);
+                const struct gpu_column *c = column_named(gpu_field_name(f), GPU_CSV_DAILY);
                 if (!c || c->cell == GC_PER_FAN)
-                        fail_msg("report reads %s, no GPU column", gpu_field_names[f]);
+                        fail_msg("report reads %s, no GPU column", gpu_field_name(f));
         }
 }
 

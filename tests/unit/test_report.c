@@ -15,30 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/host_acc.h"
+#include "core/host_acc.h"
 #include "report/report.h"
 #include "report/tstamp.h"
+#include "test_fixtures.h"
 
 static char fixtures[PATH_MAX + 32];
 
-/* tests/fixtures/csv from the repository root (the usual cwd) or from the binary's
- * place in BUILD/tests/. */
 static void find_fixtures(void)
 {
-        if (access("tests/fixtures/csv/host-2026-12-02.csv", R_OK) == 0) {
-                snprintf(fixtures, sizeof(fixtures), "tests/fixtures/csv");
-                return;
-        }
-        char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        assert_true(n > 0);
-        exe[n] = '\0';
-        for (int up = 0; up < 3; up++) {
-                char *slash = strrchr(exe, '/');
-                assert_non_null(slash);
-                *slash = '\0';
-        }
-        snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures/csv", exe);
+        test_csv_fixtures(fixtures, sizeof(fixtures));
+        assert_true(fixtures[0] != '\0');
 }
 
 static char *fixture(const char *name)

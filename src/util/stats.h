@@ -1,8 +1,8 @@
 /* Streaming statistics with bounded memory: exact count/min/max/sum per field, a
  * decimated time series for trends and charts, the reference monitor's
  * first-vs-last-quarter delta, and a robust (Theil-Sen) slope. Pure functions; no I/O. */
-#ifndef VIGIL_REPORT_STATS_H
-#define VIGIL_REPORT_STATS_H
+#ifndef VIGIL_UTIL_STATS_H
+#define VIGIL_UTIL_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,22 +1,18 @@
 /* The watches of the host log that have columns of their own (every --watch other
  * than player and chromium): NAME_procs, NAME_pss_mb, NAME_cpu_pct, NAME_threads.
- * `vigil report` summarises each: min/avg/max of the four, and the robust slope of
- * its process count and PSS (a leak shows as either rising). */
-#ifndef VIGIL_REPORT_WATCH_ACC_H
-#define VIGIL_REPORT_WATCH_ACC_H
+ * `vigil report` and the daemon's exit summary summarise each: min/avg/max of the four,
+ * and the robust slope of its process count and PSS (a leak shows as either rising). */
+#ifndef VIGIL_CORE_WATCH_ACC_H
+#define VIGIL_CORE_WATCH_ACC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "core/host_row.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
 #define WATCH_ACC_MAX 16 /* the daemon's --watch limit */
-
-enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
-
-/* The column name suffixes, "_procs" ... "_threads". */
-extern const char *const watch_col_suffix[WC_COUNT];
 
 struct watch_acc_one {
         char name[32];

@@ -3,16 +3,17 @@
  * followed by vigil's robust slopes and projections. Fed one row at a time, either
  * from host CSV rows (`vigil report`) or from the daemon's own values at each host
  * sample (its exit summary), so both print the same text for the same rows. */
-#ifndef VIGIL_REPORT_HOST_ACC_H
-#define VIGIL_REPORT_HOST_ACC_H
+#ifndef VIGIL_CORE_HOST_ACC_H
+#define VIGIL_CORE_HOST_ACC_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "core/host_row.h"
+#include "util/stats.h"
 #include "util/strbuf.h"
 
-/* The host log columns the summary uses (named as in the CSV header). */
+/* The host log columns the summary uses (a subset of the row's, core/host_row.h). */
 enum host_field {
         HOST_F_CPU_TOTAL,      /* cpu_total_pct */
         HOST_F_LOAD1,          /* load1 */
@@ -33,8 +34,11 @@ enum host_field {
         HOST_F_COUNT
 };
 
-/* The CSV column name of each field. */
-extern const char *const host_field_names[HOST_F_COUNT];
+/* The host row's column of each field. */
+extern const enum host_col host_field_col[HOST_F_COUNT];
+
+/* The CSV column name of a field: the writer's (host_col_name()). */
+const char *host_field_name(enum host_field f);
 
 /* One host sample. Values in the CSV's units (%, C, V, MHz, MB, counts); NAN when
  * missing. The strings are only read during report_host_acc_add(). */

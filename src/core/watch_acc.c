@@ -4,19 +4,12 @@
  *   kiosk_procs        min        2   avg      2.0   max        3     +0.0 procs/h
  *   kiosk_pss_mb       min     81.2   avg     84.0   max     90.1     +1.2 MB/h
  */
-#include "report/watch_acc.h"
+#include "core/watch_acc.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-const char *const watch_col_suffix[WC_COUNT] = {
-    [WC_PROCS] = "_procs",
-    [WC_PSS_MB] = "_pss_mb",
-    [WC_CPU_PCT] = "_cpu_pct",
-    [WC_THREADS] = "_threads",
-};
 
 void report_watch_acc_init(struct report_watch_acc *a, size_t series_cap)
 {

@@ -1,5 +1,5 @@
 /* Streaming statistics. See stats.h. */
-#include "report/stats.h"
+#include "util/stats.h"
 
 #include <errno.h>
 #include <float.h>

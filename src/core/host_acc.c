@@ -14,7 +14,7 @@
  *   Throttle / power events during this run:
  *     HAS:under-voltage occurred, HAS:throttling occurred
  */
-#include "report/host_acc.h"
+#include "core/host_acc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,24 +23,29 @@
 
 #include "util/parse.h"
 
-const char *const host_field_names[HOST_F_COUNT] = {
-    [HOST_F_CPU_TOTAL] = "cpu_total_pct",
-    [HOST_F_LOAD1] = "load1",
-    [HOST_F_TEMP] = "temp_c",
-    [HOST_F_VOLT] = "volt_core_v",
-    [HOST_F_ARM_MHZ] = "arm_mhz",
-    [HOST_F_CORE_MHZ] = "core_mhz",
-    [HOST_F_V3D_MHZ] = "v3d_mhz",
-    [HOST_F_ARM_CFG_MHZ] = "arm_cur_mhz_cfg",
-    [HOST_F_MEM_USED] = "mem_used_mb",
-    [HOST_F_MEM_AVAIL] = "mem_avail_mb",
-    [HOST_F_SHM_USED] = "shm_used_mb",
-    [HOST_F_PLAYER_PSS] = "player_pss_mb",
-    [HOST_F_PLAYER_CPU] = "player_cpu_pct",
-    [HOST_F_CHROMIUM_PROCS] = "chromium_procs",
-    [HOST_F_CHROMIUM_PSS] = "chromium_pss_mb",
-    [HOST_F_SHM_TOTAL] = "shm_total_mb",
+const enum host_col host_field_col[HOST_F_COUNT] = {
+    [HOST_F_CPU_TOTAL] = HC_CPU_TOTAL,
+    [HOST_F_LOAD1] = HC_LOAD1,
+    [HOST_F_TEMP] = HC_TEMP,
+    [HOST_F_VOLT] = HC_VOLT,
+    [HOST_F_ARM_MHZ] = HC_ARM,
+    [HOST_F_CORE_MHZ] = HC_CORE,
+    [HOST_F_V3D_MHZ] = HC_V3D,
+    [HOST_F_ARM_CFG_MHZ] = HC_ARM_CFG,
+    [HOST_F_MEM_USED] = HC_MEM_USED,
+    [HOST_F_MEM_AVAIL] = HC_MEM_AVAIL,
+    [HOST_F_SHM_USED] = HC_SHM_USED,
+    [HOST_F_PLAYER_PSS] = HC_PLAYER_PSS,
+    [HOST_F_PLAYER_CPU] = HC_PLAYER_CPU,
+    [HOST_F_CHROMIUM_PROCS] = HC_CHROMIUM_PROCS,
+    [HOST_F_CHROMIUM_PSS] = HC_CHROMIUM_PSS,
+    [HOST_F_SHM_TOTAL] = HC_SHM_TOTAL,
 };
+
+const char *host_field_name(enum host_field f)
+{
+        return (unsigned)f < HOST_F_COUNT ? host_col_name(host_field_col[f]) : "";
+}
 
 /* The reference's min/avg/max lines: field, decimals, unit. */
 static const struct {
@@ -221,7 +226,7 @@ static void text_stats(const struct report_host_acc *a, struct strbuf *out)
         bool pi = report_host_acc_is_pi(a);
         for (size_t i = 0; i < sizeof(ref_stats) / sizeof(ref_stats[0]); i++) {
                 const struct stat_acc *s = &a->acc[ref_stats[i].f];
-                const char *name = host_field_names[ref_stats[i].f];
+                const char *name = host_field_name(ref_stats[i].f);
                 int d = ref_stats[i].decimals;
                 const char *u = ref_stats[i].unit;
                 if (s->n == 0) {
@@ -242,7 +247,7 @@ static void text_trend(const struct report_host_acc *a, struct strbuf *out)
                 if (isnan(delta))
                         continue;
                 sb_printf(out, "  %-18s %s  %+8.1f (first->last quarter)\n",
-                          host_field_names[ref_trend[i]], delta > 0 ? "RISING " : "falling", delta);
+                          host_field_name(ref_trend[i]), delta > 0 ? "RISING " : "falling", delta);
         }
 }
 
@@ -302,12 +307,12 @@ static void text_slopes(const struct report_host_acc *a, struct strbuf *out)
                 double slope, level;
                 if (s->total < 8 ||
                     stat_series_theil_sen(s, STAT_TS_MAX_POINTS, &slope, &level) < 0) {
-                        sb_printf(out, "  %-18s (too few samples)\n", host_field_names[f]);
+                        sb_printf(out, "  %-18s (too few samples)\n", host_field_name(f));
                         continue;
                 }
                 decimated |= !stat_series_exact(s);
                 double slope_h = slope * 3600;
-                sb_printf(out, "  %-18s %+8.1f %s", host_field_names[f], slope_h,
+                sb_printf(out, "  %-18s %+8.1f %s", host_field_name(f), slope_h,
                           slope_fields[i].unit);
                 text_projection(a, f, level, slope_h, out);
                 sb_putc(out, '\n');
