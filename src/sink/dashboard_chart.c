@@ -48,8 +48,16 @@ int dash_open(struct dash *d, struct strbuf *out, const struct history *h, const
         d->period_s = (double)history_period_ns(h) / 1e9;
         d->x1 = (double)d->anchor_real / 1e9;
         /* The last 15 minutes; until vigil has run that long, the time it has (at least
-         * ten records), so the first minutes are not a sliver at the right edge. */
+         * ten records), so the first minutes are not a sliver at the right edge. The
+         * time it has starts at the first record's interval, or at an event before it
+         * (vigil's START comes before the first record closes, a whole period before
+         * when the machine is slow to schedule the first tick). */
         double first = d->n ? d->x[0] - d->period_s : d->x1;
+        for (size_t i = 0; d->n && i < history_nmarkers(h); i++) {
+                int64_t mono;
+                history_marker(h, i, &mono);
+                first = fmin(first, dash_real_s(d, mono));
+        }
         d->x0 = fmax(d->x1 - d->period_s * (double)history_capacity(h),
                      fmin(first, d->x1 - MIN_WINDOW_RECORDS * d->period_s));
         return 0;

@@ -235,6 +235,32 @@ static void test_overflow(void **state)
         history_free(h);
 }
 
+/* vigil's START comes before its first record closes, sometimes a whole period or more
+ * before (a slow first tick): the charts still begin early enough to show it, even once
+ * there are more records than the shortest window. */
+static void test_early_marker(void **state)
+{
+        (void)state;
+        struct history *h = history_new(NSEC_PER_SEC, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        frame_clear(&fr);
+        for (int i = 0; i < 12; i++) {
+                set_tick_values(i);
+                int64_t mono = (i + 5) * NSEC_PER_SEC;
+                struct tick t = {
+                    .due = VCLOCK_BIT(VCLOCK_HOST), .mono_ns = mono, .real_ns = REAL0 + mono};
+                history_push(h, &fr, &t);
+        }
+        const char *start = "type=START version=0.1.0 pid=1";
+        history_add_marker(h, 2 * NSEC_PER_SEC, start, strlen(start));
+        struct strbuf out;
+        assert_int_equal(sb_init_heap(&out, 65536, 4u << 20), 0);
+        struct dashboard_info info = {.hostname = "x", .now_mono_ns = 17 * NSEC_PER_SEC};
+        assert_int_equal(dashboard_render(&out, h, &fr, &info), 0);
+        assert_non_null(strstr(out.buf, "<title>type=START version=0.1.0 pid=1"));
+        sb_free(&out);
+        history_free(h);
+}
+
 /* Legends that would run past a chart's width: the series go on to further charts,
  * and every legend entry ends inside its chart. */
 static void test_legend_split(void **state)
@@ -300,10 +326,9 @@ static void test_legend_split(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_page),
-            cmocka_unit_test(test_empty_and_null),
-            cmocka_unit_test(test_overflow),
-            cmocka_unit_test(test_legend_split),
+            cmocka_unit_test(test_page),         cmocka_unit_test(test_empty_and_null),
+            cmocka_unit_test(test_overflow),     cmocka_unit_test(test_legend_split),
+            cmocka_unit_test(test_early_marker),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
