@@ -45,6 +45,7 @@ struct conn {
         char *out; /* SENDING: the rest of the reply */
         size_t out_len, out_off;
         bool close_after;  /* shut down once the reply is out */
+        bool http10;       /* the request being answered is HTTP/1.0 */
         int64_t active_ns; /* the last byte in or out */
         int64_t head_ns;   /* the first byte of the head being read; 0: none yet */
 };
@@ -203,7 +204,9 @@ static void conn_reply(struct conn *c, const struct http_reply *rp, bool head, i
                          rp->allow ? "Allow: GET, HEAD\r\n" : "",
                          rp->retry_after ? "Retry-After: 1\r\n" : "",
                          rp->www_auth ? "WWW-Authenticate: Basic realm=\"" HTTP_REALM "\"\r\n" : "",
-                         c->close_after ? "Connection: close\r\n" : "");
+                         c->close_after ? "Connection: close\r\n"
+                         : c->http10    ? "Connection: keep-alive\r\n" /* RFC 9112, 9.3 */
+                                        : "");
         struct iovec iov[2] = {{h, (size_t)n}, {(void *)rp->body, head ? 0 : rp->len}};
         conn_send(c, iov, head || !rp->len ? 1 : 2, now);
 }
@@ -242,6 +245,7 @@ static void conn_serve(struct http_plain *p, struct conn *c, int64_t now)
                 http_handle(p->h, &req.rq, &rp);
                 bool get_or_head = !strcmp(req.rq.method, "GET") || !strcmp(req.rq.method, "HEAD");
                 c->close_after = !req.keep_alive || !get_or_head || req.rq.has_body;
+                c->http10 = req.http10;
                 bool head = !strcmp(req.rq.method, "HEAD");
                 memmove(c->in, c->in + used, c->in_len - used);
                 c->in_len -= used;

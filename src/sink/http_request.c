@@ -295,6 +295,7 @@ int http_request_parse(char *buf, size_t len, size_t cap, struct http_parsed *re
         ret->rq.method = buf;
         parse_target(sp1 + 1, ret);
         ret->rq.has_body = f.chunked_or_te || (f.have_length && f.length > 0);
+        ret->http10 = !v11;
         ret->keep_alive = !f.close && (v11 || f.keep_alive);
         *ret_used = (size_t)(end - buf);
         return PARSED;

@@ -19,6 +19,7 @@
 
 struct http_parsed {
         struct http_request rq; /* its strings point into the parsed buffer, or cred */
+        bool http10;            /* an HTTP/1.0 request */
         bool keep_alive;        /* HTTP/1.1 without "Connection: close", or HTTP/1.0
                                  * with "Connection: keep-alive" */
         char cred[HTTP_CRED_MAX];

@@ -54,6 +54,7 @@ static void test_keep_alive(void **state)
         (void)state;
         assert_int_equal(parse("GET / HTTP/1.0\r\n\r\n"), 1);
         assert_false(req.keep_alive);
+        assert_true(req.http10);
         assert_int_equal(parse("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"), 1);
         assert_true(req.keep_alive);
         assert_int_equal(parse("GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\n\r\n"),

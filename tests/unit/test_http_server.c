@@ -702,8 +702,14 @@ static void test_pipelined_and_slow_reader(void **state)
         body += page_pad;
         assert_memory_equal(body, "</html>", 7);
         assert_int_equal(strncmp(body + 7, "HTTP/1.1 404 ", 13), 0);
-        /* HTTP/1.0 without keep-alive: the reply says the connection closes, and it does. */
+        /* HTTP/1.0 with keep-alive: the reply says it is kept. */
         page_pad = 1;
+        const char *ka = "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n";
+        send_all(fd, ka, strlen(ka));
+        memset(buf, 0, 4096);
+        assert_int_equal(read_one(fd, buf, 4096), 200);
+        assert_non_null(strstr(buf, "\r\nConnection: keep-alive\r\n"));
+        /* HTTP/1.0 without keep-alive: the reply says the connection closes, and it does. */
         const char *old = "GET / HTTP/1.0\r\n\r\n";
         send_all(fd, old, strlen(old));
         memset(buf, 0, 4096);
