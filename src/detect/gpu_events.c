@@ -5,7 +5,9 @@
  * snapshot; the event queue is drained (counters, events.log, crash snapshots for
  * Xid, recovery-action and unavailable events); a FAN_SPIKE flag of the GPU rules
  * takes a spike snapshot; a `vigil snapshot` request takes one crash-kind snapshot per
- * GPU; due crash follow-ups are written; the listener's notes are logged.
+ * GPU; due crash follow-ups are written; the listener's notes are logged. The flight
+ * recorders and the listener start at the first GPU tick, once the NVML source has
+ * acquired the GPUs (collect/nvml.c), with what it learnt of them.
  *
  * Cooldowns are per GPU (the reference logger watched one GPU per process): a crash
  * snapshot at most every 60 s, a spike snapshot every 10 s; the first three held back
@@ -54,6 +56,7 @@ struct gpu_ev_gpu {
 struct gpu_events {
         struct vigil_ctx *ctx;
         struct nvml_listener *listener;
+        bool started; /* the recorders and the listener (start) */
         unsigned ngpus;
         struct gpu_ev_gpu gpu[VIGIL_MAX_GPUS];
         struct snapshot_followups followups;
@@ -419,9 +422,13 @@ static void housekeeping(struct gpu_events *d, const struct tick *t)
         }
 }
 
+static void start(struct gpu_events *d);
+
 static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_events *d = state;
+        if (!d->started)
+                start(d);
         for (unsigned slot = 0; slot < d->ngpus; slot++)
                 if (ctx->frame->gpus[slot].sampled)
                         sampled(d, slot, t);
@@ -432,28 +439,23 @@ static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tic
         housekeeping(d, t);
 }
 
-static int gpu_events_init(struct vigil_ctx *ctx, void **ret_state)
+/* At the first GPU tick, after the NVML source's first (its GPUs acquired, or found
+ * not answering): a flight recorder per GPU with its fan count, and the listener with
+ * the handles acquired (a GPU acquired later is handed to it at its first good sample:
+ * sampled()). */
+static void start(struct gpu_events *d)
 {
-        const struct nvml_shared *sh = ctx->nvml;
-        if (!sh || sh->ngpus == 0)
-                return -ENODEV;
-        struct gpu_events *d = calloc(1, sizeof(*d));
-        if (!d)
-                return -ENOMEM;
+        const struct nvml_shared *sh = d->ctx->nvml;
         nvmlDevice_t handles[VIGIL_MAX_GPUS] = {0};
-        size_t cap = ring_capacity_for(RING_WINDOW_NS, ctx->opt->gpu_interval_ns);
-        d->ctx = ctx;
-        d->ngpus = sh->ngpus < VIGIL_MAX_GPUS ? sh->ngpus : VIGIL_MAX_GPUS;
-        snapshot_programs_init(&d->programs);
+        size_t cap = ring_capacity_for(RING_WINDOW_NS, d->ctx->opt->gpu_interval_ns);
+        d->started = true;
         for (unsigned i = 0; i < d->ngpus; i++) {
                 struct gpu_ev_gpu *gs = &d->gpu[i];
                 if (ring_init(&gs->ring, cap, sh->gpu[i].nfans) < 0)
                         vlog(LOG_WARN, "gpu%u: no memory for the flight recorder",
                              sh->gpu[i].index);
-                snapshot_limiter_init(&gs->crash_lim, SNAPSHOT_CRASH);
-                snapshot_limiter_init(&gs->spike_lim, SNAPSHOT_SPIKE);
                 gs->handle_gen = sh->gpu[i].handle_gen;
-                /* Answered at start (identified): its first failure is a crash. */
+                /* Acquired (identified): its first failure is a crash. */
                 gs->was_ok = sh->gpu[i].handle != NULL;
                 handles[i] = sh->gpu[i].handle;
         }
@@ -463,6 +465,24 @@ static int gpu_events_init(struct vigil_ctx *ctx, void **ret_state)
                 vlog(LOG_INFO, "NVML has no event interface: GPU events not listened to");
         else if (r < 0)
                 vlog(LOG_WARN, "NVML event listener not started: %s", strerror(-r));
+}
+
+static int gpu_events_init(struct vigil_ctx *ctx, void **ret_state)
+{
+        const struct nvml_shared *sh = ctx->nvml;
+        if (!sh || sh->ngpus == 0)
+                return -ENODEV;
+        struct gpu_events *d = calloc(1, sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        d->ctx = ctx;
+        d->ngpus = sh->ngpus < VIGIL_MAX_GPUS ? sh->ngpus : VIGIL_MAX_GPUS;
+        snapshot_programs_init(&d->programs);
+        for (unsigned i = 0; i < d->ngpus; i++) {
+                struct gpu_ev_gpu *gs = &d->gpu[i];
+                snapshot_limiter_init(&gs->crash_lim, SNAPSHOT_CRASH);
+                snapshot_limiter_init(&gs->spike_lim, SNAPSHOT_SPIKE);
+        }
         *ret_state = d;
         return 0;
 }
