@@ -11,8 +11,8 @@
  * call returns its sample is published and the GPU is read inline again. The GPUs are
  * acquired the same way: a GPU's first job, at the first GPU tick, gets its handle and
  * static facts before its first sample, under the guard, so a GPU that hangs while
- * being acquired stops only itself too. nvmlInit, the GPU count and the driver version
- * at start stay on the main thread. The state in ctx->nvml stays the loop's: a job
+ * being acquired stops only itself too; the driver's version is read in the first jobs
+ * too. nvmlInit and the GPU count stay at start, on the main thread. The state in ctx->nvml stays the loop's: a job
  * works on a copy of its GPU's, merged back when the result is taken.
  *
  * Cost, on the simulator (2-core shared VM): per GPU, a copy of its state into the job
@@ -106,15 +106,6 @@ static void set_driver_version(struct nvml_shared *sh, const char *v)
         if (strcmp(v, sh->driver_version) != 0) {
                 copy_bounded(sh->driver_version, sizeof(sh->driver_version), v, strlen(v));
                 sh->driver_gen++;
-        }
-}
-
-static void read_driver_version(struct nvml_shared *sh)
-{
-        char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
-        if (sh->lib.driver_version && sh->lib.driver_version(v, sizeof(v)) == NVML_SUCCESS) {
-                v[sizeof(v) - 1] = '\0';
-                set_driver_version(sh, v);
         }
 }
 
@@ -214,6 +205,8 @@ static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job)
         job->gpu = *gpu;
         /* The job clears its frame before a sample; only the identity survives that. */
         gpu_frame_copy_identity(&job->g, &s->ctx->frame->gpus[slot]);
+        /* The driver's version, for the lines a GPU's first job logs (log_gpu). */
+        job->driver = !s->announced[slot] && !s->sh.driver_version[0];
         job->reacquire = gpu->consecutive_failures > 0;
         job->reidentify = gpu->consecutive_failures > 0 || s->reidentify[slot];
         if (!s->reprobe_at[slot])
@@ -254,7 +247,6 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
         }
         s->ctx = ctx;
         s->hang_ns = nvml_worker_hang_ns(o->gpu_interval_ns);
-        read_driver_version(&s->sh);
         ctx->frame->ngpus = s->sh.ngpus;
         for (unsigned i = 0; i < s->sh.ngpus; i++)
                 publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);

@@ -85,6 +85,8 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
         struct nvml_gpu *gpu = &job->gpu;
         nvmlReturn_t err = NVML_SUCCESS;
         job->identified = job->have_driver = job->procs_read = false;
+        if (job->driver)
+                read_driver(lib, job);
         if (!gpu->handle) { /* not answering so far: identify it once it does */
                 err = acquire(lib, gpu);
                 job->identified = err == NVML_SUCCESS;

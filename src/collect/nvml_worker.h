@@ -53,6 +53,7 @@ struct nvml_job {
         /* In, set by the main loop. */
         struct nvml_gpu gpu; /* a copy of the GPU's state; the job updates it */
         struct gpu_frame g;  /* the GPU's identity in; the sample out */
+        bool driver;         /* first read the driver's version (have_driver) */
         bool reacquire;      /* get a fresh handle first (the GPU was failing) */
         bool reidentify;     /* after a good sample, re-read identity and driver version */
         bool reprobe;        /* before the sample, nvml_read_reprobe (every NVML_REPROBE_NS) */
@@ -67,10 +68,11 @@ struct nvml_job {
         struct gpu_proc_list procs_out; /* valid, counts and pids; time and reason unset */
 };
 
-/* Run one job on the calling thread: acquire the GPU if it has no handle yet (or a
- * fresh handle when job->reacquire), then read a sample into job->g (cleared first),
- * re-read the identity when job->reidentify and the sample was good, and list its
- * processes when job->procs and the sample was good.
+/* Run one job on the calling thread: read the driver's version when job->driver,
+ * acquire the GPU if it has no handle yet (or a fresh handle when job->reacquire),
+ * then read a sample into job->g (cleared first), re-read the identity when
+ * job->reidentify and the sample was good, and list its processes when job->procs and
+ * the sample was good.
  * Pure with respect to the process (no logging, no allocation): unit-testable on a
  * fake function table. */
 void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job);

@@ -56,7 +56,7 @@ struct gpu_ev_gpu {
 struct gpu_events {
         struct vigil_ctx *ctx;
         struct nvml_listener *listener;
-        bool started; /* the recorders and the listener (start) */
+        bool started; /* the recorders and the listener (start_recorders) */
         unsigned ngpus;
         struct gpu_ev_gpu gpu[VIGIL_MAX_GPUS];
         struct snapshot_followups followups;
@@ -422,13 +422,15 @@ static void housekeeping(struct gpu_events *d, const struct tick *t)
         }
 }
 
-static void start(struct gpu_events *d);
+static void start_recorders(struct gpu_events *d);
+static void start_listener(struct gpu_events *d);
 
 static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_events *d = state;
-        if (!d->started)
-                start(d);
+        bool first = !d->started;
+        if (first)
+                start_recorders(d);
         for (unsigned slot = 0; slot < d->ngpus; slot++)
                 if (ctx->frame->gpus[slot].sampled)
                         sampled(d, slot, t);
@@ -437,16 +439,15 @@ static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tic
                 requested(d, t);
         followups(d, t);
         housekeeping(d, t);
+        if (first) /* its notes are logged from the next tick on, after system-info's */
+                start_listener(d);
 }
 
 /* At the first GPU tick, after the NVML source's first (its GPUs acquired, or found
- * not answering): a flight recorder per GPU with its fan count, and the listener with
- * the handles acquired (a GPU acquired later is handed to it at its first good sample:
- * sampled()). */
-static void start(struct gpu_events *d)
+ * not answering): a flight recorder per GPU with its fan count. */
+static void start_recorders(struct gpu_events *d)
 {
         const struct nvml_shared *sh = d->ctx->nvml;
-        nvmlDevice_t handles[VIGIL_MAX_GPUS] = {0};
         size_t cap = ring_capacity_for(RING_WINDOW_NS, d->ctx->opt->gpu_interval_ns);
         d->started = true;
         for (unsigned i = 0; i < d->ngpus; i++) {
@@ -457,8 +458,17 @@ static void start(struct gpu_events *d)
                 gs->handle_gen = sh->gpu[i].handle_gen;
                 /* Acquired (identified): its first failure is a crash. */
                 gs->was_ok = sh->gpu[i].handle != NULL;
-                handles[i] = sh->gpu[i].handle;
         }
+}
+
+/* At the end of the first GPU tick: the listener, with the handles acquired (a GPU
+ * acquired later is handed to it at its first good sample: sampled()). */
+static void start_listener(struct gpu_events *d)
+{
+        const struct nvml_shared *sh = d->ctx->nvml;
+        nvmlDevice_t handles[VIGIL_MAX_GPUS] = {0};
+        for (unsigned i = 0; i < d->ngpus; i++)
+                handles[i] = sh->gpu[i].handle;
         int r = nvml_listener_start(&d->listener, &sh->lib, d->ngpus, handles, NVML_EVQ_DEFAULT_CAP,
                                     gpu_event_wants_action);
         if (r == -ENOTSUP)

@@ -240,8 +240,9 @@ static int write_sysinfo(struct vigil_ctx *ctx)
         return r;
 }
 
-/* The file at start, unless it names the driver already (the reference's check). At
- * the first tick: the NVML source acquires the GPUs (names, thresholds) in its first. */
+/* The file at start, unless it names the driver already (the reference's check). With
+ * GPUs, at the first tick (of either clock): the NVML source acquires them (names,
+ * thresholds, the driver's version) in its first. */
 static void first_write(struct sysinfo_sink *s, struct vigil_ctx *ctx)
 {
         const char *driver = ctx->nvml ? ctx->nvml->driver_version : "";
@@ -259,6 +260,8 @@ static int sysinfo_init(struct vigil_ctx *ctx, void **ret_state)
         if (!s)
                 return -ENOMEM;
         s->pending = true;
+        if (!ctx->nvml) /* no GPUs to wait for */
+                first_write(s, ctx);
         *ret_state = s;
         return 0;
 }
@@ -286,7 +289,8 @@ static void sysinfo_fini(void *state, struct vigil_ctx *ctx)
 
 const struct vigil_sink vigil_sink_system_info = {
     .name = "system-info",
-    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    /* The GPU clock too: the file waits for the first GPU tick (first_write). */
+    .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
     .init = sysinfo_init,
     .write = sysinfo_write,
     .fini = sysinfo_fini,

@@ -227,6 +227,25 @@ static void test_job_acquire_fails(void **state)
         assert_int_equal(fake.temps, 1);
 }
 
+/* A GPU's first job may read the driver's version, before the GPU's calls, whether or
+ * not the GPU answers. */
+static void test_job_reads_driver(void **state)
+{
+        (void)state;
+        struct nvml_job job;
+        fake.handle_ret = NVML_ERROR_GPU_IS_LOST;
+        new_job(&job, false);
+        job.driver = true;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
+        assert_true(job.have_driver);
+        assert_string_equal(job.driver_version, "999.1");
+        job.driver = false;
+        nvml_job_run(&lib, &job);
+        assert_false(job.have_driver);
+        assert_int_equal(fake.drivers, 1);
+}
+
 static unsigned proc_calls;
 
 /* One compute process, pid 77, after NVML's count-first handshake. */
@@ -437,6 +456,7 @@ int main(void)
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
             cmocka_unit_test_setup(test_job_lists_processes, setup),
             cmocka_unit_test_setup(test_job_acquire_fails, setup),
+            cmocka_unit_test_setup(test_job_reads_driver, setup),
             cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
             cmocka_unit_test_setup(test_guard_takes_stuck_job, setup),
             cmocka_unit_test_setup(test_guard_adopted_abandoned, setup),
