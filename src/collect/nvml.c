@@ -5,13 +5,14 @@
  * The main loop makes the GPUs' calls itself, one GPU after the other, each GPU's job
  * under the stall guard (core/stall_guard.h): a tick costs no thread wake. What a hung
  * call means here (on_hang): only its GPU stops. 0.2-0.3 s into the tick the guard
- * takes the job, which becomes the GPU's reader of its own (nvml_worker.h), and carries
+ * takes the job, whose worker is adopted for the GPU (nvml_worker.h), and carries
  * the loop on itself; the GPU's sample is then a failure, "NVML call hung for N s", on
  * the back-off below, while the other GPUs and the host keep their cadence; when the
- * call returns its sample is published and the GPU is read inline again. At start a
- * reader thread acquires the GPUs (nvml_worker.h: one not answering within the hang
- * threshold is split off the same way). nvmlInit, the GPU count and the driver version
- * at start stay on the main thread. The state in ctx->nvml stays the loop's: a job
+ * call returns its sample is published and the GPU is read inline again. The GPUs are
+ * acquired the same way: a GPU's first job, at the first GPU tick, gets its handle and
+ * static facts before its first sample, under the guard, so a GPU that hangs while
+ * being acquired stops only itself too; the driver's version is read in the first jobs
+ * too. nvmlInit and the GPU count stay at start, on the main thread. The state in ctx->nvml stays the loop's: a job
  * works on a copy of its GPU's, merged back when the result is taken.
  *
  * Cost, on the simulator (2-core shared VM): per GPU, a copy of its state into the job
@@ -51,11 +52,11 @@
 struct nvml_source {
         struct nvml_shared sh;
         struct vigil_ctx *ctx;
-        struct stall_guard *guard;                /* around each GPU's job (core/stall_guard.h) */
-        struct nvml_worker *inline_w;             /* the worker the loop runs jobs in */
-        struct nvml_worker *reader;               /* acquires the GPUs at start */
-        struct nvml_worker *solo[VIGIL_MAX_GPUS]; /* a reader left with this GPU (a hang) */
-        bool in_batch[VIGIL_MAX_GPUS];            /* a job of the reader's, not taken yet */
+        struct stall_guard *guard;    /* around each GPU's job (core/stall_guard.h) */
+        struct nvml_worker *inline_w; /* the worker the loop runs jobs in */
+        struct nvml_worker *adopted[VIGIL_MAX_GPUS]; /* the GPU's hung job (on_hang) */
+        bool announced[VIGIL_MAX_GPUS];     /* its first job's outcome was logged (log_gpu) */
+        bool hung_said[VIGIL_MAX_GPUS];     /* said it hangs in its first job */
         bool reidentify[VIGIL_MAX_GPUS];    /* answered again after a hang: re-read identity */
         int64_t reprobe_at[VIGIL_MAX_GPUS]; /* the re-probe's next job (nvml_read.h) */
         int64_t slow_at[VIGIL_MAX_GPUS];    /* the slow fields' next read (nvml_read.h) */
@@ -63,11 +64,9 @@ struct nvml_source {
          * the source goes on with the GPUs not done. */
         uint64_t tick_seq;
         int64_t tick_mono_ns;
-        bool done[VIGIL_MAX_GPUS];            /* published this tick */
-        int64_t hang_ns;                      /* nvml_worker_hang_ns */
-        unsigned hung_at_exit;                /* readers abandoned inside a call */
-        bool start_failed;                    /* said that a reader could not start */
-        struct nvml_job jobs[VIGIL_MAX_GPUS]; /* submit_batch's, before they are copied */
+        bool done[VIGIL_MAX_GPUS]; /* published this tick */
+        int64_t hang_ns;           /* nvml_worker_hang_ns */
+        unsigned hung_at_exit;     /* adopted jobs abandoned inside a call */
         /* Process lists (nvml_procs.h): when the next is due, and why the one asked for
          * in the job in flight was ("start", "interval", "event", "recovered"). */
         int64_t procs_next_mono_ns[VIGIL_MAX_GPUS];
@@ -107,15 +106,6 @@ static void set_driver_version(struct nvml_shared *sh, const char *v)
         if (strcmp(v, sh->driver_version) != 0) {
                 copy_bounded(sh->driver_version, sizeof(sh->driver_version), v, strlen(v));
                 sh->driver_gen++;
-        }
-}
-
-static void read_driver_version(struct nvml_shared *sh)
-{
-        char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
-        if (sh->lib.driver_version && sh->lib.driver_version(v, sizeof(v)) == NVML_SUCCESS) {
-                v[sizeof(v) - 1] = '\0';
-                set_driver_version(sh, v);
         }
 }
 
@@ -173,24 +163,22 @@ static int start_nvml(struct nvml_source *s, const struct vigil_options *o, enum
         return 0;
 }
 
-static void stop_readers(struct nvml_source *s)
+/* Free the adopted workers; one still inside a call is abandoned (counted). */
+static void stop_adopted(struct nvml_source *s)
 {
-        if (!nvml_worker_stop(s->reader))
-                s->hung_at_exit++;
-        s->reader = NULL;
         for (unsigned i = 0; i < s->sh.ngpus; i++) {
-                if (!nvml_worker_stop(s->solo[i]))
+                if (!nvml_worker_stop(s->adopted[i]))
                         s->hung_at_exit++;
-                s->solo[i] = NULL;
+                s->adopted[i] = NULL;
         }
 }
 
-/* Stop the source's threads and, unless a call is still hung (a reader left inside it,
+/* Stop the guard and, unless a call is still hung (an adopted job inside it,
  * nvml_worker.h, or the event listener's wait), the driver: it is not shut down under a
  * call. */
 static void stop_source(struct nvml_source *s)
 {
-        stop_readers(s);
+        stop_adopted(s);
         nvml_worker_stop(s->inline_w);
         s->inline_w = NULL;
         /* A guard outlives a call still hung: its thread touches the guard on return. */
@@ -198,58 +186,6 @@ static void stop_source(struct nvml_source *s)
         s->guard = NULL;
         if (!s->hung_at_exit && !s->sh.listener_left)
                 s->sh.lib.shutdown();
-}
-
-/* A batch reader, when there is none (at start, after a split). 0 or -errno. */
-static int need_reader(struct nvml_source *s)
-{
-        if (s->reader)
-                return 0;
-        int r = nvml_worker_start(&s->reader, &s->sh.lib);
-        if (r < 0) {
-                s->reader = NULL;
-                if (!s->start_failed)
-                        vlog(LOG_ERR, "NVML: cannot start a reader thread: %s", strerror(-r));
-                s->start_failed = true;
-        }
-        return r;
-}
-
-static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
-                      const struct tick *t);
-
-/* Publish the jobs w has done (t: NULL at start), noting their slots in taken. */
-static void take_done(struct nvml_source *s, struct nvml_worker *w, const struct tick *t,
-                      bool *taken)
-{
-        struct nvml_job job;
-        unsigned slot;
-        while (nvml_worker_take(w, &job, &slot, 1) == 1) {
-                if (w == s->reader)
-                        s->in_batch[slot] = false;
-                apply_job(s, slot, &job, t);
-                if (taken)
-                        taken[slot] = true;
-        }
-}
-
-/* The batch reader has been in one GPU for split_ns: leave it that GPU, the GPUs it
- * has not started are taken back (s->reader is NULL until need_reader). The GPU's slot
- * when it was split, else -1. */
-static int split_reader(struct nvml_source *s, int64_t now, int64_t split_ns, const struct tick *t,
-                        bool *taken)
-{
-        unsigned slot;
-        if (!nvml_worker_split(s->reader, now, split_ns, &slot))
-                return -1;
-        take_done(s, s->reader, t, taken);
-        for (unsigned i = 0; i < s->sh.ngpus; i++)
-                s->in_batch[i] = false;
-        if (nvml_worker_state(s->reader, NULL) == NW_IDLE)
-                return -1; /* its GPU answered meanwhile, and is taken: no split */
-        s->solo[slot] = s->reader;
-        s->reader = NULL;
-        return (int)slot;
 }
 
 /* Whether the GPU in slot's sample this tick reads the slow fields: the first sample,
@@ -261,82 +197,28 @@ static bool slow_due(const struct nvml_source *s, unsigned slot)
                s->tick_mono_ns >= s->slow_at[slot];
 }
 
-/* A job for the GPU in slot (sample: a per-sample job; else an acquiring one). The
+/* The job for the GPU in slot this tick (its first acquires it: nvml_job_run). The
  * outputs are set by nvml_job_run. */
-static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job, bool sample)
+static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job)
 {
         const struct nvml_gpu *gpu = &s->sh.gpu[slot];
         job->gpu = *gpu;
         /* The job clears its frame before a sample; only the identity survives that. */
         gpu_frame_copy_identity(&job->g, &s->ctx->frame->gpus[slot]);
-        job->sample = sample;
-        job->reacquire = sample && gpu->consecutive_failures > 0;
-        job->reidentify = sample && (gpu->consecutive_failures > 0 || s->reidentify[slot]);
-        if (sample && !s->reprobe_at[slot])
+        /* The driver's version, for the lines a GPU's first job logs (log_gpu). */
+        job->driver = !s->announced[slot] && !s->sh.driver_version[0];
+        job->reacquire = gpu->consecutive_failures > 0;
+        job->reidentify = gpu->consecutive_failures > 0 || s->reidentify[slot];
+        if (!s->reprobe_at[slot])
                 s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
-        job->reprobe = sample && s->tick_mono_ns >= s->reprobe_at[slot];
+        job->reprobe = s->tick_mono_ns >= s->reprobe_at[slot];
         if (job->reprobe)
                 s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
-        job->slow = sample && slow_due(s, slot);
+        job->slow = slow_due(s, slot);
         /* Half an interval early, so that a tick a little less late than this one counts. */
         if (job->slow)
                 s->slow_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_slow_interval_ns -
                                    s->ctx->opt->gpu_interval_ns / 2;
-}
-
-/* Hand the reader jobs for slots[] (sample: per-sample jobs; else acquiring ones). */
-static void submit_batch(struct nvml_source *s, const unsigned *slots, unsigned n, bool sample,
-                         int64_t now)
-{
-        struct nvml_job *jobs = s->jobs;
-        for (unsigned k = 0; k < n; k++) {
-                memset(&jobs[k], 0, sizeof(jobs[k]));
-                fill_job(s, slots[k], &jobs[k], sample);
-                s->in_batch[slots[k]] = true;
-        }
-        nvml_worker_submit_batch(s->reader, jobs, slots, n, now);
-}
-
-/* Start the reader and let it acquire the GPUs, waiting at most the hang threshold for
- * each: a GPU still not answering then is named, left on a reader of its own and
- * collected at a later tick, and the others go on. */
-static int start_readers(struct nvml_source *s)
-{
-        unsigned slots[VIGIL_MAX_GPUS];
-        bool held[VIGIL_MAX_GPUS] = {false}; /* acquired, or on a reader of its own */
-        for (;;) {
-                if (!s->reader || nvml_worker_state(s->reader, NULL) == NW_IDLE) {
-                        unsigned n = 0;
-                        for (unsigned i = 0; i < s->sh.ngpus; i++)
-                                if (!held[i])
-                                        slots[n++] = i;
-                        if (n == 0) {
-                                /* Acquired: the loop reads the GPUs from now on. */
-                                nvml_worker_stop(s->reader);
-                                s->reader = NULL;
-                                return 0;
-                        }
-                        int r = need_reader(s);
-                        if (r < 0) {
-                                stop_readers(s);
-                                return r;
-                        }
-                        submit_batch(s, slots, n, false, now_mono_ns());
-                }
-                int64_t since = 0;
-                enum nvml_worker_state st = nvml_worker_state(s->reader, &since);
-                if (st == NW_BUSY && now_mono_ns() - since < s->hang_ns)
-                        nvml_worker_wait(s->reader, since + s->hang_ns);
-                take_done(s, s->reader, NULL, held);
-                int slot =
-                    st == NW_BUSY ? split_reader(s, now_mono_ns(), s->hang_ns, NULL, held) : -1;
-                if (slot >= 0) {
-                        held[slot] = true;
-                        vlog(LOG_WARN,
-                             "gpu%u: not answering at start: NVML call still running after %lld s",
-                             s->sh.gpu[slot].index, (long long)(s->hang_ns / NSEC_PER_SEC));
-                }
-        }
 }
 
 static void on_hang(void *arg, uint64_t tag, int64_t since);
@@ -365,17 +247,16 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
         }
         s->ctx = ctx;
         s->hang_ns = nvml_worker_hang_ns(o->gpu_interval_ns);
-        read_driver_version(&s->sh);
         ctx->frame->ngpus = s->sh.ngpus;
         for (unsigned i = 0; i < s->sh.ngpus; i++)
                 publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);
         s->inline_w = nvml_worker_new_inline(&s->sh.lib);
         r = s->inline_w ? stall_guard_start(&s->guard, ctx, on_hang, s) : -ENOMEM;
-        if (r == -EAGAIN)
+        if (r == -EAGAIN) { /* a guard without its thread: sampling goes on unwatched */
                 vlog(LOG_WARN, "NVML: cannot start the guard thread: a hung call would hold up "
                                "sampling");
-        if (r >= 0 || r == -EAGAIN)
-                r = start_readers(s);
+                r = 0;
+        }
         if (r < 0) {
                 stop_source(s);
                 free(s);
@@ -456,8 +337,8 @@ static void publish_procs(struct nvml_source *s, unsigned slot, const struct nvm
         s->procs_next_mono_ns[slot] = t->mono_ns + s->ctx->opt->gpu_proc_interval_ns;
 }
 
-/* A finished job: what it learnt goes back into the GPU's state; a sample job's
- * result is this tick's sample (t is NULL for the acquiring job at start). */
+/* A finished job: what it learnt goes back into the GPU's state, its result is this
+ * tick's sample; the GPU's first job also says what it is (or that it does not answer). */
 static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
                       const struct tick *t)
 {
@@ -466,11 +347,9 @@ static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job
         nvml_gpu_merge(gpu, &job->gpu);
         if (job->have_driver)
                 set_driver_version(&s->sh, job->driver_version);
-        if (!job->sample) { /* the first acquisition */
-                log_gpu(&s->sh, gpu, job->err);
-                if (job->identified)
-                        publish_identity(gpu, g);
-                return;
+        if (!s->announced[slot]) { /* its first job acquired it, or tried to */
+                log_gpu(&s->sh, gpu, job->identified ? NVML_SUCCESS : job->err);
+                s->announced[slot] = true;
         }
         *g = job->g;
         if (job->identified)
@@ -494,6 +373,12 @@ static void publish_hung(struct nvml_source *s, unsigned slot, int64_t busy_sinc
 {
         struct gpu_frame *g = &s->ctx->frame->gpus[slot];
         char msg[64];
+        if (!s->announced[slot] && !s->hung_said[slot]) {
+                vlog(LOG_WARN,
+                     "gpu%u: not answering at start: NVML call still running after %lld s",
+                     s->sh.gpu[slot].index, (long long)(s->hang_ns / NSEC_PER_SEC));
+                s->hung_said[slot] = true;
+        }
         gpu_frame_clear(g);
         snprintf(msg, sizeof(msg), "NVML call hung for %lld s",
                  (long long)((t->mono_ns - busy_since) / NSEC_PER_SEC));
@@ -501,18 +386,22 @@ static void publish_hung(struct nvml_source *s, unsigned slot, int64_t busy_sinc
         finish_sample(s, slot, g, t);
 }
 
-/* A GPU on a reader of its own (split off): its result, or a "hung" failure. */
-static void tend_solo(struct nvml_source *s, unsigned slot, const struct tick *t, bool *taken)
+/* A GPU whose job was adopted (on_hang): its result, or a "hung" failure. */
+static void tend_adopted(struct nvml_source *s, unsigned slot, const struct tick *t, bool *taken)
 {
         int64_t since = 0;
-        enum nvml_worker_state st = nvml_worker_state(s->solo[slot], &since);
+        struct nvml_job job;
+        enum nvml_worker_state st = nvml_worker_state(s->adopted[slot], &since);
         switch (
             nvml_worker_plan(st, since, t->mono_ns, s->sh.gpu[slot].next_try_mono_ns, s->hang_ns)) {
         case NA_COLLECT:
-                take_done(s, s->solo[slot], t, taken);
+                if (nvml_worker_take(s->adopted[slot], &job, NULL)) {
+                        apply_job(s, slot, &job, t);
+                        taken[slot] = true;
+                }
                 /* Retired: the loop reads the GPU again from the next tick on. */
-                nvml_worker_stop(s->solo[slot]);
-                s->solo[slot] = NULL;
+                nvml_worker_stop(s->adopted[slot]);
+                s->adopted[slot] = NULL;
                 break;
         case NA_HUNG:
                 publish_hung(s, slot, since, t);
@@ -537,7 +426,7 @@ static int run_inline(struct nvml_source *s, unsigned slot, const struct tick *t
         struct nvml_worker *w = s->inline_w;
         struct stall_guard *g = s->guard;
         struct nvml_job *job = nvml_worker_inline_job(w);
-        fill_job(s, slot, job, true);
+        fill_job(s, slot, job);
         job->procs = procs_due(s, slot, t);
         uint64_t tag = stall_guard_enter(g, slot);
         nvml_job_run(nvml_worker_lib(w), job);
@@ -551,15 +440,15 @@ static int run_inline(struct nvml_source *s, unsigned slot, const struct tick *t
 }
 
 /* What a hung call means for a GPU: the guard took the job the loop was stuck in (on
- * the guard thread, which carries the loop on next). Its worker becomes the GPU's
- * reader of its own (tend_solo publishes "hung" failures, then the late result); the
- * next job gets a new worker (run_inline). */
+ * the guard thread, which carries the loop on next). Its worker is adopted for the GPU
+ * (tend_adopted publishes "hung" failures, then the late result); the next job gets a
+ * new worker (run_inline). */
 static void on_hang(void *arg, uint64_t tag, int64_t since)
 {
         struct nvml_source *s = arg;
         unsigned slot = stall_guard_key(tag);
         nvml_worker_adopt(s->inline_w, slot, since);
-        s->solo[slot] = s->inline_w;
+        s->adopted[slot] = s->inline_w;
         s->inline_w = NULL;
         vlog(LOG_DEBUG, "gpu%u: NVML call still running after %lld ms: sampling goes on without it",
              s->sh.gpu[slot].index, (long long)((now_mono_ns() - since) / NSEC_PER_MSEC));
@@ -577,11 +466,11 @@ static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 }
         }
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
-                if (s->solo[slot] && !s->done[slot])
-                        tend_solo(s, slot, t, s->done);
+                if (s->adopted[slot] && !s->done[slot])
+                        tend_adopted(s, slot, t, s->done);
         int r = 0;
         for (unsigned slot = 0; slot < s->sh.ngpus; slot++)
-                if (!s->done[slot] && !s->solo[slot] &&
+                if (!s->done[slot] && !s->adopted[slot] &&
                     t->mono_ns >= s->sh.gpu[slot].next_try_mono_ns && r == 0)
                         r = run_inline(s, slot, t);
         stall_guard_tick_end(s->guard);

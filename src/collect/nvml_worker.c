@@ -1,16 +1,13 @@
-/* The NVML reader threads and the jobs they run. See nvml_worker.h. A job reads what
+/* The NVML jobs and the worker they run in. See nvml_worker.h. A job reads what
  * nvml_read.c reads, one GPU, e.g.
  *   gpu1: handle 0x..., temperature 45 C, power 85000 mW, ... (24 calls) */
 #include "collect/nvml_worker.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "collect/nvml_read.h"
-#include "core/vigil.h"
 #include "util/clock.h"
 
 #define HANG_MIN_NS (2 * NSEC_PER_SEC)
@@ -18,21 +15,14 @@
 
 struct nvml_worker {
         pthread_mutex_t lock;
-        pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast when the batch is done, on quit */
-        pthread_t thread;
+        pthread_cond_t cond; /* broadcast when the job is adopted */
         struct nvml_lib lib; /* its own copy: it may outlive the source (abandoned) */
         enum nvml_worker_state state;
-        bool quit;       /* main loop: end the thread (only while not BUSY) */
-        bool abandoned;  /* main loop gave up on a BUSY worker: it frees itself */
-        bool own_thread; /* thread is ours (joined); false: an inline worker */
-        bool adopted;    /* an inline worker whose job the guard took (nvml_worker_adopt) */
-        /* The batch. job[next] is the reader's while BUSY (it is inside it), jobs
-         * [next + 1, end) wait for it, [taken, next) are done and wait for the main loop;
-         * [end, n) were taken back by nvml_worker_split and are never run. */
-        unsigned n, taken, next, end;
-        int64_t since; /* when job[next] started: the submission for job 0 */
-        unsigned slot[VIGIL_MAX_GPUS];
-        struct nvml_job job[VIGIL_MAX_GPUS];
+        bool adopted;        /* the guard took the job (nvml_worker_adopt) */
+        bool abandoned;      /* stopped while BUSY: the abandoned thread frees it */
+        unsigned slot;       /* the adopted job's GPU */
+        int64_t since;       /* when the adopted job was first seen hung */
+        struct nvml_job job; /* the job the loop runs inline */
 };
 
 /* Get the handle and the static facts of the GPU. 0 or the NVML code that failed (the
@@ -95,13 +85,15 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
         struct nvml_gpu *gpu = &job->gpu;
         nvmlReturn_t err = NVML_SUCCESS;
         job->identified = job->have_driver = job->procs_read = false;
+        if (job->driver)
+                read_driver(lib, job);
         if (!gpu->handle) { /* not answering so far: identify it once it does */
                 err = acquire(lib, gpu);
                 job->identified = err == NVML_SUCCESS;
         } else if (job->reacquire) {
                 err = reacquire(lib, gpu);
         }
-        if (err == NVML_SUCCESS && job->sample) {
+        if (err == NVML_SUCCESS) {
                 struct nvml_read_result res;
                 gpu_frame_clear(&job->g);
                 if (job->reprobe)
@@ -158,70 +150,20 @@ static void worker_free(struct nvml_worker *w)
         free(w);
 }
 
-static void *worker_main(void *arg)
-{
-        struct nvml_worker *w = arg;
-        pthread_mutex_lock(&w->lock);
-        for (;;) {
-                while (w->state != NW_BUSY && !w->quit)
-                        pthread_cond_wait(&w->cond, &w->lock);
-                if (w->quit)
-                        break;
-                while (w->next < w->end) {
-                        struct nvml_job *job = &w->job[w->next];
-                        pthread_mutex_unlock(&w->lock);
-                        nvml_job_run(&w->lib, job);
-                        pthread_mutex_lock(&w->lock);
-                        if (w->abandoned) {
-                                pthread_mutex_unlock(&w->lock);
-                                worker_free(w);
-                                return NULL;
-                        }
-                        /* end may have come down to here meanwhile (a split). */
-                        if (++w->next < w->end)
-                                w->since = now_mono_ns();
-                }
-                w->state = NW_DONE;
-                pthread_cond_broadcast(&w->cond);
-        }
-        pthread_mutex_unlock(&w->lock);
-        return NULL;
-}
-
-static struct nvml_worker *worker_new(const struct nvml_lib *lib)
+struct nvml_worker *nvml_worker_new_inline(const struct nvml_lib *lib)
 {
         struct nvml_worker *w = calloc(1, sizeof(*w));
         if (!w)
                 return NULL;
         w->lib = *lib;
-        cond_init_mono(&w->cond);
+        pthread_cond_init(&w->cond, NULL);
         pthread_mutex_init(&w->lock, NULL);
         return w;
 }
 
-int nvml_worker_start(struct nvml_worker **ret, const struct nvml_lib *lib)
-{
-        struct nvml_worker *w = worker_new(lib);
-        if (!w)
-                return -ENOMEM;
-        w->own_thread = true;
-        int r = vigil_thread_create(&w->thread, worker_main, w);
-        if (r < 0) {
-                worker_free(w);
-                return r;
-        }
-        *ret = w;
-        return 0;
-}
-
-struct nvml_worker *nvml_worker_new_inline(const struct nvml_lib *lib)
-{
-        return worker_new(lib);
-}
-
 struct nvml_job *nvml_worker_inline_job(struct nvml_worker *w)
 {
-        return &w->job[0];
+        return &w->job;
 }
 
 const struct nvml_lib *nvml_worker_lib(const struct nvml_worker *w)
@@ -232,9 +174,7 @@ const struct nvml_lib *nvml_worker_lib(const struct nvml_worker *w)
 void nvml_worker_adopt(struct nvml_worker *w, unsigned slot, int64_t since)
 {
         pthread_mutex_lock(&w->lock);
-        w->slot[0] = slot;
-        w->n = w->end = 1;
-        w->taken = w->next = 0;
+        w->slot = slot;
         w->since = since;
         w->state = NW_BUSY;
         w->adopted = true;
@@ -252,9 +192,7 @@ void nvml_worker_orphan_done(struct nvml_worker *w)
                 worker_free(w);
                 return;
         }
-        w->next = 1;
         w->state = NW_DONE;
-        pthread_cond_broadcast(&w->cond);
         pthread_mutex_unlock(&w->lock);
 }
 
@@ -268,63 +206,18 @@ enum nvml_worker_state nvml_worker_state(struct nvml_worker *w, int64_t *ret_sin
         return st;
 }
 
-void nvml_worker_submit_batch(struct nvml_worker *w, const struct nvml_job *jobs,
-                              const unsigned *slots, unsigned n, int64_t now)
+bool nvml_worker_take(struct nvml_worker *w, struct nvml_job *ret_job, unsigned *ret_slot)
 {
-        if (n > VIGIL_MAX_GPUS)
-                n = VIGIL_MAX_GPUS;
         pthread_mutex_lock(&w->lock);
-        if (w->state == NW_IDLE && n > 0) {
-                memcpy(w->job, jobs, n * sizeof(*jobs));
-                memcpy(w->slot, slots, n * sizeof(*slots));
-                w->n = w->end = n;
-                w->taken = w->next = 0;
-                w->since = now;
-                w->state = NW_BUSY;
-                pthread_cond_broadcast(&w->cond);
-        }
-        pthread_mutex_unlock(&w->lock);
-}
-
-bool nvml_worker_wait(struct nvml_worker *w, int64_t deadline)
-{
-        struct timespec ts = {.tv_sec = deadline / NSEC_PER_SEC,
-                              .tv_nsec = deadline % NSEC_PER_SEC};
-        pthread_mutex_lock(&w->lock);
-        while (w->state == NW_BUSY)
-                if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) == ETIMEDOUT)
-                        break;
         bool done = w->state == NW_DONE;
+        if (done) {
+                *ret_job = w->job;
+                if (ret_slot)
+                        *ret_slot = w->slot;
+                w->state = NW_IDLE;
+        }
         pthread_mutex_unlock(&w->lock);
         return done;
-}
-
-unsigned nvml_worker_take(struct nvml_worker *w, struct nvml_job *ret_jobs, unsigned *ret_slots,
-                          unsigned max)
-{
-        unsigned k = 0;
-        pthread_mutex_lock(&w->lock);
-        for (; k < max && w->taken < w->next; k++, w->taken++) {
-                ret_jobs[k] = w->job[w->taken];
-                if (ret_slots)
-                        ret_slots[k] = w->slot[w->taken];
-        }
-        if (w->state == NW_DONE && w->taken == w->next)
-                w->state = NW_IDLE;
-        pthread_mutex_unlock(&w->lock);
-        return k;
-}
-
-bool nvml_worker_split(struct nvml_worker *w, int64_t now, int64_t min_ns, unsigned *ret_slot)
-{
-        pthread_mutex_lock(&w->lock);
-        bool split = w->state == NW_BUSY && now - w->since >= min_ns;
-        if (split) {
-                w->end = w->next + 1;
-                *ret_slot = w->slot[w->next];
-        }
-        pthread_mutex_unlock(&w->lock);
-        return split;
 }
 
 bool nvml_worker_stop(struct nvml_worker *w)
@@ -332,24 +225,12 @@ bool nvml_worker_stop(struct nvml_worker *w)
         if (!w)
                 return true;
         pthread_mutex_lock(&w->lock);
-        if (w->state == NW_BUSY) {
-                pthread_t t = w->thread; /* w may be freed as soon as the lock is released */
-                bool own = w->own_thread;
+        if (w->state == NW_BUSY) { /* the abandoned thread frees it (orphan_done) */
                 w->abandoned = true;
                 pthread_mutex_unlock(&w->lock);
-                if (own)
-                        pthread_detach(t);
                 return false;
         }
-        if (!w->own_thread) { /* inline: no thread; an orphan's is gone after DONE */
-                pthread_mutex_unlock(&w->lock);
-                worker_free(w);
-                return true;
-        }
-        w->quit = true;
-        pthread_cond_broadcast(&w->cond);
         pthread_mutex_unlock(&w->lock);
-        pthread_join(w->thread, NULL);
         worker_free(w);
         return true;
 }

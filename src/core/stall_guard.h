@@ -39,6 +39,9 @@
  *        |                                                    |
  *        +------ stall_guard_tick_end (timer disarmed) <------+
  *
+ * A guard thread started by a move begins WATCHING: the tick the loop moved in is
+ * still running, and its timer has fired already.
+ *
  * Cost: per unit one store and one compare-and-swap; per tick two timerfd_settime
  * calls; no guard wake unless a tick outlasts STALL_GUARD_ARM_NS (a healthy one takes
  * microseconds to milliseconds). A hang holds the loop once, when it starts, for the

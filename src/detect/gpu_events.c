@@ -5,7 +5,9 @@
  * snapshot; the event queue is drained (counters, events.log, crash snapshots for
  * Xid, recovery-action and unavailable events); a FAN_SPIKE flag of the GPU rules
  * takes a spike snapshot; a `vigil snapshot` request takes one crash-kind snapshot per
- * GPU; due crash follow-ups are written; the listener's notes are logged.
+ * GPU; due crash follow-ups are written; the listener's notes are logged. The flight
+ * recorders and the listener start at the first GPU tick, once the NVML source has
+ * acquired the GPUs (collect/nvml.c), with what it learnt of them.
  *
  * Cooldowns are per GPU (the reference logger watched one GPU per process): a crash
  * snapshot at most every 60 s, a spike snapshot every 10 s; the first three held back
@@ -54,6 +56,7 @@ struct gpu_ev_gpu {
 struct gpu_events {
         struct vigil_ctx *ctx;
         struct nvml_listener *listener;
+        bool started; /* the recorders and the listener (start_recorders) */
         unsigned ngpus;
         struct gpu_ev_gpu gpu[VIGIL_MAX_GPUS];
         struct snapshot_followups followups;
@@ -419,9 +422,15 @@ static void housekeeping(struct gpu_events *d, const struct tick *t)
         }
 }
 
+static void start_recorders(struct gpu_events *d);
+static void start_listener(struct gpu_events *d);
+
 static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_events *d = state;
+        bool first = !d->started;
+        if (first)
+                start_recorders(d);
         for (unsigned slot = 0; slot < d->ngpus; slot++)
                 if (ctx->frame->gpus[slot].sampled)
                         sampled(d, slot, t);
@@ -430,6 +439,42 @@ static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tic
                 requested(d, t);
         followups(d, t);
         housekeeping(d, t);
+        if (first) /* its notes are logged from the next tick on, after system-info's */
+                start_listener(d);
+}
+
+/* At the first GPU tick, after the NVML source's first (its GPUs acquired, or found
+ * not answering): a flight recorder per GPU with its fan count. */
+static void start_recorders(struct gpu_events *d)
+{
+        const struct nvml_shared *sh = d->ctx->nvml;
+        size_t cap = ring_capacity_for(RING_WINDOW_NS, d->ctx->opt->gpu_interval_ns);
+        d->started = true;
+        for (unsigned i = 0; i < d->ngpus; i++) {
+                struct gpu_ev_gpu *gs = &d->gpu[i];
+                if (ring_init(&gs->ring, cap, sh->gpu[i].nfans) < 0)
+                        vlog(LOG_WARN, "gpu%u: no memory for the flight recorder",
+                             sh->gpu[i].index);
+                gs->handle_gen = sh->gpu[i].handle_gen;
+                /* Acquired (identified): its first failure is a crash. */
+                gs->was_ok = sh->gpu[i].handle != NULL;
+        }
+}
+
+/* At the end of the first GPU tick: the listener, with the handles acquired (a GPU
+ * acquired later is handed to it at its first good sample: sampled()). */
+static void start_listener(struct gpu_events *d)
+{
+        const struct nvml_shared *sh = d->ctx->nvml;
+        nvmlDevice_t handles[VIGIL_MAX_GPUS] = {0};
+        for (unsigned i = 0; i < d->ngpus; i++)
+                handles[i] = sh->gpu[i].handle;
+        int r = nvml_listener_start(&d->listener, &sh->lib, d->ngpus, handles, NVML_EVQ_DEFAULT_CAP,
+                                    gpu_event_wants_action);
+        if (r == -ENOTSUP)
+                vlog(LOG_INFO, "NVML has no event interface: GPU events not listened to");
+        else if (r < 0)
+                vlog(LOG_WARN, "NVML event listener not started: %s", strerror(-r));
 }
 
 static int gpu_events_init(struct vigil_ctx *ctx, void **ret_state)
@@ -440,29 +485,14 @@ static int gpu_events_init(struct vigil_ctx *ctx, void **ret_state)
         struct gpu_events *d = calloc(1, sizeof(*d));
         if (!d)
                 return -ENOMEM;
-        nvmlDevice_t handles[VIGIL_MAX_GPUS] = {0};
-        size_t cap = ring_capacity_for(RING_WINDOW_NS, ctx->opt->gpu_interval_ns);
         d->ctx = ctx;
         d->ngpus = sh->ngpus < VIGIL_MAX_GPUS ? sh->ngpus : VIGIL_MAX_GPUS;
         snapshot_programs_init(&d->programs);
         for (unsigned i = 0; i < d->ngpus; i++) {
                 struct gpu_ev_gpu *gs = &d->gpu[i];
-                if (ring_init(&gs->ring, cap, sh->gpu[i].nfans) < 0)
-                        vlog(LOG_WARN, "gpu%u: no memory for the flight recorder",
-                             sh->gpu[i].index);
                 snapshot_limiter_init(&gs->crash_lim, SNAPSHOT_CRASH);
                 snapshot_limiter_init(&gs->spike_lim, SNAPSHOT_SPIKE);
-                gs->handle_gen = sh->gpu[i].handle_gen;
-                /* Answered at start (identified): its first failure is a crash. */
-                gs->was_ok = sh->gpu[i].handle != NULL;
-                handles[i] = sh->gpu[i].handle;
         }
-        int r = nvml_listener_start(&d->listener, &sh->lib, d->ngpus, handles, NVML_EVQ_DEFAULT_CAP,
-                                    gpu_event_wants_action);
-        if (r == -ENOTSUP)
-                vlog(LOG_INFO, "NVML has no event interface: GPU events not listened to");
-        else if (r < 0)
-                vlog(LOG_WARN, "NVML event listener not started: %s", strerror(-r));
         *ret_state = d;
         return 0;
 }

@@ -190,6 +190,7 @@ void sysinfo_text(struct strbuf *sb, const char *root, const struct nvml_shared 
  * the driver version changes. */
 struct sysinfo_sink {
         uint64_t driver_gen; /* of the version last written */
+        bool pending;        /* the first write, at the first tick (first_write) */
 };
 
 /* True when DIR/system-info.txt exists and names driver (the reference's check). */
@@ -239,6 +240,18 @@ static int write_sysinfo(struct vigil_ctx *ctx)
         return r;
 }
 
+/* The file at start, unless it names the driver already (the reference's check). With
+ * GPUs, at the first tick (of either clock): the NVML source acquires them (names,
+ * thresholds, the driver's version) in its first. */
+static void first_write(struct sysinfo_sink *s, struct vigil_ctx *ctx)
+{
+        const char *driver = ctx->nvml ? ctx->nvml->driver_version : "";
+        s->driver_gen = ctx->nvml ? ctx->nvml->driver_gen : 0;
+        s->pending = false;
+        if (!names_driver(ctx->log_dir, driver))
+                write_sysinfo(ctx);
+}
+
 static int sysinfo_init(struct vigil_ctx *ctx, void **ret_state)
 {
         if (!ctx->log_dir)
@@ -246,10 +259,9 @@ static int sysinfo_init(struct vigil_ctx *ctx, void **ret_state)
         struct sysinfo_sink *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        const char *driver = ctx->nvml ? ctx->nvml->driver_version : "";
-        s->driver_gen = ctx->nvml ? ctx->nvml->driver_gen : 0;
-        if (!names_driver(ctx->log_dir, driver))
-                write_sysinfo(ctx);
+        s->pending = true;
+        if (!ctx->nvml) /* no GPUs to wait for */
+                first_write(s, ctx);
         *ret_state = s;
         return 0;
 }
@@ -258,6 +270,8 @@ static int sysinfo_write(void *state, struct vigil_ctx *ctx, const struct tick *
 {
         struct sysinfo_sink *s = state;
         (void)t;
+        if (s->pending)
+                first_write(s, ctx);
         if (!ctx->nvml || ctx->nvml->driver_gen == s->driver_gen || ctx->disk_paused)
                 return 0;
         s->driver_gen = ctx->nvml->driver_gen;
@@ -267,13 +281,16 @@ static int sysinfo_write(void *state, struct vigil_ctx *ctx, const struct tick *
 
 static void sysinfo_fini(void *state, struct vigil_ctx *ctx)
 {
-        (void)ctx;
-        free(state);
+        struct sysinfo_sink *s = state;
+        if (s && s->pending) /* stopped before the first tick */
+                first_write(s, ctx);
+        free(s);
 }
 
 const struct vigil_sink vigil_sink_system_info = {
     .name = "system-info",
-    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    /* The GPU clock too: the file waits for the first GPU tick (first_write). */
+    .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
     .init = sysinfo_init,
     .write = sysinfo_write,
     .fini = sysinfo_fini,

@@ -2,8 +2,8 @@
 # A driver call that hangs (the simulator's `stall`): GPU 1's call blocks for seconds.
 # Its sample becomes a failure row "NVML call hung for N s" (and the failure line and
 # event), GPU 0 and the host keep sampling all through the stall, and when the call
-# returns GPU 1 is recovered by the usual rules. Then a call still hung at exit: the
-# daemon exits anyway and says so. Counts rows only; no timing is asserted.
+# returns GPU 1 is recovered by the usual rules. The same for a call that hangs while
+# GPU 1 is acquired. Then a call still hung at exit: the daemon exits anyway and says so. Counts rows only; no timing is asserted.
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
@@ -18,6 +18,14 @@ two_gpus() {
 	grep '^set [01] ' "$SCEN/healthy-8gpu"
 	echo "$1"
 }
+# run140 NAME: the daemon on $TMP/NAME.scen for 140 GPU ticks of 10 ms, logs in $TMP/NAME,
+# stderr in $TMP/NAME.err; its exit status.
+run140() {
+	VIGIL_NVML_SCENARIO="$TMP/$1.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
+		--gpu-interval 0.01 --interval 0.05 --count 140 --log-dir "$TMP/$1" --quiet 2>"$TMP/$1.err"
+}
+# csv_of NAME FILE: the first of $TMP/NAME/FILE-*.csv ("" when none).
+csv_of() { ls "$TMP/$1/$2"-*.csv 2>/dev/null | head -1; }
 # between FILE FROM TO: rows of FILE whose timestamp is in [FROM, TO] (the GPU CSV's
 # "2026/01/02 03:04:05.678" and the host CSV's "2026-01-02T03:04:05.678" both compare).
 between() {
@@ -32,12 +40,11 @@ PY
 
 # --- GPU 1 stalls 4 s at step 10; the run lasts about 7 s ----------------------------
 two_gpus 'at 1 step 10 stall 4000' >"$TMP/stall.scen"
-VIGIL_NVML_SCENARIO="$TMP/stall.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
-	--gpu-interval 0.01 --interval 0.05 --count 140 --log-dir "$TMP/stall" --quiet 2>"$TMP/stall.err"
+run140 stall
 check_eq "stall: exits 0" 0 $?
-c0=$(ls "$TMP/stall"/gpu0-*.csv 2>/dev/null | head -1)
-c1=$(ls "$TMP/stall"/gpu1-*.csv 2>/dev/null | head -1)
-host=$(ls "$TMP/stall"/host-*.csv 2>/dev/null | head -1)
+c0=$(csv_of stall gpu0)
+c1=$(csv_of stall gpu1)
+host=$(csv_of stall host)
 check "stall: both GPU files and the host file" test -n "$c0" -a -n "$c1" -a -n "$host"
 hung=$(grep -m1 'NVML_FAILED:NVML call hung for [0-9]* s' "$c1")
 check "stall: gpu1 has a 'hung' failure row" test -n "$hung"
@@ -65,17 +72,40 @@ check "stall: nothing about gpu0" bash -c "! grep -q 'gpu0: NVML FAILED\|type=NV
 check "stall: nothing abandoned at exit" bash -c "! grep -q 'still hung at exit' '$TMP/stall.err'"
 check "stall: the guard's move counted at exit" grep -q 'NVML: 1 call(s) ran past the guard' "$TMP/stall.err"
 
+# --- GPU 1 stalls 4 s while it is acquired (its first job, at the first tick) ----------
+# Acquired under the guard like a sample: GPU 0 and the host sample from the start, GPU 1
+# is said not to answer, has "hung" failure rows, then is named and answers.
+two_gpus 'at 1 step 0 stall 4000' >"$TMP/acq.scen"
+run140 acq
+check_eq "acquire: exits 0" 0 $?
+a0=$(csv_of acq gpu0)
+a1=$(csv_of acq gpu1)
+hung=$(grep -m1 'NVML_FAILED:NVML call hung for [0-9]* s' "${a1:-/dev/null}")
+check "acquire: gpu1 has a 'hung' failure row" test -n "$hung"
+check_eq "acquire: no good gpu1 row before it" 0 \
+	"$(awk 'NR > 1 && !/NVML_FAILED/ {n++} /NVML_FAILED/ {exit} END {print n + 0}' "${a1:-/dev/null}")"
+from=${hung%%,*}
+n=$(between "${a0:-/dev/null}" 0 "${from:-0}")
+check "acquire: gpu0 sampled while gpu1 was being acquired ($n rows)" test "$n" -ge 20
+check "acquire: said at start" grep -q 'gpu1: not answering at start: NVML call still running after 2 s' "$TMP/acq.err"
+check "acquire: gpu0 named" grep -q 'gpu0: .* | PCI: .* | UUID: ' "$TMP/acq.err"
+check "acquire: gpu1 named once it answered" grep -q 'gpu1: .* | PCI: .* | UUID: ' "$TMP/acq.err"
+check "acquire: gpu1 good rows after it answered" \
+	test "$(awk -F, -v from="$from" 'NR > 1 && $1 > from && !/NVML_FAILED/' "${a1:-/dev/null}" | wc -l)" -ge 10
+check "acquire: the recovery line" grep -Eq 'gpu1: GPU RECOVERED after [0-9]+ failures' "$TMP/acq.err"
+check_eq "acquire: gpu0 never failed" 0 "$(grep -c NVML_FAILED "${a0:-/dev/null}")"
+check "acquire: the guard's move counted at exit" grep -q 'NVML: 1 call(s) ran past the guard' "$TMP/acq.err"
+
 # --- three GPUs, the middle one stalls: the GPUs before and after it keep sampling -----
-# (one reader reads the GPUs in turn: GPU 2, after the stalled one, must not wait for it)
+# (the loop reads the GPUs in turn: GPU 2, after the stalled one, must not wait for it)
 {
 	sed -n '/^driver/p; /^gpu [012] /p' "$SCEN/healthy-8gpu"
 	grep '^set [012] ' "$SCEN/healthy-8gpu"
 	echo 'at 1 step 10 stall 4000'
 } >"$TMP/three.scen"
-VIGIL_NVML_SCENARIO="$TMP/three.scen" timeout 120 "$VIGIL" --nvml "$NVML_SIM" --root / \
-	--gpu-interval 0.01 --interval 0.05 --count 140 --log-dir "$TMP/three" --quiet 2>"$TMP/three.err"
+run140 three
 check_eq "three: exits 0" 0 $?
-t1=$(ls "$TMP/three"/gpu1-*.csv 2>/dev/null | head -1)
+t1=$(csv_of three gpu1)
 hung=$(grep -m1 'NVML_FAILED:NVML call hung for [0-9]* s' "${t1:-/dev/null}")
 check "three: gpu1 has a 'hung' failure row" test -n "$hung"
 from=${hung%%,*}
@@ -85,7 +115,7 @@ check "three: gpu1 answers again after the stall" test -n "$to"
 last=$(awk -F, -v from="$from" 'NR > 1 && $1 < from && !/NVML_FAILED/ {t = $1} END {print t}' \
 	"${t1:-/dev/null}")
 for g in 0 2; do
-	c=$(ls "$TMP/three"/gpu$g-*.csv 2>/dev/null | head -1)
+	c=$(csv_of three gpu$g)
 	n=$(between "${c:-/dev/null}" "${last:-0}" "${from:-0}")
 	check "three: gpu$g kept sampling before the hang was called ($n rows)" test "$n" -ge 20
 	n=$(between "${c:-/dev/null}" "${from:-0}" "${to:-9}")

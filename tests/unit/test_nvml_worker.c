@@ -1,7 +1,7 @@
-/* Unit tests: the NVML worker's handoff (collect/nvml_worker.c). The decisions are pure
- * functions tested on numbers; the job runs on a fake function table; the thread's
- * states are driven with a fake call that blocks until the test opens a gate, so no
- * test depends on how fast anything runs. The stall guard (core/stall_guard.c) is
+/* Unit tests: the NVML jobs and their worker (collect/nvml_worker.c). The decisions are
+ * pure functions tested on numbers; the job runs on a fake function table; a stuck job
+ * is a fake call that blocks until the test opens a gate, so no test depends on how
+ * fast anything runs. The stall guard (core/stall_guard.c) is
  * tested here too, on an inline job stuck at the gate, with on_hang as nvml.c has it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,11 +25,9 @@
 static struct {
         pthread_mutex_t lock;
         pthread_cond_t cond;
-        bool gated;           /* the temperature call blocks while the gate is closed */
-        int gate_gpu;         /* ... on the GPU of this handle only (-1: any) */
-        unsigned temps_of[4]; /* temperature calls per GPU (handle dev + i) */
-        bool open;            /* the gate */
-        bool inside;          /* a call is waiting at the gate */
+        bool gated;  /* the temperature call blocks while the gate is closed */
+        bool open;   /* the gate */
+        bool inside; /* a call is waiting at the gate */
         nvmlReturn_t temp_ret, handle_ret;
         unsigned handles, temps, names, drivers;
 } fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -51,11 +49,10 @@ static nvmlReturn_t f_handle(unsigned i, nvmlDevice_t *d)
 static nvmlReturn_t f_temp(nvmlDevice_t d, int s, unsigned *v)
 {
         (void)s;
-        int gpu = (int)((char *)d - devs);
+        (void)d;
         pthread_mutex_lock(&fake.lock);
         fake.temps++;
-        fake.temps_of[gpu]++;
-        bool gated = fake.gated && (fake.gate_gpu < 0 || fake.gate_gpu == gpu);
+        bool gated = fake.gated;
         if (gated)
                 fake.inside = true;
         pthread_cond_broadcast(&fake.cond);
@@ -94,8 +91,6 @@ static int setup(void **state)
         (void)state;
         pthread_mutex_lock(&fake.lock);
         fake.gated = fake.open = fake.inside = false;
-        fake.gate_gpu = -1;
-        memset(fake.temps_of, 0, sizeof(fake.temps_of));
         fake.temp_ret = fake.handle_ret = NVML_SUCCESS;
         fake.handles = fake.temps = fake.names = fake.drivers = 0;
         pthread_mutex_unlock(&fake.lock);
@@ -130,12 +125,9 @@ static void new_job(struct nvml_job *job, bool have_handle)
         gpu_frame_clear(&job->g);
         job->gpu.index = 0;
         job->gpu.handle = have_handle ? dev : NULL;
-        job->sample = true;
 }
 
 /* A sample job for GPU i (handle dev + i). */
-static const unsigned slot0;
-
 static void gpu_job(struct nvml_job *job, unsigned i)
 {
         new_job(job, true);
@@ -215,23 +207,43 @@ static void test_job_acquires_then_samples(void **state)
         assert_true(job.g.temp_c == 45);
 }
 
-static void test_job_acquire_only(void **state)
+/* A GPU that cannot be acquired is not sampled; its next job tries again. */
+static void test_job_acquire_fails(void **state)
 {
         (void)state;
         struct nvml_job job;
-        new_job(&job, false);
-        job.sample = false;
-        nvml_job_run(&lib, &job);
-        assert_int_equal(job.err, NVML_SUCCESS);
-        assert_true(job.identified);
-        assert_int_equal(fake.temps, 0);
         fake.handle_ret = NVML_ERROR_GPU_IS_LOST;
         new_job(&job, false);
-        job.sample = false;
         nvml_job_run(&lib, &job);
         assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
         assert_false(job.identified);
         assert_null(job.gpu.handle);
+        assert_int_equal(fake.temps, 0);
+        fake.handle_ret = NVML_SUCCESS;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_SUCCESS);
+        assert_true(job.identified);
+        assert_int_equal(fake.handles, 2);
+        assert_int_equal(fake.temps, 1);
+}
+
+/* A GPU's first job may read the driver's version, before the GPU's calls, whether or
+ * not the GPU answers. */
+static void test_job_reads_driver(void **state)
+{
+        (void)state;
+        struct nvml_job job;
+        fake.handle_ret = NVML_ERROR_GPU_IS_LOST;
+        new_job(&job, false);
+        job.driver = true;
+        nvml_job_run(&lib, &job);
+        assert_int_equal(job.err, NVML_ERROR_GPU_IS_LOST);
+        assert_true(job.have_driver);
+        assert_string_equal(job.driver_version, "999.1");
+        job.driver = false;
+        nvml_job_run(&lib, &job);
+        assert_false(job.have_driver);
+        assert_int_equal(fake.drivers, 1);
 }
 
 static unsigned proc_calls;
@@ -321,165 +333,6 @@ static void test_job_failure_and_recovery(void **state)
         assert_false(job.have_driver);
 }
 
-static void test_worker_handoff(void **state)
-{
-        (void)state;
-        struct nvml_worker *w = NULL;
-        struct nvml_job job, out;
-        int64_t since = -1;
-        assert_int_equal(nvml_worker_start(&w, &lib), 0);
-        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
-        /* A job that completes: wait without a real deadline (an hour away). */
-        new_job(&job, true);
-        nvml_worker_submit_batch(w, &job, &slot0, 1, 1000);
-        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
-        assert_int_equal(nvml_worker_state(w, &since), NW_DONE);
-        assert_int_equal(since, 1000);
-        memset(&out, 0, sizeof(out));
-        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 1);
-        assert_int_equal(out.err, NVML_SUCCESS);
-        assert_true(out.g.temp_c == 45);
-        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
-        /* A job stuck in a call: BUSY, a deadline in the past only looks, and it is
-         * "hung" once the threshold has passed on the clock the caller gives. */
-        fake.gated = true;
-        nvml_worker_submit_batch(w, &job, &slot0, 1, 5 * S);
-        wait_inside();
-        assert_false(nvml_worker_wait(w, 0));
-        assert_int_equal(nvml_worker_state(w, &since), NW_BUSY);
-        assert_int_equal(nvml_worker_plan(NW_BUSY, since, 6 * S, 0, 2 * S), NA_NONE);
-        assert_int_equal(nvml_worker_plan(NW_BUSY, since, 7 * S, 0, 2 * S), NA_HUNG);
-        /* A second submit while busy is ignored; a take while busy leaves out alone. */
-        nvml_worker_submit_batch(w, &job, &slot0, 1, 9 * S);
-        out.err = 77;
-        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 0);
-        assert_int_equal(out.err, 77);
-        /* The call returns: the late result is there to collect. */
-        gate_open();
-        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
-        nvml_worker_state(w, &since);
-        assert_int_equal(since, 5 * S);
-        assert_int_equal(nvml_worker_take(w, &out, NULL, 1), 1);
-        assert_int_equal(out.err, NVML_SUCCESS);
-        assert_true(nvml_worker_stop(w));
-        assert_true(nvml_worker_stop(NULL));
-}
-
-static void test_worker_abandoned(void **state)
-{
-        (void)state;
-        struct nvml_worker *w = NULL;
-        struct nvml_job job;
-        assert_int_equal(nvml_worker_start(&w, &lib), 0);
-        fake.gated = true;
-        new_job(&job, true);
-        nvml_worker_submit_batch(w, &job, &slot0, 1, 0);
-        wait_inside();
-        /* Still inside the call: not joined; the thread frees itself when it returns. */
-        assert_false(nvml_worker_stop(w));
-        gate_open();
-}
-
-/* One reader, a batch of three GPUs: results are taken in order with their slots, and
- * one wake (the batch's end) serves them all. */
-static void test_batch(void **state)
-{
-        (void)state;
-        struct nvml_worker *w = NULL;
-        struct nvml_job jobs[3], out[3];
-        unsigned slots[3] = {4, 5, 6}, got[3];
-        assert_int_equal(nvml_worker_start(&w, &lib), 0);
-        for (unsigned i = 0; i < 3; i++)
-                gpu_job(&jobs[i], i);
-        nvml_worker_submit_batch(w, jobs, slots, 3, 1000);
-        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
-        assert_int_equal(nvml_worker_take(w, out, got, 2), 2);
-        assert_int_equal(nvml_worker_state(w, NULL), NW_DONE); /* one left to take */
-        assert_int_equal(nvml_worker_take(w, &out[2], &got[2], 3), 1);
-        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
-        for (unsigned i = 0; i < 3; i++) {
-                assert_int_equal(got[i], slots[i]);
-                assert_int_equal(out[i].gpu.index, i);
-                assert_int_equal(out[i].err, NVML_SUCCESS);
-                assert_true(out[i].g.temp_c == 45);
-                assert_int_equal(fake.temps_of[i], 1);
-        }
-        assert_int_equal(nvml_worker_take(w, out, got, 3), 0);
-        assert_true(nvml_worker_stop(w));
-}
-
-/* GPU 1 of three hangs: GPU 0's result is taken while the reader is stuck, the split
- * takes GPU 2 back (it is never run by this reader) and leaves the reader GPU 1 only;
- * a new reader serves GPUs 0 and 2 meanwhile; when GPU 1's call returns, its result,
- * and nothing else, is published by the stuck reader. */
-static void test_batch_split(void **state)
-{
-        (void)state;
-        struct nvml_worker *w = NULL, *fresh = NULL;
-        struct nvml_job jobs[3], out[3];
-        unsigned slots[3] = {0, 1, 2}, got[3], stuck = 99;
-        int64_t since = 0;
-        assert_int_equal(nvml_worker_start(&w, &lib), 0);
-        for (unsigned i = 0; i < 3; i++)
-                gpu_job(&jobs[i], i);
-        fake.gated = true;
-        fake.gate_gpu = 1;
-        nvml_worker_submit_batch(w, jobs, slots, 3, 1000);
-        wait_inside();
-        assert_int_equal(nvml_worker_state(w, &since), NW_BUSY);
-        assert_true(since >= 1000); /* GPU 1 started after the submission */
-        /* Not in it long enough: no split. */
-        assert_false(nvml_worker_split(w, since + 10 * MS, 50 * MS, &stuck));
-        assert_int_equal(stuck, 99);
-        /* GPU 0 is done: taken while the reader is stuck in GPU 1. */
-        assert_int_equal(nvml_worker_take(w, out, got, 3), 1);
-        assert_int_equal(got[0], 0);
-        assert_true(nvml_worker_split(w, since + 50 * MS, 50 * MS, &stuck));
-        assert_int_equal(stuck, 1);
-        assert_int_equal(nvml_worker_take(w, out, got, 3), 0);
-        /* The others go on, on a new reader. */
-        assert_int_equal(nvml_worker_start(&fresh, &lib), 0);
-        unsigned rest[2] = {0, 2};
-        struct nvml_job rest_jobs[2] = {jobs[0], jobs[2]};
-        nvml_worker_submit_batch(fresh, rest_jobs, rest, 2, 2000);
-        assert_true(nvml_worker_wait(fresh, now_mono_ns() + 3600 * S));
-        assert_int_equal(nvml_worker_take(fresh, out, got, 3), 2);
-        assert_int_equal(got[0], 0);
-        assert_int_equal(got[1], 2);
-        assert_int_equal(fake.temps_of[0], 2);
-        assert_int_equal(fake.temps_of[2], 1);
-        assert_true(nvml_worker_stop(fresh));
-        /* GPU 1 answers: its result only; GPU 2 was never read again by the stuck one. */
-        gate_open();
-        assert_true(nvml_worker_wait(w, now_mono_ns() + 3600 * S));
-        assert_int_equal(nvml_worker_take(w, out, got, 3), 1);
-        assert_int_equal(got[0], 1);
-        assert_int_equal(out[0].gpu.index, 1);
-        assert_int_equal(out[0].err, NVML_SUCCESS);
-        assert_int_equal(nvml_worker_state(w, NULL), NW_IDLE);
-        assert_int_equal(fake.temps_of[1], 1);
-        assert_int_equal(fake.temps_of[2], 1);
-        assert_true(nvml_worker_stop(w));
-}
-
-/* A reader abandoned in the middle of a batch frees itself and runs no more of it. */
-static void test_batch_abandoned(void **state)
-{
-        (void)state;
-        struct nvml_worker *w = NULL;
-        struct nvml_job jobs[3];
-        unsigned slots[3] = {0, 1, 2};
-        assert_int_equal(nvml_worker_start(&w, &lib), 0);
-        for (unsigned i = 0; i < 3; i++)
-                gpu_job(&jobs[i], i);
-        fake.gated = true;
-        fake.gate_gpu = 1;
-        nvml_worker_submit_batch(w, jobs, slots, 3, 0);
-        wait_inside();
-        assert_false(nvml_worker_stop(w));
-        gate_open();
-}
-
 /* The guard's side of a test: what on_hang saw. */
 static struct {
         pthread_mutex_t lock;
@@ -558,8 +411,10 @@ static void test_guard_takes_stuck_job(void **state)
         gate_open();
         pthread_join(t, &kept);
         assert_null(kept);
-        assert_true(nvml_worker_wait(mv.inline_w, now_mono_ns() + 3600 * S));
-        assert_int_equal(nvml_worker_take(mv.inline_w, &out, &slot, 1), 1);
+        assert_int_equal(nvml_worker_state(mv.inline_w, NULL), NW_DONE);
+        assert_true(nvml_worker_take(mv.inline_w, &out, &slot));
+        assert_int_equal(nvml_worker_state(mv.inline_w, NULL), NW_IDLE);
+        assert_false(nvml_worker_take(mv.inline_w, &out, &slot));
         assert_int_equal(slot, 3);
         assert_int_equal(out.err, NVML_SUCCESS);
         assert_true(out.g.temp_c == 45);
@@ -600,13 +455,9 @@ int main(void)
             cmocka_unit_test(test_merge_keeps_failure_state),
             cmocka_unit_test_setup(test_job_acquires_then_samples, setup),
             cmocka_unit_test_setup(test_job_lists_processes, setup),
-            cmocka_unit_test_setup(test_job_acquire_only, setup),
+            cmocka_unit_test_setup(test_job_acquire_fails, setup),
+            cmocka_unit_test_setup(test_job_reads_driver, setup),
             cmocka_unit_test_setup(test_job_failure_and_recovery, setup),
-            cmocka_unit_test_setup(test_worker_handoff, setup),
-            cmocka_unit_test_setup(test_worker_abandoned, setup),
-            cmocka_unit_test_setup(test_batch, setup),
-            cmocka_unit_test_setup(test_batch_split, setup),
-            cmocka_unit_test_setup(test_batch_abandoned, setup),
             cmocka_unit_test_setup(test_guard_takes_stuck_job, setup),
             cmocka_unit_test_setup(test_guard_adopted_abandoned, setup),
         };
