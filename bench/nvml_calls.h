@@ -1,8 +1,8 @@
 /* The floor's NVML calls, shared by nvml_floor.c and bench_gpu.c: the function table
  * (load) and one GPU's sample (sample_gpu), the calls vigil's NVML source makes on a
  * GPU that supports every field, in its order (src/collect/nvml_read.c), at a sample
- * without the slow fields: those (enforced limit, PCIe replays, ECC, remapped rows,
- * thresholds: 8 calls) come every --gpu-slow-interval, 10 s, which the benchmarks'
+ * without the slow fields: those (enforced limit, energy, PCIe replays, ECC, remapped
+ * rows, thresholds: 9 calls) come every --gpu-slow-interval, 10 s, which the benchmarks'
  * rounds of back-to-back samples never reach after their first sample. */
 #ifndef VIGIL_BENCH_NVML_CALLS_H
 #define VIGIL_BENCH_NVML_CALLS_H
@@ -32,7 +32,6 @@ struct fns {
         nvmlDeviceGetFanSpeed_v2_fn fan;
         nvmlDeviceGetTargetFanSpeed_fn target;
         nvmlDeviceGetThermalSettings_fn thermal;
-        nvmlDeviceGetTotalEnergyConsumption_fn energy;
 };
 
 static int load(void *lib, struct fns *f)
@@ -59,7 +58,6 @@ static int load(void *lib, struct fns *f)
             {"nvmlDeviceGetFanSpeed_v2", (void **)&f->fan},
             {"nvmlDeviceGetTargetFanSpeed", (void **)&f->target},
             {"nvmlDeviceGetThermalSettings", (void **)&f->thermal},
-            {"nvmlDeviceGetTotalEnergyConsumption", (void **)&f->energy},
         };
         for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
                 *want[i].slot = dlsym(lib, want[i].name);
@@ -99,10 +97,9 @@ static unsigned sample_gpu(const struct fns *f, nvmlDevice_t h, unsigned nfans)
         }
         memset(&ts, 0, sizeof(ts));
         f->thermal(h, 0, &ts);
-        f->energy(h, &ull);
         f->clock(h, NVML_CLOCK_SM, &u);
         f->clock(h, NVML_CLOCK_VIDEO, &u);
-        return 15 + 2 * nfans;
+        return 14 + 2 * nfans;
 }
 
 #endif

@@ -5,8 +5,8 @@
  * a GPU that supports every field, in its order (src/collect/nvml_read.c):
  * temperature, power, power limit, P-state, graphics and memory clocks, utilisation,
  * memory (_v2), PCIe generation and width, clock-event reasons, per fan speed (_v2) and
- * target, thermal settings of sensor 0, energy, SM and video clocks (the slow fields,
- * every --gpu-slow-interval, are left out: see nvml_calls.h). No value is
+ * target, thermal settings of sensor 0, SM and video clocks (the slow fields, energy
+ * among them, every --gpu-slow-interval, are left out: see nvml_calls.h). No value is
  * kept or checked. CPU time is CLOCK_PROCESS_CPUTIME_ID; the figure is the median of
  * the rounds.
  *

@@ -80,6 +80,11 @@ struct nvml_lib {
 struct nvml_slow {
         bool read; /* read at least once: until then the sample leaves them missing */
         double enforced_limit_w;
+        /* The energy counter: a cumulative figure, and on a GSP driver the costliest call
+         * of a sample by far (nvmlDeviceGetTotalEnergyConsumption, 4.2 ms of CPU on an
+         * H200 with driver 580.159.04, against 0.2 ms for the other 15 calls together:
+         * bench/RESULTS.md, "NVML on a real H200"). */
+        double energy_j;
         double pcie_replay;
         double ecc_corrected, ecc_uncorrected;
         double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;

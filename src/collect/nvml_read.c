@@ -3,7 +3,7 @@
  *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,
  *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1,
  *   fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
- *   energy 1000000 mJ, SM/video clocks; and on the slow cadence only: enforced limit,
+ *   SM/video clocks; and on the slow cadence only: enforced limit, energy 1000000 mJ,
  *   replays, ECC, remapped rows, temperature thresholds. */
 #include "collect/nvml_read.h"
 
@@ -194,11 +194,6 @@ static void read_sensor0(struct reader *rd, struct gpu_frame *g)
 /* vigil's additions to the reference's fields that change from sample to sample. */
 static void read_extra(struct reader *rd, struct gpu_frame *g)
 {
-        const struct nvml_lib *lib = rd->lib;
-        unsigned long long v;
-        if (want(rd, NF_ENERGY, lib->energy) &&
-            got(rd, NF_ENERGY, lib->energy(rd->gpu->handle, &v)))
-                g->energy_j = (double)v / 1000.0;
         read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
         read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
 }
@@ -323,6 +318,7 @@ static void read_slow(struct reader *rd)
         *sl = (struct nvml_slow){
             .read = true,
             .enforced_limit_w = VAL_MISSING,
+            .energy_j = VAL_MISSING,
             .pcie_replay = VAL_MISSING,
             .ecc_corrected = VAL_MISSING,
             .ecc_uncorrected = VAL_MISSING,
@@ -339,6 +335,10 @@ static void read_slow(struct reader *rd)
                         rd->gpu->recovery_action = (unsigned)f[SF_ACTION];
         }
         read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &sl->enforced_limit_w);
+        unsigned long long mj;
+        if (want(rd, NF_ENERGY, lib->energy) &&
+            got(rd, NF_ENERGY, lib->energy(rd->gpu->handle, &mj)))
+                sl->energy_j = (double)mj / 1000.0;
         if (m & (1u << SF_REPLAY))
                 sl->pcie_replay = f[SF_REPLAY];
         else
@@ -380,6 +380,7 @@ static void copy_slow(const struct nvml_gpu *gpu, struct gpu_frame *g)
         if (!sl->read)
                 return;
         g->enforced_limit_w = sl->enforced_limit_w;
+        g->energy_j = sl->energy_j;
         g->pcie_replay = sl->pcie_replay;
         g->ecc_corrected = sl->ecc_corrected;
         g->ecc_uncorrected = sl->ecc_uncorrected;

@@ -64,8 +64,9 @@ bool nvml_fatal(nvmlReturn_t r);
  * is retired (gpu->unsupported) and not made again until nvml_read_reprobe; a success
  * resets the count. After a fatal code no further call is made. Static values
  * (fan count) come from gpu.
- * The slow fields (the enforced power limit, the PCIe replay counter, the volatile ECC
- * totals, the remapped rows, the temperature thresholds) and the recovery action are
+ * The slow fields (the enforced power limit, the energy counter, the PCIe replay
+ * counter, the volatile ECC totals, the remapped rows, the temperature thresholds) and
+ * the recovery action are
  * read only when slow is true, last, into gpu->slow, gpu's thresholds and
  * gpu->recovery_action; every sample carries their last values (NAN where that read did
  * not answer; all missing before the first slow read). The ECC totals, the replay
