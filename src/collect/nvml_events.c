@@ -90,6 +90,7 @@ int64_t nvml_listener_backoff(int64_t cur_ns)
 struct nvml_listener {
         const struct nvml_lib *lib;
         nvml_action_wanted_fn action_wanted;
+        unsigned long long types; /* what each GPU registers, of what it supports */
         unsigned ngpus;
         pthread_t thread;
         struct nvml_evq q;
@@ -150,14 +151,14 @@ static nvmlReturn_t register_gpu(struct nvml_listener *l, unsigned slot, nvmlDev
                                  size_t cap)
 {
         const struct nvml_lib *lib = l->lib;
-        unsigned long long supported = NVML_LISTENER_TYPES, mask;
+        unsigned long long supported = l->types, mask;
         size_t n = strlen(sb);
         nvmlReturn_t r = NVML_SUCCESS;
         if (lib->supported_event_types)
                 r = lib->supported_event_types(h, &supported);
         if (r == NVML_ERROR_NOT_SUPPORTED)
                 supported = 0, r = NVML_SUCCESS;
-        mask = supported & NVML_LISTENER_TYPES;
+        mask = supported & l->types;
         if (r == NVML_SUCCESS && mask)
                 r = lib->register_events(h, mask, l->set);
         if (r == NVML_ERROR_NOT_SUPPORTED)
@@ -324,7 +325,7 @@ static void *listener_main(void *arg)
 
 int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, unsigned ngpus,
                         const nvmlDevice_t handles[], size_t queue_cap,
-                        nvml_action_wanted_fn action_wanted)
+                        nvml_action_wanted_fn action_wanted, unsigned long long types)
 {
         if (!lib->event_set_create || !lib->register_events || !lib->event_set_wait)
                 return -ENOTSUP;
@@ -343,6 +344,7 @@ int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, 
         }
         l->lib = lib;
         l->action_wanted = action_wanted;
+        l->types = types ? types & NVML_LISTENER_TYPES : NVML_LISTENER_TYPES;
         l->ngpus = ngpus;
         for (unsigned i = 0; i < ngpus; i++)
                 l->handle[i] = handles[i];

@@ -105,10 +105,12 @@ struct nvml_listener; /* opaque: the thread and its state */
  * must stay loaded and initialised until nvml_listener_stop() returns. A library
  * without nvmlEventSetCreate, nvmlDeviceRegisterEvents or an event wait gives
  * -ENOTSUP. action_wanted (NULL: none) picks the events whose recovery action is read.
+ * types: the NVML_EVENT_* bits to listen for, of NVML_LISTENER_TYPES (0: all of them),
+ * each GPU registering those it supports.
  * 0 or -errno; *ret is the caller's, ended with nvml_listener_stop(). */
 int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, unsigned ngpus,
                         const nvmlDevice_t handles[], size_t queue_cap,
-                        nvml_action_wanted_fn action_wanted);
+                        nvml_action_wanted_fn action_wanted, unsigned long long types);
 
 /* Main loop: GPU slot's handle was (re)acquired: register it again. */
 void nvml_listener_set_handle(struct nvml_listener *l, unsigned slot, nvmlDevice_t handle);

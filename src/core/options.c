@@ -59,6 +59,9 @@ static const struct opt_def opt_table[] = {
      "host CSV to exactly FILE, one header, no rotation (the reference monitor's --csv)"},
     {"no-log", K_FLAG, OFF(no_log), 0, 0, NULL, "write no files"},
     {"quiet", K_FLAG, OFF(quiet), 0, 0, NULL, "no live view"},
+    {"no-gpu-clock-events", K_FLAG, OFF(no_gpu_clock_events), 0, 0, NULL,
+     "do not follow the GPUs' clock-change events (no ClockBurst lines; an idle H200 raises "
+     "ten a second)"},
     {"live", K_SPECIAL, OFF(live), 0, 0, NULL, "live view even when stdout is not a terminal"},
     {"listen", K_SPECIAL, OFF(listen), 0, 0, "ADDR:PORT",
      "serve /metrics and the dashboard (\":PORT\" = loopback only)"},

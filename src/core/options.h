@@ -25,10 +25,11 @@ struct vigil_options {
         char csv_path[1024];      /* --csv: the host CSV in this one file; "" = daily files */
         bool no_log;
         bool quiet;
-        int live;                       /* -1 auto (stdout is a terminal), 0 off, 1 on */
-        char listen[128];               /* "" = no HTTP; "ADDR:PORT" or ":PORT" (loopback) */
-        char web_config[1024];          /* TLS / basic-auth file, Prometheus exporter style */
-        char remote_write[1024];        /* "" = no push; the receiver's URL */
+        bool no_gpu_clock_events; /* --no-gpu-clock-events: listen without nvmlEventTypeClock */
+        int live;                 /* -1 auto (stdout is a terminal), 0 off, 1 on */
+        char listen[128];         /* "" = no HTTP; "ADDR:PORT" or ":PORT" (loopback) */
+        char web_config[1024];    /* TLS / basic-auth file, Prometheus exporter style */
+        char remote_write[1024];  /* "" = no push; the receiver's URL */
         char remote_write_config[1024]; /* auth, TLS, labels, cadence (sink/rw_config.h) */
         char root[1024];                /* prefix for every /proc, /sys and /dev path; "" = / */
         unsigned nwatches;

@@ -469,8 +469,11 @@ static void start_listener(struct gpu_events *d)
         nvmlDevice_t handles[VIGIL_MAX_GPUS] = {0};
         for (unsigned i = 0; i < d->ngpus; i++)
                 handles[i] = sh->gpu[i].handle;
+        unsigned long long types = NVML_LISTENER_TYPES;
+        if (d->ctx->opt->no_gpu_clock_events)
+                types &= ~(unsigned long long)NVML_EVENT_CLOCK;
         int r = nvml_listener_start(&d->listener, &sh->lib, d->ngpus, handles, NVML_EVQ_DEFAULT_CAP,
-                                    gpu_event_wants_action);
+                                    gpu_event_wants_action, types);
         if (r == -ENOTSUP)
                 vlog(LOG_INFO, "NVML has no event interface: GPU events not listened to");
         else if (r < 0)

@@ -108,6 +108,14 @@ check_eq "journal: 25 Clock events are one ClockBurst line" 1 \
 	"$(grep -Ec '^vigil: gpu0: EVENT: [0-9T:.-]+ ClockBurst\(10 in 1.0s\)$' "$err")"
 check_eq "journal: no EVENT: line per Clock event" 0 "$(grep -c 'EVENT: [^ ]* Clock$' "$err")"
 
+# --no-gpu-clock-events: the listener leaves clock events out of its mask (an idle H200
+# raises ten a second: bench/RESULTS.md, section 21); the rest are still heard.
+sim recnc "recovery-action" 24 --no-gpu-clock-events
+check "no clock events: the mask lacks 0x0010" grep -q 'event listener started: gpu0 mask=0xc00f' "$TMP/recnc.err"
+check_eq "no clock events: no ClockBurst line" 0 "$(grep -c 'ClockBurst' "$TMP/recnc.err")"
+check "no clock events: the Xid is still heard" grep -q 'EVENT: [^ ]* Xid(119)' "$TMP/recnc.err"
+check "with clock events: the mask has 0x0010" grep -q 'event listener started: gpu0 mask=0xc01f' "$err"
+
 # An older driver without nvmlDeviceGetFieldValues: eventData is the fallback, marked.
 NVML_OLD="$BUILD_DIR/nvml-sim/old/libnvidia-ml.so.1"
 VIGIL_NVML_SCENARIO="$SCEN/recovery-action" "$VIGIL" --nvml "$NVML_OLD" --root / \

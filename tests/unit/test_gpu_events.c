@@ -386,7 +386,7 @@ static void test_listener_events_and_restart(void **state)
         struct nvml_listener *l;
         struct nvml_event out[8];
         fake_reset(script, 4);
-        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL), 0);
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL, 0), 0);
         assert_int_equal(collect(l, out, 3), 3);
         assert_int_equal(out[0].slot, 0);
         assert_int_equal(out[0].data, 79);
@@ -422,7 +422,7 @@ static void test_listener_create_failure_and_lost_gpu(void **state)
         fake_reset(script, 2);
         fake.create_failures = 1;
         fake.register_result[1] = NVML_ERROR_GPU_IS_LOST;
-        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL), 0);
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL, 0), 0);
         assert_int_equal(collect(l, out, 1), 1);
         assert_int_equal(out[0].data, 62);
         /* gpu1's event is not taken (the fake answers it once, right after gpu0's). */
@@ -466,7 +466,7 @@ static void test_listener_stop_interrupts_the_wait(void **state)
         struct nvml_listener *l;
         fake_reset(NULL, 0);
         fake.long_wait = true;
-        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL), 0);
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL, 0), 0);
         bool waiting = false;
         for (int i = 0; i < 500 && !waiting; i++) {
                 struct timespec ts = {0, 10 * MS};
@@ -490,7 +490,7 @@ static void test_listener_needs_the_event_api(void **state)
         struct nvml_lib lib = fake_lib();
         struct nvml_listener *l = NULL;
         lib.event_set_wait = NULL;
-        assert_int_equal(nvml_listener_start(&l, &lib, 0, NULL, 16, NULL), -ENOTSUP);
+        assert_int_equal(nvml_listener_start(&l, &lib, 0, NULL, 16, NULL, 0), -ENOTSUP);
         nvml_listener_stop(NULL);
 }
 
