@@ -18,6 +18,7 @@
 # Environment: SAMPLES (200), DAEMON_SECONDS (40).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-python3}
 SAMPLES=${SAMPLES:-200}
@@ -66,21 +67,16 @@ print(f"  reference {r / 1e3:.2f} us, vigil whole sample {w / 1e3:.2f} us "
 PY
 
 echo "-- c. the whole daemon vs its floor, GPU at 100 ms, host at 1 s, $SECS s"
-avg_row() { awk 'NR > 1 {n++; b += length($0) + 1} END {printf "%d\n", n ? b / n : 64}' "$1"; }
 mkdir -p "$out/d" "$out/f"
 "$B/vigil" --nvml "$LIB" --gpu-interval 0.1 --interval 1 --duration "$SECS" --log-dir "$out/d" \
 	--quiet 2>"$out/d.err" &
 vpid=$!
 "$PY" bench/steady.py "$vpid" 5 $((SECS - 8)) >"$out/vigil.steady"
-files=()
-for fd in /proc/"$vpid"/fd/*; do
-	t=$(readlink "$fd" || true)
-	case "$t" in /proc/*/fd*) ;; /proc/* | /sys/*) files+=("$t") ;; esac
-done
+bench_held_files "$vpid"
 wait "$vpid"
-grow=$(avg_row "$(ls "$out"/d/gpu0-*.csv | head -1)")
-hrow=$(avg_row "$(ls "$out"/d/host-*.csv | head -1)")
-"$B/bench/daemon_floor" "$LIB" "$SECS" 100 1000 "$out/f" "$grow" "$hrow" "${files[@]}" >/dev/null &
+grow=$(bench_avg_row "$(ls "$out"/d/gpu0-*.csv | head -1)")
+hrow=$(bench_avg_row "$(ls "$out"/d/host-*.csv | head -1)")
+"$B/bench/daemon_floor" "$LIB" "$SECS" 100 1000 "$out/f" "$grow" "$hrow" "${held_files[@]}" >/dev/null &
 fpid=$!
 "$PY" bench/steady.py "$fpid" 5 $((SECS - 8)) >"$out/floor.steady"
 wait "$fpid"

@@ -10,6 +10,7 @@
 # the floor's CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 REPEAT=${REPEAT:-3}
@@ -25,8 +26,6 @@ trap 'rm -rf "$out"' EXIT
 SKIP=3
 WINDOW=$((SECS - SKIP - 2))
 
-# avg_row FILE: mean bytes per data row (the header skipped).
-avg_row() { awk 'NR > 1 {n++; b += length($0) + 1} END {printf "%d\n", n ? b / n : 64}' "$1"; }
 
 for scn in healthy-1gpu healthy-8gpu; do
 	export VIGIL_NVML_SCENARIO=$SCN/$scn
@@ -37,19 +36,13 @@ for scn in healthy-1gpu healthy-8gpu; do
 			--log-dir "$d" --quiet 2>/dev/null &
 		vpid=$!
 		"$PY" bench/steady.py "$vpid" "$SKIP" "$WINDOW" >"$out/vigil.$scn.$r"
-		files=()
-		if [ -n "$vpid" ]; then
-			for fd in /proc/"$vpid"/fd/*; do
-				t=$(readlink "$fd" || true)
-				case "$t" in /proc/*/fd*) ;; /proc/* | /sys/*) files+=("$t") ;; esac
-			done
-		fi
+		bench_held_files "$vpid"
 		wait "$vpid" || true
-		grow=$(avg_row "$(ls "$d"/gpu0-*.csv | head -1)")
-		hrow=$(avg_row "$(ls "$d"/host-*.csv | head -1)")
+		grow=$(bench_avg_row "$(ls "$d"/gpu0-*.csv | head -1)")
+		hrow=$(bench_avg_row "$(ls "$d"/host-*.csv | head -1)")
 		mkdir -p "$out/f.$scn.$r"
 		"$B/bench/daemon_floor" "$LIB" "$SECS" 100 1000 "$out/f.$scn.$r" "$grow" "$hrow" \
-			"${files[@]}" >/dev/null &
+			"${held_files[@]}" >/dev/null &
 		fpid=$!
 		"$PY" bench/steady.py "$fpid" "$SKIP" "$WINDOW" >"$out/floor.$scn.$r"
 		wait "$fpid" || true

@@ -56,3 +56,18 @@ bench_loop_fs() {
 # bench_writes_of LOOP: "writes sectors" completed on the device so far
 # (/sys/block/loopN/stat fields 5 and 7, https://docs.kernel.org/block/stat.html).
 bench_writes_of() { awk '{print $5, $7}' "/sys/block/$(basename "$1")/stat"; }
+
+# bench_avg_row FILE: mean bytes per data row of a CSV file (the header skipped; 64 when
+# it has none), for the floors that write rows of vigil's sizes.
+bench_avg_row() { awk 'NR > 1 {n++; b += length($0) + 1} END {printf "%d\n", n ? b / n : 64}' "$1"; }
+
+# bench_held_files PID: $held_files is the /proc and /sys files process PID holds open
+# (its fd table read while it runs), for daemon_floor to re-read the same ones.
+bench_held_files() {
+	held_files=()
+	local fd t
+	for fd in /proc/"$1"/fd/*; do
+		t=$(readlink "$fd" || true)
+		case "$t" in /proc/*/fd*) ;; /proc/* | /sys/*) held_files+=("$t") ;; esac
+	done
+}
