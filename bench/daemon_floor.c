@@ -95,8 +95,21 @@ static void gpu_tick(struct floor *fl)
         fl->gpu_samples++;
 }
 
+/* The mid-cadence calls (--gpu-mid-interval, 1 s: the power management limit and the
+ * video clock), made at the host deadline, also 1 s. */
+static void gpu_mid(struct floor *fl)
+{
+        unsigned u;
+        for (unsigned i = 0; i < fl->ngpus; i++) {
+                fl->f.limit(fl->h[i], &u);
+                fl->f.clock(fl->h[i], NVML_CLOCK_VIDEO, &u);
+                fl->calls += 2;
+        }
+}
+
 static void host_tick(struct floor *fl)
 {
+        gpu_mid(fl);
         for (unsigned i = 0; i < fl->nin; i++)
                 (void)!pread(fl->in_fd[i], fl->buf, sizeof(fl->buf), 0);
         size_t len = make_row(fl->row, fl->host_row);

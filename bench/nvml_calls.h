@@ -2,8 +2,9 @@
  * (load) and one GPU's sample (sample_gpu), the calls vigil's NVML source makes on a
  * GPU that supports every field, in its order (src/collect/nvml_read.c), at a sample
  * without the slow fields: those (enforced limit, energy, PCIe replays, ECC, remapped
- * rows, thresholds: 9 calls) come every --gpu-slow-interval, 10 s, which the benchmarks'
- * rounds of back-to-back samples never reach after their first sample. */
+ * rows, thresholds) come every --gpu-slow-interval, 10 s, and the mid-cadence ones (the
+ * power management limit, the video clock) every --gpu-mid-interval, 1 s: a few samples
+ * in the benchmarks' rounds of back-to-back samples, left out here. */
 #ifndef VIGIL_BENCH_NVML_CALLS_H
 #define VIGIL_BENCH_NVML_CALLS_H
 
@@ -80,7 +81,6 @@ static unsigned sample_gpu(const struct fns *f, nvmlDevice_t h, unsigned nfans)
         nvmlGpuThermalSettings_t ts;
         f->temperature(h, NVML_TEMPERATURE_GPU, &u);
         f->power(h, &u);
-        f->limit(h, &u);
         f->pstate(h, &p);
         f->clock(h, NVML_CLOCK_GRAPHICS, &u);
         f->clock(h, NVML_CLOCK_MEM, &u);
@@ -98,8 +98,7 @@ static unsigned sample_gpu(const struct fns *f, nvmlDevice_t h, unsigned nfans)
         memset(&ts, 0, sizeof(ts));
         f->thermal(h, 0, &ts);
         f->clock(h, NVML_CLOCK_SM, &u);
-        f->clock(h, NVML_CLOCK_VIDEO, &u);
-        return 14 + 2 * nfans;
+        return 12 + 2 * nfans;
 }
 
 #endif

@@ -3,10 +3,10 @@
  * dlopens the NVML library given (the simulator in the benchmarks), takes a handle for
  * every GPU and, per sample, makes for each GPU the calls vigil's NVML source makes on
  * a GPU that supports every field, in its order (src/collect/nvml_read.c):
- * temperature, power, power limit, P-state, graphics and memory clocks, utilisation,
+ * temperature, power, P-state, graphics and memory clocks, utilisation,
  * memory (_v2), PCIe generation and width, clock-event reasons, per fan speed (_v2) and
- * target, thermal settings of sensor 0, SM and video clocks (the slow fields, energy
- * among them, every --gpu-slow-interval, are left out: see nvml_calls.h). No value is
+ * target, thermal settings of sensor 0, SM clock (the slow and mid-cadence fields are
+ * left out: see nvml_calls.h). No value is
  * kept or checked. CPU time is CLOCK_PROCESS_CPUTIME_ID; the figure is the median of
  * the rounds.
  *

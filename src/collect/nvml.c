@@ -60,6 +60,7 @@ struct nvml_source {
         bool reidentify[VIGIL_MAX_GPUS];    /* answered again after a hang: re-read identity */
         int64_t reprobe_at[VIGIL_MAX_GPUS]; /* the re-probe's next job (nvml_read.h) */
         int64_t slow_at[VIGIL_MAX_GPUS];    /* the slow fields' next read (nvml_read.h) */
+        int64_t mid_at[VIGIL_MAX_GPUS];     /* the mid-cadence fields' next read (nvml_read.h) */
         /* The tick being sampled: called again for it after the loop moved (stall_guard.h),
          * the source goes on with the GPUs not done. */
         uint64_t tick_seq;
@@ -214,11 +215,18 @@ static void fill_job(struct nvml_source *s, unsigned slot, struct nvml_job *job)
         job->reprobe = s->tick_mono_ns >= s->reprobe_at[slot];
         if (job->reprobe)
                 s->reprobe_at[slot] = s->tick_mono_ns + NVML_REPROBE_NS;
-        job->slow = slow_due(s, slot);
-        /* Half an interval early, so that a tick a little less late than this one counts. */
-        if (job->slow)
-                s->slow_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_slow_interval_ns -
-                                   s->ctx->opt->gpu_interval_ns / 2;
+        /* The next reads half an interval early, so that a tick a little less late than
+         * this one counts. */
+        const int64_t half = s->ctx->opt->gpu_interval_ns / 2;
+        job->what = 0;
+        if (slow_due(s, slot)) {
+                job->what = NVML_READ_SLOW;
+                s->slow_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_slow_interval_ns - half;
+        }
+        if ((job->what & NVML_READ_MID) || s->tick_mono_ns >= s->mid_at[slot]) {
+                job->what |= NVML_READ_MID;
+                s->mid_at[slot] = s->tick_mono_ns + s->ctx->opt->gpu_mid_interval_ns - half;
+        }
 }
 
 static void on_hang(void *arg, uint64_t tag, int64_t since);

@@ -90,6 +90,14 @@ struct nvml_slow {
         double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
 };
 
+/* The mid-cadence fields (NVML_READ_MID, nvml_read.h): their last answers, NAN where
+ * that read did not answer. */
+struct nvml_mid {
+        bool read; /* read at least once: until then the sample leaves them missing */
+        double power_limit_w;
+        double video_clock_mhz;
+};
+
 /* One GPU vigil samples; slot i here is frame->gpus[i]. */
 struct nvml_gpu {
         unsigned index;      /* NVML index */
@@ -118,6 +126,7 @@ struct nvml_gpu {
         bool recovery_valid;      /* recovery_action was read at the slow cadence */
         unsigned recovery_action; /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's value */
         struct nvml_slow slow;    /* the slow fields' last values */
+        struct nvml_mid mid;      /* the mid-cadence fields' last values */
         bool fields_off;          /* nvmlDeviceGetFieldValues refused: own calls only */
 };
 

@@ -1,9 +1,10 @@
 /* Reading a GPU through NVML. See nvml_read.h. What one sample reads, in the
  * reference logger's order (values as NVML gives them):
- *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,
+ *   temperature 45 C, power 85000 mW, limit 600000 mW (--gpu-mid-interval),
+ *   P8, clocks 1200/9000 MHz,
  *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1,
  *   fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
- *   SM/video clocks; and on the slow cadence only: enforced limit, energy 1000000 mJ,
+ *   SM clock, video clock (--gpu-mid-interval); and on the slow cadence only: enforced limit, energy 1000000 mJ,
  *   replays, ECC, remapped rows, temperature thresholds. */
 #include "collect/nvml_read.h"
 
@@ -13,6 +14,7 @@ struct reader {
         const struct nvml_lib *lib;
         struct nvml_gpu *gpu;
         struct nvml_read_result *res;
+        unsigned what; /* NVML_READ_* */
 };
 
 bool nvml_fatal(nvmlReturn_t r)
@@ -90,8 +92,15 @@ static void read_thermal(struct reader *rd, struct gpu_frame *g)
 static void read_power(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
+        struct nvml_gpu *gpu = rd->gpu;
         read_u32(rd, NF_POWER, lib->power_usage, 1000.0, &g->power_w);
-        read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &g->power_limit_w);
+        if (rd->what & NVML_READ_MID) {
+                gpu->mid.read = true;
+                gpu->mid.power_limit_w = VAL_MISSING;
+                read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &gpu->mid.power_limit_w);
+        }
+        if (gpu->mid.read)
+                g->power_limit_w = gpu->mid.power_limit_w;
 }
 
 static void read_perf(struct reader *rd, struct gpu_frame *g)
@@ -194,8 +203,14 @@ static void read_sensor0(struct reader *rd, struct gpu_frame *g)
 /* vigil's additions to the reference's fields that change from sample to sample. */
 static void read_extra(struct reader *rd, struct gpu_frame *g)
 {
+        struct nvml_gpu *gpu = rd->gpu;
         read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
-        read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
+        if (rd->what & NVML_READ_MID) {
+                gpu->mid.video_clock_mhz = VAL_MISSING;
+                read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &gpu->mid.video_clock_mhz);
+        }
+        if (gpu->mid.read)
+                g->video_clock_mhz = gpu->mid.video_clock_mhz;
 }
 
 static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
@@ -391,9 +406,9 @@ static void copy_slow(const struct nvml_gpu *gpu, struct gpu_frame *g)
 }
 
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                      bool slow, struct nvml_read_result *res)
+                      unsigned what, struct nvml_read_result *res)
 {
-        struct reader rd = {lib, gpu, res};
+        struct reader rd = {lib, gpu, res, what};
         memset(res, 0, sizeof(*res));
         read_thermal(&rd, g);
         read_power(&rd, g);
@@ -403,7 +418,7 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         read_fans(&rd, g);
         read_sensor0(&rd, g);
         read_extra(&rd, g);
-        if (slow)
+        if (what & NVML_READ_SLOW_ONLY)
                 read_slow(&rd);
         copy_slow(gpu, g);
 }

@@ -58,6 +58,21 @@ struct nvml_read_result {
  * LIB_RM_VERSION_MISMATCH. */
 bool nvml_fatal(nvmlReturn_t r);
 
+/* What a sample reads beyond its every-sample calls (the what of nvml_read_sample).
+ * NVML_READ_MID, every --gpu-mid-interval (1 s), so that a sample makes no more calls
+ * than the reference logger's (17 with 2 fans) while vigil records more columns:
+ *  - the power management limit, which the TDP rules watch (detect/gpu_rules.h). The
+ *    reference reads it every sample, but it changes only when an administrator or the
+ *    driver sets it, and the call is the costliest of a sample on a real driver (165 us
+ *    of CPU on an H200, against about 1 us for most: bench/RESULTS.md, "NVML on a real
+ *    H200"): a TDP change is flagged within a second;
+ *  - the video clock, vigil's own column, which moves when the encoders and decoders
+ *    start and stop.
+ * NVML_READ_SLOW: the slow fields (below) and the mid-cadence ones. */
+#define NVML_READ_MID       1u
+#define NVML_READ_SLOW_ONLY 2u
+#define NVML_READ_SLOW      (NVML_READ_MID | NVML_READ_SLOW_ONLY)
+
 /* Read every per-sample value of gpu into g, which the caller has cleared (missing
  * values stay NAN). nvmlDeviceGetTemperature is the first call. A call that answers
  * NOT_SUPPORTED, NO_PERMISSION or FUNCTION_NOT_FOUND NVML_RETIRE_AFTER times in a row
@@ -67,13 +82,13 @@ bool nvml_fatal(nvmlReturn_t r);
  * The slow fields (the enforced power limit, the energy counter, the PCIe replay
  * counter, the volatile ECC totals, the remapped rows, the temperature thresholds) and
  * the recovery action are
- * read only when slow is true, last, into gpu->slow, gpu's thresholds and
+ * read only when what has NVML_READ_SLOW, last, into gpu->slow, gpu's thresholds and
  * gpu->recovery_action; every sample carries their last values (NAN where that read did
  * not answer; all missing before the first slow read). The ECC totals, the replay
  * counter, the remapped rows and the recovery action come from one
  * nvmlDeviceGetFieldValues call; one the fields did not give is asked by its own call. */
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                      bool slow, struct nvml_read_result *res);
+                      unsigned what, struct nvml_read_result *res);
 
 /* True when a sample's result is a failed sample: a fatal code, or calls were made and
  * none was answered. *ret_error gets the code to report. */

@@ -98,7 +98,7 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
                 gpu_frame_clear(&job->g);
                 if (job->reprobe)
                         nvml_read_reprobe(gpu);
-                nvml_read_sample(lib, gpu, &job->g, job->slow, &res);
+                nvml_read_sample(lib, gpu, &job->g, job->what, &res);
                 nvml_read_failed(&res, &err);
                 if (err == NVML_SUCCESS && job->reidentify) {
                         /* Answering again: it may have been reset; read what it is now. */

@@ -46,6 +46,9 @@ static const struct opt_def opt_table[] = {
      "GPU process list interval (default 10; also at every Xid, crash and recovery)"},
     {"gpu-slow-interval", K_DURATION, OFF(gpu_slow_interval_ns), 0.1, 3600, "SEC",
      "slow GPU fields: ECC, remapped rows, PCIe replays, limits, thresholds (default 10)"},
+    {"gpu-mid-interval", K_DURATION, OFF(gpu_mid_interval_ns), 0.001, 3600, "SEC",
+     "GPU power management limit (the TDP flags) and video clock (default 1; at or "
+     "under --gpu-interval: every sample, as the reference logger)"},
     {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
      "process PSS sampling interval (default 10)"},
     {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
@@ -112,6 +115,7 @@ void options_defaults(struct vigil_options *o)
         o->pss_interval_ns = 10 * NSEC_PER_SEC;
         o->gpu_proc_interval_ns = 10 * NSEC_PER_SEC;
         o->gpu_slow_interval_ns = 10 * NSEC_PER_SEC;
+        o->gpu_mid_interval_ns = NSEC_PER_SEC;
         o->sync_interval_ns = NSEC_PER_SEC;
         o->live = -1;
         snprintf(o->gpu_list, sizeof(o->gpu_list), "all");

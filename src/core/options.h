@@ -57,6 +57,7 @@ struct vigil_options {
         int verbose;
         int64_t gpu_proc_interval_ns; /* GPU process list cadence (default 10 s) */
         int64_t gpu_slow_interval_ns; /* GPU slow fields' cadence (default 10 s) */
+        int64_t gpu_mid_interval_ns;  /* GPU mid-cadence fields' cadence (default 1 s) */
 };
 
 /* Defaults, before any file or argument. */

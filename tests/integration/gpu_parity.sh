@@ -13,11 +13,13 @@ fi
 
 # sim NAME SCENARIO COUNT [ARGS...]: vigil for COUNT host samples (GPU at 10 ms, host at
 # 50 ms) into $TMP/NAME; stderr (what the journal gets) in $TMP/NAME.err.
+# The power limit every sample, as the reference reads it (--gpu-mid-interval at the
+# sampling interval): the rules see each step's limit.
 sim() {
 	local name=$1 scenario=$2 count=$3
 	shift 3
 	VIGIL_NVML_SCENARIO="$SCEN/$scenario" "$VIGIL" --nvml "$NVML_SIM" --root / \
-		--gpu-interval 0.01 --interval 0.05 --count "$count" --log-dir "$TMP/$name" \
+		--gpu-interval 0.01 --gpu-mid-interval 0.01 --interval 0.05 --count "$count" --log-dir "$TMP/$name" \
 		"$@" 2>"$TMP/$name.err" >/dev/null
 }
 gpu_csv() { ls "$TMP/$1"/gpu0-*.csv 2>/dev/null | head -1; }

@@ -17,6 +17,11 @@ for bad in 0 0.01 7200 abc -1; do
 	check_eq "option: --gpu-slow-interval $bad refused (exit 2)" 2 $?
 	check "option: ... and the message names it" grep -q "gpu-slow-interval" "$TMP/opt.err"
 done
+for bad in 0 0.0001 7200 abc; do
+	"$VIGIL" --gpu none --no-log --count 1 --gpu-mid-interval "$bad" >/dev/null 2>"$TMP/opt.err"
+	check_eq "option: --gpu-mid-interval $bad refused (exit 2)" 2 $?
+	check "option: ... and the message names it" grep -q "gpu-mid-interval" "$TMP/opt.err"
+done
 printf '[vigil]\ngpu-slow-interval = 0.05\n' >"$TMP/bad.conf"
 "$VIGIL" --config "$TMP/bad.conf" --gpu none --no-log --count 1 >/dev/null 2>"$TMP/conf.err"
 check_eq "option: a bad gpu-slow-interval in the configuration file is refused" 2 $?

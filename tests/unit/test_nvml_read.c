@@ -338,7 +338,7 @@ static bool sample_at(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         struct nvml_read_result res;
         memset(g, 0, sizeof(*g));
         gpu_frame_clear(g);
-        nvml_read_sample(lib, gpu, g, slow, &res);
+        nvml_read_sample(lib, gpu, g, slow ? NVML_READ_SLOW : NVML_READ_MID, &res);
         *err = 0;
         return !nvml_read_failed(&res, err);
 }
@@ -478,6 +478,42 @@ static void test_transient_not_supported(void **state)
         assert_true(sample(&lib, &gpu, &g, &err));
         assert_int_equal(fake.calls[C_LIMIT], 1 + 8);
         assert_true(isnan(g.power_limit_w));
+}
+
+/* The mid cadence: the power management limit and the video clock are asked only at a
+ * sample with NVML_READ_MID (or SLOW); the samples between carry the last answer, a
+ * failed answer included (missing, not the value before it). */
+static void test_mid_cadence(void **state)
+{
+        (void)state;
+        struct nvml_lib lib;
+        struct nvml_gpu gpu;
+        struct gpu_frame g;
+        struct nvml_read_result res;
+        fake_lib(&lib);
+        gpu_init(&lib, &gpu);
+        memset(&g, 0, sizeof(g));
+        gpu_frame_clear(&g);
+        nvml_read_sample(&lib, &gpu, &g, 0, &res); /* before any mid read: missing */
+        assert_true(isnan(g.power_limit_w) && isnan(g.video_clock_mhz));
+        assert_true(g.sm_clock_mhz == 1250);
+        nvml_read_sample(&lib, &gpu, &g, NVML_READ_MID, &res);
+        assert_true(g.power_limit_w == 600 && g.video_clock_mhz == 1100);
+        int limits = fake.calls[C_LIMIT], clocks = fake.calls[C_CLOCK];
+        gpu_frame_clear(&g);
+        nvml_read_sample(&lib, &gpu, &g, 0, &res);
+        assert_int_equal(fake.calls[C_LIMIT], limits);
+        assert_int_equal(fake.calls[C_CLOCK], clocks + 3); /* graphics, memory, SM */
+        assert_true(g.power_limit_w == 600 && g.video_clock_mhz == 1100);
+        fake.ret[C_LIMIT] = NVML_ERROR_UNKNOWN;
+        gpu_frame_clear(&g);
+        nvml_read_sample(&lib, &gpu, &g, NVML_READ_MID, &res);
+        assert_int_equal(fake.calls[C_CLOCK], clocks + 7);
+        assert_true(isnan(g.power_limit_w));
+        fake.ret[C_LIMIT] = 0;
+        gpu_frame_clear(&g);
+        nvml_read_sample(&lib, &gpu, &g, 0, &res);
+        assert_true(isnan(g.power_limit_w) && g.video_clock_mhz == 1100);
 }
 
 /* The slow cadence: a retired field is asked once more (one refusal retires it again;
@@ -750,6 +786,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_setup(test_identity, reset),
             cmocka_unit_test_setup(test_values_and_units, reset),
+            cmocka_unit_test_setup(test_mid_cadence, reset),
             cmocka_unit_test_setup(test_unsupported_asked_once, reset),
             cmocka_unit_test_setup(test_transient_not_supported, reset),
             cmocka_unit_test_setup(test_reprobe, reset),

@@ -28,6 +28,8 @@ static void test_defaults(void **state)
         assert_int_equal(o.gpu_interval_ns, 100 * NSEC_PER_MSEC);
         assert_int_equal(o.pss_interval_ns, 10 * NSEC_PER_SEC);
         assert_int_equal(o.sync_interval_ns, NSEC_PER_SEC);
+        assert_int_equal(o.gpu_slow_interval_ns, 10 * NSEC_PER_SEC);
+        assert_int_equal(o.gpu_mid_interval_ns, NSEC_PER_SEC);
         assert_string_equal(o.csv_path, "");
         assert_int_equal(o.retention_days, 14);
         assert_true(o.spike_threshold_pct == 15);
