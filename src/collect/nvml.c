@@ -4,7 +4,7 @@
  *
  * The main loop makes the GPUs' calls itself, one GPU after the other, each GPU's job
  * under the stall guard (core/stall_guard.h): a tick costs no thread wake. What a hung
- * call means here (on_hang): only its GPU stops. 0.2-0.3 s into the tick the guard
+ * call means here (on_hang): only its GPU stops. 0.6-1.1 s into the call the guard
  * takes the job, whose worker is adopted for the GPU (nvml_worker.h), and carries
  * the loop on itself; the GPU's sample is then a failure, "NVML call hung for N s", on
  * the back-off below, while the other GPUs and the host keep their cadence; when the
@@ -502,7 +502,7 @@ static void nvml_fini(void *state)
         unsigned moves = s->guard ? stall_guard_moves(s->guard) : 0;
         if (moves)
                 vlog(LOG_INFO,
-                     "NVML: %u call(s) ran past the guard's look (0.2-0.3 s): sampling "
+                     "NVML: %u call(s) ran past the guard's look (0.6-1.1 s): sampling "
                      "went on without them",
                      moves);
         stop_source(s);

@@ -32,20 +32,23 @@ static void set_timer(struct stall_guard *g, int64_t ns)
         (void)timerfd_settime(g->timer_fd, 0, &its, NULL);
 }
 
-void stall_guard_arm(struct stall_guard *g)
+void stall_guard_tick_start(struct stall_guard *g)
 {
         atomic_store_explicit(&g->in_tick, true, memory_order_release);
-        set_timer(g, g->arm_ns);
-        g->armed = true;
+        g->ticking = true;
+        int64_t now = now_mono_ns();
+        if (now >= g->renew_at) {
+                set_timer(g, 2 * g->lease_ns);
+                g->renew_at = now + g->lease_ns;
+        }
 }
 
 void stall_guard_tick_end(struct stall_guard *g)
 {
-        if (!g || !g->armed)
+        if (!g || !g->ticking)
                 return;
-        g->armed = false;
+        g->ticking = false;
         atomic_store_explicit(&g->in_tick, false, memory_order_release);
-        set_timer(g, 0);
 }
 
 /* Wait for the quit eventfd, and the timer when with_timer, at most timeout_ms (-1:
@@ -156,7 +159,7 @@ int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, stall_han
         g->ctx = ctx;
         g->on_hang = on_hang;
         g->arg = arg;
-        g->arm_ns = STALL_GUARD_ARM_NS;
+        g->lease_ns = STALL_GUARD_LEASE_NS;
         g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
         g->quit_fd = eventfd(0, EFD_CLOEXEC);
         if (g->timer_fd < 0 || g->quit_fd < 0) {

@@ -29,23 +29,29 @@
  *                                                business) and calls
  *                                                stall_guard_orphan_exit
  *
- * The guard thread, per tick:
+ * The guard thread sleeps on a one-shot timer that the loop keeps pushing ahead, a lease:
  *
- *     SLEEPING -- the tick's first enter arms a one-shot timer (STALL_GUARD_ARM_NS)
- *        ^  |
- *        |  +-- the timer fires, the tick still running --> WATCHING: a look at the
- *        |                                                  word every
- *        |                                                  STALL_GUARD_PERIOD_NS
- *        |                                                    |
- *        +------ stall_guard_tick_end (timer disarmed) <------+
+ *     SLEEPING -- a tick's first enter, when the lease is half spent
+ *        ^  |     (STALL_GUARD_LEASE_NS since the last renewal), sets the timer
+ *        |  |     2 * STALL_GUARD_LEASE_NS ahead: a loop that keeps ticking renews
+ *        |  |     it before it fires
+ *        |  |
+ *        |  +-- the timer fires --> WATCHING: a look at the word every
+ *        |                          STALL_GUARD_PERIOD_NS while a tick is running
+ *        |                          (none running: back to sleep at once)
+ *        |                            |
+ *        +------ stall_guard_tick_end <+
  *
  * A guard thread started by a move begins WATCHING: the tick the loop moved in is
  * still running, and its timer has fired already.
  *
- * Cost: per unit one store and one compare-and-swap; per tick two timerfd_settime
- * calls; no guard wake unless a tick outlasts STALL_GUARD_ARM_NS (a healthy one takes
- * microseconds to milliseconds). A hang holds the loop once, when it starts, for the
- * arm time plus one to two periods (0.2-0.3 s). Without ctx->move_loop (outside the
+ * Cost: per unit one store and one compare-and-swap; per tick two stores and a read of
+ * the monotonic clock (vDSO: no system call); one timerfd_settime per lease (two a
+ * second), whatever the sampling interval; no guard wake while the loop ticks at least
+ * every STALL_GUARD_LEASE_NS (a loop ticking less often has its guard wake about once
+ * a tick, and look only when a tick is running). A hang holds the loop once, when it
+ * starts: the timer fires 0.5-1 s into it and the guard takes it at its second look,
+ * 0.6-1.1 s in; a hang is always found within 2 s. Without ctx->move_loop (outside the
  * daemon) the guard only watches: a hang blocks the caller.
  *
  * The guard outlives its source when a unit is still hung at exit (the orphaned thread
@@ -63,7 +69,7 @@
 #include "util/clock.h"
 
 #define STALL_GUARD_PERIOD_NS (100 * NSEC_PER_MSEC)
-#define STALL_GUARD_ARM_NS    (100 * NSEC_PER_MSEC)
+#define STALL_GUARD_LEASE_NS  (500 * NSEC_PER_MSEC)
 
 /* Called on the guard thread once it has taken the tag of a hung unit (the loop thread
  * is stuck in it and will not touch the source's state again), before that thread
@@ -74,11 +80,12 @@ typedef void (*stall_hang_fn)(void *arg, uint64_t tag, int64_t since);
 struct stall_guard {
         _Atomic uint64_t running; /* 0, or the tag of the unit the loop is in */
         _Atomic bool in_tick;     /* the loop is between its first enter and tick_end */
-        _Atomic unsigned looks;   /* times the guard read the word (tests) */
+        _Atomic unsigned looks;   /* times the guard read the word while a tick ran */
         uint64_t seq;             /* the loop thread's: the last tag's sequence number */
-        bool armed;               /* the loop thread's: the timer is armed for this tick */
-        int64_t arm_ns;           /* the loop thread's: STALL_GUARD_ARM_NS (tests lengthen it) */
-        int timer_fd;             /* CLOCK_MONOTONIC timerfd the first enter arms */
+        bool ticking;             /* the loop thread's: between a tick's first enter and end */
+        int64_t renew_at;         /* the loop thread's: when the lease is due for renewal */
+        int64_t lease_ns;         /* the loop thread's: STALL_GUARD_LEASE_NS (tests change it) */
+        int timer_fd;             /* CLOCK_MONOTONIC timerfd: the lease */
         int quit_fd;              /* eventfd written on stop */
         /* The rest is the guard threads'; lock covers quit and thread. */
         pthread_mutex_t lock;
@@ -97,20 +104,20 @@ struct stall_guard {
 int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, stall_hang_fn on_hang,
                       void *arg);
 
-/* Arm the guard's timer for the tick now starting (stall_guard_enter does it for the
- * tick's first unit). Loop thread only. */
-void stall_guard_arm(struct stall_guard *g);
+/* A tick starts: the guard may watch it, and the lease is renewed when due
+ * (stall_guard_enter does it for the tick's first unit). Loop thread only. */
+void stall_guard_tick_start(struct stall_guard *g);
 
-/* The tick's units are over: the guard goes back to sleeping on its timer. Loop thread
- * only; accepts NULL. */
+/* The tick's units are over: a guard whose timer fires finds nothing to watch. Loop
+ * thread only; accepts NULL. */
 void stall_guard_tick_end(struct stall_guard *g);
 
 /* The tag of the unit about key (0-254, e.g. a GPU slot), published until
  * stall_guard_leave. Loop thread only. */
 static inline uint64_t stall_guard_enter(struct stall_guard *g, unsigned key)
 {
-        if (!g->armed)
-                stall_guard_arm(g);
+        if (!g->ticking)
+                stall_guard_tick_start(g);
         uint64_t tag = (++g->seq << 8) | (key + 1);
         atomic_store_explicit(&g->running, tag, memory_order_release);
         return tag;
@@ -137,8 +144,8 @@ _Noreturn void stall_guard_orphan_exit(void);
 /* How many times the guard has taken a unit and moved the loop. */
 unsigned stall_guard_moves(struct stall_guard *g);
 
-/* How many times the guard has looked at the loop's word (0 while every tick ends
- * before the timer fires). */
+/* How many times the guard has looked at the loop's word during a tick (0 while the
+ * loop renews its lease and no tick hangs). */
 unsigned stall_guard_looks(struct stall_guard *g);
 
 /* Stop and join the guard thread; free g unless keep (a unit is still hung). Accepts

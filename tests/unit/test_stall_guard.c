@@ -123,7 +123,7 @@ static void test_tags(void **state)
         stall_guard_stop(NULL, false);
 }
 
-/* A unit stuck past the arm time and two looks: on_hang gets its tag and the source's
+/* A unit stuck until the lease runs out and two looks: on_hang gets its tag and the source's
  * argument, the guard thread moves the loop, and the stuck thread, when its unit
  * returns, finds the tag gone and exits as an orphan. */
 static void test_takes_stuck_unit(void **state)
@@ -175,16 +175,16 @@ static void test_watches_without_move(void **state)
         stall_guard_stop(g, false);
 }
 
-/* Ticks that end before the timer fires never wake the guard: it sleeps on its timer,
- * not on a period. A tick left running past the arm time is watched. */
+/* Ticks that keep renewing the lease never wake the guard: it sleeps on its timer, not
+ * on a period. A tick left running when the timer fires is watched. */
 static void test_sleeps_while_ticks_end(void **state)
 {
         (void)state;
         struct vigil_ctx ctx;
         struct stall_guard *g = guard_start(&ctx, NULL, NULL);
-        /* An arm time no tick here outlasts, however slow the machine (qemu, load): a
-         * guard on a period would still look about ten times meanwhile. */
-        g->arm_ns = 30LL * 1000 * 1000 * 1000;
+        /* A lease no run of ticks here outlasts, however slow the machine (qemu, load):
+         * a guard on a period would still look about ten times meanwhile. */
+        g->lease_ns = 30LL * 1000 * 1000 * 1000;
         struct timespec gap = {0, 20 * 1000 * 1000};
         for (int tick = 0; tick < 40; tick++) {
                 for (unsigned key = 0; key < 4; key++)
@@ -195,8 +195,10 @@ static void test_sleeps_while_ticks_end(void **state)
         struct timespec ts = {0, 3 * STALL_GUARD_PERIOD_NS};
         nanosleep(&ts, NULL);
         assert_int_equal(stall_guard_looks(g), 0);
-        /* A tick still running after the arm time: the guard looks. */
-        g->arm_ns = STALL_GUARD_ARM_NS;
+        /* A short lease, due now, and a tick still running when it runs out: the guard
+         * looks. */
+        g->lease_ns = STALL_GUARD_PERIOD_NS;
+        g->renew_at = 0;
         assert_true(stall_guard_leave(g, stall_guard_enter(g, 0)));
         ts.tv_nsec = (long)STALL_GUARD_PERIOD_NS;
         for (int i = 0; i < 300 && stall_guard_looks(g) == 0; i++) /* 30 s at most */
