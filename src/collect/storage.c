@@ -57,6 +57,11 @@ struct storage_state {
         uint64_t last_seq; /* the newest kernel-log record scanned */
         double errors[STORAGE_ERR_COUNT];
         char last_error[160];
+        /* This sample's statvfs(2) answers, per watch: the log directory on the root's
+         * mount (the mounts table says so) takes the root's instead of asking again. */
+        struct shm_statvfs v[FS_COUNT];
+        bool v_ok[FS_COUNT];
+        int v_ro[FS_COUNT];
 };
 
 static bool has_root(const char *root)
@@ -156,6 +161,27 @@ static void add_point(struct fs_watch *w, int64_t now_ns, double avail)
         w->last_point_ns = now_ns;
 }
 
+/* statvfs(2) of watch i into s->v[i] and s->v_ro[i]; false when it failed. The log
+ * directory on the root file system's mount point takes the root's answer (only
+ * without a root prefix: under one the mounts table is the tree's, not the paths'). */
+static bool fs_statvfs(struct storage_state *s, unsigned i)
+{
+        s->v_ok[i] = false;
+        if (i == FS_LOG && s->v_ok[FS_ROOT] && s->have_ent[FS_ROOT] && s->have_ent[FS_LOG] &&
+            strcmp(s->fs[FS_ROOT].path, "/") == 0 &&
+            strcmp(s->ent[FS_ROOT].mount, s->ent[FS_LOG].mount) == 0) {
+                s->v[i] = s->v[FS_ROOT];
+                s->v_ro[i] = s->v_ro[FS_ROOT];
+                return s->v_ok[i] = true;
+        }
+        struct statvfs sv;
+        if (statvfs(s->fs[i].path, &sv) < 0)
+                return false;
+        s->v[i] = (struct shm_statvfs){sv.f_frsize, sv.f_blocks, sv.f_bfree, sv.f_bavail};
+        s->v_ro[i] = (sv.f_flag & ST_RDONLY) ? 1 : 0;
+        return s->v_ok[i] = true;
+}
+
 static void sample_fs(struct storage_state *s, unsigned i, int64_t now_ns, struct fs_frame *out)
 {
         struct fs_watch *w = &s->fs[i];
@@ -173,11 +199,10 @@ static void sample_fs(struct storage_state *s, unsigned i, int64_t now_ns, struc
                 if (!s->have_ent[i] || seam_read(s, s->ent[i].mount, &v) < 0)
                         return;
         } else {
-                struct statvfs sv;
-                if (statvfs(w->path, &sv) < 0)
+                if (!fs_statvfs(s, i))
                         return;
-                v = (struct shm_statvfs){sv.f_frsize, sv.f_blocks, sv.f_bfree, sv.f_bavail};
-                out->readonly = (sv.f_flag & ST_RDONLY) ? 1 : 0;
+                v = s->v[i];
+                out->readonly = s->v_ro[i];
         }
         out->size_bytes = (double)v.blocks * (double)v.frsize;
         if (v.bavail <= v.blocks)
@@ -221,6 +246,7 @@ static int storage_sample(void *state, struct vigil_ctx *ctx, const struct tick 
         struct storage_frame *out = &ctx->frame->storage;
         storage_frame_clear(out);
         read_mounts(s, t->mono_ns);
+        memset(s->v_ok, 0, sizeof(s->v_ok));
         for (unsigned i = 0; i < FS_COUNT; i++)
                 sample_fs(s, i, t->mono_ns, &out->fs[i]);
         scan_kmsg(s, ctx, out);

@@ -117,7 +117,9 @@ static int open_day(struct csvlog *l, const char *date, const char *header, bool
                 make_parents(l->path);
         else
                 snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
-        int fd = open(l->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+        /* Read as well: a file cut by another program gets its header back in front of
+         * the rows written since (put_header_back). */
+        int fd = open(l->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
         if (fd < 0)
                 return -errno;
         /* Repair needs read access: reopen read-write for the check only. */
@@ -158,18 +160,73 @@ static int open_day(struct csvlog *l, const char *date, const char *header, bool
         return 0;
 }
 
+/* The most put_header_back moves: rows of a second at the shortest interval are far
+ * fewer. */
+#define CSVLOG_REHEAD_MAX (16u << 20)
+
+/* The file was cut (copytruncate) and has size bytes since: rows this file appended
+ * after the cut, before the look that found it. Put the header back in front of them:
+ * read them, empty the file, write the header and them again. A file whose start is
+ * the header already (another program's doing) is left as it is. */
+static int put_header_back(struct csvlog *l, const char *header, uint64_t size)
+{
+        if (header_matches(l->fd, size, header)) {
+                l->size = size;
+                return 0;
+        }
+        char *rows = size <= CSVLOG_REHEAD_MAX ? malloc(size) : NULL;
+        if (!rows || pread(l->fd, rows, size, 0) != (ssize_t)size) {
+                /* Unreadable or too much: leave the rows headerless rather than lose them. */
+                free(rows);
+                l->size = size;
+                return 0;
+        }
+        int r = ftruncate(l->fd, 0) < 0 ? -errno : write_header(l, header);
+        if (r == 0) {
+                ssize_t w = write(l->fd, rows, size);
+                if (w == (ssize_t)size)
+                        l->size += size;
+                else
+                        r = w < 0 ? -errno : -ENOSPC;
+        }
+        free(rows);
+        return r;
+}
+
 /* Another program may have cut the file (logrotate's copytruncate) or appended to it:
- * rows land at its end anyway (O_APPEND); follow its size, so a failed write rolls
- * back to the true end, and give an emptied file its header again. */
-static int follow_size(struct csvlog *l, const char *header)
+ * rows land at its end anyway (O_APPEND). Look at its size once a second: follow it,
+ * and give a cut file its header again. */
+static int follow_size(struct csvlog *l, int64_t real_ns, const char *header)
+{
+        if (real_ns >= l->looked_ns && real_ns - l->looked_ns < CSVLOG_LOOK_NS)
+                return 0;
+        l->looked_ns = real_ns;
+        struct stat st;
+        if (fstat(l->fd, &st) < 0)
+                return -errno;
+        uint64_t size = (uint64_t)st.st_size;
+        if (size == l->size)
+                return 0;
+        if (size == 0)
+                return write_header(l, header);
+        if (size < l->size)
+                return put_header_back(l, header, size);
+        l->size = size;
+        return 0;
+}
+
+/* Cut a short write of w bytes from the file's true end (another program may have cut
+ * the file since the last look: its size is asked, not taken from l->size). */
+static int roll_back(struct csvlog *l, ssize_t w)
 {
         struct stat st;
         if (fstat(l->fd, &st) < 0)
                 return -errno;
-        if ((uint64_t)st.st_size == l->size)
-                return 0;
-        l->size = (uint64_t)st.st_size;
-        return l->size == 0 ? write_header(l, header) : 0;
+        off_t end = st.st_size >= w ? st.st_size - w : 0;
+        if (ftruncate(l->fd, end) < 0)
+                return -errno;
+        l->size = (uint64_t)end;
+        return 0;
 }
 
 /* The time retention counts back from at a change of day: the new row's, unless the
@@ -202,7 +259,7 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
                         return r;
                 }
         } else {
-                int r = follow_size(l, header);
+                int r = follow_size(l, real_ns, header);
                 if (r < 0) {
                         l->write_errors++;
                         l->last_error = r;
@@ -218,8 +275,11 @@ int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const ch
                 return 0;
         }
         int e = w < 0 ? -errno : -ENOSPC;
-        if (w > 0 && ftruncate(l->fd, (off_t)l->size) < 0)
-                e = -errno;
+        if (w > 0) {
+                int r = roll_back(l, w);
+                if (r < 0)
+                        e = r;
+        }
         l->write_errors++;
         l->last_error = e;
         return e;

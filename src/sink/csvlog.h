@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/clock.h"
 #include "util/fmt.h"
 
 struct csvlog {
@@ -23,6 +24,7 @@ struct csvlog {
         int last_error;       /* -errno of the last failed write, 0 after a success */
         int repaired;         /* bytes cut from a torn last line at the last open */
         int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
+        int64_t looked_ns;    /* wall time of the last look at the file's size (fstat) */
         bool fixed;           /* one named file (--csv): no day rotation, no pruning */
         bool moved_aside;     /* the file's old content had another header: now in .old */
         bool unsynced;        /* rows written since the last fdatasync */
@@ -44,8 +46,11 @@ void csvlog_init_file(struct csvlog *l, const char *path);
  * day older days are pruned (csvlog_prune), counting back from the earlier of the new
  * row's time and the last row's when the wall clock jumped. A short write
  * is rolled back (ftruncate) so no torn row stays. A file truncated by another program
- * (copytruncate) is followed: rows go to its new end, after a new header if it was
- * emptied. 0 or -errno. */
+ * (copytruncate) is followed: rows go to its new end (O_APPEND), and the header is put
+ * back at its start; the file's size is looked at once a second (CSVLOG_LOOK_NS), not
+ * at every row, so the rows of up to a second after the cut come before the look that
+ * puts the header in front of them. 0 or -errno. */
+#define CSVLOG_LOOK_NS NSEC_PER_SEC
 int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
                  size_t len);
 

@@ -105,3 +105,31 @@ f=$(incidents srv | head -1)
 check "server: titled as a storage incident" grep -qx '=== STORAGE INCIDENT ===' "$f"
 check "server: the reason" grep -qx 'Error: read-only root file system /dev/nvme0n1p2 (ext4)' "$f"
 check_eq "server: rootfs_ro" 1 "$(csv_cell "$(ls "$TMP"/srv.log/host-*.csv)" 1 rootfs_ro)"
+
+# --- this machine, no root prefix: the log directory's statvfs(2) -------------------
+# On the root file system's mount the log directory takes the root's answer (one
+# statvfs a sample, not two); on another mount (/dev/shm, a tmpfs) it asks its own.
+# Either way its size is its own file system's, as os.statvfs tells it.
+# fs_size PROM FS: vigil_filesystem_size_bytes of fs="FS" in the scrape PROM.
+fs_size() { sed -n "s/^vigil_filesystem_size_bytes{fs=\"$2\".*} //p" "$1"; }
+for where in "$TMP/onroot" "/dev/shm/vigil-storage-$$"; do
+	mkdir -p "$where"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$VIGIL" --interval 0.05 --log-dir "$where" --quiet --listen "127.0.0.1:$port" \
+		--gpu none 2>"$TMP/here.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		curl -sf -o "$TMP/here.prom" "http://127.0.0.1:$port/metrics" &&
+			[ -n "$(fs_size "$TMP/here.prom" log)" ] && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	wait "$pid"
+	want=$(python3 -c 'import os, sys; v = os.statvfs(sys.argv[1]); print(v.f_blocks * v.f_frsize)' "$where")
+	root=$(python3 -c 'import os; v = os.statvfs("/"); print(v.f_blocks * v.f_frsize)')
+	check_eq "this machine, log in ${where%%/vigil-storage-*}: the log file system's size" \
+		"$want" "$(fs_size "$TMP/here.prom" log)"
+	check_eq "this machine, log in ${where%%/vigil-storage-*}: the root's size" \
+		"$root" "$(fs_size "$TMP/here.prom" root)"
+	[ "$where" = "$TMP/onroot" ] || rm -rf "$where"
+done

@@ -225,6 +225,51 @@ static void test_eventlog_tap(void **state)
 
 /* --csv FILE: one file whatever the day, directories made, a file with other columns
  * kept aside; a sync only when something was written. */
+/* logrotate's copytruncate: the file emptied under an open log. Rows keep landing at
+ * its new end; the size is looked at once a second, and the look puts the header back
+ * in front of the rows written since the cut. A file emptied and looked at at once gets
+ * its header before the next row. */
+static void cut(const char *name)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_int_equal(truncate(path, 0), 0);
+}
+
+static void test_copytruncate(void **state)
+{
+        (void)state;
+        struct csvlog l;
+        char buf[512];
+        csvlog_init(&l, dir, "gpu3", 14);
+        assert_int_equal(csvlog_write(&l, noon, "a,b\n", "1,2\n", 4), 0);
+        assert_int_equal(csvlog_write(&l, noon + NS / 10, "a,b\n", "3,4\n", 4), 0);
+        cut("gpu3-2026-12-02.csv");
+        /* Within the second of the last look: the rows go in without a look. */
+        assert_int_equal(csvlog_write(&l, noon + 2 * NS / 10, "a,b\n", "5,6\n", 4), 0);
+        assert_int_equal(csvlog_write(&l, noon + 3 * NS / 10, "a,b\n", "7,8\n", 4), 0);
+        slurp("gpu3-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "5,6\n7,8\n");
+        /* A second on: the look finds the cut and puts the header in front. */
+        assert_int_equal(csvlog_write(&l, noon + 12 * NS / 10, "a,b\n", "9,0\n", 4), 0);
+        slurp("gpu3-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n5,6\n7,8\n9,0\n");
+        assert_int_equal(l.size, strlen(buf));
+        /* Emptied, and nothing written before the next look: the header, then the row. */
+        cut("gpu3-2026-12-02.csv");
+        assert_int_equal(csvlog_write(&l, noon + 23 * NS / 10, "a,b\n", "1,1\n", 4), 0);
+        slurp("gpu3-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,1\n");
+        /* Another program appended: followed, not cut. */
+        put_file("gpu3-2026-12-02.csv", "a,b\n1,1\nx,y\n");
+        assert_int_equal(csvlog_write(&l, noon + 34 * NS / 10, "a,b\n", "2,2\n", 4), 0);
+        slurp("gpu3-2026-12-02.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,1\nx,y\n2,2\n");
+        assert_int_equal(l.size, strlen(buf));
+        assert_int_equal(l.rows, 7);
+        csvlog_close(&l);
+}
+
 static void test_fixed_file(void **state)
 {
         (void)state;
@@ -267,6 +312,7 @@ int main(void)
             cmocka_unit_test(test_repair_by_path),
             cmocka_unit_test(test_retention),
             cmocka_unit_test(test_fixed_file),
+            cmocka_unit_test(test_copytruncate),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),
         };
