@@ -15,7 +15,8 @@
 #   d. the driver: name and version (nvidia-smi), for the record.
 #
 # NVML_LIB names the driver's libnvidia-ml.so.1 (default: what the loader finds).
-# Environment: SAMPLES (200), DAEMON_SECONDS (40).
+# Environment: SAMPLES (200), DAEMON_SECONDS (40), VIGIL_ARGS (options added to the
+# daemon's in c, e.g. "--no-gpu-clock-events").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -23,6 +24,7 @@ B=${BUILD:-build}
 PY=${BENCH_PYTHON:-python3}
 SAMPLES=${SAMPLES:-200}
 SECS=${DAEMON_SECONDS:-40}
+read -r -a EXTRA <<<"${VIGIL_ARGS:-}"
 LIB=${NVML_LIB:-$(ldconfig -p 2>/dev/null | awk '/libnvidia-ml\.so\.1 / {print $NF; exit}')}
 for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
 	[ -z "$LIB" ] && [ -e "$d/libnvidia-ml.so.1" ] && LIB=$d/libnvidia-ml.so.1
@@ -66,10 +68,10 @@ print(f"  reference {r / 1e3:.2f} us, vigil whole sample {w / 1e3:.2f} us "
       f"(target >= 50x: {'met' if r / w >= 50 else 'MISSED'})")
 PY
 
-echo "-- c. the whole daemon vs its floor, GPU at 100 ms, host at 1 s, $SECS s"
+echo "-- c. the whole daemon vs its floor, GPU at 100 ms, host at 1 s, $SECS s${EXTRA[*]:+, vigil ${EXTRA[*]}}"
 mkdir -p "$out/d" "$out/f"
 "$B/vigil" --nvml "$LIB" --gpu-interval 0.1 --interval 1 --duration "$SECS" --log-dir "$out/d" \
-	--quiet 2>"$out/d.err" &
+	--quiet "${EXTRA[@]}" 2>"$out/d.err" &
 vpid=$!
 "$PY" bench/steady.py "$vpid" 5 $((SECS - 8)) >"$out/vigil.steady"
 bench_held_files "$vpid"
