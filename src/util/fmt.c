@@ -6,7 +6,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The fast path of fmt_pyfloat, for what most readings are (a few decimals, well under
+ * a billion): the fewest decimals k (1 to PYFLOAT_FAST_DECIMALS) for which an integer
+ * r has r / 10^k == v, written as r with a point k digits from its end. The quotient of
+ * two exact doubles is correctly rounded (IEEE 754), as strtod's reading of the digits
+ * is, so the string reads back to v. It is the shortest one: with |v| under
+ * PYFLOAT_FAST_MAX, 10^k * ulp(v) <= 1/2 for every k tried, so v * 10^k lies within
+ * 1/4 + its own rounding of the one integer whose k-decimal string can read back to v,
+ * and llround finds it (no k-decimal string with fewer digits is missed). Python's
+ * repr writes these numbers in fixed notation (1e-4 <= |v| < 1e16), with the same
+ * digits. 0 when the fast path does not apply (the caller takes the slow one). */
+#define PYFLOAT_FAST_DECIMALS 6
+#define PYFLOAT_FAST_MAX      1e9
+
+static size_t pyfloat_fast(char *out, size_t cap, double v)
+{
+        static const double pow10[PYFLOAT_FAST_DECIMALS + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+        double a = fabs(v);
+        if (!(a >= 1e-4 && a < PYFLOAT_FAST_MAX))
+                return 0;
+        for (int k = 1; k <= PYFLOAT_FAST_DECIMALS; k++) {
+                long long r = llround(a * pow10[k]);
+                if ((double)r / pow10[k] != a)
+                        continue;
+                char digits[24];
+                int n = 0;
+                for (; r > 0 || n <= k; r /= 10) /* backwards, at least k + 1 digits */
+                        digits[n++] = (char)('0' + r % 10);
+                for (int i = 0; i < n / 2; i++) {
+                        char c = digits[i];
+                        digits[i] = digits[n - 1 - i];
+                        digits[n - 1 - i] = c;
+                }
+                if ((size_t)n + 1 + (v < 0) + 1 > cap)
+                        return 0;
+                char *p = out;
+                if (v < 0)
+                        *p++ = '-';
+                memcpy(p, digits, (size_t)(n - k));
+                p += n - k;
+                *p++ = '.';
+                memcpy(p, digits + n - k, (size_t)k);
+                p += k;
+                *p = '\0';
+                return (size_t)(p - out);
+        }
+        return 0;
+}
+
 size_t fmt_pyfloat(char *out, size_t cap, double v)
+{
+        size_t fast = cap ? pyfloat_fast(out, cap, v) : 0;
+        return fast ? fast : fmt_pyfloat_general(out, cap, v);
+}
+
+size_t fmt_pyfloat_general(char *out, size_t cap, double v)
 {
         char tmp[40];
         if (cap == 0)

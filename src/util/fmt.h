@@ -12,6 +12,11 @@
  * NaN writes "". Returns the length. */
 size_t fmt_pyfloat(char *out, size_t cap, double v);
 
+/* The same by the general method alone (the shortest of %.{1..17}e that strtod reads
+ * back): what fmt_pyfloat does when its fast path (a few decimals, under a billion)
+ * does not apply. For the tests that hold the two to the same output. */
+size_t fmt_pyfloat_general(char *out, size_t cap, double v);
+
 /* Local time as "YYYY-MM-DDTHH:MM:SS.mmm" (the host log's timestamp). */
 size_t fmt_time_iso_ms(char *out, size_t cap, int64_t realtime_ns);
 /* Local time as "YYYY/MM/DD HH:MM:SS.mmm" (the GPU log's timestamp). */

@@ -110,6 +110,44 @@ static void test_pyfloat(void **state)
         check_py(NAN, "");
 }
 
+/* The fast path against the general method, on what readings look like (a few
+ * decimals, sums and quotients of them, MB from bytes) and on random doubles. */
+static void check_same(double v)
+{
+        char fast[64], slow[64];
+        size_t nf = fmt_pyfloat(fast, sizeof(fast), v);
+        size_t ns = fmt_pyfloat_general(slow, sizeof(slow), v);
+        if (nf != ns || strcmp(fast, slow) != 0)
+                fail_msg("%.17g: fast \"%s\", general \"%s\"", v, fast, slow);
+}
+
+static void test_pyfloat_fast_path(void **state)
+{
+        (void)state;
+        uint64_t x = 0x9e3779b97f4a7c15ULL;
+        for (int i = 0; i < 40000; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                double u = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) */
+                int dec = (int)(x % 8);
+                double scale = 1;
+                for (int d = 0; d < dec; d++)
+                        scale *= 10;
+                double mag = pow(10, (double)(x % 13) - 4);
+                check_same(round(u * mag * scale) / scale);              /* a reading's decimals */
+                check_same(-round(u * 1e5) / 100);                       /* negative */
+                check_same(u * mag);                                     /* any double */
+                check_same((double)(x % 100000000000ULL) / 1048576);     /* MB from bytes */
+                check_same(round(u * 1000) / 10 + round(u * 100) / 100); /* a sum */
+        }
+        check_same(0.0001);
+        check_same(999999999.999999);
+        check_same(1e9);
+        check_same(0.1 + 0.2);
+        check_same(-0.0);
+}
+
 static void test_strbuf(void **state)
 {
         (void)state;
@@ -140,7 +178,8 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_u64),          cmocka_unit_test(test_i64_hex_double),
             cmocka_unit_test(test_whole_string), cmocka_unit_test(test_lines),
-            cmocka_unit_test(test_pyfloat),      cmocka_unit_test(test_strbuf),
+            cmocka_unit_test(test_pyfloat),      cmocka_unit_test(test_pyfloat_fast_path),
+            cmocka_unit_test(test_strbuf),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
