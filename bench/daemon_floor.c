@@ -6,7 +6,8 @@
  *
  * usage: daemon_floor LIBRARY SECONDS GPU_MS HOST_MS OUTDIR GPU_ROW_BYTES HOST_ROW_BYTES
  *                     [FILE...]
- * LIBRARY "-" runs without GPUs. FILEs are the host files to re-read with one pread each
+ * FLOOR_SYNC_MS in the environment sets the sync cadence (default 1000: vigil's default;
+ * 60000 for its signage profile). LIBRARY "-" runs without GPUs. FILEs are the host files to re-read with one pread each
  * per host deadline (bench/70-daemon.sh passes the ones vigil held open).
  * VIGIL_NVML_SCENARIO names the simulator's scenario. Prints "key value" lines: gpus,
  * gpu_samples, host_samples, calls. CPU time and context switches are measured by the
@@ -166,8 +167,12 @@ int main(int argc, char **argv)
                 fl.gpu_fd[i] = open_out(argv[5], name);
         }
         fl.host_fd = open_out(argv[5], "host.csv");
+        const char *sync_ms = getenv("FLOOR_SYNC_MS");
+        int64_t sync_ns = sync_ms ? (int64_t)(strtod(sync_ms, NULL) * NSEC_PER_MSEC) : 0;
+        if (sync_ns <= 0)
+                sync_ns = NSEC_PER_SEC;
         int64_t t0 = now_mono_ns(), end = t0 + (int64_t)(secs * NSEC_PER_SEC);
-        int64_t next_gpu = t0, next_host = t0, next_sync = t0 + NSEC_PER_SEC;
+        int64_t next_gpu = t0, next_host = t0, next_sync = t0 + sync_ns;
         for (;;) {
                 int64_t next = fl.ngpus ? (next_gpu < next_host ? next_gpu : next_host) : next_host;
                 if (next >= end)
@@ -183,7 +188,8 @@ int main(int argc, char **argv)
                 }
                 if (next >= next_sync) {
                         sync_dirty(&fl);
-                        next_sync += NSEC_PER_SEC;
+                        while (next_sync <= next)
+                                next_sync += sync_ns;
                 }
         }
         sync_dirty(&fl);

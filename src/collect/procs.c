@@ -345,9 +345,18 @@ static int sample_host(struct procs_state *s, struct vigil_ctx *ctx, int64_t now
 /* PSS of one process in kB: 0, or -errno (-ENOENT/-ESRCH: it exited). */
 static int read_pss(struct procs_state *s, int32_t pid, uint64_t *ret_kb)
 {
-        int n = read_pid_file(s, pid, "smaps_rollup", PROCS_SMAPS_MAX, NULL);
+        int fd = procs_open_pid_file(s, pid, "smaps_rollup");
+        if (fd < 0)
+                return fd;
+        /* One pread, as for stat: smaps_rollup is one seq_file record, given whole by
+         * the first read (fs/seq_file.c, seq_read_iter), and "Pss:" is on its third
+         * line; a read at its end would cost one more system call to learn that. */
+        int n = (int)pread(fd, s->buf, PROCS_SMAPS_MAX - 1, 0);
+        n = n < 0 ? -errno : n;
+        close(fd);
         if (n < 0)
                 return n;
+        s->buf[n] = '\0';
         int r = procs_parse_pss_kb(s->buf, (size_t)n, ret_kb);
         return r < 0 ? r : 0;
 }
