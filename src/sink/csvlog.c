@@ -117,24 +117,19 @@ static int open_day(struct csvlog *l, const char *date, const char *header, bool
                 make_parents(l->path);
         else
                 snprintf(l->path, sizeof(l->path), "%s/%s-%s.csv", l->dir, l->prefix, date);
-        /* Read as well: a file cut by another program gets its header back in front of
-         * the rows written since (put_header_back). */
+        /* Read as well as append: the header check and the torn-line repair here, and a
+         * file cut by another program getting its header back (put_header_back). */
         int fd = open(l->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
         if (fd < 0)
                 return -errno;
-        /* Repair needs read access: reopen read-write for the check only. */
-        int rw = open(l->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
-        if (rw < 0 || fstat(rw, &st) < 0) {
+        if (fstat(fd, &st) < 0) {
                 int e = -errno;
-                if (rw >= 0)
-                        close(rw);
                 close(fd);
                 return e;
         }
         uint64_t size = (uint64_t)st.st_size;
-        if (l->fixed && may_move && size > 0 && !header_matches(rw, size, header)) {
-                close(rw);
+        if (l->fixed && may_move && size > 0 && !header_matches(fd, size, header)) {
                 close(fd);
                 char old[1210];
                 snprintf(old, sizeof(old), "%s.old", l->path);
@@ -143,8 +138,7 @@ static int open_day(struct csvlog *l, const char *date, const char *header, bool
                 l->moved_aside = true;
                 return open_day(l, date, header, false);
         }
-        int cut = repair_tail(rw, &size);
-        close(rw);
+        int cut = repair_tail(fd, &size);
         l->repaired = cut > 0 ? cut : 0;
         l->fd = fd;
         l->size = size;
