@@ -1,11 +1,10 @@
 /* Reading a GPU through NVML. See nvml_read.h. What one sample reads, in the
  * reference logger's order (values as NVML gives them):
- *   temperature 45 C, power 85000 mW, limit 600000 mW (--gpu-mid-interval),
- *   P8, clocks 1200/9000 MHz,
- *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1,
- *   fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
- *   SM clock, video clock (--gpu-mid-interval); and on the slow cadence only: enforced limit, energy 1000000 mJ,
- *   replays, ECC, remapped rows, temperature thresholds. */
+ *   temperature 45 C, power 85000 mW, limit 600000 mW (mid cadence), P8, clocks
+ *   1200/9000 MHz, utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16,
+ *   reasons 0x1, fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
+ *   SM clock, video clock (mid cadence); and on the slow cadence only: enforced limit,
+ *   energy 1000000 mJ, replays, ECC, remapped rows, temperature thresholds. */
 #include "collect/nvml_read.h"
 
 #include <string.h>
@@ -92,15 +91,9 @@ static void read_thermal(struct reader *rd, struct gpu_frame *g)
 static void read_power(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
-        struct nvml_gpu *gpu = rd->gpu;
         read_u32(rd, NF_POWER, lib->power_usage, 1000.0, &g->power_w);
-        if (rd->what & NVML_READ_MID) {
-                gpu->mid.read = true;
-                gpu->mid.power_limit_w = VAL_MISSING;
-                read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &gpu->mid.power_limit_w);
-        }
-        if (gpu->mid.read)
-                g->power_limit_w = gpu->mid.power_limit_w;
+        if (rd->what & NVML_READ_MID)
+                read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &rd->gpu->mid.power_limit_w);
 }
 
 static void read_perf(struct reader *rd, struct gpu_frame *g)
@@ -203,14 +196,18 @@ static void read_sensor0(struct reader *rd, struct gpu_frame *g)
 /* vigil's additions to the reference's fields that change from sample to sample. */
 static void read_extra(struct reader *rd, struct gpu_frame *g)
 {
-        struct nvml_gpu *gpu = rd->gpu;
         read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
-        if (rd->what & NVML_READ_MID) {
-                gpu->mid.video_clock_mhz = VAL_MISSING;
-                read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &gpu->mid.video_clock_mhz);
-        }
-        if (gpu->mid.read)
-                g->video_clock_mhz = gpu->mid.video_clock_mhz;
+        if (rd->what & NVML_READ_MID)
+                read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &rd->gpu->mid.video_clock_mhz);
+}
+
+/* The mid-cadence fields' last values into a sample (missing until the first mid read). */
+static void copy_mid(const struct nvml_gpu *gpu, struct gpu_frame *g)
+{
+        if (!gpu->mid.read)
+                return;
+        g->power_limit_w = gpu->mid.power_limit_w;
+        g->video_clock_mhz = gpu->mid.video_clock_mhz;
 }
 
 static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
@@ -410,6 +407,8 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
 {
         struct reader rd = {lib, gpu, res, what};
         memset(res, 0, sizeof(*res));
+        if (what & NVML_READ_MID) /* each missing unless its read below answers */
+                gpu->mid = (struct nvml_mid){true, VAL_MISSING, VAL_MISSING};
         read_thermal(&rd, g);
         read_power(&rd, g);
         read_perf(&rd, g);
@@ -421,6 +420,7 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         if (what & NVML_READ_SLOW_ONLY)
                 read_slow(&rd);
         copy_slow(gpu, g);
+        copy_mid(gpu, g);
 }
 
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)

@@ -57,7 +57,7 @@ struct nvml_job {
         bool reacquire;      /* get a fresh handle first (the GPU was failing) */
         bool reidentify;     /* after a good sample, re-read identity and driver version */
         bool reprobe;        /* before the sample, nvml_read_reprobe (every NVML_REPROBE_NS) */
-        unsigned what;       /* NVML_READ_*: the limit, the slow fields (nvml_read.h) */
+        unsigned what;       /* NVML_READ_*: mid-cadence and slow fields (nvml_read.h) */
         bool procs;          /* after a good sample, list the GPU's processes (nvml_procs.h) */
         /* Out. */
         nvmlReturn_t err; /* NVML_SUCCESS, or the code that made it a failed sample */
