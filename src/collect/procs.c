@@ -77,19 +77,24 @@ static uint32_t comm_hash(const char *s)
         return h;
 }
 
-/* Read a whole small file from offset 0 (NUL-terminated). Length or -errno. */
+/* Read a whole small file from offset 0 (NUL-terminated). Length or -errno.
+ * A read that returns less than asked is the end: procfs makes these files whole in
+ * one call (fs/seq_file.c, seq_read_iter, fills the buffer until the records run out;
+ * fs/proc/base.c, proc_pid_cmdline_read, loops until the arguments end), so asking
+ * again would cost a system call to learn what the short count already says. */
 static int read_fd(int fd, char *buf, size_t cap, bool *ret_full)
 {
         size_t got = 0;
         while (got < cap - 1) {
-                ssize_t n = pread(fd, buf + got, cap - 1 - got, (off_t)got);
+                size_t want = cap - 1 - got;
+                ssize_t n = pread(fd, buf + got, want, (off_t)got);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
                         return -errno;
-                if (n == 0)
-                        break;
                 got += (size_t)n;
+                if ((size_t)n < want)
+                        break;
         }
         buf[got] = '\0';
         if (ret_full)
@@ -342,18 +347,45 @@ static int sample_host(struct procs_state *s, struct vigil_ctx *ctx, int64_t now
         return 0;
 }
 
-/* PSS of one process in kB: 0, or -errno (-ENOENT/-ESRCH: it exited). */
-static int read_pss(struct procs_state *s, int32_t pid, uint64_t *ret_kb)
+/* One pread of smaps_rollup: it is one seq_file record, given whole by the first read
+ * (fs/seq_file.c, seq_read_iter), and "Pss:" is on its third line; a read at its end
+ * would cost one more system call to learn that. Length or -errno. */
+static int read_smaps(struct procs_state *s, int fd)
 {
-        int fd = procs_open_pid_file(s, pid, "smaps_rollup");
-        if (fd < 0)
-                return fd;
-        /* One pread, as for stat: smaps_rollup is one seq_file record, given whole by
-         * the first read (fs/seq_file.c, seq_read_iter), and "Pss:" is on its third
-         * line; a read at its end would cost one more system call to learn that. */
-        int n = (int)pread(fd, s->buf, PROCS_SMAPS_MAX - 1, 0);
-        n = n < 0 ? -errno : n;
-        close(fd);
+        ssize_t n = pread(fd, s->buf, PROCS_SMAPS_MAX - 1, 0);
+        return n < 0 ? -errno : (int)n;
+}
+
+/* PSS of one process in kB: 0, or -errno (-ENOENT/-ESRCH: it exited).
+ *
+ * A measured process keeps its smaps_rollup open, as its stat, while fds are left
+ * (PROCS_MAX_FDS): the path walk and permission check of an open cost more than the
+ * read. The open fd holds the address space it was opened on (fs/proc/task_mmu.c,
+ * smaps_rollup_open takes proc_mem_open's mm), and show_smaps_rollup answers -ESRCH
+ * once that mm is gone: after an exec, or an exit. So a kept fd that fails or reads
+ * nothing is closed and the file opened again, once: a live process is read through
+ * its new address space, with the ptrace check done again; an exited one fails. */
+static int read_pss(struct procs_state *s, struct proc_entry *e, uint64_t *ret_kb)
+{
+        struct proc_slot *sl = e->slot >= 0 ? &s->slots[e->slot] : NULL;
+        int n = -EBADF;
+        if (sl && sl->pss_fd >= 0) {
+                n = read_smaps(s, sl->pss_fd);
+                if (n <= 0)
+                        procs_slot_drop_pss(s, sl);
+        }
+        if (n <= 0) {
+                int fd = procs_open_pid_file(s, e->pid, "smaps_rollup");
+                if (fd < 0)
+                        return fd;
+                n = read_smaps(s, fd);
+                if (sl && n > 0 && s->nfds < PROCS_MAX_FDS) {
+                        sl->pss_fd = fd;
+                        s->nfds++;
+                } else {
+                        close(fd);
+                }
+        }
         if (n < 0)
                 return n;
         s->buf[n] = '\0';
@@ -393,11 +425,11 @@ static void sample_pss(struct procs_state *s, struct vigil_ctx *ctx)
         int first_errno = 0;
         memset(acc, 0, sizeof(acc));
         for (size_t i = 0; i < s->nents; i++) {
-                const struct proc_entry *e = &s->ents[i];
+                struct proc_entry *e = &s->ents[i];
                 uint64_t kb = 0;
                 if (!e->mask)
                         continue;
-                int r = read_pss(s, e->pid, &kb);
+                int r = read_pss(s, e, &kb);
                 if (gone(r))
                         continue; /* exited (or a zombie) since the listing */
                 if (r < 0 && unreadable++ == 0)

@@ -158,6 +158,8 @@ static void inode_changed(struct procs_state *s, struct proc_entry *e, const str
         e->ino = l->ino;
         e->flags |= PE_CLASSIFY;
         e->first_seen_ns = now_ns;
+        if (e->slot >= 0)
+                procs_slot_drop_pss(s, &s->slots[e->slot]);
         if (e->slot >= 0 && s->slots[e->slot].fd >= 0) {
                 close(s->slots[e->slot].fd);
                 int fd = procs_open_pid_file(s, e->pid, "stat");
@@ -203,9 +205,12 @@ int procs_table_scan(struct procs_state *s, int64_t now_ns)
 
 void procs_table_close(struct procs_state *s)
 {
-        for (size_t i = 0; i < s->nslots; i++)
+        for (size_t i = 0; i < s->nslots; i++) {
                 if (s->slots[i].fd >= 0)
                         close(s->slots[i].fd);
+                if (s->slots[i].pss_fd >= 0)
+                        close(s->slots[i].pss_fd);
+        }
         free(s->slots);
         free(s->ents);
         free(s->next);
@@ -246,7 +251,7 @@ int32_t procs_slot_acquire(struct procs_state *s, int32_t pid)
         }
         struct proc_slot *sl = &s->slots[i];
         memset(sl, 0, sizeof(*sl));
-        sl->fd = -1;
+        sl->fd = sl->pss_fd = -1;
         sl->next_free = -1;
         if (s->nfds < PROCS_MAX_FDS) {
                 int fd = procs_open_pid_file(s, pid, "stat");
@@ -266,7 +271,17 @@ void procs_slot_release(struct procs_state *s, struct proc_entry *e)
                 s->nfds--;
         }
         sl->fd = -1;
+        procs_slot_drop_pss(s, sl);
         sl->next_free = s->free_slot;
         s->free_slot = e->slot;
         e->slot = -1;
+}
+
+void procs_slot_drop_pss(struct procs_state *s, struct proc_slot *sl)
+{
+        if (sl->pss_fd < 0)
+                return;
+        close(sl->pss_fd);
+        sl->pss_fd = -1;
+        s->nfds--;
 }

@@ -12,7 +12,7 @@
 
 #define PROCS_MAX_PIDS    32768 /* pids tracked; beyond, every watch reads missing */
 #define PROCS_MAX_MATCHES 4096  /* matching processes measured; beyond, counted only */
-#define PROCS_MAX_FDS     256   /* matching processes whose stat fd stays open */
+#define PROCS_MAX_FDS     256   /* kept-open stat and smaps_rollup fds, all slots together */
 #define PROCS_CMDLINE_MAX 4096  /* bytes of a command line looked at */
 
 enum { PE_CLASSIFY = 1 }; /* read the command line at the next scan */
@@ -36,6 +36,7 @@ struct proc_listed {
 /* What is kept about a matching process between samples. */
 struct proc_slot {
         int fd;            /* kept /proc/PID/stat, or -1: opened for each read */
+        int pss_fd;        /* kept /proc/PID/smaps_rollup, or -1 (opened at the first PSS) */
         int32_t next_free; /* free-list link while unused */
         bool have_start, have_base, have_comm;
         uint32_t comm_hash;
@@ -64,7 +65,7 @@ struct procs_state {
         struct proc_slot *slots;
         size_t nslots, slots_cap; /* slots handed out so far, allocated */
         int32_t free_slot;        /* first free slot, -1: none */
-        unsigned nfds;            /* kept stat fds */
+        unsigned nfds;            /* kept fds (stat and smaps_rollup) */
 
         bool scanned;
         bool pss_read; /* a PSS tick ran: the first one runs with the first host tick */
@@ -94,7 +95,10 @@ void procs_table_close(struct procs_state *s);
  * PROCS_MAX_FDS are. The slot index, or -1 when PROCS_MAX_MATCHES are in use. */
 int32_t procs_slot_acquire(struct procs_state *s, int32_t pid);
 
-/* Give e's slot back (closing its fd); e->slot becomes -1. */
+/* Give e's slot back (closing its fds); e->slot becomes -1. */
 void procs_slot_release(struct procs_state *s, struct proc_entry *e);
+
+/* Close the slot's kept smaps_rollup fd, if any (the process behind it may be another). */
+void procs_slot_drop_pss(struct procs_state *s, struct proc_slot *sl);
 
 #endif

@@ -15,6 +15,7 @@
 #include "collect/rpi_sysfs.h"
 #include "collect/rpi_vcgencmd.h"
 #include "util/clock.h"
+#include "util/attr.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
@@ -204,11 +205,13 @@ int rpi_source_open(struct vigil_ctx *ctx, const struct rpi_transport_ops *ops, 
         return 0;
 }
 
-/* A whole-number sysfs attribute. */
+/* A whole-number sysfs attribute, with one pread: sysfs makes an attribute whole at
+ * the first read (fs/sysfs/file.c, sysfs_kf_seq_show calls show() once into a
+ * PAGE_SIZE buffer), so a second read would only find its end. */
 static int read_num(struct pfile *f, double *ret)
 {
         int64_t v;
-        if (!pfile_is_open(f) || pfile_read(f) < 0 || f->truncated ||
+        if (!pfile_is_open(f) || pfile_read_once(f) < 0 || f->truncated ||
             parse_i64(f->buf, f->len, &v) < 0)
                 return -ENODATA;
         *ret = (double)v;

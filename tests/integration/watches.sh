@@ -74,3 +74,29 @@ watches_section() { sed -n '/^  Watches/,/^  kiosk_threads/p' "$1"; }
 check "exit summary: a Watches section" grep -Eq '^  kiosk_procs +min +2 ' "$TMP/exit.txt"
 check_eq "exit summary: the same Watches section as the report" "$(watches_section "$TMP/report5.txt")" \
 	"$(watches_section "$TMP/exit.txt")"
+
+# A watched process that execs keeps its pid and gets a new address space: its PSS is
+# read through the new one (a kept smaps_rollup fd still holds the old one, which answers
+# ESRCH: vigil opens the file again), never left empty nor taken from the old image. The
+# process is a small shell for 1.5 s, then a Python with 48 MiB written (the interpreter
+# itself, not a wrapper that would exec again and lose the name).
+PYBIN=$(python3 -c 'import sys; print(sys.executable)')
+cat >"$TMP/execer.sh" <<EOS
+sleep 1.5
+exec -a "pssx-$TOK- after" "$PYBIN" -c 'import time; b = bytearray(48 << 20); b[::4096] = b"x" * len(b[::4096]); time.sleep(30)'
+EOS
+bash -c "exec -a 'pssx-$TOK- before' bash '$TMP/execer.sh'" &
+pids+=($!)
+sleep 0.2
+"$VIGIL" --watch "px=pssx-$TOK-" --interval 0.25 --pss-interval 0.25 --count 14 \
+	--log-dir "$TMP/log6" --quiet 2>"$TMP/err6"
+CSV=$(ls "$TMP"/log6/host-*.csv)
+check_eq "exec: one process all along" "1" "$(python3 -c "
+import csv
+print(','.join(sorted({r['px_procs'] for r in csv.DictReader(open('$CSV'))})))")"
+check "exec: PSS before, a small shell" python3 -c "assert 0 < float('$(csv_cell "$CSV" 1 px_pss_mb)') < 20"
+check "exec: PSS in every row" python3 -c "
+import csv
+rows = list(csv.DictReader(open('$CSV')))
+assert len(rows) == 14 and all(r['px_pss_mb'] for r in rows), [r['px_pss_mb'] for r in rows]"
+check "exec: PSS after, the new image's 48 MiB" python3 -c "assert 45 < float('$(csv_cell "$CSV" 14 px_pss_mb)') < 200"
