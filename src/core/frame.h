@@ -35,7 +35,14 @@ struct host_temp {
 /* The area structs below are declared from member lists (core/host_fields.def and the
  * others), one line per member with what "missing" is for it, which also build the
  * tables frame_clear() walks (core/frame_fields.h): a member cannot be added to a
- * struct without saying how it is cleared. The members' comments are in the lists. */
+ * struct without saying how it is cleared. The members' comments are in the lists.
+ *
+ *   FIELD(type, member, dims, kind): dims is empty or "[N]", kind a core/fields.h FK_*
+ *   FIELD_V(type, member, dims, valid): an FK_VALIDATED integer or bit mask whose
+ *                                       validity is the bool member valid
+ *   FIELD_S(type, member, dims, table): a struct (or array of them) cleared by table
+ *
+ * The GPU's list, core/gpu_values.def, carries each value's outputs too. */
 #define FIELD(type, member, dims, kind)    type member dims;
 #define FIELD_V(type, member, dims, valid) type member dims;
 #define FIELD_S(type, member, dims, table) type member dims;
@@ -78,14 +85,21 @@ struct storage_frame {
 #include "core/storage_fields.def" /* fs[], errors[], errors_new, last_error */
 };
 
-/* One GPU, as NVML reports it: its members, their comments and what "missing" is for
- * each are in core/gpu_fields.def (the table gpu_frame_clear walks). */
-struct gpu_frame {
-#include "core/gpu_fields.def"
 #undef FIELD
 #undef FIELD_V
 #undef FIELD_S
+
+/* One GPU, as NVML reports it: its members, their comments, what "missing" is for each
+ * (the table gpu_frame_clear walks) and every output of each are core/gpu_values.def. */
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    type member dims;
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) type member dims;
+#define GPU_EXTRA(metric)
+struct gpu_frame {
+#include "core/gpu_values.def"
 };
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 
 /* Anomaly kinds counted per GPU (by detect/gpu_rules.c; names in gpu_anomaly_names[],
  * core/counters.c). */

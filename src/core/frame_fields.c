@@ -51,10 +51,16 @@ const struct field_desc storage_fields[] = {
 };
 #undef FIELD_OF
 
-#define FIELD_OF struct gpu_frame
+#define FIELD_OF                                                  struct gpu_frame
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    FIELD(type, member, dims, kind)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) FIELD_V(type, member, dims, valid)
+#define GPU_EXTRA(metric)
 const struct field_desc gpu_fields[] = {
-#include "core/gpu_fields.def"
+#include "core/gpu_values.def"
 };
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 #undef FIELD_OF
 
 const size_t host_fields_count = sizeof(host_fields) / sizeof(host_fields[0]);

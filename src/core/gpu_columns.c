@@ -3,25 +3,33 @@
 
 #include <string.h>
 
+#include "core/value_def.h"
 #include "util/numfmt.h"
 
+/* The columns at their positions (core/gpu_values.def's csv slots). */
+#define VD_COL(ctx, pos, name_, cell_, decimals_, files_)                                          \
+        [pos] = {.name = name_,                                                                    \
+                 .cell = cell_,                                                                    \
+                 .off = offsetof(struct gpu_frame, VD_MEMBER(ctx)),                                \
+                 .decimals = decimals_,                                                            \
+                 .files = files_},
+#define VD_COL_V(ctx, pos, name_, cell_, files_)                                                   \
+        [pos] = {.name = name_,                                                                    \
+                 .cell = cell_,                                                                    \
+                 .off = offsetof(struct gpu_frame, VD_MEMBER(ctx)),                                \
+                 .valid_off = offsetof(struct gpu_frame, VD_VALID(ctx)),                           \
+                 .files = files_},
+#define VD_COL_V2(ctx, pos, name, cell, files, pos2, name2, cell2, files2)                         \
+        VD_COL_V(ctx, pos, name, cell, files) VD_COL_V(ctx, pos2, name2, cell2, files2)
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), csv)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), csv)
+#define GPU_EXTRA(metric)
 const struct gpu_column gpu_columns[] = {
-#define GPU_COL(name_, cell_, member, decimals_, files_)                                           \
-        {.name = name_,                                                                            \
-         .cell = cell_,                                                                            \
-         .off = offsetof(struct gpu_frame, member),                                                \
-         .decimals = decimals_,                                                                    \
-         .files = files_},
-#define GPU_COL_V(name_, cell_, member, valid, files_)                                             \
-        {.name = name_,                                                                            \
-         .cell = cell_,                                                                            \
-         .off = offsetof(struct gpu_frame, member),                                                \
-         .valid_off = offsetof(struct gpu_frame, valid),                                           \
-         .files = files_},
-#include "core/gpu_columns.def"
-#undef GPU_COL
-#undef GPU_COL_V
+#include "core/gpu_values.def"
 };
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 
 const size_t gpu_columns_count = sizeof(gpu_columns) / sizeof(gpu_columns[0]);
 

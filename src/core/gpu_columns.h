@@ -1,6 +1,6 @@
 /* The GPU CSV row, written once for every file that holds one: the daily gpuN-DATE.csv
  * (core/gpu_row.h) and the flight recorder's dump (core/ring.h). The columns, their
- * names, formats and order are the table core/gpu_columns.def. */
+ * names, formats and positions are the csv slots of core/gpu_values.def. */
 #ifndef VIGIL_CORE_GPU_COLUMNS_H
 #define VIGIL_CORE_GPU_COLUMNS_H
 
@@ -42,7 +42,7 @@ struct gpu_column {
         unsigned files; /* enum gpu_csv_file bits */
 };
 
-/* The columns in file order (core/gpu_columns.def). */
+/* The columns in file order (core/gpu_values.def's positions). */
 extern const struct gpu_column gpu_columns[];
 extern const size_t gpu_columns_count;
 

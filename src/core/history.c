@@ -59,12 +59,18 @@ static const struct hist_series watch_series[HW_COUNT] = {
 };
 #undef HIST_WATCH
 
-#define HIST_GPU(id, member, reduce_)                                                              \
-        [HG_##id] = {offsetof(struct gpu_frame, member), HIST_##reduce_},
+#define VD_HIST(ctx, id, reduce_)                                                                  \
+        [HG_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), HIST_##reduce_},
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), hist)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), hist)
+#define GPU_EXTRA(metric)
 static const struct hist_series gpu_series[HG_COUNT] = {
-#include "core/history.def"
+#include "core/gpu_values.def"
 };
-#undef HIST_GPU
+#undef VD_HIST
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 
 struct hist_layout {
         unsigned nwatches, ngpus;

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "core/frame.h"
+#include "core/value_def.h"
 #include "core/vigil.h"
 
 #define HISTORY_SPAN_NS     (900LL * 1000000000LL) /* 15 minutes */
@@ -67,12 +68,19 @@ enum hist_watch {
 };
 #undef HIST_WATCH
 
-#define HIST_GPU(id, member, reduce) HG_##id,
+/* The GPU's: core/gpu_values.def's hist slots. */
+#define VD_HIST(ctx, id, reduce)                                  HG_##id,
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), hist)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), hist)
+#define GPU_EXTRA(metric)
 enum hist_gpu {
-#include "core/history.def"
+#include "core/gpu_values.def"
         HG_COUNT
 };
-#undef HIST_GPU
+#undef VD_HIST
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 
 /* history_gpu_flags() bits. */
 #define HIST_GPU_SEEN    1u /* the GPU was present in the period */

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "core/frame.h"
+#include "core/value_def.h"
 
 /* The rows of the struct named by METRIC_OF, from its .def list. */
 #define METRIC(member_, name_, type_, help_, scale_)                                               \
@@ -50,11 +51,27 @@ static const struct metric_def rpi_rows[] = {
 #include "core/rpi_metrics.def"
 #undef METRIC_OF
 };
+/* The GPU's rows: core/gpu_values.def's metric slots, in its order (VD_APPLY expands the
+ * member's name before METRIC makes a string of it). */
+#define VD_MET(ctx, ...)      VD_APPLY(METRIC, VD_MEMBER(ctx), __VA_ARGS__)
+#define VD_MET_L(ctx, ...)    VD_APPLY(METRIC_L, VD_MEMBER(ctx), __VA_ARGS__)
+#define VD_MET_MORE(ctx, ...) VD_APPLY(METRIC_MORE, VD_MEMBER(ctx), __VA_ARGS__)
+#define VD_MET_CODE(ctx, ...) VD_APPLY(METRIC_CODE, VD_STR(VD_MEMBER(ctx)), __VA_ARGS__)
+#define VD_MET_CODE_OF(ctx, members_, name_, type_, help_)                                         \
+        METRIC_CODE(members_, name_, type_, help_)
+#define VD_STR(x)                                                 VD_STR_(x)
+#define VD_STR_(x)                                                #x
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), metric)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), metric)
+#define GPU_EXTRA(metric)                                         VD_SLOT((present, present), metric)
 static const struct metric_def gpu_rows[] = {
 #define METRIC_OF struct gpu_frame
-#include "core/gpu_metrics.def"
+#include "core/gpu_values.def"
 #undef METRIC_OF
 };
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 
 #define TABLE(rows)                                                                                \
         {                                                                                          \

@@ -1,6 +1,6 @@
 /* The /metrics families of the frame's values, one table per area, each from its list
  * (core/host_metrics.def, core/watch_metrics.def, core/rpi_metrics.def,
- * core/gpu_metrics.def): a value's metric is defined once, next to the others, and
+ * core/gpu_values.def's metric slots): a value's metric is defined once, next to the others, and
  * sink/metrics.c renders the tables in their order. Rows come in two forms:
  *
  *   MR_SERIES: one series, a double member of the area's struct (by name and offset)
@@ -39,7 +39,7 @@ struct metric_table {
 
 /* struct host_frame (core/host_metrics.def); struct watch_frame, one series per watch
  * (core/watch_metrics.def); struct rpi_frame (core/rpi_metrics.def); struct gpu_frame,
- * one series per GPU (core/gpu_metrics.def). */
+ * one series per GPU (core/gpu_values.def). */
 extern const struct metric_table host_metrics, watch_metrics, rpi_metrics, gpu_metrics;
 
 #endif

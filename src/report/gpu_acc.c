@@ -19,7 +19,7 @@
 #include "core/gpu_columns.h"
 #include "util/parse.h"
 
-/* The member and cell of the writer's column of each field (core/gpu_columns.def). */
+/* The member and cell of the writer's column of each field (core/gpu_values.def). */
 #define FIELD_COL(cell, member)                                                                    \
         {                                                                                          \
                 cell, offsetof(struct gpu_frame, member)                                           \

@@ -29,7 +29,7 @@ enum gpu_field {
         GPU_F_COUNT
 };
 
-/* The CSV column name of a field: the writer's (core/gpu_columns.def), "" if none. */
+/* The CSV column name of a field: the writer's (core/gpu_values.def), "" if none. */
 const char *gpu_field_name(enum gpu_field f);
 
 #define GPU_ACC_MAX_FANS    8

@@ -201,13 +201,17 @@ static void test_gpu_header_round_trip(void **state)
         }
 }
 
-/* Each column writes a member of struct gpu_frame the field table holds, of its type. */
+/* Each position from 0 to the last is one column (core/gpu_values.def numbers them: a
+ * number left out would be a hole the writer meets), and each column writes a member of
+ * struct gpu_frame the field table holds, of its type. */
 static void test_gpu_columns_in_fields(void **state)
 {
         (void)state;
         for (size_t i = 0; i < gpu_columns_count; i++) {
                 const struct gpu_column *c = &gpu_columns[i];
                 const struct field_desc *d = NULL;
+                if (!c->name)
+                        fail_msg("no GPU column at position %zu", i);
                 for (size_t k = 0; k < gpu_fields_count; k++)
                         if (gpu_fields[k].off == c->off)
                                 d = &gpu_fields[k];
@@ -310,7 +314,7 @@ static void test_rpi_storage_cleared(void **state)
 }
 
 /* vigil report reads the GPU columns by the writer's names (report/gpu_acc.c finds them by
- * member in core/gpu_columns.def): each one it reads is a column the daily file writes. */
+ * member in core/gpu_values.def): each one it reads is a column the daily file writes. */
 static void test_report_reads_written_columns(void **state)
 {
         (void)state;

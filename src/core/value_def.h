@@ -1,0 +1,55 @@
+/* The slots of a value table's entries (core/gpu_values.def): each entry is one macro
+ * call naming a member and carrying, in optional slots, everything an output needs to
+ * know of it (its CSV columns, its /metrics series, its dashboard history). An includer
+ * of a table defines the entry macro to pick the slot it wants and hand it to VD_SLOT
+ * with a context, and defines the emitters of that slot's forms (VD_COL, VD_COL_V and
+ * VD_COL_V2 for the CSV slot; VD_MET... for /metrics; VD_HIST); an empty slot (NO_COL,
+ * NO_MET, NO_HIST) expands to nothing.
+ *
+ *   GPU_VALUE(double, temp_c, , FK_DOUBLE, COL(1, "gpu_temp", GC_FIXED, 0, GPU_CSV_ALL),
+ *             MET("vigil_gpu_temperature_celsius", gauge, "GPU core temperature.", 1),
+ *             HIST(TEMP_C, max))
+ *
+ * A slot written NAME(args) expands to "VD_NAME, (args)"; VD_SLOT(ctx, slot) calls
+ * VD_NAME(ctx, args). ctx is what the emitter needs of the entry, in parentheses:
+ * (member, validity member) for the GPU table; VD_MEMBER and VD_VALID take it apart. */
+#ifndef VIGIL_CORE_VALUE_DEF_H
+#define VIGIL_CORE_VALUE_DEF_H
+
+/* The slots. A CSV column: COL(position, "header name", cell, decimals, files);
+ * COL_V(position, "name", cell, files) for a validated member (the cell reads its
+ * flag); COL_V2 for a validated member with two columns (position, name, cell, files
+ * twice). */
+#define NO_COL      VD_NONE, ()
+#define COL(...)    VD_COL, (__VA_ARGS__)
+#define COL_V(...)  VD_COL_V, (__VA_ARGS__)
+#define COL_V2(...) VD_COL_V2, (__VA_ARGS__)
+/* A /metrics series: MET("name", type, "help", scale) starts a family of one series;
+ * MET_L("name", type, "help", "key", "val", scale) a family's first labelled series;
+ * MET_MORE("key", "val", scale) one more series of the family in the entry above;
+ * MET_CODE("name", type, "help") a family sink/metrics.c renders in code from this
+ * member, MET_CODE_OF("members", ...) from the members named. */
+#define NO_MET           VD_NONE, ()
+#define MET(...)         VD_MET, (__VA_ARGS__)
+#define MET_L(...)       VD_MET_L, (__VA_ARGS__)
+#define MET_MORE(...)    VD_MET_MORE, (__VA_ARGS__)
+#define MET_CODE(...)    VD_MET_CODE, (__VA_ARGS__)
+#define MET_CODE_OF(...) VD_MET_CODE_OF, (__VA_ARGS__)
+/* The dashboard's history (core/history.h): HIST(ID, reduce), reduce max, min or last. */
+#define NO_HIST   VD_NONE, ()
+#define HIST(...) VD_HIST, (__VA_ARGS__)
+
+#define VD_SLOT(ctx, ...)         VD_SLOT_(ctx, __VA_ARGS__)
+#define VD_SLOT_(ctx, emit, args) VD_CALL(emit, ctx, VD_UNPAREN args)
+#define VD_CALL(emit, ...)        emit(__VA_ARGS__)
+#define VD_UNPAREN(...)           __VA_ARGS__
+#define VD_NONE(...)
+/* f(args) with the args macro-expanded first, for an emitter that passes a member on
+ * (VD_CALL itself cannot be used inside an emitter: it is being expanded there). */
+#define VD_APPLY(f, ...)          f(__VA_ARGS__)
+#define VD_MEMBER(ctx)            VD_MEMBER_ ctx
+#define VD_MEMBER_(member, valid) member
+#define VD_VALID(ctx)             VD_VALID_ ctx
+#define VD_VALID_(member, valid)  valid
+
+#endif
