@@ -1,6 +1,6 @@
 /* Field descriptors: one entry per member of a frame struct (core/frame.h), saying what
  * "missing" is for it. The struct's members and its table come from the same X-macro
- * list (core/gpu_values.def, core/host_fields.def), so a member cannot be added to one
+ * list (core/gpu_values.def, core/host_values.def), so a member cannot be added to one
  * without the other; frame clearing and its test walk the table. */
 #ifndef VIGIL_CORE_FIELDS_H
 #define VIGIL_CORE_FIELDS_H

@@ -32,7 +32,7 @@ struct host_temp {
         double celsius;
 };
 
-/* The area structs below are declared from member lists (core/host_fields.def and the
+/* The area structs below are declared from member lists (core/host_values.def and the
  * others), one line per member with what "missing" is for it, which also build the
  * tables frame_clear() walks (core/frame_fields.h): a member cannot be added to a
  * struct without saying how it is cleared. The members' comments are in the lists.
@@ -42,19 +42,25 @@ struct host_temp {
  *                                       validity is the bool member valid
  *   FIELD_S(type, member, dims, table): a struct (or array of them) cleared by table
  *
- * The GPU's list, core/gpu_values.def, carries each value's outputs too. */
+ * The lists of the host, the watches, the Pi (core/host_values.def and the others) and
+ * the GPU (core/gpu_values.def) carry each value's outputs too. */
 #define FIELD(type, member, dims, kind)    type member dims;
 #define FIELD_V(type, member, dims, valid) type member dims;
 #define FIELD_S(type, member, dims, table) type member dims;
+/* The areas whose lists carry their outputs (core/host_values.def for the forms). */
+#define VALUE(type, member, dims, kind, metric, hist)    type member dims;
+#define VALUE_V(type, member, dims, valid, metric, hist) type member dims;
+#define VALUE_S(type, member, dims, table, metric, hist) type member dims;
+#define EXTRA(metric)
 
-/* The host's values: core/host_fields.def. */
+/* The host's values: core/host_values.def. */
 struct host_frame {
-#include "core/host_fields.def"
+#include "core/host_values.def"
 };
 
 /* A process watch (--watch NAME=PATTERN): the processes whose cmdline contains PATTERN. */
 struct watch_frame {
-#include "core/watch_fields.def" /* its members: name, count, pss_bytes, cpu_pct, ... */
+#include "core/watch_values.def" /* its members: name, count, pss_bytes, cpu_pct, ... */
 };
 
 /* Raspberry Pi firmware values and where each came from: the firmware's text commands
@@ -67,10 +73,15 @@ struct rpi_v3d_queue {
 #include "core/rpi_v3d_fields.def"
 };
 
-/* The members, their comments and what "missing" is for each: core/rpi_fields.def. */
+/* The members, their comments, what "missing" is for each and their /metrics series
+ * and history: core/rpi_values.def. */
 struct rpi_frame {
-#include "core/rpi_fields.def"
+#include "core/rpi_values.def"
 };
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
 
 /* A file system vigil watches (collect/storage.c): the root's, the log directory's. */
 struct fs_frame {

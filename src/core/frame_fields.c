@@ -15,15 +15,20 @@
         {FIELD_M(member), .kind = FK_STRUCT, .sub = table, .nsub = &table##_count,                 \
          .elem = sizeof(type)},
 
+#define VALUE(type, member, dims, kind, metric, hist)    FIELD(type, member, dims, kind)
+#define VALUE_V(type, member, dims, valid, metric, hist) FIELD_V(type, member, dims, valid)
+#define VALUE_S(type, member, dims, table, metric, hist) FIELD_S(type, member, dims, table)
+#define EXTRA(metric)
+
 #define FIELD_OF struct host_frame
 const struct field_desc host_fields[] = {
-#include "core/host_fields.def"
+#include "core/host_values.def"
 };
 #undef FIELD_OF
 
 #define FIELD_OF struct watch_frame
 const struct field_desc watch_fields[] = {
-#include "core/watch_fields.def"
+#include "core/watch_values.def"
 };
 #undef FIELD_OF
 
@@ -35,9 +40,13 @@ const struct field_desc rpi_v3d_fields[] = {
 
 #define FIELD_OF struct rpi_frame
 const struct field_desc rpi_fields[] = {
-#include "core/rpi_fields.def"
+#include "core/rpi_values.def"
 };
 #undef FIELD_OF
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
 
 #define FIELD_OF struct fs_frame
 const struct field_desc fs_fields[] = {

@@ -4,7 +4,8 @@
  *   host: HH_*      Pi: HR_*      the Pi throttled word      record flags
  *   then HW_COUNT per watch: HW_*
  *   then per GPU: HG_*, clock-event mask, HIST_GPU_* flags, one slot per fan
- * The HH_, HR_, HW_ and HG_ slots are folded by their tables (core/history.def). */
+ * The HH_, HR_, HW_ and HG_ slots are folded by their tables (the hist slots of
+ * core/host_values.def, rpi_values.def, watch_values.def and gpu_values.def). */
 #include "core/history.h"
 
 #include <errno.h>
@@ -29,7 +30,7 @@ union hist_slot {
         uint32_t u;
 };
 
-/* How a record keeps the samples of its period (core/history.def). */
+/* How a record keeps the samples of its period (a hist slot's reduce). */
 enum hist_reduce { HIST_max, HIST_min, HIST_last };
 
 /* One kept value: the offset of its double member in the area's struct, its reduction. */
@@ -38,26 +39,32 @@ struct hist_series {
         enum hist_reduce reduce;
 };
 
-#define HIST_HOST(id, member, reduce_)                                                             \
-        [HH_##id] = {offsetof(struct host_frame, member), HIST_##reduce_},
+#define VALUE(type, member, dims, kind, metric, hist)    VD_SLOT((member, member), hist)
+#define VALUE_V(type, member, dims, valid, metric, hist) VD_SLOT((member, valid), hist)
+#define VALUE_S(type, member, dims, table, metric, hist) VD_SLOT((member, member), hist)
+#define EXTRA(metric)
+#define VD_HIST(ctx, id, reduce_)                                                                  \
+        [HH_##id] = {offsetof(struct host_frame, VD_MEMBER(ctx)), HIST_##reduce_},
 static const struct hist_series host_series[HH_COUNT] = {
-#include "core/history.def"
+#include "core/host_values.def"
 };
-#undef HIST_HOST
-
-#define HIST_RPI(id, member, reduce_)                                                              \
-        [HR_##id] = {offsetof(struct rpi_frame, member), HIST_##reduce_},
+#undef VD_HIST
+#define VD_HIST(ctx, id, reduce_)                                                                  \
+        [HR_##id] = {offsetof(struct rpi_frame, VD_MEMBER(ctx)), HIST_##reduce_},
 static const struct hist_series rpi_series[HR_COUNT] = {
-#include "core/history.def"
+#include "core/rpi_values.def"
 };
-#undef HIST_RPI
-
-#define HIST_WATCH(id, member, reduce_)                                                            \
-        [HW_##id] = {offsetof(struct watch_frame, member), HIST_##reduce_},
+#undef VD_HIST
+#define VD_HIST(ctx, id, reduce_)                                                                  \
+        [HW_##id] = {offsetof(struct watch_frame, VD_MEMBER(ctx)), HIST_##reduce_},
 static const struct hist_series watch_series[HW_COUNT] = {
-#include "core/history.def"
+#include "core/watch_values.def"
 };
-#undef HIST_WATCH
+#undef VD_HIST
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
 
 #define VD_HIST(ctx, id, reduce_)                                                                  \
         [HG_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), HIST_##reduce_},

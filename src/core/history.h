@@ -2,7 +2,8 @@
  * over the last 15 minutes, and a ring of recent event markers (events.log lines).
  *
  * A record is not a frame (a frame is ~25 KB): it holds only what the dashboard draws,
- * as 4-byte floats and words: the values core/history.def lists (host CPU %, memory
+ * as 4-byte floats and words: the values with a hist slot in the area lists
+ * (core/host_values.def and the others: host CPU %, memory
  * available, temperature and /dev/shm used; the Pi's temperature, ARM clock and core
  * voltage; count and PSS of each watch; per GPU temperature, power, power limit,
  * graphics and memory clocks, utilisation, VRAM used), and in code the Pi's throttled
@@ -11,7 +12,7 @@
  *
  * One record per host tick, or per every Nth host tick when the interval is shorter
  * than span / max_records (at 10 ms, every 100th: one record per second). Each value
- * of a record is the worst one seen over its period, as its line in core/history.def
+ * of a record is the worst one seen over its period, as its hist slot
  * says: the highest temperature, power, CPU, PSS and process count, the lowest memory
  * available, clock, power limit and voltage; in code, the highest fan speed and the
  * union of throttle bits; so a 100 ms GPU spike between two host ticks is still
@@ -19,7 +20,7 @@
  *
  * Memory, allocated once at the first push (again only if the number of GPUs, fans
  * or watches grows, which clears the ring): capacity x (8 + 4 x slots) bytes, with
- * slots = 9 + 2 x watches + per GPU (9 + fans) with today's core/history.def;
+ * slots = 9 + 2 x watches + per GPU (9 + fans) with today's hist slots;
  * capacity 900 at 1 s and faster. A Pi with two watches: 900 x 60 B = 54 KB; 8 GPUs
  * with 2 fans each: 900 x 396 B = 356 KB; the ceiling (16 GPUs x 8 fans, 16 watches):
  * 900 x 1260 B = 1.13 MB. Markers:
@@ -45,28 +46,35 @@
 #define HISTORY_MAX_MARKERS 128
 #define HISTORY_MARKER_LEN  160 /* bytes of a marker's text, NUL included */
 
-/* The values kept, one enum per area, from core/history.def (which says how each is
- * reduced over a record's period). */
-#define HIST_HOST(id, member, reduce) HH_##id,
+/* The values kept, one enum per area, from the hist slots of the area's list
+ * (core/host_values.def, rpi_values.def, watch_values.def, gpu_values.def), which also
+ * say how each is reduced over a record's period. */
+#define VALUE(type, member, dims, kind, metric, hist)    VD_SLOT((member, member), hist)
+#define VALUE_V(type, member, dims, valid, metric, hist) VD_SLOT((member, valid), hist)
+#define VALUE_S(type, member, dims, table, metric, hist) VD_SLOT((member, member), hist)
+#define EXTRA(metric)
+#define VD_HIST(ctx, id, reduce) HH_##id,
 enum hist_host {
-#include "core/history.def"
+#include "core/host_values.def"
         HH_COUNT
 };
-#undef HIST_HOST
-
-#define HIST_RPI(id, member, reduce) HR_##id,
+#undef VD_HIST
+#define VD_HIST(ctx, id, reduce) HR_##id,
 enum hist_rpi {
-#include "core/history.def"
+#include "core/rpi_values.def"
         HR_COUNT
 };
-#undef HIST_RPI
-
-#define HIST_WATCH(id, member, reduce) HW_##id,
+#undef VD_HIST
+#define VD_HIST(ctx, id, reduce) HW_##id,
 enum hist_watch {
-#include "core/history.def"
+#include "core/watch_values.def"
         HW_COUNT
 };
-#undef HIST_WATCH
+#undef VD_HIST
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
 
 /* The GPU's: core/gpu_values.def's hist slots. */
 #define VD_HIST(ctx, id, reduce)                                  HG_##id,

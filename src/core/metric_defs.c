@@ -35,35 +35,45 @@
 #define METRIC_CODE(members_, name_, type_, help_)                                                 \
         {.row = MR_CODE, .member = members_, .name = name_, .type = #type_, .help = help_},
 
-/* Each area's rows, the struct its members belong to named by METRIC_OF. */
-static const struct metric_def host_rows[] = {
-#define METRIC_OF struct host_frame
-#include "core/host_metrics.def"
-#undef METRIC_OF
-};
-static const struct metric_def watch_rows[] = {
-#define METRIC_OF struct watch_frame
-#include "core/watch_metrics.def"
-#undef METRIC_OF
-};
-static const struct metric_def rpi_rows[] = {
-#define METRIC_OF struct rpi_frame
-#include "core/rpi_metrics.def"
-#undef METRIC_OF
-};
-/* The GPU's rows: core/gpu_values.def's metric slots, in its order (VD_APPLY expands the
- * member's name before METRIC makes a string of it). */
+/* Each area's rows: the metric slots of its list (core/host_values.def and the others),
+ * in its order; the struct its members belong to named by METRIC_OF (VD_APPLY expands
+ * the member's name before METRIC makes a string of it). */
 #define VD_MET(ctx, ...)      VD_APPLY(METRIC, VD_MEMBER(ctx), __VA_ARGS__)
 #define VD_MET_L(ctx, ...)    VD_APPLY(METRIC_L, VD_MEMBER(ctx), __VA_ARGS__)
 #define VD_MET_MORE(ctx, ...) VD_APPLY(METRIC_MORE, VD_MEMBER(ctx), __VA_ARGS__)
 #define VD_MET_CODE(ctx, ...) VD_APPLY(METRIC_CODE, VD_STR(VD_MEMBER(ctx)), __VA_ARGS__)
 #define VD_MET_CODE_OF(ctx, members_, name_, type_, help_)                                         \
         METRIC_CODE(members_, name_, type_, help_)
-#define VD_STR(x)                                                 VD_STR_(x)
-#define VD_STR_(x)                                                #x
+#define VD_STR(x)                                        VD_STR_(x)
+#define VD_STR_(x)                                       #x
+#define VALUE(type, member, dims, kind, metric, hist)    VD_SLOT((member, member), metric)
+#define VALUE_V(type, member, dims, valid, metric, hist) VD_SLOT((member, valid), metric)
+#define VALUE_S(type, member, dims, table, metric, hist) VD_SLOT((member, member), metric)
+#define EXTRA(metric)                                    VD_SLOT((, ), metric)
+static const struct metric_def host_rows[] = {
+#define METRIC_OF struct host_frame
+#include "core/host_values.def"
+#undef METRIC_OF
+};
+static const struct metric_def watch_rows[] = {
+#define METRIC_OF struct watch_frame
+#include "core/watch_values.def"
+#undef METRIC_OF
+};
+static const struct metric_def rpi_rows[] = {
+#define METRIC_OF struct rpi_frame
+#include "core/rpi_values.def"
+#undef METRIC_OF
+};
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
+
+/* The GPU's rows: core/gpu_values.def's metric slots, in its order. */
 #define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), metric)
 #define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), metric)
-#define GPU_EXTRA(metric)                                         VD_SLOT((present, present), metric)
+#define GPU_EXTRA(metric)                                         VD_SLOT((, ), metric)
 static const struct metric_def gpu_rows[] = {
 #define METRIC_OF struct gpu_frame
 #include "core/gpu_values.def"

@@ -1,7 +1,7 @@
-/* The /metrics families of the frame's values, one table per area, each from its list
- * (core/host_metrics.def, core/watch_metrics.def, core/rpi_metrics.def,
- * core/gpu_values.def's metric slots): a value's metric is defined once, next to the others, and
- * sink/metrics.c renders the tables in their order. Rows come in two forms:
+/* The /metrics families of the frame's values, one table per area, each from the metric
+ * slots of the area's list (core/host_values.def, core/watch_values.def,
+ * core/rpi_values.def, core/gpu_values.def): a value's metric is defined once, in its
+ * entry, and sink/metrics.c renders the tables in their order. Rows come in two forms:
  *
  *   MR_SERIES: one series, a double member of the area's struct (by name and offset)
  *              times scale, with an optional label key="val"; a row with a name starts a
@@ -37,8 +37,8 @@ struct metric_table {
         size_t n;
 };
 
-/* struct host_frame (core/host_metrics.def); struct watch_frame, one series per watch
- * (core/watch_metrics.def); struct rpi_frame (core/rpi_metrics.def); struct gpu_frame,
+/* struct host_frame (core/host_values.def); struct watch_frame, one series per watch
+ * (core/watch_values.def); struct rpi_frame (core/rpi_values.def); struct gpu_frame,
  * one series per GPU (core/gpu_values.def). */
 extern const struct metric_table host_metrics, watch_metrics, rpi_metrics, gpu_metrics;
 

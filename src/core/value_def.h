@@ -1,4 +1,5 @@
-/* The slots of a value table's entries (core/gpu_values.def): each entry is one macro
+/* The slots of a value table's entries (core/host_values.def, watch_values.def,
+ * rpi_values.def, gpu_values.def): each entry is one macro
  * call naming a member and carrying, in optional slots, everything an output needs to
  * know of it (its CSV columns, its /metrics series, its dashboard history). An includer
  * of a table defines the entry macro to pick the slot it wants and hand it to VD_SLOT
