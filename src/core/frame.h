@@ -102,8 +102,8 @@ struct storage_frame {
 
 /* One GPU, as NVML reports it: its members, their comments, what "missing" is for each
  * (the table gpu_frame_clear walks) and every output of each are core/gpu_values.def. */
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    type member dims;
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) type member dims;
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)    type member dims;
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report) type member dims;
 #define GPU_EXTRA(metric)
 struct gpu_frame {
 #include "core/gpu_values.def"

@@ -60,9 +60,11 @@ const struct field_desc storage_fields[] = {
 };
 #undef FIELD_OF
 
-#define FIELD_OF                                                  struct gpu_frame
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    FIELD(type, member, dims, kind)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) FIELD_V(type, member, dims, valid)
+#define FIELD_OF struct gpu_frame
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        FIELD(type, member, dims, kind)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        FIELD_V(type, member, dims, valid)
 #define GPU_EXTRA(metric)
 const struct field_desc gpu_fields[] = {
 #include "core/gpu_values.def"

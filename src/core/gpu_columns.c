@@ -21,8 +21,10 @@
                  .files = files_},
 #define VD_COL_V2(ctx, pos, name, cell, files, pos2, name2, cell2, files2)                         \
         VD_COL_V(ctx, pos, name, cell, files) VD_COL_V(ctx, pos2, name2, cell2, files2)
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), csv)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), csv)
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        VD_SLOT((member, member), csv)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        VD_SLOT((member, valid), csv)
 #define GPU_EXTRA(metric)
 const struct gpu_column gpu_columns[] = {
 #include "core/gpu_values.def"
@@ -37,6 +39,14 @@ const char *gpu_column_name(enum gpu_cell cell, size_t off)
 {
         for (size_t i = 0; i < gpu_columns_count; i++)
                 if (gpu_columns[i].cell == cell && gpu_columns[i].off == off)
+                        return gpu_columns[i].name;
+        return "";
+}
+
+const char *gpu_column_name_of(size_t off)
+{
+        for (size_t i = 0; i < gpu_columns_count; i++)
+                if (gpu_columns[i].off == off)
                         return gpu_columns[i].name;
         return "";
 }

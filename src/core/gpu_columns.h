@@ -53,6 +53,9 @@ extern const size_t gpu_columns_count;
  * (GC_PER_FAN: the text after "fanK"), for a reader that finds the writer's columns by
  * member; "" when no column does (no header cell vigil writes is empty). */
 const char *gpu_column_name(enum gpu_cell cell, size_t off);
+/* The header name of the first column that writes the member at off, whatever its cell;
+ * "" when none does. */
+const char *gpu_column_name_of(size_t off);
 /* The same for a member named in the source: GPU_COLUMN_NAME(GC_FIXED, temp_c). */
 #define GPU_COLUMN_NAME(cell, member) gpu_column_name(cell, offsetof(struct gpu_frame, member))
 

@@ -68,8 +68,10 @@ static const struct hist_series watch_series[HW_COUNT] = {
 
 #define VD_HIST(ctx, id, reduce_)                                                                  \
         [HG_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), HIST_##reduce_},
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), hist)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), hist)
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        VD_SLOT((member, member), hist)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        VD_SLOT((member, valid), hist)
 #define GPU_EXTRA(metric)
 static const struct hist_series gpu_series[HG_COUNT] = {
 #include "core/gpu_values.def"

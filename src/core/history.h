@@ -77,9 +77,11 @@ enum hist_watch {
 #undef EXTRA
 
 /* The GPU's: core/gpu_values.def's hist slots. */
-#define VD_HIST(ctx, id, reduce)                                  HG_##id,
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), hist)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), hist)
+#define VD_HIST(ctx, id, reduce) HG_##id,
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        VD_SLOT((member, member), hist)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        VD_SLOT((member, valid), hist)
 #define GPU_EXTRA(metric)
 enum hist_gpu {
 #include "core/gpu_values.def"

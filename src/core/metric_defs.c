@@ -71,9 +71,11 @@ static const struct metric_def rpi_rows[] = {
 #undef EXTRA
 
 /* The GPU's rows: core/gpu_values.def's metric slots, in its order. */
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), metric)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), metric)
-#define GPU_EXTRA(metric)                                         VD_SLOT((, ), metric)
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        VD_SLOT((member, member), metric)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        VD_SLOT((member, valid), metric)
+#define GPU_EXTRA(metric) VD_SLOT((, ), metric)
 static const struct metric_def gpu_rows[] = {
 #define METRIC_OF struct gpu_frame
 #include "core/gpu_values.def"

@@ -9,7 +9,7 @@
  *
  *   GPU_VALUE(double, temp_c, , FK_DOUBLE, COL(1, "gpu_temp", GC_FIXED, 0, GPU_CSV_ALL),
  *             MET("vigil_gpu_temperature_celsius", gauge, "GPU core temperature.", 1),
- *             HIST(TEMP_C, max))
+ *             HIST(TEMP_C, max), REP(TEMP, 1, "C", REP_TEXT | REP_CHART))
  *
  * A slot written NAME(args) expands to "VD_NAME, (args)"; VD_SLOT(ctx, slot) calls
  * VD_NAME(ctx, args). ctx is what the emitter needs of the entry, in parentheses:
@@ -36,6 +36,10 @@
 #define MET_MORE(...)    VD_MET_MORE, (__VA_ARGS__)
 #define MET_CODE(...)    VD_MET_CODE, (__VA_ARGS__)
 #define MET_CODE_OF(...) VD_MET_CODE_OF, (__VA_ARGS__)
+/* How `vigil report` reads the value back from the CSV and summarises it (GPU only:
+ * report/gpu_acc.h): REP(ID, decimals, "unit", flags). */
+#define NO_REP   VD_NONE, ()
+#define REP(...) VD_REP, (__VA_ARGS__)
 /* The dashboard's history (core/history.h): HIST(ID, reduce), reduce max, min or last. */
 #define NO_HIST   VD_NONE, ()
 #define HIST(...) VD_HIST, (__VA_ARGS__)

@@ -19,35 +19,31 @@
 #include "core/gpu_columns.h"
 #include "util/parse.h"
 
-/* The member and cell of the writer's column of each field (core/gpu_values.def). */
-#define FIELD_COL(cell, member)                                                                    \
-        {                                                                                          \
-                cell, offsetof(struct gpu_frame, member)                                           \
-        }
+/* Each field's member, summary format and flags: the report slots of
+ * core/gpu_values.def. */
 static const struct {
-        enum gpu_cell cell;
-        size_t off;
-} field_cols[GPU_F_COUNT] = {
-    [GPU_F_TEMP] = FIELD_COL(GC_FIXED, temp_c),
-    [GPU_F_TLIMIT] = FIELD_COL(GC_TLIMIT, temp_max_c),
-    [GPU_F_POWER] = FIELD_COL(GC_FIXED, power_w),
-    [GPU_F_POWER_LIMIT] = FIELD_COL(GC_FIXED, power_limit_w),
-    [GPU_F_PSTATE] = FIELD_COL(GC_FIXED, pstate),
-    [GPU_F_GPU_CLOCK] = FIELD_COL(GC_FIXED, gpu_clock_mhz),
-    [GPU_F_MEM_CLOCK] = FIELD_COL(GC_FIXED, mem_clock_mhz),
-    [GPU_F_GPU_UTIL] = FIELD_COL(GC_FIXED, util_gpu_pct),
-    [GPU_F_MEM_UTIL] = FIELD_COL(GC_FIXED, util_mem_pct),
-    [GPU_F_VRAM_USED] = FIELD_COL(GC_MIB, vram_used_bytes),
-    [GPU_F_PCIE_GEN] = FIELD_COL(GC_FIXED, pcie_gen),
-    [GPU_F_PCIE_WIDTH] = FIELD_COL(GC_FIXED, pcie_width),
-    [GPU_F_S0_TEMP] = FIELD_COL(GC_FIXED, s0_temp),
+        size_t off; /* offsetof the struct gpu_frame member its column writes */
+        int decimals;
+        const char *unit;
+        unsigned flags; /* REP_TEXT, REP_TEXT_LAST, REP_CHART */
+} fields[GPU_F_COUNT] = {
+#define VD_REP(ctx, id, decimals_, unit_, flags_)                                                  \
+        [GPU_F_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), decimals_, unit_, flags_},
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        VD_SLOT((member, member), report)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        VD_SLOT((member, valid), report)
+#define GPU_EXTRA(metric)
+#include "core/gpu_values.def"
+#undef VD_REP
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
 };
-#undef FIELD_COL
 
 const char *gpu_field_name(enum gpu_field f)
 {
-        return (unsigned)f < GPU_F_COUNT ? gpu_column_name(field_cols[f].cell, field_cols[f].off)
-                                         : "";
+        return (unsigned)f < GPU_F_COUNT ? gpu_column_name_of(fields[f].off) : "";
 }
 
 /* The flag types always listed, in this order (the reference logger's anomaly flags). */
@@ -56,20 +52,9 @@ static const char *const known_types[] = {
 };
 #define NKNOWN (sizeof(known_types) / sizeof(known_types[0]))
 
-static const struct {
-        enum gpu_field f;
-        int decimals;
-        const char *unit;
-} text_fields[] = {
-    {GPU_F_TEMP, 1, "C"},        {GPU_F_POWER, 1, "W"},       {GPU_F_POWER_LIMIT, 0, "W"},
-    {GPU_F_GPU_CLOCK, 0, "MHz"}, {GPU_F_MEM_CLOCK, 0, "MHz"}, {GPU_F_GPU_UTIL, 1, "%"},
-    {GPU_F_MEM_UTIL, 1, "%"},    {GPU_F_VRAM_USED, 0, "MB"},
-};
-
 static bool chart_field(enum gpu_field f)
 {
-        return f == GPU_F_TEMP || f == GPU_F_POWER || f == GPU_F_POWER_LIMIT ||
-               f == GPU_F_GPU_CLOCK || f == GPU_F_MEM_CLOCK || f == GPU_F_GPU_UTIL;
+        return fields[f].flags & REP_CHART;
 }
 
 int report_gpu_acc_init(struct report_gpu_acc *a, const char *name, size_t series_cap,
@@ -328,6 +313,15 @@ static void stat_line(struct strbuf *out, const char *name, const struct stat_ac
                   stat_acc_mean(s), u, d, s->max, u);
 }
 
+/* The text summary's lines of the fields with flag (REP_TEXT or REP_TEXT_LAST). */
+static void text_fields(const struct report_gpu_acc *a, struct strbuf *out, unsigned flag)
+{
+        for (int f = 0; f < GPU_F_COUNT; f++)
+                if (fields[f].flags & flag)
+                        stat_line(out, gpu_field_name(f), &a->acc[f], fields[f].decimals,
+                                  fields[f].unit);
+}
+
 static void put_clock(struct strbuf *out, const char *ts)
 {
         size_t n = strlen(ts);
@@ -364,9 +358,7 @@ void report_gpu_acc_text(const struct report_gpu_acc *a, struct strbuf *out)
         put_clock(out, a->last_ts);
         sb_puts(out, ")\n");
         sb_puts(out, rule);
-        for (size_t i = 0; i < sizeof(text_fields) / sizeof(text_fields[0]); i++)
-                stat_line(out, gpu_field_name(text_fields[i].f), &a->acc[text_fields[i].f],
-                          text_fields[i].decimals, text_fields[i].unit);
+        text_fields(a, out, REP_TEXT);
         for (unsigned i = 0; i < a->nfans; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), "fan%u_speed_pct", i);
@@ -374,7 +366,7 @@ void report_gpu_acc_text(const struct report_gpu_acc *a, struct strbuf *out)
                 snprintf(name, sizeof(name), "fan%u_target_pct", i);
                 stat_line(out, name, &a->fan_target[i], 1, "%");
         }
-        stat_line(out, gpu_field_name(GPU_F_S0_TEMP), &a->acc[GPU_F_S0_TEMP], 1, "C");
+        text_fields(a, out, REP_TEXT_LAST);
         sb_puts(out, "\n  Anomaly flags:\n");
         for (unsigned i = 0; i < a->ntypes; i++)
                 sb_printf(out, "    %-18s %8llu\n", a->type_name[i],

@@ -9,25 +9,32 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/value_def.h"
 #include "util/stats.h"
 #include "util/strbuf.h"
 
+/* The GPU columns the report reads back: the values with a report slot in
+ * core/gpu_values.def, REP(ID, decimals, "unit", flags), as GPU_F_<ID> in the table's
+ * order (GPU_F_TEMP: gpu_temp, GPU_F_TLIMIT: gpu_tlimit, ...). */
+#define VD_REP(ctx, id, ...) GPU_F_##id,
+#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
+        VD_SLOT((member, member), report)
+#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
+        VD_SLOT((member, valid), report)
+#define GPU_EXTRA(metric)
 enum gpu_field {
-        GPU_F_TEMP,        /* gpu_temp */
-        GPU_F_TLIMIT,      /* gpu_tlimit */
-        GPU_F_POWER,       /* power_instant */
-        GPU_F_POWER_LIMIT, /* power_limit */
-        GPU_F_PSTATE,      /* pstate */
-        GPU_F_GPU_CLOCK,   /* gpu_clock */
-        GPU_F_MEM_CLOCK,   /* mem_clock */
-        GPU_F_GPU_UTIL,    /* gpu_util */
-        GPU_F_MEM_UTIL,    /* mem_util */
-        GPU_F_VRAM_USED,   /* vram_used_mb */
-        GPU_F_PCIE_GEN,    /* pcie_gen */
-        GPU_F_PCIE_WIDTH,  /* pcie_width */
-        GPU_F_S0_TEMP,     /* sensor0_temp */
+#include "core/gpu_values.def"
         GPU_F_COUNT
 };
+#undef VD_REP
+#undef GPU_VALUE
+#undef GPU_VALUE_V
+#undef GPU_EXTRA
+
+/* A report slot's flags: the field is a line of the text summary, in the table's
+ * order, before the fans' lines (REP_TEXT) or after them (REP_TEXT_LAST); it is drawn
+ * in the HTML report (REP_CHART: its series are kept). */
+enum { REP_TEXT = 1u << 0, REP_TEXT_LAST = 1u << 1, REP_CHART = 1u << 2 };
 
 /* The CSV column name of a field: the writer's (core/gpu_values.def), "" if none. */
 const char *gpu_field_name(enum gpu_field f);
