@@ -78,14 +78,10 @@ struct rpi_v3d_queue {
 struct rpi_frame {
 #include "core/rpi_values.def"
 };
-#undef VALUE
-#undef VALUE_V
-#undef VALUE_S
-#undef EXTRA
 
 /* A file system vigil watches (collect/storage.c): the root's, the log directory's. */
 struct fs_frame {
-#include "core/fs_fields.def" /* mount, fstype, device, size_bytes, avail_bytes, ... */
+#include "core/fs_values.def" /* mount, fstype, device, size_bytes, avail_bytes, ... */
 };
 
 enum { FS_ROOT, FS_LOG, FS_COUNT };
@@ -93,8 +89,12 @@ enum { FS_ROOT, FS_LOG, FS_COUNT };
 
 /* Storage health: file systems and the kernel log's storage error lines. */
 struct storage_frame {
-#include "core/storage_fields.def" /* fs[], errors[], errors_new, last_error */
+#include "core/storage_values.def" /* fs[], errors[], errors_new, last_error */
 };
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
 
 #undef FIELD
 #undef FIELD_V

@@ -43,22 +43,22 @@ const struct field_desc rpi_fields[] = {
 #include "core/rpi_values.def"
 };
 #undef FIELD_OF
-#undef VALUE
-#undef VALUE_V
-#undef VALUE_S
-#undef EXTRA
 
 #define FIELD_OF struct fs_frame
 const struct field_desc fs_fields[] = {
-#include "core/fs_fields.def"
+#include "core/fs_values.def"
 };
 #undef FIELD_OF
 
 #define FIELD_OF struct storage_frame
 const struct field_desc storage_fields[] = {
-#include "core/storage_fields.def"
+#include "core/storage_values.def"
 };
 #undef FIELD_OF
+#undef VALUE
+#undef VALUE_V
+#undef VALUE_S
+#undef EXTRA
 
 #define FIELD_OF struct gpu_frame
 #define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \

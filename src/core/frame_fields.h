@@ -1,6 +1,6 @@
 /* The tables of the frame's area structs (core/frame.h), one entry per member, in member
  * order, from the same lists that declare the structs (core/host_values.def,
- * core/watch_values.def, core/rpi_values.def, core/storage_fields.def,
+ * core/watch_values.def, core/rpi_values.def, core/storage_values.def, core/fs_values.def,
  * core/gpu_values.def and the nested structs' lists): what clears a sample, and what its test
  * walks. */
 #ifndef VIGIL_CORE_FRAME_FIELDS_H

@@ -65,6 +65,16 @@ static const struct metric_def rpi_rows[] = {
 #include "core/rpi_values.def"
 #undef METRIC_OF
 };
+static const struct metric_def fs_rows[] = {
+#define METRIC_OF struct fs_frame
+#include "core/fs_values.def"
+#undef METRIC_OF
+};
+static const struct metric_def storage_rows[] = {
+#define METRIC_OF struct storage_frame
+#include "core/storage_values.def"
+#undef METRIC_OF
+};
 #undef VALUE
 #undef VALUE_V
 #undef VALUE_S
@@ -92,4 +102,6 @@ static const struct metric_def gpu_rows[] = {
 const struct metric_table host_metrics = TABLE(host_rows);
 const struct metric_table watch_metrics = TABLE(watch_rows);
 const struct metric_table rpi_metrics = TABLE(rpi_rows);
+const struct metric_table fs_metrics = TABLE(fs_rows);
+const struct metric_table storage_metrics = TABLE(storage_rows);
 const struct metric_table gpu_metrics = TABLE(gpu_rows);

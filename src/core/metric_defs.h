@@ -41,5 +41,8 @@ struct metric_table {
  * (core/watch_values.def); struct rpi_frame (core/rpi_values.def); struct gpu_frame,
  * one series per GPU (core/gpu_values.def). */
 extern const struct metric_table host_metrics, watch_metrics, rpi_metrics, gpu_metrics;
+/* struct fs_frame, one series per watched file system (core/fs_values.def); struct
+ * storage_frame (core/storage_values.def): sink/metrics_storage.c renders both. */
+extern const struct metric_table fs_metrics, storage_metrics;
 
 #endif

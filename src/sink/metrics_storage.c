@@ -3,32 +3,17 @@
  *   vigil_filesystem_avail_bytes{...}, vigil_filesystem_readonly{...} (0/1),
  *   vigil_filesystem_full_in_seconds{...} (only while free space falls),
  *   vigil_storage_kernel_errors_total{kind="mmc|ext4|f2fs|io"}
- * The label names are node_exporter's filesystem collector's, plus fs (root or log). */
+ * The families, their names and help are the metric slots of core/fs_values.def and
+ * core/storage_values.def. The label names are node_exporter's filesystem collector's,
+ * plus fs (root or log). */
 #include <stddef.h>
 #include <string.h>
 
 #include "collect/storage_parse.h"
+#include "core/metric_defs.h"
 #include "sink/metrics.h"
 
 static const char *const fs_label[FS_COUNT] = {[FS_ROOT] = "root", [FS_LOG] = "log"};
-
-static const struct {
-        const char *name;
-        const char *type;
-        const char *help;
-        size_t off;
-} fs_defs[] = {
-    {"vigil_filesystem_size_bytes", "gauge", "Size of the file system (statvfs).",
-     offsetof(struct fs_frame, size_bytes)},
-    {"vigil_filesystem_avail_bytes", "gauge",
-     "Free space of the file system available to a non-root writer (statvfs).",
-     offsetof(struct fs_frame, avail_bytes)},
-    {"vigil_filesystem_readonly", "gauge", "1 when the file system is mounted read-only.",
-     offsetof(struct fs_frame, readonly)},
-    {"vigil_filesystem_full_in_seconds", "gauge",
-     "Time until the file system is full at the last hour's rate (only while it fills).",
-     offsetof(struct fs_frame, full_in_s)},
-};
 
 static void header(struct strbuf *out, const char *name, const char *type, const char *help)
 {
@@ -59,34 +44,44 @@ static void fs_labels(struct strbuf *out, unsigned i, const struct fs_frame *fs)
         sb_putc(out, '}');
 }
 
+/* The code family of the storage table whose member is member (its name and help). */
+static const struct metric_def *storage_code(const char *member)
+{
+        for (size_t d = 0; d < storage_metrics.n; d++)
+                if (storage_metrics.rows[d].row == MR_CODE &&
+                    strcmp(storage_metrics.rows[d].member, member) == 0)
+                        return &storage_metrics.rows[d];
+        return NULL;
+}
+
 void metrics_render_storage(struct strbuf *out, const struct storage_frame *s)
 {
-        for (size_t d = 0; d < sizeof(fs_defs) / sizeof(fs_defs[0]); d++) {
+        /* core/fs_values.def: one-series families, each series a file system. */
+        for (size_t d = 0; d < fs_metrics.n; d++) {
+                const struct metric_def *m = &fs_metrics.rows[d];
                 bool head = false;
-                for (unsigned i = 0; i < FS_COUNT; i++) {
+                for (unsigned i = 0; i < FS_COUNT && m->row == MR_SERIES && m->name; i++) {
                         double v;
-                        memcpy(&v, (const char *)&s->fs[i] + fs_defs[d].off, sizeof(v));
+                        memcpy(&v, (const char *)&s->fs[i] + m->off, sizeof(v));
                         if (!VAL_OK(v))
                                 continue;
                         if (!head)
-                                header(out, fs_defs[d].name, fs_defs[d].type, fs_defs[d].help);
+                                header(out, m->name, m->type, m->help);
                         head = true;
-                        sb_puts(out, fs_defs[d].name);
+                        sb_puts(out, m->name);
                         fs_labels(out, i, &s->fs[i]);
-                        value(out, v);
+                        value(out, v * m->scale);
                 }
         }
+        const struct metric_def *errs = storage_code("errors");
         bool head = false;
-        for (unsigned k = 0; k < STORAGE_ERR_COUNT; k++) {
+        for (unsigned k = 0; errs && k < STORAGE_ERR_COUNT; k++) {
                 if (!VAL_OK(s->errors[k]))
                         continue;
                 if (!head)
-                        header(out, "vigil_storage_kernel_errors_total", "counter",
-                               "Kernel-log lines reporting storage errors, by subsystem, since "
-                               "boot as far as the kernel's ring held them.");
+                        header(out, errs->name, errs->type, errs->help);
                 head = true;
-                sb_printf(out, "vigil_storage_kernel_errors_total{kind=\"%s\"}",
-                          storage_err_names[k]);
+                sb_printf(out, "%s{kind=\"%s\"}", errs->name, storage_err_names[k]);
                 value(out, s->errors[k]);
         }
 }
