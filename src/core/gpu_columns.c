@@ -21,11 +21,9 @@
                  .files = files_},
 #define VD_COL_V2(ctx, pos, name, cell, files, pos2, name2, cell2, files2)                         \
         VD_COL_V(ctx, pos, name, cell, files) VD_COL_V(ctx, pos2, name2, cell2, files2)
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        VD_SLOT((member, member), csv)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        VD_SLOT((member, valid), csv)
-#define GPU_EXTRA(metric)
+#define GPU_VALUE   VD_GPU_CSV
+#define GPU_VALUE_V VD_GPU_V_CSV
+#define GPU_EXTRA   VD_SKIP
 const struct gpu_column gpu_columns[] = {
 #include "core/gpu_values.def"
 };

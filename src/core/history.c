@@ -39,10 +39,10 @@ struct hist_series {
         enum hist_reduce reduce;
 };
 
-#define VALUE(type, member, dims, kind, metric, hist)    VD_SLOT((member, member), hist)
-#define VALUE_V(type, member, dims, valid, metric, hist) VD_SLOT((member, valid), hist)
-#define VALUE_S(type, member, dims, table, metric, hist) VD_SLOT((member, member), hist)
-#define EXTRA(metric)
+#define VALUE   VD_AREA_HIST
+#define VALUE_V VD_AREA_HIST
+#define VALUE_S VD_AREA_HIST
+#define EXTRA   VD_SKIP
 #define VD_HIST(ctx, id, reduce_)                                                                  \
         [HH_##id] = {offsetof(struct host_frame, VD_MEMBER(ctx)), HIST_##reduce_},
 static const struct hist_series host_series[HH_COUNT] = {
@@ -68,11 +68,9 @@ static const struct hist_series watch_series[HW_COUNT] = {
 
 #define VD_HIST(ctx, id, reduce_)                                                                  \
         [HG_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), HIST_##reduce_},
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        VD_SLOT((member, member), hist)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        VD_SLOT((member, valid), hist)
-#define GPU_EXTRA(metric)
+#define GPU_VALUE   VD_GPU_HIST
+#define GPU_VALUE_V VD_GPU_HIST
+#define GPU_EXTRA   VD_SKIP
 static const struct hist_series gpu_series[HG_COUNT] = {
 #include "core/gpu_values.def"
 };

@@ -49,10 +49,10 @@
 /* The values kept, one enum per area, from the hist slots of the area's list
  * (core/host_values.def, rpi_values.def, watch_values.def, gpu_values.def), which also
  * say how each is reduced over a record's period. */
-#define VALUE(type, member, dims, kind, metric, hist)    VD_SLOT((member, member), hist)
-#define VALUE_V(type, member, dims, valid, metric, hist) VD_SLOT((member, valid), hist)
-#define VALUE_S(type, member, dims, table, metric, hist) VD_SLOT((member, member), hist)
-#define EXTRA(metric)
+#define VALUE                    VD_AREA_HIST
+#define VALUE_V                  VD_AREA_HIST
+#define VALUE_S                  VD_AREA_HIST
+#define EXTRA                    VD_SKIP
 #define VD_HIST(ctx, id, reduce) HH_##id,
 enum hist_host {
 #include "core/host_values.def"
@@ -78,11 +78,9 @@ enum hist_watch {
 
 /* The GPU's: core/gpu_values.def's hist slots. */
 #define VD_HIST(ctx, id, reduce) HG_##id,
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        VD_SLOT((member, member), hist)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        VD_SLOT((member, valid), hist)
-#define GPU_EXTRA(metric)
+#define GPU_VALUE                VD_GPU_HIST
+#define GPU_VALUE_V              VD_GPU_HIST
+#define GPU_EXTRA                VD_SKIP
 enum hist_gpu {
 #include "core/gpu_values.def"
         HG_COUNT

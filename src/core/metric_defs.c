@@ -44,12 +44,12 @@
 #define VD_MET_CODE(ctx, ...) VD_APPLY(METRIC_CODE, VD_STR(VD_MEMBER(ctx)), __VA_ARGS__)
 #define VD_MET_CODE_OF(ctx, members_, name_, type_, help_)                                         \
         METRIC_CODE(members_, name_, type_, help_)
-#define VD_STR(x)                                        VD_STR_(x)
-#define VD_STR_(x)                                       #x
-#define VALUE(type, member, dims, kind, metric, hist)    VD_SLOT((member, member), metric)
-#define VALUE_V(type, member, dims, valid, metric, hist) VD_SLOT((member, valid), metric)
-#define VALUE_S(type, member, dims, table, metric, hist) VD_SLOT((member, member), metric)
-#define EXTRA(metric)                                    VD_SLOT((, ), metric)
+#define VD_STR(x)  VD_STR_(x)
+#define VD_STR_(x) #x
+#define VALUE      VD_AREA_METRIC
+#define VALUE_V    VD_AREA_METRIC
+#define VALUE_S    VD_AREA_METRIC
+#define EXTRA      VD_EXTRA_METRIC
 static const struct metric_def host_rows[] = {
 #define METRIC_OF struct host_frame
 #include "core/host_values.def"
@@ -81,11 +81,9 @@ static const struct metric_def storage_rows[] = {
 #undef EXTRA
 
 /* The GPU's rows: core/gpu_values.def's metric slots, in its order. */
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        VD_SLOT((member, member), metric)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        VD_SLOT((member, valid), metric)
-#define GPU_EXTRA(metric) VD_SLOT((, ), metric)
+#define GPU_VALUE   VD_GPU_METRIC
+#define GPU_VALUE_V VD_GPU_METRIC
+#define GPU_EXTRA   VD_EXTRA_METRIC
 static const struct metric_def gpu_rows[] = {
 #define METRIC_OF struct gpu_frame
 #include "core/gpu_values.def"

@@ -57,4 +57,24 @@
 #define VD_VALID(ctx)             VD_VALID_ ctx
 #define VD_VALID_(member, valid)  valid
 
+/* The entries reduced to one slot. An includer that wants one slot of a list aliases
+ * the list's entry macros to these (#define VALUE VD_AREA_HIST, VALUE_V and VALUE_S
+ * likewise, EXTRA VD_SKIP; #define GPU_VALUE VD_GPU_CSV, GPU_VALUE_V VD_GPU_V_CSV,
+ * GPU_EXTRA VD_SKIP) and #undefs them after the #include. Only the CSV slot reads a
+ * validity member: the others take (member, member) as their context. */
+#define VD_SKIP(...)
+#define VD_EXTRA_METRIC(metric)                                VD_SLOT((, ), metric)
+#define VD_AREA_METRIC(type, member, dims, kind, metric, hist) VD_SLOT((member, member), metric)
+#define VD_AREA_HIST(type, member, dims, kind, metric, hist)   VD_SLOT((member, member), hist)
+#define VD_GPU_CSV(type, member, dims, kind, csv, metric, hist, report)                            \
+        VD_SLOT((member, member), csv)
+#define VD_GPU_V_CSV(type, member, dims, valid, csv, metric, hist, report)                         \
+        VD_SLOT((member, valid), csv)
+#define VD_GPU_METRIC(type, member, dims, kind, csv, metric, hist, report)                         \
+        VD_SLOT((member, member), metric)
+#define VD_GPU_HIST(type, member, dims, kind, csv, metric, hist, report)                           \
+        VD_SLOT((member, member), hist)
+#define VD_GPU_REPORT(type, member, dims, kind, csv, metric, hist, report)                         \
+        VD_SLOT((member, member), report)
+
 #endif

@@ -29,11 +29,9 @@ static const struct {
 } fields[GPU_F_COUNT] = {
 #define VD_REP(ctx, id, decimals_, unit_, flags_)                                                  \
         [GPU_F_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), decimals_, unit_, flags_},
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        VD_SLOT((member, member), report)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        VD_SLOT((member, valid), report)
-#define GPU_EXTRA(metric)
+#define GPU_VALUE   VD_GPU_REPORT
+#define GPU_VALUE_V VD_GPU_REPORT
+#define GPU_EXTRA   VD_SKIP
 #include "core/gpu_values.def"
 #undef VD_REP
 #undef GPU_VALUE

@@ -17,11 +17,9 @@
  * core/gpu_values.def, REP(ID, decimals, "unit", flags), as GPU_F_<ID> in the table's
  * order (GPU_F_TEMP: gpu_temp, GPU_F_TLIMIT: gpu_tlimit, ...). */
 #define VD_REP(ctx, id, ...) GPU_F_##id,
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        VD_SLOT((member, member), report)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        VD_SLOT((member, valid), report)
-#define GPU_EXTRA(metric)
+#define GPU_VALUE            VD_GPU_REPORT
+#define GPU_VALUE_V          VD_GPU_REPORT
+#define GPU_EXTRA            VD_SKIP
 enum gpu_field {
 #include "core/gpu_values.def"
         GPU_F_COUNT
