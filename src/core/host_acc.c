@@ -87,7 +87,7 @@ static bool series_wanted(enum host_field f, unsigned flags)
         return false;
 }
 
-int report_host_acc_init(struct report_host_acc *a, size_t series_cap, unsigned flags)
+int host_acc_init(struct host_acc *a, size_t series_cap, unsigned flags)
 {
         memset(a, 0, sizeof(*a));
         a->first_t = a->last_t = NAN;
@@ -105,11 +105,11 @@ int report_host_acc_init(struct report_host_acc *a, size_t series_cap, unsigned 
         }
         return 0;
 out_free:
-        report_host_acc_free(a);
+        host_acc_free(a);
         return -ENOMEM;
 }
 
-void report_host_acc_free(struct report_host_acc *a)
+void host_acc_free(struct host_acc *a)
 {
         if (!a)
                 return;
@@ -119,7 +119,7 @@ void report_host_acc_free(struct report_host_acc *a)
         a->changes = NULL;
 }
 
-static void add_flag(struct report_host_acc *a, const char *s, size_t n)
+static void add_flag(struct host_acc *a, const char *s, size_t n)
 {
         char tmp[HOST_ACC_FLAG_LEN];
         copy_bounded(tmp, sizeof(tmp), s, n);
@@ -135,7 +135,7 @@ static void add_flag(struct report_host_acc *a, const char *s, size_t n)
 }
 
 /* The union of the comma-separated flags, as the reference builds it. */
-static void note_flags(struct report_host_acc *a, double t, const char *flags)
+static void note_flags(struct host_acc *a, double t, const char *flags)
 {
         if (!flags)
                 flags = "";
@@ -170,7 +170,7 @@ static void copy_ts(char *dst, size_t cap, const char *ts)
         copy_bounded(dst, cap, ts, strlen(ts));
 }
 
-void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row)
+void host_acc_add(struct host_acc *a, const struct host_acc_row *row)
 {
         double t = row->t;
         if (a->rows == 0) {
@@ -211,7 +211,7 @@ static void put_clock(struct strbuf *out, const char *ts)
                 sb_put(out, ts + 11, n - 11 < 8 ? n - 11 : 8);
 }
 
-bool report_host_acc_is_pi(const struct report_host_acc *a)
+bool host_acc_is_pi(const struct host_acc *a)
 {
         static const enum host_field pi_fields[] = {HOST_F_VOLT, HOST_F_ARM_MHZ, HOST_F_CORE_MHZ,
                                                     HOST_F_V3D_MHZ};
@@ -221,9 +221,9 @@ bool report_host_acc_is_pi(const struct report_host_acc *a)
         return a->nflags > 0;
 }
 
-static void text_stats(const struct report_host_acc *a, struct strbuf *out)
+static void text_stats(const struct host_acc *a, struct strbuf *out)
 {
-        bool pi = report_host_acc_is_pi(a);
+        bool pi = host_acc_is_pi(a);
         for (size_t i = 0; i < sizeof(ref_stats) / sizeof(ref_stats[0]); i++) {
                 const struct stat_acc *s = &a->acc[ref_stats[i].f];
                 const char *name = host_field_name(ref_stats[i].f);
@@ -239,7 +239,7 @@ static void text_stats(const struct report_host_acc *a, struct strbuf *out)
         }
 }
 
-static void text_trend(const struct report_host_acc *a, struct strbuf *out)
+static void text_trend(const struct host_acc *a, struct strbuf *out)
 {
         sb_puts(out, "\n  Trend (the leak check):\n");
         for (size_t i = 0; i < sizeof(ref_trend) / sizeof(ref_trend[0]); i++) {
@@ -256,7 +256,7 @@ static int cmp_str(const void *l, const void *r)
         return strcmp(*(const char *const *)l, *(const char *const *)r);
 }
 
-static void text_flags(const struct report_host_acc *a, struct strbuf *out)
+static void text_flags(const struct host_acc *a, struct strbuf *out)
 {
         const char *sorted[HOST_ACC_MAX_FLAGS];
         for (unsigned i = 0; i < a->nflags; i++)
@@ -273,7 +273,7 @@ static void text_flags(const struct report_host_acc *a, struct strbuf *out)
         sb_putc(out, '\n');
 }
 
-static void text_projection(const struct report_host_acc *a, enum host_field f, double level,
+static void text_projection(const struct host_acc *a, enum host_field f, double level,
                             double slope_h, struct strbuf *out)
 {
         if (f == HOST_F_MEM_AVAIL) {
@@ -294,7 +294,7 @@ static void text_projection(const struct report_host_acc *a, enum host_field f, 
                 sb_printf(out, "  (fills /dev/shm in ~%.1f h)", h);
 }
 
-static void text_slopes(const struct report_host_acc *a, struct strbuf *out)
+static void text_slopes(const struct host_acc *a, struct strbuf *out)
 {
         double span_h = (a->last_t - a->first_t) / 3600;
         sb_printf(out, "\n  Period: %s -> %s (%.1f h)\n", a->first_ts, a->last_ts,
@@ -325,7 +325,7 @@ static void text_slopes(const struct report_host_acc *a, struct strbuf *out)
                           HOST_ACC_MAX_FLAGS);
 }
 
-void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out)
+void host_acc_text(const struct host_acc *a, struct strbuf *out)
 {
         if (a->rows == 0)
                 return;
@@ -339,7 +339,7 @@ void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out)
         sb_puts(out, rule);
         text_stats(a, out);
         text_trend(a, out);
-        if (report_host_acc_is_pi(a))
+        if (host_acc_is_pi(a))
                 text_flags(a, out);
         text_slopes(a, out);
 }

@@ -41,7 +41,7 @@ extern const enum host_col host_field_col[HOST_F_COUNT];
 const char *host_field_name(enum host_field f);
 
 /* One host sample. Values in the CSV's units (%, C, V, MHz, MB, counts); NAN when
- * missing. The strings are only read during report_host_acc_add(). */
+ * missing. The strings are only read during host_acc_add(). */
 struct host_acc_row {
         double t;              /* Unix time, seconds */
         const char *timestamp; /* as logged: "2026-12-02T18:12:47.123" */
@@ -58,7 +58,7 @@ struct host_flag_change {
         char flags[160]; /* the flags from then on ("" = none) */
 };
 
-struct report_host_acc {
+struct host_acc {
         uint64_t rows;
         char first_ts[40], last_ts[40];
         double first_t, last_t;
@@ -80,20 +80,20 @@ struct report_host_acc {
 /* Set up an empty accumulator; series keep at most series_cap points
  * (STAT_SERIES_CAP for the same figures as `vigil report`). flags: HOST_ACC_*.
  * 0 or -ENOMEM. Memory: about 32 bytes per series point, six series without
- * HOST_ACC_CHARTS. Free with report_host_acc_free() (NULL-safe, idempotent). */
-int report_host_acc_init(struct report_host_acc *a, size_t series_cap, unsigned flags);
-void report_host_acc_free(struct report_host_acc *a);
+ * HOST_ACC_CHARTS. Free with host_acc_free() (NULL-safe, idempotent). */
+int host_acc_init(struct host_acc *a, size_t series_cap, unsigned flags);
+void host_acc_free(struct host_acc *a);
 
 /* Add one row (rows in time order). Cheap: no allocation, no I/O. */
-void report_host_acc_add(struct report_host_acc *a, const struct host_acc_row *row);
+void host_acc_add(struct host_acc *a, const struct host_acc_row *row);
 
 /* True when the rows came from a Raspberry Pi (firmware voltage or clocks, or throttle
  * flags, were recorded). */
-bool report_host_acc_is_pi(const struct report_host_acc *a);
+bool host_acc_is_pi(const struct host_acc *a);
 
 /* Append the summary text to out: the reference summarise() block, exactly, then
  * vigil's slopes per hour and projections. Nothing when no row was added. On other
  * machines the Pi's rows and its throttle line are left out (not "(no data)"). */
-void report_host_acc_text(const struct report_host_acc *a, struct strbuf *out);
+void host_acc_text(const struct host_acc *a, struct strbuf *out);
 
 #endif

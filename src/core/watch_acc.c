@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-void report_watch_acc_init(struct report_watch_acc *a, size_t series_cap)
+void watch_acc_init(struct watch_acc *a, size_t series_cap)
 {
         memset(a, 0, sizeof(*a));
         a->series_cap = series_cap;
 }
 
-int report_watch_acc_slot(struct report_watch_acc *a, const char *name, size_t len)
+int watch_acc_slot(struct watch_acc *a, const char *name, size_t len)
 {
         if (len == 0 || len >= sizeof(a->w[0].name))
                 return -EINVAL;
@@ -39,8 +39,7 @@ int report_watch_acc_slot(struct report_watch_acc *a, const char *name, size_t l
         return (int)a->n++;
 }
 
-void report_watch_acc_add(struct report_watch_acc *a, unsigned slot, double t,
-                          const double v[WC_COUNT])
+void watch_acc_add(struct watch_acc *a, unsigned slot, double t, const double v[WC_COUNT])
 {
         if (slot >= a->n)
                 return;
@@ -85,7 +84,7 @@ static void text_one(const struct watch_acc_one *w, struct strbuf *out)
         }
 }
 
-void report_watch_acc_text(const struct report_watch_acc *a, struct strbuf *out)
+void watch_acc_text(const struct watch_acc *a, struct strbuf *out)
 {
         if (a->n == 0)
                 return;
@@ -94,7 +93,7 @@ void report_watch_acc_text(const struct report_watch_acc *a, struct strbuf *out)
                 text_one(&a->w[i], out);
 }
 
-void report_watch_acc_free(struct report_watch_acc *a)
+void watch_acc_free(struct watch_acc *a)
 {
         if (!a)
                 return;

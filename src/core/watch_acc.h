@@ -20,23 +20,22 @@ struct watch_acc_one {
         struct stat_series procs, pss; /* for the slopes */
 };
 
-struct report_watch_acc {
+struct watch_acc {
         unsigned n;
         size_t series_cap;
         struct watch_acc_one w[WATCH_ACC_MAX];
 };
 
 /* Set up empty; series keep at most series_cap points each. */
-void report_watch_acc_init(struct report_watch_acc *a, size_t series_cap);
+void watch_acc_init(struct watch_acc *a, size_t series_cap);
 /* The slot of the watch named name[0..len) (added when new). -ENOSPC when
  * WATCH_ACC_MAX watches are known, -ENOMEM, -EINVAL for a name too long. */
-int report_watch_acc_slot(struct report_watch_acc *a, const char *name, size_t len);
+int watch_acc_slot(struct watch_acc *a, const char *name, size_t len);
 /* One row of a watch: values in the CSV's units, NAN when missing; t in seconds. */
-void report_watch_acc_add(struct report_watch_acc *a, unsigned slot, double t,
-                          const double v[WC_COUNT]);
+void watch_acc_add(struct watch_acc *a, unsigned slot, double t, const double v[WC_COUNT]);
 /* The "Watches" section (nothing when no watch was seen). */
-void report_watch_acc_text(const struct report_watch_acc *a, struct strbuf *out);
+void watch_acc_text(const struct watch_acc *a, struct strbuf *out);
 /* Free the series (idempotent). */
-void report_watch_acc_free(struct report_watch_acc *a);
+void watch_acc_free(struct watch_acc *a);
 
 #endif

@@ -41,8 +41,8 @@ static const struct trend_rule trend_rules[] = {
 #define NRULES (sizeof(trend_rules) / sizeof(trend_rules[0]))
 
 struct trend {
-        struct report_host_acc acc;
-        struct report_watch_acc watches; /* the watches with columns of their own */
+        struct host_acc acc;
+        struct watch_acc watches; /* the watches with columns of their own */
         struct host_row row;
         int64_t next_eval_ns;
         bool rising[NRULES];
@@ -56,11 +56,11 @@ static int trend_init(struct vigil_ctx *ctx, void **ret_state)
         struct trend *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        if (report_host_acc_init(&s->acc, TREND_SERIES_CAP, 0) < 0) {
+        if (host_acc_init(&s->acc, TREND_SERIES_CAP, 0) < 0) {
                 free(s);
                 return -ENOMEM;
         }
-        report_watch_acc_init(&s->watches, TREND_SERIES_CAP);
+        watch_acc_init(&s->watches, TREND_SERIES_CAP);
         s->print_summary = !ctx->opt->quiet;
         s->next_eval_ns = 0;
         s->ctx = ctx;
@@ -124,12 +124,12 @@ static void add_watches(struct trend *s, double t)
 {
         for (unsigned i = 0; i < s->row.nwatch; i++) {
                 const struct host_row_watch *w = &s->row.w[i];
-                int slot = report_watch_acc_slot(&s->watches, w->name, strlen(w->name));
+                int slot = watch_acc_slot(&s->watches, w->name, strlen(w->name));
                 if (slot < 0)
                         continue;
                 double cpu = VAL_OK(w->cpu_pct) ? round(w->cpu_pct * 10.0) / 10.0 : w->cpu_pct;
                 const double v[WC_COUNT] = {w->procs, w->pss_mb, cpu, w->threads};
-                report_watch_acc_add(&s->watches, (unsigned)slot, t, v);
+                watch_acc_add(&s->watches, (unsigned)slot, t, v);
         }
 }
 
@@ -140,7 +140,7 @@ static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
         host_row_build(&s->row, ctx->frame);
         fmt_time_iso_ms(s->ts, sizeof(s->ts), s->row.real_ns);
         to_acc_row(&s->row, s->ts, &ar);
-        report_host_acc_add(&s->acc, &ar);
+        host_acc_add(&s->acc, &ar);
         add_watches(s, (double)(s->row.real_ns / 1000000) / 1e3); /* the CSV's milliseconds */
         if (t->mono_ns < s->next_eval_ns)
                 return;
@@ -157,15 +157,15 @@ static void trend_fini(void *state)
         if (s->print_summary && s->acc.rows) {
                 struct strbuf sb;
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
-                        report_host_acc_text(&s->acc, &sb);
-                        report_watch_acc_text(&s->watches, &sb);
+                        host_acc_text(&s->acc, &sb);
+                        watch_acc_text(&s->watches, &sb);
                         fwrite(sb.buf, 1, sb.len, stdout);
                         fflush(stdout);
                         sb_free(&sb);
                 }
         }
-        report_host_acc_free(&s->acc);
-        report_watch_acc_free(&s->watches);
+        host_acc_free(&s->acc);
+        watch_acc_free(&s->watches);
         free(s);
 }
 

@@ -55,8 +55,7 @@ static bool chart_field(enum gpu_field f)
         return fields[f].flags & REP_CHART;
 }
 
-int report_gpu_acc_init(struct report_gpu_acc *a, const char *name, size_t series_cap,
-                        unsigned flags)
+int gpu_acc_init(struct gpu_acc *a, const char *name, size_t series_cap, unsigned flags)
 {
         memset(a, 0, sizeof(*a));
         copy_bounded(a->name, sizeof(a->name), name, strlen(name));
@@ -90,11 +89,11 @@ int report_gpu_acc_init(struct report_gpu_acc *a, const char *name, size_t serie
                 goto out_free;
         return 0;
 out_free:
-        report_gpu_acc_free(a);
+        gpu_acc_free(a);
         return -ENOMEM;
 }
 
-void report_gpu_acc_free(struct report_gpu_acc *a)
+void gpu_acc_free(struct gpu_acc *a)
 {
         if (!a)
                 return;
@@ -108,7 +107,7 @@ void report_gpu_acc_free(struct report_gpu_acc *a)
         a->marks = NULL;
 }
 
-static void add_mark(struct report_gpu_acc *a, double t, const char *text)
+static void add_mark(struct gpu_acc *a, double t, const char *text)
 {
         if (!a->marks)
                 return;
@@ -123,7 +122,7 @@ static void add_mark(struct report_gpu_acc *a, double t, const char *text)
 
 /* Count one anomaly flag by its type: the text before '(' ("TDP_REDUCED(200W)"),
  * or "PWR+" for "PWR+75W". */
-static void count_flag(struct report_gpu_acc *a, double t, const char *s, size_t n)
+static void count_flag(struct gpu_acc *a, double t, const char *s, size_t n)
 {
         size_t tn = 0;
         while (tn < n && s[tn] != '(')
@@ -151,7 +150,7 @@ static void count_flag(struct report_gpu_acc *a, double t, const char *s, size_t
         a->type_count[a->ntypes++] = 1;
 }
 
-static void note_flags(struct report_gpu_acc *a, double t, const char *flags)
+static void note_flags(struct gpu_acc *a, double t, const char *flags)
 {
         if (!flags || !*flags)
                 return;
@@ -166,7 +165,7 @@ static void note_flags(struct report_gpu_acc *a, double t, const char *flags)
         add_mark(a, t, flags);
 }
 
-static unsigned reason_index(struct report_gpu_acc *a, const char *s, size_t n)
+static unsigned reason_index(struct gpu_acc *a, const char *s, size_t n)
 {
         char name[32];
         copy_bounded(name, sizeof(name), s, n);
@@ -183,7 +182,7 @@ static unsigned reason_index(struct report_gpu_acc *a, const char *s, size_t n)
 }
 
 /* The set of reasons in a cell, as a bit mask of reason indexes. */
-static unsigned reasons_mask(struct report_gpu_acc *a, const char *cell)
+static unsigned reasons_mask(struct gpu_acc *a, const char *cell)
 {
         if (!cell || !*cell || strcmp(cell, "None") == 0)
                 return 0;
@@ -206,7 +205,7 @@ static unsigned reasons_mask(struct report_gpu_acc *a, const char *cell)
 }
 
 /* Open and close throttle spans as reasons come and go. */
-static void note_reasons(struct report_gpu_acc *a, double t, unsigned mask)
+static void note_reasons(struct gpu_acc *a, double t, unsigned mask)
 {
         for (unsigned r = 0; r < a->nreasons; r++) {
                 bool on = mask & (1u << r);
@@ -226,7 +225,7 @@ static void note_reasons(struct report_gpu_acc *a, double t, unsigned mask)
         }
 }
 
-static void note_time(struct report_gpu_acc *a, const struct gpu_row *row)
+static void note_time(struct gpu_acc *a, const struct gpu_row *row)
 {
         copy_bounded(a->last_ts, sizeof(a->last_ts), row->timestamp ? row->timestamp : "",
                      row->timestamp ? strlen(row->timestamp) : 0);
@@ -248,7 +247,7 @@ static void note_time(struct report_gpu_acc *a, const struct gpu_row *row)
         a->rows++;
 }
 
-void report_gpu_acc_add(struct report_gpu_acc *a, const struct gpu_row *row)
+void gpu_acc_add(struct gpu_acc *a, const struct gpu_row *row)
 {
         double t = row->t;
         note_time(a, row);
@@ -287,7 +286,7 @@ void report_gpu_acc_add(struct report_gpu_acc *a, const struct gpu_row *row)
         note_reasons(a, t, reasons_mask(a, row->throttle_reasons));
 }
 
-bool report_gpu_acc_open_band(const struct report_gpu_acc *a, unsigned r, struct gpu_band *ret)
+bool gpu_acc_open_band(const struct gpu_acc *a, unsigned r, struct gpu_band *ret)
 {
         if (r >= a->nreasons || isnan(a->reason_since[r]))
                 return false;
@@ -312,7 +311,7 @@ static void stat_line(struct strbuf *out, const char *name, const struct stat_ac
 }
 
 /* The text summary's lines of the fields with flag (REP_TEXT or REP_TEXT_LAST). */
-static void text_fields(const struct report_gpu_acc *a, struct strbuf *out, unsigned flag)
+static void text_fields(const struct gpu_acc *a, struct strbuf *out, unsigned flag)
 {
         for (int f = 0; f < GPU_F_COUNT; f++)
                 if (fields[f].flags & flag)
@@ -327,7 +326,7 @@ static void put_clock(struct strbuf *out, const char *ts)
                 sb_put(out, ts + 11, n - 11 < 8 ? n - 11 : 8);
 }
 
-static void text_reasons(const struct report_gpu_acc *a, struct strbuf *out)
+static void text_reasons(const struct gpu_acc *a, struct strbuf *out)
 {
         uint64_t samples = a->rows - a->failures;
         sb_puts(out, "\n  Throttle reasons during this run (share of samples):\n    ");
@@ -343,7 +342,7 @@ static void text_reasons(const struct report_gpu_acc *a, struct strbuf *out)
         sb_putc(out, '\n');
 }
 
-void report_gpu_acc_text(const struct report_gpu_acc *a, struct strbuf *out)
+void gpu_acc_text(const struct gpu_acc *a, struct strbuf *out)
 {
         if (a->rows == 0)
                 return;

@@ -44,7 +44,7 @@ const char *gpu_field_name(enum gpu_field f);
 #define GPU_ACC_MAX_MARKS   4000 /* anomaly and failure moments kept for charts */
 
 /* One GPU sample. Values in the CSV's units; NAN when missing. Strings are only read
- * during report_gpu_acc_add(). */
+ * during gpu_acc_add(). */
 struct gpu_row {
         double t;              /* Unix time, seconds */
         const char *timestamp; /* as logged: "2026/12/02 18:12:47.123" */
@@ -67,7 +67,7 @@ struct gpu_mark {
         char text[96];
 };
 
-struct report_gpu_acc {
+struct gpu_acc {
         char name[32]; /* "gpu0" */
         uint64_t rows, failures;
         char first_ts[40], last_ts[40];
@@ -99,17 +99,16 @@ struct report_gpu_acc {
 #define GPU_ACC_CHARTS 0x1
 
 /* Set up an empty accumulator named name ("gpu0"). flags: GPU_ACC_CHARTS keeps the
- * series, spans and moments for charts. 0 or -ENOMEM; free with report_gpu_acc_free()
+ * series, spans and moments for charts. 0 or -ENOMEM; free with gpu_acc_free()
  * (NULL-safe, idempotent). */
-int report_gpu_acc_init(struct report_gpu_acc *a, const char *name, size_t series_cap,
-                        unsigned flags);
-void report_gpu_acc_free(struct report_gpu_acc *a);
+int gpu_acc_init(struct gpu_acc *a, const char *name, size_t series_cap, unsigned flags);
+void gpu_acc_free(struct gpu_acc *a);
 /* Add one row (rows in time order). No allocation, no I/O. */
-void report_gpu_acc_add(struct report_gpu_acc *a, const struct gpu_row *row);
+void gpu_acc_add(struct gpu_acc *a, const struct gpu_row *row);
 /* The throttle span of reason r still open at the end, as [since, last_t]; false when
  * the reason is not active at the end. */
-bool report_gpu_acc_open_band(const struct report_gpu_acc *a, unsigned r, struct gpu_band *ret);
+bool gpu_acc_open_band(const struct gpu_acc *a, unsigned r, struct gpu_band *ret);
 /* Append the GPU's summary text to out; nothing when no row was added. */
-void report_gpu_acc_text(const struct report_gpu_acc *a, struct strbuf *out);
+void gpu_acc_text(const struct gpu_acc *a, struct strbuf *out);
 
 #endif

@@ -126,13 +126,13 @@ static void req_add(struct chart_req *q, const char *name, const struct stat_ser
 }
 
 /* A host field's series, named as its column. */
-static void req_host(struct chart_req *q, const struct report_host_acc *a, enum host_field f)
+static void req_host(struct chart_req *q, const struct host_acc *a, enum host_field f)
 {
         req_add(q, host_field_name(f), &a->series[f]);
 }
 
 /* A GPU field's series, named as its column. */
-static void req_gpu(struct chart_req *q, const struct report_gpu_acc *a, enum gpu_field f)
+static void req_gpu(struct chart_req *q, const struct gpu_acc *a, enum gpu_field f)
 {
         req_add(q, gpu_field_name(f), &a->series[f]);
 }
@@ -141,7 +141,7 @@ static void req_gpu(struct chart_req *q, const struct report_gpu_acc *a, enum gp
 static size_t host_markers(const struct report_data *d, struct svg_marker *m, char (*lab)[200])
 {
         size_t n = 0;
-        const struct report_host_acc *a = &d->host;
+        const struct host_acc *a = &d->host;
         for (size_t i = 0; a->changes && i < a->nchanges && n < MAX_MARKERS; i++, n++) {
                 snprintf(lab[n], sizeof(lab[n]), "throttle flags: %s",
                          a->changes[i].flags[0] ? a->changes[i].flags : "none");
@@ -165,7 +165,7 @@ static void host_chart(struct strbuf *out, struct chart_req *q, double x0, doubl
 
 static void host_section(struct strbuf *out, const struct report_data *d)
 {
-        const struct report_host_acc *a = &d->host;
+        const struct host_acc *a = &d->host;
         struct svg_marker *m = calloc(MAX_MARKERS, sizeof(*m));
         char(*lab)[200] = calloc(MAX_MARKERS, sizeof(*lab));
         size_t nm = m && lab ? host_markers(d, m, lab) : 0;
@@ -256,8 +256,8 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         sb_puts(out, "<pre>");
         struct strbuf text;
         if (sb_init_heap(&text, 8192, 1 << 20) == 0) {
-                report_host_acc_text(a, &text);
-                report_watch_acc_text(&d->watches, &text);
+                host_acc_text(a, &text);
+                watch_acc_text(&d->watches, &text);
                 report_text_files(d, "host", &text);
                 sb_xml_escape(out, text.buf, text.len);
                 sb_free(&text);
@@ -266,8 +266,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
 }
 
 /* Throttle spans of every reason, neighbours closer than a pixel merged. */
-static size_t gpu_bands(const struct report_gpu_acc *a, struct svg_band *out, char (*lab)[64],
-                        size_t cap)
+static size_t gpu_bands(const struct gpu_acc *a, struct svg_band *out, char (*lab)[64], size_t cap)
 {
         double px_s = (a->last_t - a->first_t) / CHART_W;
         size_t n = 0;
@@ -278,7 +277,7 @@ static size_t gpu_bands(const struct report_gpu_acc *a, struct svg_band *out, ch
                         struct gpu_band b;
                         if (i < a->nbands)
                                 b = a->bands[i];
-                        else if (report_gpu_acc_open_band(a, r, &open))
+                        else if (gpu_acc_open_band(a, r, &open))
                                 b = open;
                         else
                                 break;
@@ -297,8 +296,7 @@ static size_t gpu_bands(const struct report_gpu_acc *a, struct svg_band *out, ch
         return n;
 }
 
-static void gpu_section(struct strbuf *out, const struct report_data *d,
-                        const struct report_gpu_acc *a)
+static void gpu_section(struct strbuf *out, const struct report_data *d, const struct gpu_acc *a)
 {
         size_t bcap = GPU_ACC_MAX_BANDS + GPU_ACC_MAX_REASONS;
         struct svg_band *bands = calloc(bcap, sizeof(*bands));
@@ -374,7 +372,7 @@ static void gpu_section(struct strbuf *out, const struct report_data *d,
         sb_puts(out, "<pre>");
         struct strbuf text;
         if (sb_init_heap(&text, 8192, 1 << 20) == 0) {
-                report_gpu_acc_text(a, &text);
+                gpu_acc_text(a, &text);
                 report_text_files(d, a->name, &text);
                 sb_xml_escape(out, text.buf, text.len);
                 sb_free(&text);

@@ -11,8 +11,8 @@
 #define MAX_TYPES 6 /* kinds named per counted marker */
 
 /* "under-voltage" for "NOW:under-voltage" items of a comma-joined flags cell. */
-size_t html_pi_bands(const struct report_host_acc *a, struct svg_band *out,
-                     char (*lab)[HTML_BAND_LABEL], size_t cap)
+size_t html_pi_bands(const struct host_acc *a, struct svg_band *out, char (*lab)[HTML_BAND_LABEL],
+                     size_t cap)
 {
         size_t n = 0;
         for (size_t i = 0; a->changes && i < a->nchanges && n < cap; i++) {
@@ -67,8 +67,8 @@ static void count_kinds(struct slot *s, const char *text)
         }
 }
 
-size_t html_counted_marks(const struct report_gpu_acc *a, double x0, double x1,
-                          struct svg_marker *out, char (*lab)[HTML_MARK_LABEL])
+size_t html_counted_marks(const struct gpu_acc *a, double x0, double x1, struct svg_marker *out,
+                          char (*lab)[HTML_MARK_LABEL])
 {
         struct slot *slots = calloc(HTML_MARK_SLOTS, sizeof(*slots));
         if (!slots)

@@ -17,14 +17,14 @@
 
 /* Bands for each throttle condition active now ("NOW:..." in the Pi's flags) between
  * the flag changes a holds, until the next change or its last row; at most cap. */
-size_t html_pi_bands(const struct report_host_acc *a, struct svg_band *out,
-                     char (*lab)[HTML_BAND_LABEL], size_t cap);
+size_t html_pi_bands(const struct host_acc *a, struct svg_band *out, char (*lab)[HTML_BAND_LABEL],
+                     size_t cap);
 
 /* a's anomaly and failure moments in [x0, x1] grouped into HTML_MARK_SLOTS stretches:
  * one marker per stretch that has any, labelled "N anomaly flags: TYPE xK, ...". out
  * and lab hold HTML_MARK_SLOTS entries. Returns the markers written. */
-size_t html_counted_marks(const struct report_gpu_acc *a, double x0, double x1,
-                          struct svg_marker *out, char (*lab)[HTML_MARK_LABEL]);
+size_t html_counted_marks(const struct gpu_acc *a, double x0, double x1, struct svg_marker *out,
+                          char (*lab)[HTML_MARK_LABEL]);
 
 /* A legend (<div class="legend">) of the distinct band labels and marker colours. */
 void html_legend(struct strbuf *out, const struct svg_band *b, size_t nb,

@@ -67,7 +67,7 @@ int log_map_header(const struct csv_reader *r, struct log_map *m)
 
 /* The columns of the watches that have their own (NAME_procs, then NAME_pss_mb,
  * NAME_cpu_pct, NAME_threads anywhere), each given its slot in a. */
-void log_map_watches(const struct csv_reader *r, struct log_map *m, struct report_watch_acc *a)
+void log_map_watches(const struct csv_reader *r, struct log_map *m, struct watch_acc *a)
 {
         const char *procs = watch_col_suffix[WC_PROCS];
         const size_t sl = strlen(procs);
@@ -86,7 +86,7 @@ void log_map_watches(const struct csv_reader *r, struct log_map *m, struct repor
                         cols[c] = find_col(r, col);
                         whole &= cols[c] >= 0;
                 }
-                int slot = whole ? report_watch_acc_slot(a, name, strlen(name)) : -1;
+                int slot = whole ? watch_acc_slot(a, name, strlen(name)) : -1;
                 if (slot < 0)
                         continue;
                 m->wslot[m->nwatch] = slot;

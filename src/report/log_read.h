@@ -44,7 +44,7 @@ int log_map_header(const struct csv_reader *r, struct log_map *m);
 /* The columns of the watches that have their own (NAME_procs, then NAME_pss_mb,
  * NAME_cpu_pct, NAME_threads anywhere) in a host log's header, each given its slot in a
  * (m->nwatch of them; a watch a cannot take is left out). */
-void log_map_watches(const struct csv_reader *r, struct log_map *m, struct report_watch_acc *a);
+void log_map_watches(const struct csv_reader *r, struct log_map *m, struct watch_acc *a);
 
 /* True when the GPU row r holds is a failure row ("NVML_FAILED:<error>"). */
 bool log_is_failure_row(const struct csv_reader *r, const struct log_map *m);

@@ -43,16 +43,16 @@ static void add_host_row(struct report_data *d, struct csv_reader *r, const stru
         if (!log_host_row(r, m, c, &row, wv))
                 return;
         for (unsigned w = 0; w < m->nwatch; w++)
-                report_watch_acc_add(&d->watches, (unsigned)m->wslot[w], row.t, wv[w]);
-        report_host_acc_add(&d->host, &row);
+                watch_acc_add(&d->watches, (unsigned)m->wslot[w], row.t, wv[w]);
+        host_acc_add(&d->host, &row);
 }
 
-static void add_gpu_row(struct report_gpu_acc *a, struct csv_reader *r, const struct log_map *m,
+static void add_gpu_row(struct gpu_acc *a, struct csv_reader *r, const struct log_map *m,
                         struct log_row_ctx *c)
 {
         struct gpu_row row;
         if (log_gpu_row(r, m, c, &row))
-                report_gpu_acc_add(a, &row);
+                gpu_acc_add(a, &row);
 }
 
 /* Open a file and read its header. 0, -errno or -EBADMSG (not a vigil log). */
@@ -124,7 +124,7 @@ static int file_cmp(const void *l, const void *r)
 }
 
 /* Read every row of file f into the host accumulator or gpu. */
-static void read_file(struct report_data *d, struct report_file *f, struct report_gpu_acc *gpu)
+static void read_file(struct report_data *d, struct report_file *f, struct gpu_acc *gpu)
 {
         struct csv_reader r;
         struct log_map m;
@@ -256,19 +256,19 @@ static int read_all(struct report_data *d, bool charts)
                         ngroups++;
         }
         if (d->have_host &&
-            report_host_acc_init(&d->host, STAT_SERIES_CAP, charts ? HOST_ACC_CHARTS : 0) < 0)
+            host_acc_init(&d->host, STAT_SERIES_CAP, charts ? HOST_ACC_CHARTS : 0) < 0)
                 return -ENOMEM;
-        report_watch_acc_init(&d->watches, STAT_SERIES_CAP);
+        watch_acc_init(&d->watches, STAT_SERIES_CAP);
         d->gpus = calloc(ngroups ? ngroups : 1, sizeof(*d->gpus));
         if (!d->gpus)
                 return -ENOMEM;
-        struct report_gpu_acc *gpu = NULL;
+        struct gpu_acc *gpu = NULL;
         for (size_t i = 0; i < d->nfiles; i++) {
                 struct report_file *f = &d->files[i];
                 if (f->kind == REPORT_GPU && (!gpu || strcmp(gpu->name, f->group) != 0)) {
                         gpu = &d->gpus[d->ngpus];
-                        if (report_gpu_acc_init(gpu, f->group, STAT_SERIES_CAP,
-                                                charts ? GPU_ACC_CHARTS : 0) < 0)
+                        if (gpu_acc_init(gpu, f->group, STAT_SERIES_CAP,
+                                         charts ? GPU_ACC_CHARTS : 0) < 0)
                                 return -ENOMEM;
                         d->ngpus++;
                 }
@@ -354,12 +354,12 @@ static void build_text(const struct report_data *d, struct strbuf *out)
 {
         findings_text(&d->findings, "  ", out);
         if (d->have_host) {
-                report_host_acc_text(&d->host, out);
-                report_watch_acc_text(&d->watches, out);
+                host_acc_text(&d->host, out);
+                watch_acc_text(&d->watches, out);
                 report_text_files(d, "host", out);
         }
         for (size_t g = 0; g < d->ngpus; g++) {
-                report_gpu_acc_text(&d->gpus[g], out);
+                gpu_acc_text(&d->gpus[g], out);
                 report_text_files(d, d->gpus[g].name, out);
         }
         report_text_events(d, out);
@@ -368,11 +368,11 @@ static void build_text(const struct report_data *d, struct strbuf *out)
 static void data_free(struct report_data *d)
 {
         if (d->have_host) {
-                report_host_acc_free(&d->host);
-                report_watch_acc_free(&d->watches);
+                host_acc_free(&d->host);
+                watch_acc_free(&d->watches);
         }
         for (size_t g = 0; g < d->ngpus; g++)
-                report_gpu_acc_free(&d->gpus[g]);
+                gpu_acc_free(&d->gpus[g]);
         free(d->gpus);
         free(d->files);
         events_free(&d->events);

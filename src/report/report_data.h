@@ -32,9 +32,9 @@ struct report_data {
         struct report_file *files; /* the readable files, in the order summarised */
         size_t nfiles;
         bool have_host;
-        struct report_host_acc host;
-        struct report_watch_acc watches; /* the watches' own columns of the host logs */
-        struct report_gpu_acc *gpus;
+        struct host_acc host;
+        struct watch_acc watches; /* the watches' own columns of the host logs */
+        struct gpu_acc *gpus;
         size_t ngpus;
         struct event_list events;
         bool have_events;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void from_gpu(const struct report_gpu_acc *a, struct findings *f)
+static void from_gpu(const struct gpu_acc *a, struct findings *f)
 {
         findings_add_source(f, a->name);
         if (a->failures) {
@@ -53,7 +53,7 @@ static const struct {
 
 #define LEAK_MIN_SPAN_S 1800.0
 
-static void leaks(const struct report_host_acc *a, struct findings *f)
+static void leaks(const struct host_acc *a, struct findings *f)
 {
         char text[FINDING_TEXT_LEN];
         double slope, level;
@@ -83,11 +83,11 @@ static void leaks(const struct report_host_acc *a, struct findings *f)
 
 /* The Pi's flags as logged ("NOW:under-voltage", "HAS:throttling occurred"), keyed as
  * events.log names the conditions ("under-voltage", "throttling occurred"). */
-static void from_host(const struct report_host_acc *a, struct findings *f)
+static void from_host(const struct host_acc *a, struct findings *f)
 {
         findings_add_source(f, "host");
         leaks(a, f);
-        if (!report_host_acc_is_pi(a))
+        if (!host_acc_is_pi(a))
                 return;
         findings_add_source(f, "pi");
         for (unsigned i = 0; i < a->nflags; i++) {

@@ -220,8 +220,8 @@ static void test_host_round_trip(void **state)
         host_row_csv(&sb, &hr, hr.ncpu);
         read_header(&rb, &sb);
         struct log_map m;
-        struct report_watch_acc wa;
-        report_watch_acc_init(&wa, 16);
+        struct watch_acc wa;
+        watch_acc_init(&wa, 16);
         assert_int_equal(log_map_header(&rb.r, &m), 0);
         assert_int_equal(m.kind, REPORT_HOST);
         log_map_watches(&rb.r, &m, &wa);
@@ -266,7 +266,7 @@ static void test_host_round_trip(void **state)
         assert_string_equal(row.throttle_flags, hr.throttle_flags);
         for (unsigned k = 0; k < WC_COUNT; k++)
                 assert_true(wrow[0][k] == wv[k]);
-        report_watch_acc_free(&wa);
+        watch_acc_free(&wa);
         csv_reader_close(&rb.r);
 }
 

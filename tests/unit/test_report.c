@@ -302,8 +302,8 @@ static void test_html(void **state)
 static void test_acc_from_values(void **state)
 {
         (void)state;
-        struct report_host_acc a;
-        assert_int_equal(report_host_acc_init(&a, STAT_SERIES_CAP, 0), 0);
+        struct host_acc a;
+        assert_int_equal(host_acc_init(&a, STAT_SERIES_CAP, 0), 0);
         for (int i = 0; i < 8; i++) {
                 char ts[64];
                 snprintf(ts, sizeof(ts), "2026-12-02T10:0%d:%02d.000", i / 6, (i * 10) % 60);
@@ -322,11 +322,11 @@ static void test_acc_from_values(void **state)
                                      : i == 5
                                          ? "NOW:under-voltage,HAS:under-voltage occurred"
                                          : "HAS:throttling occurred,HAS:under-voltage occurred";
-                report_host_acc_add(&a, &row);
+                host_acc_add(&a, &row);
         }
         struct strbuf sb;
         assert_int_equal(sb_init_heap(&sb, 4096, 1 << 20), 0);
-        report_host_acc_text(&a, &sb);
+        host_acc_text(&a, &sb);
         const char *want =
             "\n"
             "  "
@@ -369,8 +369,8 @@ static void test_acc_from_values(void **state)
                 fail();
         }
         sb_free(&sb);
-        report_host_acc_free(&a);
-        report_host_acc_free(&a);
+        host_acc_free(&a);
+        host_acc_free(&a);
 }
 
 static void test_tstamp(void **state)
