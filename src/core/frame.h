@@ -48,9 +48,9 @@ struct host_temp {
 #define FIELD_V(type, member, dims, valid) type member dims;
 #define FIELD_S(type, member, dims, table) type member dims;
 /* The areas whose lists carry their outputs (core/host_values.def for the forms). */
-#define VALUE(type, member, dims, kind, metric, hist)    type member dims;
-#define VALUE_V(type, member, dims, valid, metric, hist) type member dims;
-#define VALUE_S(type, member, dims, table, metric, hist) type member dims;
+#define VALUE(type, member, dims, kind, csv, metric, hist)    type member dims;
+#define VALUE_V(type, member, dims, valid, csv, metric, hist) type member dims;
+#define VALUE_S(type, member, dims, table, csv, metric, hist) type member dims;
 #define EXTRA(metric)
 
 /* The host's values: core/host_values.def. */

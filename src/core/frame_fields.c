@@ -15,9 +15,9 @@
         {FIELD_M(member), .kind = FK_STRUCT, .sub = table, .nsub = &table##_count,                 \
          .elem = sizeof(type)},
 
-#define VALUE(type, member, dims, kind, metric, hist)    FIELD(type, member, dims, kind)
-#define VALUE_V(type, member, dims, valid, metric, hist) FIELD_V(type, member, dims, valid)
-#define VALUE_S(type, member, dims, table, metric, hist) FIELD_S(type, member, dims, table)
+#define VALUE(type, member, dims, kind, csv, metric, hist)    FIELD(type, member, dims, kind)
+#define VALUE_V(type, member, dims, valid, csv, metric, hist) FIELD_V(type, member, dims, valid)
+#define VALUE_S(type, member, dims, table, csv, metric, hist) FIELD_S(type, member, dims, table)
 #define EXTRA(metric)
 
 #define FIELD_OF struct host_frame

@@ -23,63 +23,47 @@
 
 #include "util/parse.h"
 
-const enum host_col host_field_col[HOST_F_COUNT] = {
-    [HOST_F_CPU_TOTAL] = HC_CPU_TOTAL,
-    [HOST_F_LOAD1] = HC_LOAD1,
-    [HOST_F_TEMP] = HC_TEMP,
-    [HOST_F_VOLT] = HC_VOLT,
-    [HOST_F_ARM_MHZ] = HC_ARM,
-    [HOST_F_CORE_MHZ] = HC_CORE,
-    [HOST_F_V3D_MHZ] = HC_V3D,
-    [HOST_F_ARM_CFG_MHZ] = HC_ARM_CFG,
-    [HOST_F_MEM_USED] = HC_MEM_USED,
-    [HOST_F_MEM_AVAIL] = HC_MEM_AVAIL,
-    [HOST_F_SHM_USED] = HC_SHM_USED,
-    [HOST_F_PLAYER_PSS] = HC_PLAYER_PSS,
-    [HOST_F_PLAYER_CPU] = HC_PLAYER_CPU,
-    [HOST_F_CHROMIUM_PROCS] = HC_CHROMIUM_PROCS,
-    [HOST_F_CHROMIUM_PSS] = HC_CHROMIUM_PSS,
-    [HOST_F_SHM_TOTAL] = HC_SHM_TOTAL,
-};
-
-const char *host_field_name(enum host_field f)
-{
-        return (unsigned)f < HOST_F_COUNT ? host_col_name(host_field_col[f]) : "";
-}
-
 /* The reference's min/avg/max lines: field, decimals, unit. */
 static const struct {
-        enum host_field f;
+        enum host_col f;
         int decimals;
         const char *unit;
 } ref_stats[] = {
-    {HOST_F_CPU_TOTAL, 1, "%"},     {HOST_F_TEMP, 1, "C"},       {HOST_F_ARM_MHZ, 0, "MHz"},
-    {HOST_F_V3D_MHZ, 0, "MHz"},     {HOST_F_VOLT, 3, "V"},       {HOST_F_MEM_AVAIL, 0, "MB"},
-    {HOST_F_PLAYER_PSS, 0, "MB"},   {HOST_F_PLAYER_CPU, 1, "%"}, {HOST_F_CHROMIUM_PROCS, 0, ""},
-    {HOST_F_CHROMIUM_PSS, 0, "MB"},
+    {HC_CPU_TOTAL, 1, "%"},     {HC_TEMP, 1, "C"},       {HC_ARM, 0, "MHz"},
+    {HC_V3D, 0, "MHz"},         {HC_VOLT, 3, "V"},       {HC_MEM_AVAIL, 0, "MB"},
+    {HC_PLAYER_PSS, 0, "MB"},   {HC_PLAYER_CPU, 1, "%"}, {HC_CHROMIUM_PROCS, 0, ""},
+    {HC_CHROMIUM_PSS, 0, "MB"},
 };
 
 /* The reference's leak check, in its order. */
-static const enum host_field ref_trend[] = {
-    HOST_F_PLAYER_PSS,
-    HOST_F_CHROMIUM_PROCS,
-    HOST_F_MEM_AVAIL,
-    HOST_F_TEMP,
+static const enum host_col ref_trend[] = {
+    HC_PLAYER_PSS,
+    HC_CHROMIUM_PROCS,
+    HC_MEM_AVAIL,
+    HC_TEMP,
 };
 
 /* vigil's slopes: field and unit per hour. */
 static const struct {
-        enum host_field f;
+        enum host_col f;
         const char *unit;
 } slope_fields[] = {
-    {HOST_F_MEM_AVAIL, "MB/h"},    {HOST_F_PLAYER_PSS, "MB/h"}, {HOST_F_CHROMIUM_PROCS, "procs/h"},
-    {HOST_F_CHROMIUM_PSS, "MB/h"}, {HOST_F_SHM_USED, "MB/h"},   {HOST_F_TEMP, "C/h"},
+    {HC_MEM_AVAIL, "MB/h"},    {HC_PLAYER_PSS, "MB/h"}, {HC_CHROMIUM_PROCS, "procs/h"},
+    {HC_CHROMIUM_PSS, "MB/h"}, {HC_SHM_USED, "MB/h"},   {HC_TEMP, "C/h"},
 };
 
-static bool series_wanted(enum host_field f, unsigned flags)
+/* The series the HTML report charts (report/html.c), beside the slopes'. */
+static const enum host_col chart_cols[] = {
+    HC_CPU_TOTAL, HC_TEMP, HC_MEM_AVAIL, HC_SHM_USED,     HC_PLAYER_PSS,     HC_ARM,
+    HC_CORE,      HC_V3D,  HC_ARM_CFG,   HC_CHROMIUM_PSS, HC_CHROMIUM_PROCS,
+};
+
+static bool series_wanted(enum host_col f, unsigned flags)
 {
-        if (flags & HOST_ACC_CHARTS)
-                return f != HOST_F_SHM_TOTAL;
+        for (size_t i = 0;
+             (flags & HOST_ACC_CHARTS) && i < sizeof(chart_cols) / sizeof(chart_cols[0]); i++)
+                if (chart_cols[i] == f)
+                        return true;
         for (size_t i = 0; i < sizeof(slope_fields) / sizeof(slope_fields[0]); i++) {
                 if (slope_fields[i].f == f)
                         return true;
@@ -91,7 +75,7 @@ int host_acc_init(struct host_acc *a, size_t series_cap, unsigned flags)
 {
         memset(a, 0, sizeof(*a));
         a->first_t = a->last_t = NAN;
-        for (int f = 0; f < HOST_F_COUNT; f++) {
+        for (int f = 0; f < HC_COUNT; f++) {
                 stat_acc_init(&a->acc[f]);
                 if (!series_wanted(f, flags))
                         continue;
@@ -113,7 +97,7 @@ void host_acc_free(struct host_acc *a)
 {
         if (!a)
                 return;
-        for (int f = 0; f < HOST_F_COUNT; f++)
+        for (int f = 0; f < HC_COUNT; f++)
                 stat_series_free(&a->series[f]);
         free(a->changes);
         a->changes = NULL;
@@ -181,7 +165,7 @@ void host_acc_add(struct host_acc *a, const struct host_acc_row *row)
                 double dt = t - a->last_t;
                 bool gap = a->dt_est > 0 && dt > fmax(30, 10 * a->dt_est);
                 if (gap) {
-                        for (int f = 0; f < HOST_F_COUNT; f++)
+                        for (int f = 0; f < HC_COUNT; f++)
                                 a->series[f].gap_pending = true;
                 } else if (dt > 0) {
                         a->dt_est = a->dt_est > 0 ? 0.9 * a->dt_est + 0.1 * dt : dt;
@@ -189,7 +173,7 @@ void host_acc_add(struct host_acc *a, const struct host_acc_row *row)
         }
         copy_ts(a->last_ts, sizeof(a->last_ts), row->timestamp);
         a->last_t = t;
-        for (int f = 0; f < HOST_F_COUNT; f++) {
+        for (int f = 0; f < HC_COUNT; f++) {
                 stat_acc_add(&a->acc[f], row->v[f]);
                 if (a->series[f].p && isfinite(t))
                         stat_series_add(&a->series[f], t, row->v[f]);
@@ -213,8 +197,7 @@ static void put_clock(struct strbuf *out, const char *ts)
 
 bool host_acc_is_pi(const struct host_acc *a)
 {
-        static const enum host_field pi_fields[] = {HOST_F_VOLT, HOST_F_ARM_MHZ, HOST_F_CORE_MHZ,
-                                                    HOST_F_V3D_MHZ};
+        static const enum host_col pi_fields[] = {HC_VOLT, HC_ARM, HC_CORE, HC_V3D};
         for (size_t i = 0; i < sizeof(pi_fields) / sizeof(pi_fields[0]); i++)
                 if (a->acc[pi_fields[i]].n)
                         return true;
@@ -226,7 +209,7 @@ static void text_stats(const struct host_acc *a, struct strbuf *out)
         bool pi = host_acc_is_pi(a);
         for (size_t i = 0; i < sizeof(ref_stats) / sizeof(ref_stats[0]); i++) {
                 const struct stat_acc *s = &a->acc[ref_stats[i].f];
-                const char *name = host_field_name(ref_stats[i].f);
+                const char *name = host_col_name(ref_stats[i].f);
                 int d = ref_stats[i].decimals;
                 const char *u = ref_stats[i].unit;
                 if (s->n == 0) {
@@ -247,7 +230,7 @@ static void text_trend(const struct host_acc *a, struct strbuf *out)
                 if (isnan(delta))
                         continue;
                 sb_printf(out, "  %-18s %s  %+8.1f (first->last quarter)\n",
-                          host_field_name(ref_trend[i]), delta > 0 ? "RISING " : "falling", delta);
+                          host_col_name(ref_trend[i]), delta > 0 ? "RISING " : "falling", delta);
         }
 }
 
@@ -273,18 +256,18 @@ static void text_flags(const struct host_acc *a, struct strbuf *out)
         sb_putc(out, '\n');
 }
 
-static void text_projection(const struct host_acc *a, enum host_field f, double level,
-                            double slope_h, struct strbuf *out)
+static void text_projection(const struct host_acc *a, enum host_col f, double level, double slope_h,
+                            struct strbuf *out)
 {
-        if (f == HOST_F_MEM_AVAIL) {
+        if (f == HC_MEM_AVAIL) {
                 double h = stat_hours_to_zero(level, slope_h);
                 if (!isnan(h))
                         sb_printf(out, "  (reaches 0 in ~%.1f h)", h);
                 return;
         }
-        if (f != HOST_F_SHM_USED || !(slope_h > 0))
+        if (f != HC_SHM_USED || !(slope_h > 0))
                 return;
-        double total = a->acc[HOST_F_SHM_TOTAL].max; /* NAN when the column is absent */
+        double total = a->acc[HC_SHM_TOTAL].max; /* NAN when the column is absent */
         if (isnan(total)) {
                 sb_puts(out, "  (/dev/shm size unknown: no projection)");
                 return;
@@ -302,24 +285,24 @@ static void text_slopes(const struct host_acc *a, struct strbuf *out)
         sb_puts(out, "  Slope per hour (Theil-Sen, robust to spikes):\n");
         bool decimated = false;
         for (size_t i = 0; i < sizeof(slope_fields) / sizeof(slope_fields[0]); i++) {
-                enum host_field f = slope_fields[i].f;
+                enum host_col f = slope_fields[i].f;
                 const struct stat_series *s = &a->series[f];
                 double slope, level;
                 if (s->total < 8 ||
                     stat_series_theil_sen(s, STAT_TS_MAX_POINTS, &slope, &level) < 0) {
-                        sb_printf(out, "  %-18s (too few samples)\n", host_field_name(f));
+                        sb_printf(out, "  %-18s (too few samples)\n", host_col_name(f));
                         continue;
                 }
                 decimated |= !stat_series_exact(s);
                 double slope_h = slope * 3600;
-                sb_printf(out, "  %-18s %+8.1f %s", host_field_name(f), slope_h,
+                sb_printf(out, "  %-18s %+8.1f %s", host_col_name(f), slope_h,
                           slope_fields[i].unit);
                 text_projection(a, f, level, slope_h, out);
                 sb_putc(out, '\n');
         }
         if (decimated)
                 sb_printf(out, "  (more samples than %zu per series: trends use merged points)\n",
-                          a->series[HOST_F_MEM_AVAIL].cap);
+                          a->series[HC_MEM_AVAIL].cap);
         if (a->flags_dropped)
                 sb_printf(out, "  (more than %d distinct throttle flags: some not listed)\n",
                           HOST_ACC_MAX_FLAGS);

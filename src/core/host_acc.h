@@ -13,39 +13,12 @@
 #include "util/stats.h"
 #include "util/strbuf.h"
 
-/* The host log columns the summary uses (a subset of the row's, core/host_row.h). */
-enum host_field {
-        HOST_F_CPU_TOTAL,      /* cpu_total_pct */
-        HOST_F_LOAD1,          /* load1 */
-        HOST_F_TEMP,           /* temp_c */
-        HOST_F_VOLT,           /* volt_core_v */
-        HOST_F_ARM_MHZ,        /* arm_mhz */
-        HOST_F_CORE_MHZ,       /* core_mhz */
-        HOST_F_V3D_MHZ,        /* v3d_mhz */
-        HOST_F_ARM_CFG_MHZ,    /* arm_cur_mhz_cfg */
-        HOST_F_MEM_USED,       /* mem_used_mb */
-        HOST_F_MEM_AVAIL,      /* mem_avail_mb */
-        HOST_F_SHM_USED,       /* shm_used_mb */
-        HOST_F_PLAYER_PSS,     /* player_pss_mb */
-        HOST_F_PLAYER_CPU,     /* player_cpu_pct */
-        HOST_F_CHROMIUM_PROCS, /* chromium_procs */
-        HOST_F_CHROMIUM_PSS,   /* chromium_pss_mb */
-        HOST_F_SHM_TOTAL,      /* shm_total_mb: an optional extra column */
-        HOST_F_COUNT
-};
-
-/* The host row's column of each field. */
-extern const enum host_col host_field_col[HOST_F_COUNT];
-
-/* The CSV column name of a field: the writer's (host_col_name()). */
-const char *host_field_name(enum host_field f);
-
 /* One host sample. Values in the CSV's units (%, C, V, MHz, MB, counts); NAN when
  * missing. The strings are only read during host_acc_add(). */
 struct host_acc_row {
-        double t;              /* Unix time, seconds */
-        const char *timestamp; /* as logged: "2026-12-02T18:12:47.123" */
-        double v[HOST_F_COUNT];
+        double t;                   /* Unix time, seconds */
+        const char *timestamp;      /* as logged: "2026-12-02T18:12:47.123" */
+        double v[HC_COUNT];         /* each numeric column (host_col_numeric) */
         const char *throttle_flags; /* comma-joined, as logged; NULL or "" for none */
 };
 
@@ -62,9 +35,9 @@ struct host_acc {
         uint64_t rows;
         char first_ts[40], last_ts[40];
         double first_t, last_t;
-        struct stat_acc acc[HOST_F_COUNT];
-        struct stat_series series[HOST_F_COUNT]; /* .p is NULL where not kept */
-        double dt_est;                           /* typical time between rows */
+        struct stat_acc acc[HC_COUNT];
+        struct stat_series series[HC_COUNT]; /* .p is NULL where not kept */
+        double dt_est;                       /* typical time between rows */
         unsigned nflags;
         char flags[HOST_ACC_MAX_FLAGS][HOST_ACC_FLAG_LEN]; /* the union, unsorted */
         bool flags_dropped;                                /* more than fit */

@@ -3,25 +3,34 @@
 #ifndef VIGIL_CORE_HOST_ROW_H
 #define VIGIL_CORE_HOST_ROW_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/frame.h"
 #include "util/strbuf.h"
 
-/* Numeric columns, in CSV order (cpuN_pct, governor and throttle_flags sit between). */
+/* The host log's columns, in the file's order: the reference monitor's, then vigil's.
+ * Each is declared, with its name, format and the value it is made of, by the value it
+ * comes from in its area's table (core/host_values.def, rpi_values.def,
+ * watch_values.def, fs_values.def, storage_values.def); a column no table declares
+ * fails test_csv_roundtrip. */
 enum host_col {
+        HC_TIMESTAMP, /* the host sample's time */
         HC_UPTIME,    /* uptime_s: age of the oldest "player" process */
         HC_CPU_TOTAL, /* cpu_total_pct */
+        HC_CPUS,      /* cpu0_pct, cpu1_pct, ...: one per core of the file's header */
         HC_LOAD1,
         HC_LOAD5,
         HC_LOAD15,
-        HC_TEMP, /* temp_c */
+        HC_TEMP, /* temp_c: sysfs, else the firmware */
         HC_VOLT, /* volt_core_v */
         HC_ARM,  /* arm_mhz (measured) */
         HC_CORE,
         HC_V3D,
         HC_PIXEL,
         HC_H264,
+        HC_GOVERNOR, /* cpu0's cpufreq governor */
         HC_ARM_CFG,  /* arm_cur_mhz_cfg: cpufreq's request for cpu0 */
         HC_MEM_USED, /* MB = bytes / 2^20 */
         HC_MEM_AVAIL,
@@ -31,7 +40,8 @@ enum host_col {
         HC_PLAYER_THREADS,
         HC_CHROMIUM_PROCS,
         HC_CHROMIUM_PSS,
-        HC_THROTTLED, /* the raw word; written as 0x50000 */
+        HC_THROTTLED,      /* the raw word; written as 0x50000 */
+        HC_THROTTLE_FLAGS, /* its conditions' names */
         /* vigil's columns, after the reference's */
         HC_MEM_TOTAL,
         HC_SHM_TOTAL,
@@ -45,28 +55,38 @@ enum host_col {
         HC_COUNT
 };
 
-/* The header's name of a numeric column ("uptime_s", "cpu_total_pct", ...). */
+/* How a column is written. The numbers are the reference's Python csv.DictWriter
+ * output: HF_PY repr() of a float, HF_PCT1 psutil's one-decimal percentage, HF_INT a
+ * count, HF_HEX hex() of a word. The others are not numbers: HF_TIME the ISO 8601 time
+ * to the ms, HF_CORES one HF_PCT1 column per core, HF_TEXT and HF_FLAGS a string. */
+enum host_col_fmt { HF_PY, HF_PCT1, HF_INT, HF_HEX, HF_TIME, HF_CORES, HF_TEXT, HF_FLAGS };
+
+/* The header's name of a column ("uptime_s", "cpu_total_pct", ...; for HC_CPUS the
+ * part before the core's number, "cpu"); "" for no column. */
 const char *host_col_name(enum host_col c);
+/* A column's format. */
+enum host_col_fmt host_col_fmt(enum host_col c);
+/* True for a column holding one number the summaries read back (HF_PY, HF_PCT1,
+ * HF_INT; a HF_HEX word is read as its flags). */
+bool host_col_numeric(enum host_col c);
+/* A value as its column holds it once written and read back (HF_PCT1 keeps one
+ * decimal); NAN stays NAN. */
+double host_col_logged(enum host_col c, double v);
+/* The name of core i's column into buf ("cpu3_pct"). */
+void host_core_col_name(char *buf, size_t cap, unsigned i);
 
-/* The header's names of the other columns: the time stamp (first), one per core
- * (HOST_COL_CPU_FMT with the core's number, after cpu_total_pct), cpu0's governor
- * (after h264_mhz) and the throttle flags (after throttled_raw). */
-#define HOST_COL_TIMESTAMP      "timestamp"
-#define HOST_COL_CPU_FMT        "cpu%u_pct"
-#define HOST_COL_GOVERNOR       "governor"
-#define HOST_COL_THROTTLE_FLAGS "throttle_flags"
-
-/* A watch other than player and chromium has four columns, NAME followed by each
- * suffix in this order, after vigil's columns, in the order the watches were given. */
+/* A watch without reference columns (every watch but player and chromium) has four
+ * columns, NAME followed by each suffix in this order, after vigil's columns, in the
+ * order the watches were given. */
 enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
 
-/* The column name suffixes, "_procs" ... "_threads". */
-extern const char *const watch_col_suffix[WC_COUNT];
+/* A column's name suffix, "_procs" ... "_threads" (core/watch_values.def); "" for none. */
+const char *watch_col_suffix(enum watch_col c);
 
 /* One such watch's values. */
 struct host_row_watch {
         char name[32];
-        double procs, pss_mb, cpu_pct, threads;
+        double v[WC_COUNT];
 };
 
 struct host_row {
@@ -74,7 +94,7 @@ struct host_row {
         unsigned nwatch; /* entries of w[] */
         struct host_row_watch w[VIGIL_MAX_WATCHES];
         unsigned ncpu;
-        double v[HC_COUNT];
+        double v[HC_COUNT]; /* the numeric columns' values */
         double cpu[VIGIL_MAX_CPUS];
         char governor[24];
         char throttle_flags[200];

@@ -68,7 +68,7 @@ static void text_one(const struct watch_acc_one *w, struct strbuf *out)
         for (int c = 0; c < WC_COUNT; c++) {
                 char col[64];
                 const struct stat_acc *s = &w->acc[c];
-                snprintf(col, sizeof(col), "%s%s", w->name, watch_col_suffix[c]);
+                snprintf(col, sizeof(col), "%s%s", w->name, watch_col_suffix(c));
                 if (s->n == 0) {
                         sb_printf(out, "  %-18s (no data)\n", col);
                         continue;

@@ -28,15 +28,15 @@
 /* The leak rules: one entry per watched quantity. */
 struct trend_rule {
         const char *name; /* metric rule name */
-        enum host_field field;
+        enum host_col field;
         const char *unit; /* per hour */
         bool pss;         /* threshold from leak_pss_mb_per_hour, else leak_procs_per_hour */
 };
 
 static const struct trend_rule trend_rules[] = {
-    {"chromium_count_rising", HOST_F_CHROMIUM_PROCS, "processes", false},
-    {"chromium_pss_rising", HOST_F_CHROMIUM_PSS, "MB", true},
-    {"player_pss_rising", HOST_F_PLAYER_PSS, "MB", true},
+    {"chromium_count_rising", HC_CHROMIUM_PROCS, "processes", false},
+    {"chromium_pss_rising", HC_CHROMIUM_PSS, "MB", true},
+    {"player_pss_rising", HC_PLAYER_PSS, "MB", true},
 };
 #define NRULES (sizeof(trend_rules) / sizeof(trend_rules[0]))
 
@@ -73,13 +73,9 @@ static void to_acc_row(const struct host_row *r, const char *ts, struct host_acc
 {
         out->t = (double)r->real_ns / 1e9;
         out->timestamp = ts;
-        for (unsigned i = 0; i < HOST_F_COUNT; i++) {
-                double v = r->v[host_field_col[i]];
-                /* The CSV holds one decimal for percentages: summarise what was logged. */
-                if (i == HOST_F_CPU_TOTAL || i == HOST_F_PLAYER_CPU)
-                        v = VAL_OK(v) ? round(v * 10.0) / 10.0 : v;
-                out->v[i] = v;
-        }
+        /* What the CSV holds (one decimal for percentages): summarise what was logged. */
+        for (unsigned c = 0; c < HC_COUNT; c++)
+                out->v[c] = host_col_logged(c, r->v[c]);
         out->throttle_flags = r->throttle_flags;
 }
 
@@ -102,21 +98,20 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
         double span_min = (s->acc.last_t - s->acc.first_t) / 60.0;
         /* A growing PSS eats the available memory: when it runs out at this rate (the
          * same estimate as `vigil report`'s, report/report_findings.c). */
-        double out_h =
-            rising && rule->pss
-                ? stat_hours_to_zero(stat_acc_mean(&s->acc.acc[HOST_F_MEM_AVAIL]), -per_h)
-                : NAN;
+        double out_h = rising && rule->pss
+                           ? stat_hours_to_zero(stat_acc_mean(&s->acc.acc[HC_MEM_AVAIL]), -per_h)
+                           : NAN;
         char out[40] = "";
         if (!isnan(out_h) && out_h > 0)
                 snprintf(out, sizeof(out), " runs_out_in=%.1fh", out_h);
         eventlog_printf(ctx->events, real_ns,
                         "type=TREND field=%s state=%s slope_per_h=%+.2f limit_per_h=%.2f "
                         "window=%.0fm%s",
-                        host_field_name(rule->field), rising ? "rising" : "steady", per_h, limit,
+                        host_col_name(rule->field), rising ? "rising" : "steady", per_h, limit,
                         span_min, out);
         if (rising)
                 vlog(LOG_WARN, "%s keeps rising: %+.2f %s per hour over %.0f minutes (a leak?)",
-                     host_field_name(rule->field), per_h, rule->unit, span_min);
+                     host_col_name(rule->field), per_h, rule->unit, span_min);
 }
 
 /* The other watches' values as the CSV holds them (CPU % with one decimal). */
@@ -127,8 +122,10 @@ static void add_watches(struct trend *s, double t)
                 int slot = watch_acc_slot(&s->watches, w->name, strlen(w->name));
                 if (slot < 0)
                         continue;
-                double cpu = VAL_OK(w->cpu_pct) ? round(w->cpu_pct * 10.0) / 10.0 : w->cpu_pct;
-                const double v[WC_COUNT] = {w->procs, w->pss_mb, cpu, w->threads};
+                double v[WC_COUNT];
+                memcpy(v, w->v, sizeof(v));
+                v[WC_CPU_PCT] =
+                    VAL_OK(v[WC_CPU_PCT]) ? round(v[WC_CPU_PCT] * 10.0) / 10.0 : v[WC_CPU_PCT];
                 watch_acc_add(&s->watches, (unsigned)slot, t, v);
         }
 }

@@ -126,9 +126,9 @@ static void req_add(struct chart_req *q, const char *name, const struct stat_ser
 }
 
 /* A host field's series, named as its column. */
-static void req_host(struct chart_req *q, const struct host_acc *a, enum host_field f)
+static void req_host(struct chart_req *q, const struct host_acc *a, enum host_col f)
 {
-        req_add(q, host_field_name(f), &a->series[f]);
+        req_add(q, host_col_name(f), &a->series[f]);
 }
 
 /* A GPU field's series, named as its column. */
@@ -176,7 +176,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
         sb_puts(out, "<h2>Host</h2>\n");
         struct chart_req q = {
             .title = "CPU", .y_label = "%", .y_min = 0, .y_max = 100, .markers = m, .nmarkers = nm};
-        req_host(&q, a, HOST_F_CPU_TOTAL);
+        req_host(&q, a, HC_CPU_TOTAL);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Temperature",
                                .y_label = "\xC2\xB0"
@@ -185,7 +185,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_host(&q, a, HOST_F_TEMP);
+        req_host(&q, a, HC_TEMP);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Memory available",
                                .y_label = "MB",
@@ -194,7 +194,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_host(&q, a, HOST_F_MEM_AVAIL);
+        req_host(&q, a, HC_MEM_AVAIL);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "/dev/shm used",
                                .y_label = "MB",
@@ -203,7 +203,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_host(&q, a, HOST_F_SHM_USED);
+        req_host(&q, a, HC_SHM_USED);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Player and Chromium PSS",
                                .y_label = "MB",
@@ -212,8 +212,8 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_host(&q, a, HOST_F_PLAYER_PSS);
-        req_host(&q, a, HOST_F_CHROMIUM_PSS);
+        req_host(&q, a, HC_PLAYER_PSS);
+        req_host(&q, a, HC_CHROMIUM_PSS);
         host_chart(out, &q, x0, x1, pb, npb);
         q = (struct chart_req){.title = "Chromium processes",
                                .y_label = "count",
@@ -222,7 +222,7 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_host(&q, a, HOST_F_CHROMIUM_PROCS);
+        req_host(&q, a, HC_CHROMIUM_PROCS);
         host_chart(out, &q, x0, x1, pb, npb);
         if (d->watches.n > 0) {
                 /* the watches with columns of their own: PSS, one line each */
@@ -244,10 +244,10 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .y_max = NAN,
                                .markers = m,
                                .nmarkers = nm};
-        req_host(&q, a, HOST_F_ARM_MHZ);
-        req_host(&q, a, HOST_F_CORE_MHZ);
-        req_host(&q, a, HOST_F_V3D_MHZ);
-        req_host(&q, a, HOST_F_ARM_CFG_MHZ);
+        req_host(&q, a, HC_ARM);
+        req_host(&q, a, HC_CORE);
+        req_host(&q, a, HC_V3D);
+        req_host(&q, a, HC_ARM_CFG);
         host_chart(out, &q, x0, x1, pb, npb);
         free(m);
         free(lab);

@@ -42,13 +42,13 @@ int log_map_header(const struct csv_reader *r, struct log_map *m)
         m->nfields = r->nfields;
         if (r->nfields < 3)
                 return -EBADMSG;
-        if (csv_cell_is(&r->f[0], HOST_COL_TIMESTAMP) &&
+        if (csv_cell_is(&r->f[0], host_col_name(HC_TIMESTAMP)) &&
             csv_cell_is(&r->f[1], host_col_name(HC_UPTIME)) &&
             csv_cell_is(&r->f[2], host_col_name(HC_CPU_TOTAL))) {
                 m->kind = REPORT_HOST;
-                for (int f = 0; f < HOST_F_COUNT; f++)
-                        m->host[f] = find_col(r, host_field_name(f));
-                m->throttle_flags = find_col(r, HOST_COL_THROTTLE_FLAGS);
+                for (int c = 0; c < HC_COUNT; c++)
+                        m->host[c] = host_col_numeric(c) ? find_col(r, host_col_name(c)) : -1;
+                m->throttle_flags = find_col(r, host_col_name(HC_THROTTLE_FLAGS));
                 return 0;
         }
         if (csv_cell_is(&r->f[0], GPU_COLUMN_NAME(GC_TIME, sampled_real_ns)) &&
@@ -69,7 +69,7 @@ int log_map_header(const struct csv_reader *r, struct log_map *m)
  * NAME_cpu_pct, NAME_threads anywhere), each given its slot in a. */
 void log_map_watches(const struct csv_reader *r, struct log_map *m, struct watch_acc *a)
 {
-        const char *procs = watch_col_suffix[WC_PROCS];
+        const char *procs = watch_col_suffix(WC_PROCS);
         const size_t sl = strlen(procs);
         for (unsigned i = 0; i < r->nfields && m->nwatch < WATCH_ACC_MAX; i++) {
                 const struct csv_field *f = &r->f[i];
@@ -82,7 +82,7 @@ void log_map_watches(const struct csv_reader *r, struct log_map *m, struct watch
                 int cols[WC_COUNT];
                 bool whole = true;
                 for (int c = 0; c < WC_COUNT; c++) {
-                        snprintf(col, sizeof(col), "%s%s", name, watch_col_suffix[c]);
+                        snprintf(col, sizeof(col), "%s%s", name, watch_col_suffix(c));
                         cols[c] = find_col(r, col);
                         whole &= cols[c] >= 0;
                 }
@@ -146,8 +146,8 @@ bool log_host_row(struct csv_reader *r, const struct log_map *m, struct log_row_
                 for (int k = 0; k < WC_COUNT; k++)
                         wv[w][k] = cell(r, m->wcol[w][k]);
         row->timestamp = c->ts;
-        for (int f = 0; f < HOST_F_COUNT; f++)
-                row->v[f] = cell(r, m->host[f]);
+        for (int k = 0; k < HC_COUNT; k++)
+                row->v[k] = cell(r, m->host[k]);
         row->throttle_flags = cell_str(r, m->throttle_flags, c->text1, sizeof(c->text1));
         return true;
 }

@@ -20,7 +20,7 @@
 struct log_map {
         enum report_kind kind;
         unsigned nfields;
-        int host[HOST_F_COUNT];
+        int host[HC_COUNT];
         int throttle_flags;
         int gpu[GPU_F_COUNT];
         int fan_speed[GPU_ACC_MAX_FANS], fan_target[GPU_ACC_MAX_FANS];

@@ -337,7 +337,7 @@ static void pi_put(struct strbuf *out, const char *header, const char *s, size_t
         int w = find_col(hc, hl, nh, host_col_name(HC_THROTTLED));
         int v = find_col(hc, hl, nh, host_col_name(HC_VOLT));
         int tc = find_col(hc, hl, nh, host_col_name(HC_TEMP));
-        int fl = find_col(hc, hl, nh, HOST_COL_THROTTLE_FLAGS);
+        int fl = find_col(hc, hl, nh, host_col_name(HC_THROTTLE_FLAGS));
         uint64_t word;
         if (w < 0 || (unsigned)w >= k || !len[w])
                 return;

@@ -42,13 +42,13 @@ static void from_gpu(const struct gpu_acc *a, struct findings *f)
  * period: a rising Chromium count or PSS over at least 30 minutes is a leak; the
  * memory available falling, with the time until it is gone. */
 static const struct {
-        enum host_field f;
+        enum host_col f;
         double per_h; /* threshold */
         const char *unit;
 } leak_rules[] = {
-    {HOST_F_CHROMIUM_PROCS, 1.0, "processes"},
-    {HOST_F_CHROMIUM_PSS, 10.0, "MB"},
-    {HOST_F_PLAYER_PSS, 10.0, "MB"},
+    {HC_CHROMIUM_PROCS, 1.0, "processes"},
+    {HC_CHROMIUM_PSS, 10.0, "MB"},
+    {HC_PLAYER_PSS, 10.0, "MB"},
 };
 
 #define LEAK_MIN_SPAN_S 1800.0
@@ -69,13 +69,13 @@ static void leaks(const struct host_acc *a, struct findings *f)
                         continue;
                 snprintf(text, sizeof(text), "%+.1f %s per hour", per_h, leak_rules[i].unit);
                 double h =
-                    stat_hours_to_zero(stat_acc_mean(&a->acc[HOST_F_MEM_AVAIL]),
-                                       -per_h * (leak_rules[i].f == HOST_F_CHROMIUM_PROCS ? 0 : 1));
+                    stat_hours_to_zero(stat_acc_mean(&a->acc[HC_MEM_AVAIL]),
+                                       -per_h * (leak_rules[i].f == HC_CHROMIUM_PROCS ? 0 : 1));
                 if (!isnan(h) && h > 0)
                         snprintf(text + strlen(text), sizeof(text) - strlen(text),
                                  "; at this rate memory runs out in ~%.1f h", h);
                 struct finding *x = findings_note(
-                    f, FINDING_LEAK, "host", host_field_name(leak_rules[i].f), 1, a->first_t, text);
+                    f, FINDING_LEAK, "host", host_col_name(leak_rules[i].f), 1, a->first_t, text);
                 if (x)
                         x->value = per_h;
         }

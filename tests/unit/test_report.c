@@ -308,16 +308,16 @@ static void test_acc_from_values(void **state)
                 char ts[64];
                 snprintf(ts, sizeof(ts), "2026-12-02T10:0%d:%02d.000", i / 6, (i * 10) % 60);
                 struct host_acc_row row = {.t = 1000 + 10 * i, .timestamp = ts};
-                for (int f = 0; f < HOST_F_COUNT; f++)
+                for (int f = 0; f < HC_COUNT; f++)
                         row.v[f] = NAN;
-                row.v[HOST_F_CPU_TOTAL] = i * 10;
-                row.v[HOST_F_TEMP] = 50 + i;
-                row.v[HOST_F_ARM_MHZ] = 1500;
-                row.v[HOST_F_VOLT] = 0.85;
-                row.v[HOST_F_MEM_AVAIL] = 1000 - 10 * i;
-                row.v[HOST_F_PLAYER_PSS] = 100 + i; /* avg 103.5 rounds half to even: 104 */
-                row.v[HOST_F_CHROMIUM_PROCS] = i < 4 ? 5 : 7;
-                row.v[HOST_F_CHROMIUM_PSS] = 200 + 5 * i;
+                row.v[HC_CPU_TOTAL] = i * 10;
+                row.v[HC_TEMP] = 50 + i;
+                row.v[HC_ARM] = 1500;
+                row.v[HC_VOLT] = 0.85;
+                row.v[HC_MEM_AVAIL] = 1000 - 10 * i;
+                row.v[HC_PLAYER_PSS] = 100 + i; /* avg 103.5 rounds half to even: 104 */
+                row.v[HC_CHROMIUM_PROCS] = i < 4 ? 5 : 7;
+                row.v[HC_CHROMIUM_PSS] = 200 + 5 * i;
                 row.throttle_flags = i < 3 ? ""
                                      : i == 5
                                          ? "NOW:under-voltage,HAS:under-voltage occurred"
