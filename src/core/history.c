@@ -1,11 +1,15 @@
 /* The dashboard's ring of recent records and markers. See history.h.
  *
  * A record is an array of 4-byte slots (float values, uint32 words):
- *   host: HH_*      Pi: HR_*      the Pi throttled word      record flags
+ *   host: HH_*      Pi: HR_*      record flags
  *   then HW_COUNT per watch: HW_*
- *   then per GPU: HG_*, clock-event mask, HIST_GPU_* flags, one slot per fan
+ *   then per GPU: HG_*, HIST_GPU_* flags, one slot per fan
  * The HH_, HR_, HW_ and HG_ slots are folded by their tables (the hist slots of
- * core/host_values.def, rpi_values.def, watch_values.def and gpu_values.def). */
+ * core/host_values.def, rpi_values.def, watch_values.def and gpu_values.def). A bit
+ * word's slot (reduce "or") means something only once a word was read in the period,
+ * which a bit of the flags slot says: the record flags' bit 1 << (its HH_ or HR_ slot
+ * number) for the host's and the Pi's, the GPU flags' bit 1 << (GPU_WORD_SHIFT + its
+ * HG_ id) for a GPU's. */
 #include "core/history.h"
 
 #include <errno.h>
@@ -14,16 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SL_HOST    0
-#define SL_RPI     (SL_HOST + HH_COUNT)
-#define SL_RPI_THR (SL_RPI + HR_COUNT)
-#define SL_FLAGS   (SL_RPI_THR + 1)
-#define SL_WATCH   (SL_FLAGS + 1)
-#define GPU_MASK   HG_COUNT
-#define GPU_FLAGS  (HG_COUNT + 1)
-#define GPU_FANS   (HG_COUNT + 2)
+#define SL_HOST   0
+#define SL_RPI    (SL_HOST + HH_COUNT)
+#define SL_FLAGS  (SL_RPI + HR_COUNT)
+#define SL_WATCH  (SL_FLAGS + 1)
+#define GPU_FLAGS HG_COUNT
+#define GPU_FANS  (HG_COUNT + 1)
 
-#define REC_RPI_THR 1u /* the Pi throttled word was read in the period */
+/* The GPU flags' bits past history_gpu_flags()'s: a word of the GPU was read. */
+#define GPU_WORD_SHIFT 8
+#define GPU_PUBLIC     ((1u << GPU_WORD_SHIFT) - 1)
+_Static_assert(SL_FLAGS <= 32, "a read bit per host and Pi slot");
+_Static_assert(GPU_WORD_SHIFT + HG_COUNT <= 32, "a read bit per GPU slot");
 
 union hist_slot {
         float f;
@@ -31,32 +37,36 @@ union hist_slot {
 };
 
 /* How a record keeps the samples of its period (a hist slot's reduce). */
-enum hist_reduce { HIST_max, HIST_min, HIST_last };
+enum hist_reduce { HIST_max, HIST_min, HIST_last, HIST_or };
 
-/* One kept value: the offset of its double member in the area's struct, its reduction. */
+/* One kept value: the offset of its member in the area's struct (a double; for
+ * HIST_or a uint64_t word, valid when the bool at valid_off is true), its reduction. */
 struct hist_series {
         size_t off;
         enum hist_reduce reduce;
+        size_t valid_off;
 };
 
-#define VALUE   VD_AREA_HIST
-#define VALUE_V VD_AREA_HIST
-#define VALUE_S VD_AREA_HIST
-#define EXTRA   VD_SKIP
-#define VD_HIST(ctx, id, reduce_)                                                                  \
-        [HH_##id] = {offsetof(struct host_frame, VD_MEMBER(ctx)), HIST_##reduce_},
+/* Each area's kept values, from the hist slots of its table. */
+#define SERIES(st, ctx, reduce_)                                                                   \
+        {                                                                                          \
+                offsetof(st, VD_MEMBER(ctx)), HIST_##reduce_, offsetof(st, VD_VALID(ctx))          \
+        }
+#define VALUE                     VD_AREA_HIST
+#define VALUE_V                   VD_AREA_V_HIST
+#define VALUE_S                   VD_AREA_HIST
+#define EXTRA                     VD_SKIP
+#define VD_HIST(ctx, id, reduce_) [HH_##id] = SERIES(struct host_frame, ctx, reduce_),
 static const struct hist_series host_series[HH_COUNT] = {
 #include "core/host_values.def"
 };
 #undef VD_HIST
-#define VD_HIST(ctx, id, reduce_)                                                                  \
-        [HR_##id] = {offsetof(struct rpi_frame, VD_MEMBER(ctx)), HIST_##reduce_},
+#define VD_HIST(ctx, id, reduce_) [HR_##id] = SERIES(struct rpi_frame, ctx, reduce_),
 static const struct hist_series rpi_series[HR_COUNT] = {
 #include "core/rpi_values.def"
 };
 #undef VD_HIST
-#define VD_HIST(ctx, id, reduce_)                                                                  \
-        [HW_##id] = {offsetof(struct watch_frame, VD_MEMBER(ctx)), HIST_##reduce_},
+#define VD_HIST(ctx, id, reduce_) [HW_##id] = SERIES(struct watch_frame, ctx, reduce_),
 static const struct hist_series watch_series[HW_COUNT] = {
 #include "core/watch_values.def"
 };
@@ -66,11 +76,10 @@ static const struct hist_series watch_series[HW_COUNT] = {
 #undef VALUE_S
 #undef EXTRA
 
-#define VD_HIST(ctx, id, reduce_)                                                                  \
-        [HG_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), HIST_##reduce_},
-#define GPU_VALUE   VD_GPU_HIST
-#define GPU_VALUE_V VD_GPU_HIST
-#define GPU_EXTRA   VD_SKIP
+#define VD_HIST(ctx, id, reduce_) [HG_##id] = SERIES(struct gpu_frame, ctx, reduce_),
+#define GPU_VALUE                 VD_GPU_HIST
+#define GPU_VALUE_V               VD_GPU_V_HIST
+#define GPU_EXTRA                 VD_SKIP
 static const struct hist_series gpu_series[HG_COUNT] = {
 #include "core/gpu_values.def"
 };
@@ -78,6 +87,7 @@ static const struct hist_series gpu_series[HG_COUNT] = {
 #undef GPU_VALUE
 #undef GPU_VALUE_V
 #undef GPU_EXTRA
+#undef SERIES
 
 struct hist_layout {
         unsigned nwatches, ngpus;
@@ -188,12 +198,9 @@ static void acc_reset(struct history *h)
         const struct hist_layout *l = &h->lay;
         for (unsigned i = 0; i < l->stride; i++)
                 h->acc[i].f = NAN;
-        h->acc[SL_RPI_THR].u = 0;
         h->acc[SL_FLAGS].u = 0;
-        for (unsigned g = 0; g < l->ngpus; g++) {
-                h->acc[l->gpu_off[g] + GPU_MASK].u = 0;
+        for (unsigned g = 0; g < l->ngpus; g++)
                 h->acc[l->gpu_off[g] + GPU_FLAGS].u = 0;
-        }
         h->acc_ticks = 0;
         h->acc_gpu_samples = 0;
 }
@@ -241,10 +248,32 @@ static void put_max(union hist_slot *s, double v)
                 s->f = x;
 }
 
-/* Fold the n values table t describes, of the struct at obj, into slots s[0..n). */
-static void fold(union hist_slot *s, const void *obj, const struct hist_series *t, unsigned n)
+/* A valid word into slot s: the union of the period's; *read gets bit. The slot keeps
+ * the low 32 bits: every bit NVML's clock-event reasons (0x1 .. 0x200) and the Pi's
+ * get_throttled word (bits 0-3, 16-19) define is there. */
+static void fold_word(union hist_slot *s, const void *obj, const struct hist_series *t,
+                      uint32_t *read, uint32_t bit)
+{
+        bool valid;
+        uint64_t w;
+        memcpy(&valid, (const char *)obj + t->valid_off, sizeof(valid));
+        if (!valid)
+                return;
+        memcpy(&w, (const char *)obj + t->off, sizeof(w));
+        s->u = (*read & bit ? s->u : 0) | (uint32_t)(w & 0xffffffffu);
+        *read |= bit;
+}
+
+/* Fold the n values table t describes, of the struct at obj, into slots s[0..n); a
+ * word read at slot k sets bit 1 << (shift + k) of *read. */
+static void fold(union hist_slot *s, const void *obj, const struct hist_series *t, unsigned n,
+                 uint32_t *read, unsigned shift)
 {
         for (unsigned k = 0; k < n; k++) {
+                if (t[k].reduce == HIST_or) {
+                        fold_word(&s[k], obj, &t[k], read, 1u << (shift + k));
+                        continue;
+                }
                 double v;
                 memcpy(&v, (const char *)obj + t[k].off, sizeof(v));
                 if (!VAL_OK(v))
@@ -271,11 +300,7 @@ static void fold_gpus(struct history *h, const struct frame *f)
                 }
                 if (gf->flags[0])
                         s[GPU_FLAGS].u |= HIST_GPU_FLAGGED;
-                fold(s, gf, gpu_series, HG_COUNT);
-                /* The slot keeps the low 32 bits: every reason NVML defines (0x1 ..
-                 * 0x200) is there. */
-                if (gf->throttle_valid)
-                        s[GPU_MASK].u |= (uint32_t)(gf->throttle_mask & 0xffffffffu);
+                fold(s, gf, gpu_series, HG_COUNT, &s[GPU_FLAGS].u, GPU_WORD_SHIFT);
                 for (unsigned k = 0; k < l->nfans[g] && k < gf->nfans; k++)
                         put_max(&s[GPU_FANS + k], gf->fan_speed_pct[k]);
         }
@@ -284,17 +309,14 @@ static void fold_gpus(struct history *h, const struct frame *f)
 static void fold_host(struct history *h, const struct frame *f)
 {
         union hist_slot *a = h->acc;
-        fold(a + SL_HOST, &f->host, host_series, HH_COUNT);
-        if (f->rpi.present) {
-                fold(a + SL_RPI, &f->rpi, rpi_series, HR_COUNT);
-                if (f->rpi.throttled_valid) {
-                        a[SL_RPI_THR].u |= (uint32_t)(f->rpi.throttled & 0xffffffffu);
-                        a[SL_FLAGS].u |= REC_RPI_THR;
-                }
-        }
+        fold(a + SL_HOST, &f->host, host_series, HH_COUNT, &a[SL_FLAGS].u, SL_HOST);
+        if (f->rpi.present)
+                fold(a + SL_RPI, &f->rpi, rpi_series, HR_COUNT, &a[SL_FLAGS].u, SL_RPI);
+        /* No watch value is a word: nothing reads these bits. */
+        uint32_t unread = 0;
         for (unsigned w = 0; w < h->lay.nwatches && w < f->nwatches; w++) {
                 union hist_slot *s = a + SL_WATCH + HW_COUNT * w;
-                fold(s, &f->watches[w], watch_series, HW_COUNT);
+                fold(s, &f->watches[w], watch_series, HW_COUNT, &unread, 0);
         }
 }
 
@@ -479,23 +501,38 @@ bool history_anchor(const struct history *h, int64_t *ret_mono_ns, int64_t *ret_
         return true;
 }
 
+/* Record i's value of a double slot; NAN for a word's. */
+static double value_at(const struct history *h, size_t i, unsigned at, const struct hist_series *t)
+{
+        return t->reduce == HIST_or ? NAN : fval(slot(h, i, at));
+}
+
+/* Record i's word at slot at, when flags slot's bit says one was read. */
+static bool word_at(const struct history *h, size_t i, unsigned at, unsigned flags, uint32_t bit,
+                    uint32_t *ret)
+{
+        const union hist_slot *fl = slot(h, i, flags);
+        if (!fl || !(fl->u & bit))
+                return false;
+        *ret = slot(h, i, at)->u;
+        return true;
+}
+
 double history_host(const struct history *h, size_t i, enum hist_host field)
 {
-        return (unsigned)field < HH_COUNT ? fval(slot(h, i, SL_HOST + field)) : NAN;
+        return (unsigned)field < HH_COUNT ? value_at(h, i, SL_HOST + field, &host_series[field])
+                                          : NAN;
 }
 
 double history_rpi(const struct history *h, size_t i, enum hist_rpi field)
 {
-        return (unsigned)field < HR_COUNT ? fval(slot(h, i, SL_RPI + field)) : NAN;
+        return (unsigned)field < HR_COUNT ? value_at(h, i, SL_RPI + field, &rpi_series[field])
+                                          : NAN;
 }
 
 bool history_rpi_throttled(const struct history *h, size_t i, uint32_t *ret)
 {
-        const union hist_slot *fl = slot(h, i, SL_FLAGS);
-        if (!fl || !(fl->u & REC_RPI_THR))
-                return false;
-        *ret = slot(h, i, SL_RPI_THR)->u;
-        return true;
+        return word_at(h, i, SL_RPI + HR_THROTTLED, SL_FLAGS, 1u << (SL_RPI + HR_THROTTLED), ret);
 }
 
 double history_watch(const struct history *h, size_t i, unsigned watch, enum hist_watch field)
@@ -509,7 +546,7 @@ double history_gpu(const struct history *h, size_t i, unsigned gpu, enum hist_gp
 {
         if (gpu >= h->lay.ngpus || (unsigned)field >= HG_COUNT)
                 return NAN;
-        return fval(slot(h, i, h->lay.gpu_off[gpu] + field));
+        return value_at(h, i, h->lay.gpu_off[gpu] + field, &gpu_series[field]);
 }
 
 double history_gpu_fan(const struct history *h, size_t i, unsigned gpu, unsigned fan)
@@ -521,16 +558,20 @@ double history_gpu_fan(const struct history *h, size_t i, unsigned gpu, unsigned
 
 uint32_t history_gpu_mask(const struct history *h, size_t i, unsigned gpu)
 {
-        const union hist_slot *s =
-            gpu < h->lay.ngpus ? slot(h, i, h->lay.gpu_off[gpu] + GPU_MASK) : NULL;
-        return s ? s->u : 0;
+        uint32_t mask = 0;
+        if (gpu < h->lay.ngpus) {
+                unsigned off = h->lay.gpu_off[gpu];
+                word_at(h, i, off + HG_THROTTLE_MASK, off + GPU_FLAGS,
+                        1u << (GPU_WORD_SHIFT + HG_THROTTLE_MASK), &mask);
+        }
+        return mask;
 }
 
 unsigned history_gpu_flags(const struct history *h, size_t i, unsigned gpu)
 {
         const union hist_slot *s =
             gpu < h->lay.ngpus ? slot(h, i, h->lay.gpu_off[gpu] + GPU_FLAGS) : NULL;
-        return s ? s->u : 0;
+        return s ? s->u & GPU_PUBLIC : 0;
 }
 
 unsigned history_nwatches(const struct history *h)

@@ -5,17 +5,18 @@
  * as 4-byte floats and words: the values with a hist slot in the area lists
  * (core/host_values.def and the others: host CPU %, memory
  * available, temperature and /dev/shm used; the Pi's temperature, ARM clock and core
- * voltage; count and PSS of each watch; per GPU temperature, power, power limit,
- * graphics and memory clocks, utilisation, VRAM used), and in code the Pi's throttled
- * word and, per GPU, each fan's speed, the clock-event (throttle) mask and whether it
- * was sampled, failed or raised an anomaly flag.
+ * voltage and throttled word; count and PSS of each watch; per GPU temperature, power,
+ * power limit, graphics and memory clocks, utilisation, VRAM used, the clock-event
+ * (throttle) mask), and in code, per GPU, each fan's speed (a list as long as the GPU
+ * has fans) and whether it was sampled, failed or raised an anomaly flag (the GPU's
+ * state in the period, not a value).
  *
  * One record per host tick, or per every Nth host tick when the interval is shorter
  * than span / max_records (at 10 ms, every 100th: one record per second). Each value
  * of a record is the worst one seen over its period, as its hist slot
  * says: the highest temperature, power, CPU, PSS and process count, the lowest memory
- * available, clock, power limit and voltage; in code, the highest fan speed and the
- * union of throttle bits; so a 100 ms GPU spike between two host ticks is still
+ * available, clock, power limit and voltage, the union of throttle bits; in code, the
+ * highest fan speed; so a 100 ms GPU spike between two host ticks is still
  * drawn. A GPU value the period did not sample keeps the last sample's.
  *
  * Memory, allocated once at the first push (again only if the number of GPUs, fans
@@ -50,7 +51,7 @@
  * (core/host_values.def, rpi_values.def, watch_values.def, gpu_values.def), which also
  * say how each is reduced over a record's period. */
 #define VALUE                    VD_AREA_HIST
-#define VALUE_V                  VD_AREA_HIST
+#define VALUE_V                  VD_AREA_V_HIST
 #define VALUE_S                  VD_AREA_HIST
 #define EXTRA                    VD_SKIP
 #define VD_HIST(ctx, id, reduce) HH_##id,
@@ -79,7 +80,7 @@ enum hist_watch {
 /* The GPU's: core/gpu_values.def's hist slots. */
 #define VD_HIST(ctx, id, reduce) HG_##id,
 #define GPU_VALUE                VD_GPU_HIST
-#define GPU_VALUE_V              VD_GPU_HIST
+#define GPU_VALUE_V              VD_GPU_V_HIST
 #define GPU_EXTRA                VD_SKIP
 enum hist_gpu {
 #include "core/gpu_values.def"

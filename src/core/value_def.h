@@ -76,7 +76,9 @@
 #define WCOL(...)       VD_WCOL, (__VA_ARGS__)
 #define WREF(...)       VD_WREF, (__VA_ARGS__)
 #define WCOL_REF(...)   VD_WCOL_REF, (__VA_ARGS__)
-/* The dashboard's history (core/history.h): HIST(ID, reduce), reduce max, min or last. */
+/* The dashboard's history (core/history.h): HIST(ID, reduce), reduce max, min or last
+ * over a record's period for a double; or for a validated bit word (VALUE_V,
+ * GPU_VALUE_V): the union of the words read in the period, low 32 bits. */
 #define NO_HIST   VD_NONE, ()
 #define HIST(...) VD_HIST, (__VA_ARGS__)
 
@@ -96,15 +98,17 @@
 /* The entries reduced to one slot. An includer that wants one slot of a list aliases
  * the list's entry macros to these (#define VALUE VD_AREA_HIST, VALUE_V and VALUE_S
  * likewise, EXTRA VD_SKIP; #define GPU_VALUE VD_GPU_CSV, GPU_VALUE_V VD_GPU_V_CSV,
- * GPU_EXTRA VD_SKIP) and #undefs them after the #include. Only the CSV slot reads a
- * validity member: the others take (member, member) as their context. */
+ * GPU_EXTRA VD_SKIP) and #undefs them after the #include. Only the CSV and history
+ * slots read a validity member (the _V pickers): the others take (member, member) as
+ * their context. */
 #define VD_SKIP(...)
 #define VD_EXTRA_METRIC(metric)                                     VD_SLOT((, ), metric)
 #define VD_AREA_CSV(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), csv)
 #define VD_AREA_V_CSV(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), csv)
 #define VD_AREA_METRIC(type, member, dims, kind, csv, metric, hist)                                \
         VD_SLOT((member, member), metric)
-#define VD_AREA_HIST(type, member, dims, kind, csv, metric, hist) VD_SLOT((member, member), hist)
+#define VD_AREA_HIST(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), hist)
+#define VD_AREA_V_HIST(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), hist)
 #define VD_GPU_CSV(type, member, dims, kind, csv, metric, hist, report)                            \
         VD_SLOT((member, member), csv)
 #define VD_GPU_V_CSV(type, member, dims, valid, csv, metric, hist, report)                         \
@@ -113,6 +117,8 @@
         VD_SLOT((member, member), metric)
 #define VD_GPU_HIST(type, member, dims, kind, csv, metric, hist, report)                           \
         VD_SLOT((member, member), hist)
+#define VD_GPU_V_HIST(type, member, dims, valid, csv, metric, hist, report)                        \
+        VD_SLOT((member, valid), hist)
 #define VD_GPU_REPORT(type, member, dims, kind, csv, metric, hist, report)                         \
         VD_SLOT((member, member), report)
 
