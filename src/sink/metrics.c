@@ -25,9 +25,6 @@
 #define VIGIL_VERSION "unknown"
 #endif
 
-#define GAUGE   "gauge"
-#define COUNTER "counter"
-
 /* The family being written: its header goes out with its first sample. broken: the
  * code and an area's table disagree (no sample is written, the render fails). */
 struct render {
@@ -37,6 +34,7 @@ struct render {
         const char *help;
         bool header_done;
         bool broken;
+        unsigned next_family; /* the counter families' order: none before this one */
 };
 
 /* A walk through one area's table (core/metric_defs.h), row d next. */
@@ -52,6 +50,16 @@ static void fam_begin(struct render *r, const char *name, const char *type, cons
         r->type = type;
         r->help = help;
         r->header_done = false;
+}
+
+/* A family of core/counter_metrics.def; one out of the table's order breaks the render. */
+static void fam_of(struct render *r, enum counter_family id)
+{
+        const struct metric_def *d = &counter_families[id];
+        if (id < r->next_family)
+                r->broken = true;
+        r->next_family = id + 1;
+        fam_begin(r, d->name, d->type, d->help);
 }
 
 /* One output line, assembled on the stack and appended with one copy: a scrape writes
@@ -402,7 +410,7 @@ static void render_gpu_arrays(struct render *r, struct rows *t, const struct fra
 static void render_gpu_extra(struct render *r, const struct counters *x, const char *const *bases)
 {
         char code[12];
-        fam_begin(r, "vigil_gpu_xid_errors_total", COUNTER, "Xid errors reported, by Xid code.");
+        fam_of(r, CF_XID_ERRORS);
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 const struct gpu_counters *g = &x->gpus[i];
                 unsigned n = g->nxids < COUNTERS_MAX_XIDS ? g->nxids : COUNTERS_MAX_XIDS;
@@ -413,7 +421,7 @@ static void render_gpu_extra(struct render *r, const struct counters *x, const c
                 if (bases[i] && g->xids_other)
                         sample(r, bases[i], "xid", "other", (double)g->xids_other);
         }
-        fam_begin(r, "vigil_gpu_events_total", COUNTER, "NVML events received, by type.");
+        fam_of(r, CF_GPU_EVENTS);
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 for (unsigned k = 0; bases[i] && k < GPU_EV_COUNT; k++)
                         sample(r, bases[i], "type", gpu_event_type_names[k],
@@ -424,7 +432,7 @@ static void render_gpu_extra(struct render *r, const struct counters *x, const c
 /* The GPU rules' statistics (struct gpu_stats in the frame). */
 static void render_gpu_stats(struct render *r, const struct frame *f, const char *const *bases)
 {
-        fam_begin(r, "vigil_gpu_anomalies_total", COUNTER, "Anomalies flagged, by type.");
+        fam_of(r, CF_ANOMALIES);
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 const struct gpu_stats *st = &f->gpu_stats[i];
                 for (unsigned k = 0; bases[i] && k < GPU_ANOM_COUNT; k++)
@@ -432,15 +440,14 @@ static void render_gpu_stats(struct render *r, const struct frame *f, const char
                                 sample(r, bases[i], "type", gpu_anomaly_names[k],
                                        (double)st->anomalies[k]);
         }
-        fam_begin(r, "vigil_gpu_clocks_event_reason_seconds_total", COUNTER,
-                  "Time spent with the clock-event (throttle) reason active.");
+        fam_of(r, CF_THROTTLE_SECONDS);
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 for (unsigned b = 0; bases[i] && b < GPU_THROTTLE_BITS; b++)
                         if (throttle_reasons[b].label)
                                 sample(r, bases[i], "reason", throttle_reasons[b].label,
                                        f->gpu_stats[i].throttle_seconds[b]);
         }
-        fam_begin(r, "vigil_gpu_nvml_failures_total", COUNTER, "Samples in which NVML failed.");
+        fam_of(r, CF_NVML_FAILURES);
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 if (bases[i])
                         sample(r, bases[i], NULL, NULL, (double)f->gpu_stats[i].failed_samples);
@@ -450,16 +457,14 @@ static void render_gpu_stats(struct render *r, const struct frame *f, const char
 static void render_rules(struct render *r, const struct counters *x)
 {
         unsigned n = x->nrules < COUNTERS_MAX_RULES ? x->nrules : COUNTERS_MAX_RULES;
-        fam_begin(r, "vigil_snapshots_suppressed_total", COUNTER,
-                  "Diagnostic snapshots not written because of their cooldown.");
+        fam_of(r, CF_SNAPSHOTS_SUPPRESSED);
         sample(r, NULL, NULL, NULL, (double)x->snapshots_suppressed);
-        fam_begin(r, "vigil_gpu_event_listener_restarts_total", COUNTER,
-                  "Times the NVML event listener was restarted after a failure.");
+        fam_of(r, CF_LISTENER_RESTARTS);
         sample(r, NULL, NULL, NULL, (double)x->event_listener_restarts);
-        fam_begin(r, "vigil_rule_active", GAUGE, "1 while the monitoring rule's condition holds.");
+        fam_of(r, CF_RULE_ACTIVE);
         for (unsigned i = 0; i < n; i++)
                 sample(r, NULL, "rule", x->rules[i].name, x->rules[i].active ? 1 : 0);
-        fam_begin(r, "vigil_rule_fired_total", COUNTER, "Times the monitoring rule became active.");
+        fam_of(r, CF_RULE_FIRED);
         for (unsigned i = 0; i < n; i++)
                 sample(r, NULL, "rule", x->rules[i].name, (double)x->rules[i].fired);
 }
@@ -472,13 +477,10 @@ static void render_runs(struct render *r, const struct counters *x)
         static const char *const kinds[] = {"first", "clean", "killed", "reboot", "unknown"};
         if (!x->runs_known)
                 return;
-        fam_begin(r, "vigil_unclean_ends_total", COUNTER,
-                  "Runs of vigil on this log directory that ended uncleanly, by how.");
+        fam_of(r, CF_UNCLEAN_ENDS);
         for (unsigned k = 0; k < 3; k++)
                 sample(r, NULL, "kind", kinds[2 + k], (double)x->unclean_ends[k]);
-        fam_begin(
-            r, "vigil_previous_run_end", GAUGE,
-            "1 for how the run before this one ended (a post-mortem follows an unclean end).");
+        fam_of(r, CF_PREVIOUS_RUN_END);
         if (x->previous_end >= 0 && x->previous_end < 5)
                 sample(r, NULL, "kind", kinds[x->previous_end], 1);
 }
@@ -486,35 +488,32 @@ static void render_runs(struct render *r, const struct counters *x)
 static void render_self(struct render *r, const struct self_frame *s)
 {
         static const char *const src[VCLOCK_COUNT] = {"host", "gpu", "pss"};
-        fam_begin(r, "vigil_samples_total", COUNTER, "Samples taken, by cadence.");
+        fam_of(r, CF_SAMPLES);
         for (unsigned c = 0; c < VCLOCK_COUNT; c++)
                 sample(r, NULL, "source", src[c], (double)s->samples[c]);
-        fam_begin(r, "vigil_sample_duration_seconds", GAUGE, "Duration of the last sample.");
+        fam_of(r, CF_SAMPLE_DURATION);
         for (unsigned c = 0; c < VCLOCK_COUNT; c++) {
                 if (s->samples[c])
                         sample(r, NULL, "source", src[c], s->sample_seconds[c]);
         }
-        struct {
-                const char *name;
-                const char *help;
+        const struct {
+                enum counter_family id;
                 uint64_t v;
         } counters[] = {
-            {"vigil_missed_deadlines_total", "Scheduler deadlines missed.", s->missed_deadlines},
-            {"vigil_write_errors_total", "Failed writes to the log directory.", s->write_errors},
-            {"vigil_events_dropped_total", "Events lost because the queue was full.",
-             s->events_dropped},
-            {"vigil_snapshots_total", "Diagnostic snapshots written.", s->snapshots},
+            {CF_MISSED_DEADLINES, s->missed_deadlines},
+            {CF_WRITE_ERRORS, s->write_errors},
+            {CF_EVENTS_DROPPED, s->events_dropped},
+            {CF_SNAPSHOTS, s->snapshots},
         };
         for (unsigned i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-                fam_begin(r, counters[i].name, COUNTER, counters[i].help);
+                fam_of(r, counters[i].id);
                 sample(r, NULL, NULL, NULL, (double)counters[i].v);
         }
-        fam_begin(r, "vigil_start_time_seconds", GAUGE,
-                  "Start time of vigil, seconds since the epoch.");
+        fam_of(r, CF_START_TIME);
         /* To the millisecond: finer digits say nothing and cost a slow conversion. */
         if (s->started_real_ns > 0)
                 sample(r, NULL, NULL, NULL, (double)(s->started_real_ns / 1000000) / 1e3);
-        fam_begin(r, "vigil_build_info", GAUGE, "vigil's version.");
+        fam_of(r, CF_BUILD_INFO);
         sample(r, NULL, "version", VIGIL_VERSION, 1);
 }
 

@@ -6,55 +6,50 @@
  */
 #include <math.h>
 
+#include "core/metric_defs.h"
 #include "sink/metrics.h"
 
-static void family(struct strbuf *out, const char *name, const char *type, const char *help)
+static void family(struct strbuf *out, enum counter_family id)
 {
-        sb_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+        const struct metric_def *d = &counter_families[id];
+        sb_printf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name, d->type);
 }
 
-static void value(struct strbuf *out, const char *series, double v)
+/* The family's one sample, labels (NULL: none) as written between braces. */
+static void value(struct strbuf *out, enum counter_family id, const char *labels, double v)
 {
         char num[40];
         metrics_fmt_value(num, sizeof(num), v);
-        sb_printf(out, "%s %s\n", series, num);
+        if (labels)
+                sb_printf(out, "%s{%s} %s\n", counter_families[id].name, labels, num);
+        else
+                sb_printf(out, "%s %s\n", counter_families[id].name, num);
 }
 
 void metrics_render_push(struct strbuf *out, const struct push_counters *p)
 {
         if (!p->on)
                 return;
-        family(out, "vigil_remote_write_queue_bytes", "gauge",
-               "Bytes of the on-disk remote-write queue.");
-        value(out, "vigil_remote_write_queue_bytes", (double)p->queue_bytes);
-        family(out, "vigil_remote_write_queue_samples", "gauge",
-               "Samples waiting in the remote-write queue.");
-        value(out, "vigil_remote_write_queue_samples", (double)p->queue_samples);
+        family(out, CF_RW_QUEUE_BYTES);
+        value(out, CF_RW_QUEUE_BYTES, NULL, (double)p->queue_bytes);
+        family(out, CF_RW_QUEUE_SAMPLES);
+        value(out, CF_RW_QUEUE_SAMPLES, NULL, (double)p->queue_samples);
         if (!isnan(p->oldest_age_s)) {
-                family(out, "vigil_remote_write_oldest_sample_age_seconds", "gauge",
-                       "Age of the oldest sample waiting in the remote-write queue.");
-                value(out, "vigil_remote_write_oldest_sample_age_seconds", p->oldest_age_s);
+                family(out, CF_RW_OLDEST_AGE);
+                value(out, CF_RW_OLDEST_AGE, NULL, p->oldest_age_s);
         }
-        family(out, "vigil_remote_write_samples_sent_total", "counter",
-               "Samples the remote-write receiver accepted.");
-        value(out, "vigil_remote_write_samples_sent_total", (double)p->sent);
-        family(out, "vigil_remote_write_samples_retried_total", "counter",
-               "Samples sent again after a failed remote-write request.");
-        value(out, "vigil_remote_write_samples_retried_total", (double)p->retried);
-        family(out, "vigil_remote_write_samples_dropped_total", "counter",
-               "Samples never pushed, by reason.");
-        value(out, "vigil_remote_write_samples_dropped_total{reason=\"queue_full\"}",
-              (double)p->dropped_full);
-        value(out, "vigil_remote_write_samples_dropped_total{reason=\"queue_write_error\"}",
-              (double)p->dropped_write);
-        value(out, "vigil_remote_write_samples_dropped_total{reason=\"rejected\"}",
-              (double)p->dropped_reject);
-        family(out, "vigil_remote_write_failed_requests_total", "counter",
-               "Remote-write requests that failed (network, HTTP 4xx and 5xx).");
-        value(out, "vigil_remote_write_failed_requests_total", (double)p->failed);
+        family(out, CF_RW_SENT);
+        value(out, CF_RW_SENT, NULL, (double)p->sent);
+        family(out, CF_RW_RETRIED);
+        value(out, CF_RW_RETRIED, NULL, (double)p->retried);
+        family(out, CF_RW_DROPPED);
+        value(out, CF_RW_DROPPED, "reason=\"queue_full\"", (double)p->dropped_full);
+        value(out, CF_RW_DROPPED, "reason=\"queue_write_error\"", (double)p->dropped_write);
+        value(out, CF_RW_DROPPED, "reason=\"rejected\"", (double)p->dropped_reject);
+        family(out, CF_RW_FAILED);
+        value(out, CF_RW_FAILED, NULL, (double)p->failed);
         if (!isnan(p->last_success_s)) {
-                family(out, "vigil_remote_write_last_success_timestamp_seconds", "gauge",
-                       "When the receiver last accepted a push, seconds since the epoch.");
-                value(out, "vigil_remote_write_last_success_timestamp_seconds", p->last_success_s);
+                family(out, CF_RW_LAST_SUCCESS);
+                value(out, CF_RW_LAST_SUCCESS, NULL, p->last_success_s);
         }
 }
