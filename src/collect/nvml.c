@@ -259,7 +259,8 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
         for (unsigned i = 0; i < s->sh.ngpus; i++)
                 publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);
         s->inline_w = nvml_worker_new_inline(&s->sh.lib);
-        r = s->inline_w ? stall_guard_start(&s->guard, ctx, on_hang, s) : -ENOMEM;
+        r = s->inline_w ? stall_guard_start(&s->guard, ctx, STALL_GUARD_LEASE_NS, on_hang, s)
+                        : -ENOMEM;
         if (r == -EAGAIN) { /* a guard without its thread: sampling goes on unwatched */
                 vlog(LOG_WARN, "NVML: cannot start the guard thread: a hung call would hold up "
                                "sampling");

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -80,6 +81,9 @@ static void take_over(struct stall_guard *g, uint64_t tag, int64_t since)
                                                      memory_order_acquire))
                 return;
         g->on_hang(g->arg, tag, since);
+        /* The loop's name, before the new guard thread (which takes this one's name,
+         * then its own) starts: one thread named the guard's at a time. */
+        (void)pthread_setname_np(pthread_self(), g->loop_name);
         pthread_mutex_lock(&g->lock);
         g->moves++;
         bool quit = g->quit;
@@ -103,7 +107,6 @@ static bool watch_tick(struct stall_guard *g)
         while (atomic_load_explicit(&g->in_tick, memory_order_acquire)) {
                 uint64_t tag = atomic_load_explicit(&g->running, memory_order_acquire);
                 int64_t now = now_mono_ns();
-                atomic_fetch_add_explicit(&g->looks, 1, memory_order_relaxed);
                 if (tag != 0 && tag == seen) {
                         /* The same unit at two looks in a row: it has run for a period at
                          * least. */
@@ -122,6 +125,7 @@ static bool watch_tick(struct stall_guard *g)
 static void *guard_main(void *arg)
 {
         struct stall_guard *g = arg;
+        (void)pthread_setname_np(pthread_self(), STALL_GUARD_THREAD_NAME);
         /* A guard started by a move comes in the middle of a tick whose timer fired
          * already: it watches that tick at once. The first guard waits for the timer
          * like every later round, however late its thread starts. */
@@ -147,19 +151,22 @@ static void close_fds(struct stall_guard *g)
                 close(g->quit_fd);
 }
 
-int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, stall_hang_fn on_hang,
-                      void *arg)
+int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, int64_t lease_ns,
+                      stall_hang_fn on_hang, void *arg)
 {
         struct stall_guard *g = calloc(1, sizeof(*g));
         if (!g)
                 return -ENOMEM;
         atomic_init(&g->running, 0);
         atomic_init(&g->in_tick, false);
-        atomic_init(&g->looks, 0);
         g->ctx = ctx;
         g->on_hang = on_hang;
         g->arg = arg;
-        g->lease_ns = STALL_GUARD_LEASE_NS;
+        g->lease_ns = lease_ns;
+        /* The caller is the loop thread: the name a guard thread takes when it becomes
+         * the loop. */
+        if (pthread_getname_np(pthread_self(), g->loop_name, sizeof(g->loop_name)) != 0)
+                snprintf(g->loop_name, sizeof(g->loop_name), "vigil");
         g->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
         g->quit_fd = eventfd(0, EFD_CLOEXEC);
         if (g->timer_fd < 0 || g->quit_fd < 0) {
@@ -187,11 +194,6 @@ unsigned stall_guard_moves(struct stall_guard *g)
         unsigned n = g->moves;
         pthread_mutex_unlock(&g->lock);
         return n;
-}
-
-unsigned stall_guard_looks(struct stall_guard *g)
-{
-        return atomic_load_explicit(&g->looks, memory_order_relaxed);
 }
 
 void stall_guard_stop(struct stall_guard *g, bool keep)

@@ -29,11 +29,12 @@
  *                                                business) and calls
  *                                                stall_guard_orphan_exit
  *
- * The guard thread sleeps on a one-shot timer that the loop keeps pushing ahead, a lease:
+ * The guard thread sleeps on a one-shot timer that the loop keeps pushing ahead, a lease
+ * (lease_ns, given to stall_guard_start; the daemon's is STALL_GUARD_LEASE_NS):
  *
  *     SLEEPING -- a tick's first enter, when the lease is half spent
- *        ^  |     (STALL_GUARD_LEASE_NS since the last renewal), sets the timer
- *        |  |     2 * STALL_GUARD_LEASE_NS ahead: a loop that keeps ticking renews
+ *        ^  |     (lease_ns since the last renewal), sets the timer
+ *        |  |     2 * lease_ns ahead: a loop that keeps ticking renews
  *        |  |     it before it fires
  *        |  |
  *        |  +-- the timer fires --> WATCHING: a look at the word every
@@ -43,16 +44,19 @@
  *        +------ stall_guard_tick_end <+
  *
  * A guard thread started by a move begins WATCHING: the tick the loop moved in is
- * still running, and its timer has fired already.
+ * still running, and its timer has fired already. Every guard thread names itself
+ * STALL_GUARD_THREAD_NAME (as top -H and /proc/PID/task/TID/comm show it); one that
+ * becomes the loop takes back the name of the thread that called stall_guard_start.
  *
  * Cost: per unit one store and one compare-and-swap; per tick two stores and a read of
  * the monotonic clock (vDSO: no system call); one timerfd_settime per lease (two a
- * second), whatever the sampling interval; no guard wake while the loop ticks at least
- * every STALL_GUARD_LEASE_NS (a loop ticking less often has its guard wake about once
- * a tick, and look only when a tick is running). A hang holds the loop once, when it
- * starts: the timer fires 0.5-1 s into it and the guard takes it at its second look,
- * 0.6-1.1 s in; a hang is always found within 2 s. Without ctx->move_loop (outside the
- * daemon) the guard only watches: a hang blocks the caller.
+ * second with STALL_GUARD_LEASE_NS), whatever the sampling interval; no guard wake while
+ * the loop ticks at least every lease_ns (a loop ticking less often has its guard wake
+ * about once a tick, and look only when a tick is running). With STALL_GUARD_LEASE_NS,
+ * a hang holds the loop once, when it starts: the timer fires 0.5-1 s into it and the
+ * guard takes it at its second look, 0.6-1.1 s in; a hang is always found within 2 s.
+ * Without ctx->move_loop (outside the daemon) the guard only watches: a hang blocks the
+ * caller.
  *
  * The guard outlives its source when a unit is still hung at exit (the orphaned thread
  * touches the word when its call returns): stall_guard_stop(g, true) leaves it
@@ -70,6 +74,8 @@
 
 #define STALL_GUARD_PERIOD_NS (100 * NSEC_PER_MSEC)
 #define STALL_GUARD_LEASE_NS  (500 * NSEC_PER_MSEC)
+/* The guard thread's name (15 characters at most). */
+#define STALL_GUARD_THREAD_NAME "vigil-guard"
 
 /* Called on the guard thread once it has taken the tag of a hung unit (the loop thread
  * is stuck in it and will not touch the source's state again), before that thread
@@ -80,11 +86,10 @@ typedef void (*stall_hang_fn)(void *arg, uint64_t tag, int64_t since);
 struct stall_guard {
         _Atomic uint64_t running; /* 0, or the tag of the unit the loop is in */
         _Atomic bool in_tick;     /* the loop is between its first enter and tick_end */
-        _Atomic unsigned looks;   /* times the guard read the word while a tick ran */
         uint64_t seq;             /* the loop thread's: the last tag's sequence number */
         bool ticking;             /* the loop thread's: between a tick's first enter and end */
         int64_t renew_at;         /* the loop thread's: when the lease is due for renewal */
-        int64_t lease_ns;         /* the loop thread's: STALL_GUARD_LEASE_NS (tests change it) */
+        int64_t lease_ns;         /* the loop thread's: the lease, from stall_guard_start */
         int timer_fd;             /* CLOCK_MONOTONIC timerfd: the lease */
         int quit_fd;              /* eventfd written on stop */
         /* The rest is the guard threads'; lock covers quit and thread. */
@@ -95,14 +100,17 @@ struct stall_guard {
         struct vigil_ctx *ctx;
         stall_hang_fn on_hang;
         void *arg;
-        unsigned moves; /* loop moves so far */
+        unsigned moves;     /* loop moves so far */
+        char loop_name[16]; /* the loop thread's name, for a guard thread that becomes it */
 };
 
-/* A guard, and its thread. 0; -ENOMEM or another -errno (no guard); -EAGAIN: *ret is
- * a guard whose thread could not start (enter and leave work, nothing watches). ctx
- * (its move_loop) must outlive the guard. */
-int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, stall_hang_fn on_hang,
-                      void *arg);
+/* A guard, and its thread; called on the loop thread. lease_ns: the lease (the daemon's
+ * STALL_GUARD_LEASE_NS): the timer is set 2 * lease_ns ahead every lease_ns, so the
+ * guard wakes once the loop has started no tick for lease_ns to 2 * lease_ns. 0;
+ * -ENOMEM or another -errno (no guard); -EAGAIN: *ret is a guard whose thread could not
+ * start (enter and leave work, nothing watches). ctx (its move_loop) must outlive the guard. */
+int stall_guard_start(struct stall_guard **ret, struct vigil_ctx *ctx, int64_t lease_ns,
+                      stall_hang_fn on_hang, void *arg);
 
 /* A tick starts: the guard may watch it, and the lease is renewed when due
  * (stall_guard_enter does it for the tick's first unit). Loop thread only. */
@@ -143,10 +151,6 @@ _Noreturn void stall_guard_orphan_exit(void);
 
 /* How many times the guard has taken a unit and moved the loop. */
 unsigned stall_guard_moves(struct stall_guard *g);
-
-/* How many times the guard has looked at the loop's word during a tick (0 while the
- * loop renews its lease and no tick hangs). */
-unsigned stall_guard_looks(struct stall_guard *g);
 
 /* Stop and join the guard thread; free g unless keep (a unit is still hung). Accepts
  * NULL. */

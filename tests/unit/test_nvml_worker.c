@@ -395,7 +395,7 @@ static void test_guard_takes_stuck_job(void **state)
         mv_reset();
         mv.inline_w = nvml_worker_new_inline(&lib);
         assert_non_null(mv.inline_w);
-        assert_int_equal(stall_guard_start(&g, &ctx, t_on_hang, NULL), 0);
+        assert_int_equal(stall_guard_start(&g, &ctx, STALL_GUARD_LEASE_NS, t_on_hang, NULL), 0);
         fake.gated = true;
         int64_t before = now_mono_ns();
         assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
@@ -435,7 +435,7 @@ static void test_guard_adopted_abandoned(void **state)
         ctx.move_loop = loop_move_fn;
         mv_reset();
         mv.inline_w = nvml_worker_new_inline(&lib);
-        assert_int_equal(stall_guard_start(&g, &ctx, t_on_hang, NULL), 0);
+        assert_int_equal(stall_guard_start(&g, &ctx, STALL_GUARD_LEASE_NS, t_on_hang, NULL), 0);
         fake.gated = true;
         assert_int_equal(pthread_create(&t, NULL, loop_job, g), 0);
         loop_move_wait();
