@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,8 @@ struct nvml_listener {
         bool stop;
         nvmlDevice_t handle[VIGIL_MAX_GPUS];
         bool pending[VIGIL_MAX_GPUS]; /* a handle given that the set does not have yet */
+        _Atomic bool nudge;           /* a handle was given: interrupt the wait until taken */
+        _Atomic bool in_wait;         /* the thread is in (or about to enter) its wait */
         uint64_t restarts;
         char notes[NVML_LISTENER_NOTES][NVML_LISTENER_NOTE_LEN];
         bool note_warn[NVML_LISTENER_NOTES];
@@ -188,6 +191,7 @@ static nvmlReturn_t register_pending(struct nvml_listener *l, bool all)
                 l->pending[i] = false;
                 n += todo[i] != NULL;
         }
+        atomic_store_explicit(&l->nudge, false, memory_order_relaxed);
         pthread_mutex_unlock(&l->lock);
         if (n == 0 && !all)
                 return NVML_SUCCESS;
@@ -309,7 +313,11 @@ static void *listener_main(void *arg)
                 }
                 nvmlEventData_t d;
                 memset(&d, 0, sizeof(d));
+                /* A nudge interrupts only the wait, never the calls of take() or of a
+                 * registration, which could fail on the interruption. */
+                atomic_store_explicit(&l->in_wait, true, memory_order_seq_cst);
                 r = lib->event_set_wait(l->set, &d, NVML_LISTENER_WAIT_MS);
+                atomic_store_explicit(&l->in_wait, false, memory_order_seq_cst);
                 if (r == NVML_SUCCESS) {
                         take(l, &d);
                 } else if (r == NVML_ERROR_TIMEOUT) {
@@ -337,6 +345,8 @@ int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, 
         struct nvml_listener *l = calloc(1, sizeof(*l));
         if (!l)
                 return -ENOMEM;
+        atomic_init(&l->nudge, false);
+        atomic_init(&l->in_wait, false);
         r = nvml_evq_init(&l->q, queue_cap);
         if (r < 0) {
                 free(l);
@@ -369,7 +379,17 @@ void nvml_listener_set_handle(struct nvml_listener *l, unsigned slot, nvmlDevice
         pthread_mutex_lock(&l->lock);
         l->handle[slot] = handle;
         l->pending[slot] = handle != NULL;
+        if (handle)
+                atomic_store_explicit(&l->nudge, true, memory_order_relaxed);
         pthread_mutex_unlock(&l->lock);
+        nvml_listener_nudge(l);
+}
+
+void nvml_listener_nudge(struct nvml_listener *l)
+{
+        if (l && atomic_load_explicit(&l->nudge, memory_order_relaxed) &&
+            atomic_load_explicit(&l->in_wait, memory_order_seq_cst))
+                pthread_kill(l->thread, nvml_listener_signal());
 }
 
 size_t nvml_listener_drain(struct nvml_listener *l, struct nvml_event *out, size_t cap)

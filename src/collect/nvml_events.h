@@ -29,7 +29,10 @@
  * thread alone (nvml_listener_signal(), an empty handler without SA_RESTART, unblocked
  * in that thread only), not with pthread_cancel. A driver that ignored the interruption
  * would hold the stop at most NVML_LISTENER_STOP_NS: the thread is then left running
- * and the caller must not shut NVML down under it.
+ * and the caller must not shut NVML down under it. A handle the main loop hands over
+ * (a GPU acquired again after it was lost) interrupts the wait the same way, so the GPU
+ * is registered at once, not when the wait times out: an Xid right after a GPU comes
+ * back is the one its user needs.
  *
  * Memory: the queue holds cap events of 48 bytes (1024: 48 KiB), allocated once. */
 #ifndef VIGIL_COLLECT_NVML_EVENTS_H
@@ -112,8 +115,14 @@ int nvml_listener_start(struct nvml_listener **ret, const struct nvml_lib *lib, 
                         const nvmlDevice_t handles[], size_t queue_cap,
                         nvml_action_wanted_fn action_wanted, unsigned long long types);
 
-/* Main loop: GPU slot's handle was (re)acquired: register it again. */
+/* Main loop: GPU slot's handle was (re)acquired: register it again, interrupting the
+ * thread's wait. */
 void nvml_listener_set_handle(struct nvml_listener *l, unsigned slot, nvmlDevice_t handle);
+
+/* Main loop, each GPU tick: while a handle waits to be registered and the thread is in
+ * its wait, interrupt the wait again (an interruption that came just before the thread
+ * entered the wait is lost). One atomic load when nothing waits; accepts NULL. */
+void nvml_listener_nudge(struct nvml_listener *l);
 
 /* Main loop: up to cap queued events into out, oldest first; returns how many. */
 size_t nvml_listener_drain(struct nvml_listener *l, struct nvml_event *out, size_t cap);

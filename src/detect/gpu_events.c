@@ -434,6 +434,7 @@ static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tic
         for (unsigned slot = 0; slot < d->ngpus; slot++)
                 if (ctx->frame->gpus[slot].sampled)
                         sampled(d, slot, t);
+        nvml_listener_nudge(d->listener);
         drain(d);
         if (ctx->snapshot_requested)
                 requested(d, t);

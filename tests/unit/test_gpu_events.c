@@ -484,6 +484,46 @@ static void test_listener_stop_interrupts_the_wait(void **state)
         assert_int_equal(fake.frees, 1);
 }
 
+/* A GPU handed over while the thread is in a long wait (one acquired again after it was
+ * lost) is registered at once: the hand-over interrupts the wait, which would otherwise
+ * run NVML_LISTENER_WAIT_MS, and an Xid right after the GPU came back be missed. */
+static void test_listener_registers_a_new_handle_at_once(void **state)
+{
+        (void)state;
+        struct nvml_lib lib = fake_lib();
+        nvmlDevice_t handles[2] = {dev_handle(0), NULL};
+        struct nvml_listener *l;
+        fake_reset(NULL, 0);
+        fake.long_wait = true;
+        assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL, 0), 0);
+        bool waiting = false;
+        for (int i = 0; i < 500 && !waiting; i++) {
+                struct timespec ts = {0, 10 * MS};
+                nanosleep(&ts, NULL);
+                pthread_mutex_lock(&fake.lock);
+                waiting = fake.waits > 0 && fake.registered[0] != 0;
+                pthread_mutex_unlock(&fake.lock);
+        }
+        assert_true(waiting);
+        int64_t given = now_mono_ns();
+        nvml_listener_set_handle(l, 1, dev_handle(1));
+        bool registered = false;
+        /* The main loop nudges each GPU tick until the thread took the handle. */
+        for (int i = 0; i < 500 && !registered; i++) {
+                struct timespec ts = {0, 10 * MS};
+                nanosleep(&ts, NULL);
+                nvml_listener_nudge(l);
+                pthread_mutex_lock(&fake.lock);
+                registered = fake.registered[1] != 0;
+                pthread_mutex_unlock(&fake.lock);
+        }
+        assert_true(registered);
+        /* Well inside the wait it interrupted (10 s), however slow the machine. */
+        assert_true(now_mono_ns() - given < NVML_LISTENER_WAIT_MS * MS / 2);
+        assert_true(fake.interrupted >= 1);
+        assert_true(nvml_listener_stop(l));
+}
+
 static void test_listener_needs_the_event_api(void **state)
 {
         (void)state;
@@ -506,6 +546,7 @@ int main(void)
             cmocka_unit_test(test_listener_events_and_restart),
             cmocka_unit_test(test_listener_create_failure_and_lost_gpu),
             cmocka_unit_test(test_listener_stop_interrupts_the_wait),
+            cmocka_unit_test(test_listener_registers_a_new_handle_at_once),
             cmocka_unit_test(test_listener_needs_the_event_api),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
