@@ -457,6 +457,21 @@ static void test_listener_create_failure_and_lost_gpu(void **state)
         assert_int_equal(fake.frees, 1);
 }
 
+/* Until the listener is in its (long) wait, 5 s at most; gpu0, given at the start, is
+ * registered before it. */
+static bool in_long_wait(void)
+{
+        bool waiting = false;
+        for (int i = 0; i < 500 && !waiting; i++) {
+                struct timespec ts = {0, 10 * MS};
+                nanosleep(&ts, NULL);
+                pthread_mutex_lock(&fake.lock);
+                waiting = fake.waits > 0;
+                pthread_mutex_unlock(&fake.lock);
+        }
+        return waiting;
+}
+
 /* A long wait does not hold up a stop: the stop interrupts it, and the thread ends. */
 static void test_listener_stop_interrupts_the_wait(void **state)
 {
@@ -467,15 +482,7 @@ static void test_listener_stop_interrupts_the_wait(void **state)
         fake_reset(NULL, 0);
         fake.long_wait = true;
         assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL, 0), 0);
-        bool waiting = false;
-        for (int i = 0; i < 500 && !waiting; i++) {
-                struct timespec ts = {0, 10 * MS};
-                nanosleep(&ts, NULL);
-                pthread_mutex_lock(&fake.lock);
-                waiting = fake.waits > 0;
-                pthread_mutex_unlock(&fake.lock);
-        }
-        assert_true(waiting);
+        assert_true(in_long_wait());
         /* Without the interruption the wait would run NVML_LISTENER_WAIT_MS, past the
          * stop's bound, and the stop would answer false. */
         assert_true(nvml_listener_stop(l));
@@ -496,15 +503,8 @@ static void test_listener_registers_a_new_handle_at_once(void **state)
         fake_reset(NULL, 0);
         fake.long_wait = true;
         assert_int_equal(nvml_listener_start(&l, &lib, 2, handles, 16, NULL, 0), 0);
-        bool waiting = false;
-        for (int i = 0; i < 500 && !waiting; i++) {
-                struct timespec ts = {0, 10 * MS};
-                nanosleep(&ts, NULL);
-                pthread_mutex_lock(&fake.lock);
-                waiting = fake.waits > 0 && fake.registered[0] != 0;
-                pthread_mutex_unlock(&fake.lock);
-        }
-        assert_true(waiting);
+        assert_true(in_long_wait());
+        assert_true(fake.registered[0] != 0);
         int64_t given = now_mono_ns();
         nvml_listener_set_handle(l, 1, dev_handle(1));
         bool registered = false;
