@@ -369,6 +369,8 @@ static void publish(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
+        if (!ctx->publish_wanted)
+                return;
         pthread_mutex_lock(&ctx->pub_lock);
         bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
         /* The GPU slots no GPU uses are copied at the first publication only (and

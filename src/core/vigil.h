@@ -67,7 +67,10 @@ struct vigil_ctx {
          * its writers so it is formatted once; NULL outside the daemon, where each
          * writer formats its own. Main loop only. */
         struct host_row_text *host_text;
-        /* The last complete frame and counters, for readers in other threads (HTTP). */
+        /* The last complete frame and counters, for readers in other threads (HTTP),
+         * copied after each tick once a reader asked for them (publish_wanted, set
+         * at its init: with no reader the copies cost every tick for nothing). */
+        bool publish_wanted;
         pthread_mutex_t pub_lock;
         struct frame *published;
         struct counters *published_extra;

@@ -216,6 +216,8 @@ static int http_init(struct vigil_ctx *ctx, void **ret_state)
                         goto out;
                 }
         }
+        /* The pages and /metrics read the frame the main loop publishes. */
+        ctx->publish_wanted = true;
         struct http_server_config cfg = {.listen = o->listen,
                                          .web = web,
                                          .snapshot = http_snapshot,
