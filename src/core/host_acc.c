@@ -52,18 +52,11 @@ static const struct {
     {HC_CHROMIUM_PSS, "MB/h"}, {HC_SHM_USED, "MB/h"},   {HC_TEMP, "C/h"},
 };
 
-/* The series the HTML report charts (report/html.c), beside the slopes'. */
-static const enum host_col chart_cols[] = {
-    HC_CPU_TOTAL, HC_TEMP, HC_MEM_AVAIL, HC_SHM_USED,     HC_PLAYER_PSS,     HC_ARM,
-    HC_CORE,      HC_V3D,  HC_ARM_CFG,   HC_CHROMIUM_PSS, HC_CHROMIUM_PROCS,
-};
-
 static bool series_wanted(enum host_col f, unsigned flags)
 {
-        for (size_t i = 0;
-             (flags & HOST_ACC_CHARTS) && i < sizeof(chart_cols) / sizeof(chart_cols[0]); i++)
-                if (chart_cols[i] == f)
-                        return true;
+        /* The HTML report may chart any column (report/html.c picks). */
+        if (flags & HOST_ACC_CHARTS)
+                return host_col_numeric(f);
         for (size_t i = 0; i < sizeof(slope_fields) / sizeof(slope_fields[0]); i++) {
                 if (slope_fields[i].f == f)
                         return true;

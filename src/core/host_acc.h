@@ -47,7 +47,8 @@ struct host_acc {
         struct host_flag_change *changes; /* NULL unless charts are wanted */
 };
 
-/* Keep series for every chart the HTML report draws (not only the trend fields). */
+/* Keep a series of every numeric column, any of which the HTML report may chart (not
+ * only the trend fields'): about 30 series. */
 #define HOST_ACC_CHARTS 0x1
 
 /* Set up an empty accumulator; series keep at most series_cap points

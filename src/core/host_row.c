@@ -109,11 +109,20 @@ bool host_col_numeric(enum host_col c)
         return (unsigned)c < HC_COUNT && cols[c].name && cols[c].fmt <= HF_INT;
 }
 
+/* A value in format fmt as written and read back: HF_PCT1 keeps one decimal. */
+static double logged(enum host_col_fmt fmt, double v)
+{
+        return VAL_OK(v) && fmt == HF_PCT1 ? round(v * 10.0) / 10.0 : v;
+}
+
 double host_col_logged(enum host_col c, double v)
 {
-        if (!VAL_OK(v))
-                return v;
-        return host_col_fmt(c) == HF_PCT1 ? round(v * 10.0) / 10.0 : v;
+        return logged(host_col_fmt(c), v);
+}
+
+double watch_col_logged(enum watch_col c, double v)
+{
+        return (unsigned)c < WC_COUNT ? logged(watch_cols[c].fmt, v) : v;
 }
 
 void host_core_col_name(char *buf, size_t cap, unsigned i)

@@ -82,6 +82,9 @@ enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
 
 /* A column's name suffix, "_procs" ... "_threads" (core/watch_values.def); "" for none. */
 const char *watch_col_suffix(enum watch_col c);
+/* A watch's value as its column holds it once written and read back (as
+ * host_col_logged). */
+double watch_col_logged(enum watch_col c, double v);
 
 /* One such watch's values. */
 struct host_row_watch {

@@ -123,9 +123,8 @@ static void add_watches(struct trend *s, double t)
                 if (slot < 0)
                         continue;
                 double v[WC_COUNT];
-                memcpy(v, w->v, sizeof(v));
-                v[WC_CPU_PCT] =
-                    VAL_OK(v[WC_CPU_PCT]) ? round(v[WC_CPU_PCT] * 10.0) / 10.0 : v[WC_CPU_PCT];
+                for (unsigned k = 0; k < WC_COUNT; k++)
+                        v[k] = watch_col_logged(k, w->v[k]);
                 watch_acc_add(&s->watches, (unsigned)slot, t, v);
         }
 }
