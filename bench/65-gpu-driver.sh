@@ -10,7 +10,7 @@
 #      reference logger's per-sample work (ref_gpu_sample.py, its calls through
 #      ctypes as pynvml makes them);
 #   c. the whole daemon (GPU at 100 ms, host at 1 s, logging on) against its floor
-#      (daemon_floor.c: the same deadlines, calls and row writes), CPU and wake-ups from
+#      (daemon_floor.c: the same deadlines, calls, reads and row writes), CPU and wake-ups from
 #      steady.py over the same window;
 #   d. the driver: name and version (nvidia-smi), for the record.
 #
@@ -78,7 +78,8 @@ bench_held_files "$vpid"
 wait "$vpid"
 grow=$(bench_avg_row "$(ls "$out"/d/gpu0-*.csv | head -1)")
 hrow=$(bench_avg_row "$(ls "$out"/d/host-*.csv | head -1)")
-"$B/bench/daemon_floor" "$LIB" "$SECS" 100 1000 "$out/f" "$grow" "$hrow" "${held_files[@]}" >/dev/null &
+"$B/bench/daemon_floor" "$LIB" "$SECS" 100 1000 "$out/f" "$grow" "$hrow" "${held_files[@]}" \
+	statfs:/dev/shm statfs:/ >/dev/null &
 fpid=$!
 "$PY" bench/steady.py "$fpid" 5 $((SECS - 8)) >"$out/floor.steady"
 wait "$fpid"

@@ -5,10 +5,13 @@
  * no events, no guard, no formatting of real values.
  *
  * usage: daemon_floor LIBRARY SECONDS GPU_MS HOST_MS OUTDIR GPU_ROW_BYTES HOST_ROW_BYTES
- *                     [FILE...]
+ *                     [FILE | statfs:PATH ...]
  * FLOOR_SYNC_MS in the environment sets the sync cadence (default 1000: vigil's default;
- * 60000 for its signage profile). LIBRARY "-" runs without GPUs. FILEs are the host files to re-read with one pread each
- * per host deadline (bench/70-daemon.sh passes the ones vigil held open).
+ * 60000 for its signage profile). LIBRARY "-" runs without GPUs. FILEs are the host files
+ * to re-read with one pread each per host deadline (bench/70-daemon.sh passes the ones
+ * vigil held open); each statfs:PATH is one statvfs(2) of PATH per host deadline (the file
+ * systems whose usage vigil's host row carries: /dev/shm and the root, collect/shm.c and
+ * collect/storage.c).
  * VIGIL_NVML_SCENARIO names the simulator's scenario. Prints "key value" lines: gpus,
  * gpu_samples, host_samples, calls. CPU time and context switches are measured by the
  * caller (getrusage of the child), the same way as for vigil. */
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "collect/nvml_api.h"
@@ -38,6 +42,8 @@ struct floor {
         int gpu_fd[MAX_GPUS], host_fd;
         int in_fd[MAX_FILES];
         unsigned nin;
+        const char *fs[MAX_FILES]; /* the statfs:PATH arguments */
+        unsigned nfs;
         bool dirty[MAX_GPUS + 1];
         char row[ROW_MAX];
         char buf[65536]; /* what the host files read into */
@@ -113,6 +119,10 @@ static void host_tick(struct floor *fl)
         gpu_mid(fl);
         for (unsigned i = 0; i < fl->nin; i++)
                 (void)!pread(fl->in_fd[i], fl->buf, sizeof(fl->buf), 0);
+        for (unsigned i = 0; i < fl->nfs; i++) {
+                struct statvfs sv;
+                (void)statvfs(fl->fs[i], &sv);
+        }
         size_t len = make_row(fl->row, fl->host_row);
         (void)!write(fl->host_fd, fl->row, len);
         fl->dirty[MAX_GPUS] = true;
@@ -156,7 +166,11 @@ int main(int argc, char **argv)
                 return 2;
         if (strcmp(argv[1], "-") && load_gpus(&fl, argv[1]))
                 return 1;
-        for (int i = 8; i < argc && fl.nin < MAX_FILES; i++) {
+        for (int i = 8; i < argc && fl.nin < MAX_FILES && fl.nfs < MAX_FILES; i++) {
+                if (!strncmp(argv[i], "statfs:", 7)) {
+                        fl.fs[fl.nfs++] = argv[i] + 7;
+                        continue;
+                }
                 int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
                 if (fd >= 0)
                         fl.in_fd[fl.nin++] = fd;
