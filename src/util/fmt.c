@@ -6,27 +6,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fast path of fmt_pyfloat, for what most readings are (a few decimals, well under
- * a billion): the fewest decimals k (1 to PYFLOAT_FAST_DECIMALS) for which an integer
- * r has r / 10^k == v, written as r with a point k digits from its end. The quotient of
- * two exact doubles is correctly rounded (IEEE 754), as strtod's reading of the digits
- * is, so the string reads back to v. It is the shortest one: with |v| under
- * PYFLOAT_FAST_MAX, 10^k * ulp(v) <= 1/2 for every k tried, so v * 10^k lies within
- * 1/4 + its own rounding of the one integer whose k-decimal string can read back to v,
- * and llround finds it (no k-decimal string with fewer digits is missed). Python's
- * repr writes these numbers in fixed notation (1e-4 <= |v| < 1e16), with the same
- * digits. 0 when the fast path does not apply (the caller takes the slow one). */
-#define PYFLOAT_FAST_DECIMALS 6
-#define PYFLOAT_FAST_MAX      1e9
+/* The fast path of fmt_pyfloat, for what most readings are (a few decimals, or MB from
+ * bytes or kB: an exact binary fraction of up to about ten decimals): the fewest
+ * decimals k for which an integer r has r / 10^k == v, written as r with a point k
+ * digits from its end. k is tried from 1 while v * 10^k is at most 2^50
+ * (PYFLOAT_FAST_SCALED). Why that string is Python's repr of v:
+ * - A k-decimal string d that reads back to v is within ulp(v) / 2 <= v * 2^-53 of v,
+ *   so d * 10^k is within 2^50 * 2^-53 = 1/8 of v * 10^k; the product as computed is
+ *   within ulp / 2 <= 1/8 of the exact one (it is at most 2^50). So llround of it is
+ *   d * 10^k, and no second k-decimal string can read back (it would be 1 away).
+ * - r <= 2^50 + 1 and 10^k (k <= 22) are exact doubles, so r / 10^k is the correctly
+ *   rounded quotient (IEEE 754), which is what strtod reads from the string.
+ * - The fewest decimals is the fewest significant digits, Python's shortest repr; it
+ *   writes these numbers (1e-4 <= |v| < 1e16) in fixed notation with those digits.
+ * Returns 0 when no k tried fits (the caller takes the general method) and then sets
+ * *ret_prec to the fewest significant digits the general method can need: a string of
+ * n digits has n - E - 1 decimals (E the exponent of v), and none with k or fewer
+ * decimals read back. */
+#define PYFLOAT_FAST_DECIMALS 17
+#define PYFLOAT_FAST_SCALED   0x1p50
 
-static size_t pyfloat_fast(char *out, size_t cap, double v)
+static size_t pyfloat_fast(char *out, size_t cap, double v, int *ret_prec)
 {
-        static const double pow10[PYFLOAT_FAST_DECIMALS + 1] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+        static const double pow10[PYFLOAT_FAST_DECIMALS + 1] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,
+                                                                1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
         double a = fabs(v);
-        if (!(a >= 1e-4 && a < PYFLOAT_FAST_MAX))
+        *ret_prec = 1;
+        if (!(a >= 1e-4 && a < 1e16))
                 return 0;
-        for (int k = 1; k <= PYFLOAT_FAST_DECIMALS; k++) {
-                long long r = llround(a * pow10[k]);
+        int k = 1;
+        for (; k <= PYFLOAT_FAST_DECIMALS; k++) {
+                double scaled = a * pow10[k];
+                if (scaled > PYFLOAT_FAST_SCALED)
+                        break;
+                long long r = llround(scaled);
                 if ((double)r / pow10[k] != a)
                         continue;
                 char digits[24];
@@ -51,16 +65,36 @@ static size_t pyfloat_fast(char *out, size_t cap, double v)
                 *p = '\0';
                 return (size_t)(p - out);
         }
+        if (k == 1) /* nothing tried: nothing known */
+                return 0;
+        /* Decimals 1 .. k - 1 failed (an integer's "X.0" among them), so n <= k + E
+         * digits cannot do. E is at least e: the exact powers of ten from 1 up, and -4
+         * below 1. */
+        int e = -4;
+        if (a >= 1)
+                for (e = 0; e < PYFLOAT_FAST_DECIMALS && a >= pow10[e + 1]; e++)
+                        ;
+        int prec = k + e + 1;
+        *ret_prec = prec < 1 ? 1 : prec > 17 ? 17 : prec;
         return 0;
 }
 
+static size_t pyfloat_general_from(char *out, size_t cap, double v, int prec0);
+
 size_t fmt_pyfloat(char *out, size_t cap, double v)
 {
-        size_t fast = cap ? pyfloat_fast(out, cap, v) : 0;
-        return fast ? fast : fmt_pyfloat_general(out, cap, v);
+        int prec0 = 1;
+        size_t fast = cap ? pyfloat_fast(out, cap, v, &prec0) : 0;
+        return fast ? fast : pyfloat_general_from(out, cap, v, prec0);
 }
 
 size_t fmt_pyfloat_general(char *out, size_t cap, double v)
+{
+        return pyfloat_general_from(out, cap, v, 1);
+}
+
+/* The general method, trying precisions from prec0 (one known not to be too many). */
+static size_t pyfloat_general_from(char *out, size_t cap, double v, int prec0)
 {
         char tmp[40];
         if (cap == 0)
@@ -74,7 +108,7 @@ size_t fmt_pyfloat_general(char *out, size_t cap, double v)
         }
         /* Shortest round-trip digits, as Python's float_repr_style 'short'. */
         int prec;
-        for (prec = 1; prec <= 17; prec++) {
+        for (prec = prec0; prec <= 17; prec++) {
                 snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
                 if (strtod(tmp, NULL) == v)
                         break;

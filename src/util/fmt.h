@@ -13,8 +13,9 @@
 size_t fmt_pyfloat(char *out, size_t cap, double v);
 
 /* The same by the general method alone (the shortest of %.{1..17}e that strtod reads
- * back): what fmt_pyfloat does when its fast path (a few decimals, under a billion)
- * does not apply. For the tests that hold the two to the same output. */
+ * back): what fmt_pyfloat does, from the first precision that can do, when its fast
+ * path (up to 17 decimals while v * 10^decimals <= 2^50) finds no string. For the
+ * tests that hold the two to the same output. */
 size_t fmt_pyfloat_general(char *out, size_t cap, double v);
 
 /* Local time as "YYYY-MM-DDTHH:MM:SS.mmm" (the host log's timestamp). */

@@ -100,6 +100,11 @@ static void test_pyfloat(void **state)
         check_py(1800.457088, "1800.457088");
         check_py(47.236, "47.236");
         check_py(1234.56640625, "1234.56640625");
+        check_py(23677.76953125, "23677.76953125");
+        check_py(1e14 + 0.5, "100000000000000.5");
+        check_py(2e14, "200000000000000.0");
+        check_py(100.0 / 3, "33.333333333333336");
+        check_py(0.000123456789012345, "0.000123456789012345");
         check_py(0.1 + 0.2, "0.30000000000000004");
         check_py(0.0, "0.0");
         check_py(-3.5, "-3.5");
@@ -140,7 +145,24 @@ static void test_pyfloat_fast_path(void **state)
                 check_same(u * mag);                                     /* any double */
                 check_same((double)(x % 100000000000ULL) / 1048576);     /* MB from bytes */
                 check_same(round(u * 1000) / 10 + round(u * 100) / 100); /* a sum */
+                check_same((double)(x % 100000000ULL) / 1024);           /* MB from kB */
+                check_same((double)(x % 1000000000ULL) / 256);           /* MB, 4 kB blocks */
+                double many = pow(10, (double)(x % 15));                 /* 0 .. 14 decimals */
+                check_same(round(u * 1e4 * many) / many);
+                check_same(-(double)(x >> 14) / pow(10, (double)(x % 18))); /* near 2^50 */
+                check_same(u * 1e16);
         }
+        check_same(0x1p50 / 10);
+        check_same(0x1p50 / 10 + 0.5);
+        check_same(0x1p50 / 1e3 + 0.125);
+        check_same(2e14);
+        check_same(1e14 + 0.5);
+        check_same(9.999999999999999e14);
+        check_same(1e15);
+        check_same(9999999999999998.0);
+        check_same(0.00010000000000000002);
+        check_same(0.1 + 0.7);
+        check_same(1.0 / 3);
         check_same(0.0001);
         check_same(999999999.999999);
         check_same(1e9);
