@@ -131,11 +131,12 @@ start vigil "$B/vigil" --profile signage --root "$root" --gpu none --quiet --min
 	--log-dir MNT/log "${EXTRA[@]}"
 start reference "$PY" "$tmp/monitor_player.py" --quiet --csv MNT/monitor.csv
 sleep $((WARMUP / 2))
-# The floor: the files vigil holds open now (not its logs), the size of its rows so far.
+# The floor: the files vigil holds open now (not its logs, nor the mounts table, which it
+# reads once a minute: bench_held_files), the size of its rows so far.
 held=()
 for fd in /proc/"${pid[vigil]}"/fd/*; do
 	t=$(readlink "$fd" || true)
-	case "$t" in "$tmp"/* | /dev/null) ;; /*) [ -f "$t" ] && held+=("$t") ;; esac
+	case "$t" in "$tmp"/* | /dev/null | */mounts) ;; /*) [ -f "$t" ] && held+=("$t") ;; esac
 done
 hrow=$(bench_avg_row "$(ls "$tmp"/mnt-vigil/log/host-*.csv | head -1)")
 start floor env FLOOR_SYNC_MS=60000 "$B/bench/daemon_floor" - $((WINDOW + WARMUP + 5)) 5000 5000 \
