@@ -33,6 +33,8 @@ static size_t pyfloat_fast(char *out, size_t cap, double v, int *ret_prec)
                                                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
         double a = fabs(v);
         *ret_prec = 1;
+        if (a == 0 && cap >= 5) /* a reading of zero is common: "0.0", "-0.0" */
+                return (size_t)(stpcpy(out, signbit(v) ? "-0.0" : "0.0") - out);
         if (!(a >= 1e-4 && a < 1e16))
                 return 0;
         int k = 1;

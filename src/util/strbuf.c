@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/numfmt.h"
+
 void sb_init_fixed(struct strbuf *sb, char *storage, size_t cap)
 {
         sb->buf = storage;
@@ -133,4 +135,14 @@ void sb_csv_cell(struct strbuf *sb, const char *s)
                 sb_putc(sb, *s);
         }
         sb_putc(sb, '"');
+}
+
+void sb_fixed(struct strbuf *sb, double v, int decimals)
+{
+        char t[NUMFMT_MAX];
+        size_t n = numfmt_fixed(t, v, decimals);
+        if (n)
+                sb_put(sb, t, n);
+        else
+                sb_printf(sb, "%.*f", decimals, v);
 }

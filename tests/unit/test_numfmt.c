@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/numfmt.h"
+#include "util/strbuf.h"
 #include "test_rng.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -208,6 +209,35 @@ static void test_integers(void **state)
                 check_ints(rnd() >> (rnd() & 63));
 }
 
+/* sb_fixed: numfmt's bytes where it writes, printf's where it declines. */
+static void test_sb_fixed(void **state)
+{
+        (void)state;
+        const double vs[] = {0.0,
+                             -0.0,
+                             1.25,
+                             2.5,
+                             99.95,
+                             -0.04,
+                             1e20,
+                             -1e30,
+                             INFINITY,
+                             -INFINITY,
+                             18446744073709549568.0,
+                             123456.789};
+        for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+                for (int dec = 0; dec <= 3; dec++) {
+                        char buf[128], want[128];
+                        struct strbuf sb;
+                        sb_init_fixed(&sb, buf, sizeof(buf));
+                        sb_fixed(&sb, vs[i], dec);
+                        snprintf(want, sizeof(want), "%.*f", dec, vs[i]);
+                        assert_false(sb.overflow);
+                        assert_int_equal(sb.len, strlen(want));
+                        assert_memory_equal(buf, want, sb.len);
+                }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -217,6 +247,7 @@ int main(void)
             cmocka_unit_test(test_fixed_readings),
             cmocka_unit_test(test_fixed_count),
             cmocka_unit_test(test_integers),
+            cmocka_unit_test(test_sb_fixed),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

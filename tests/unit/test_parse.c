@@ -168,6 +168,7 @@ static void test_pyfloat_fast_path(void **state)
         check_same(1e9);
         check_same(0.1 + 0.2);
         check_same(-0.0);
+        check_py(-0.0, "-0.0");
 }
 
 static void test_strbuf(void **state)
