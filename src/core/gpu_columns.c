@@ -103,8 +103,7 @@ void gpu_csv_header(struct strbuf *sb, enum gpu_csv_file file, unsigned nfans)
 /* ",v" to the given decimals, as ",%.*f". */
 static void put_fixed(struct strbuf *sb, double v, int decimals)
 {
-        sb_putc(sb, ',');
-        sb_fixed(sb, v, decimals);
+        sb_fixed(sb, ',', v, decimals);
 }
 
 static void cell_fixed(struct strbuf *sb, double v, int decimals)

@@ -321,10 +321,10 @@ static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
                 sb_puts(out, buf);
                 break;
         case HF_PCT1:
-                sb_fixed(out, v, 1);
+                sb_fixed(out, '\0', v, 1);
                 break;
         case HF_INT:
-                sb_fixed(out, v, 0);
+                sb_fixed(out, '\0', v, 0);
                 break;
         case HF_HEX:
                 sb_printf(out, "0x%llx", (unsigned long long)v);

@@ -137,12 +137,14 @@ void sb_csv_cell(struct strbuf *sb, const char *s)
         sb_putc(sb, '"');
 }
 
-void sb_fixed(struct strbuf *sb, double v, int decimals)
+void sb_fixed(struct strbuf *sb, char sep, double v, int decimals)
 {
-        char t[NUMFMT_MAX];
-        size_t n = numfmt_fixed(t, v, decimals);
+        char t[1 + NUMFMT_MAX];
+        size_t lead = sep != '\0';
+        t[0] = sep;
+        size_t n = numfmt_fixed(t + lead, v, decimals);
         if (n)
-                sb_put(sb, t, n);
+                sb_put(sb, t, lead + n);
         else
-                sb_printf(sb, "%.*f", decimals, v);
+                sb_printf(sb, "%.*s%.*f", (int)lead, t, decimals, v);
 }

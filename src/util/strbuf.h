@@ -25,9 +25,10 @@ void sb_putc(struct strbuf *sb, char ch);
 void sb_put(struct strbuf *sb, const char *s, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append "%.*f" of v with decimals 0..3: the bytes printf writes, by numfmt_fixed
- * (util/numfmt.h) where it can, by printf where it declines (infinities, |v| >= 2^64). */
-void sb_fixed(struct strbuf *sb, double v, int decimals);
+/* Append sep (none when '\0': a CSV writer's ',') then "%.*f" of v with decimals 0..3:
+ * the bytes printf writes, by numfmt_fixed (util/numfmt.h) where it can, by printf
+ * where it declines (infinities, |v| >= 2^64). One append, for the rows' hot paths. */
+void sb_fixed(struct strbuf *sb, char sep, double v, int decimals);
 /* Append a CSV cell: quoted (RFC 4180, as Python's csv module does) when it holds
  * a comma, quote, CR or LF. */
 void sb_csv_cell(struct strbuf *sb, const char *s);

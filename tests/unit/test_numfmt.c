@@ -230,8 +230,9 @@ static void test_sb_fixed(void **state)
                         char buf[128], want[128];
                         struct strbuf sb;
                         sb_init_fixed(&sb, buf, sizeof(buf));
-                        sb_fixed(&sb, vs[i], dec);
-                        snprintf(want, sizeof(want), "%.*f", dec, vs[i]);
+                        sb_fixed(&sb, '\0', vs[i], dec);
+                        sb_fixed(&sb, ',', vs[i], dec);
+                        snprintf(want, sizeof(want), "%.*f,%.*f", dec, vs[i], dec, vs[i]);
                         assert_false(sb.overflow);
                         assert_int_equal(sb.len, strlen(want));
                         assert_memory_equal(buf, want, sb.len);
