@@ -100,16 +100,10 @@ void gpu_csv_header(struct strbuf *sb, enum gpu_csv_file file, unsigned nfans)
         sb_putc(sb, '\n');
 }
 
-/* ",v" to the given decimals, as ",%.*f". */
-static void put_fixed(struct strbuf *sb, double v, int decimals)
-{
-        sb_fixed(sb, ',', v, decimals);
-}
-
 static void cell_fixed(struct strbuf *sb, double v, int decimals)
 {
         if (VAL_OK(v))
-                put_fixed(sb, v, decimals);
+                sb_fixed(sb, ',', v, decimals);
         else
                 sb_putc(sb, ',');
 }
@@ -130,7 +124,7 @@ static void cell_tlimit(struct strbuf *sb, const struct gpu_frame *g)
 {
         /* The reference leaves gpu_tlimit empty when the threshold reads 0. */
         if (VAL_OK(g->temp_max_c) && g->temp_max_c != 0 && VAL_OK(g->temp_c))
-                put_fixed(sb, g->temp_max_c - g->temp_c, 0);
+                sb_fixed(sb, ',', g->temp_max_c - g->temp_c, 0);
         else
                 sb_putc(sb, ',');
 }
