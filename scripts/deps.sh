@@ -50,6 +50,9 @@ for arch in $(printf '%s\n' "${archs[@]}" | sort -u); do
 		dpkg --add-architecture "$arch"
 	fi
 done
-apt-get update -q -o DPkg::Lock::Timeout=900 >/dev/null
+# A mirror caught mid-sync fails one index (say, armhf's security list) while the rest
+# are fine: that is a warning, and the install below decides whether anything is missing.
+apt-get update -q -o DPkg::Lock::Timeout=900 >/dev/null ||
+	echo "vigil: apt-get update reported errors; installing from the lists it has" >&2
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=900 ${missing[*]} >/dev/null
