@@ -2,7 +2,10 @@
 #
 #   make            build build/vigil (and the simulated NVML library)
 #   make run        install missing build packages, build, run vigil here with /metrics on loopback
-#   make test       install missing packages, build, run every test (plain, then ASan+UBSan), check format
+#   make test       install missing packages, build, run every unit and integration test once,
+#                   the unit tests again under ASan+UBSan, check format (what CI runs)
+#   make check      make test's packages plus the cross and packaging ones, then everything:
+#                   the clang build, the integration tests under ASan+UBSan too, cross, deb
 #   make install    install binary, unit, rules and man page (honours DESTDIR and PREFIX)
 #   make bench      run the benchmarks in bench/ and print their ratios
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS (default 60)
@@ -46,7 +49,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
+.PHONY: all run test check unit install deps deps-test deps-check deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -107,6 +110,9 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+deps-check:
+	@scripts/deps.sh check
+
 deps-bench:
 	@scripts/deps.sh bench
 
@@ -120,12 +126,15 @@ run: deps
 	$(MAKE) all
 	@scripts/run-here.sh $(BUILD)/vigil
 
+JOBS     := $(shell nproc 2>/dev/null || echo 2)
+
 test: deps-test
-	$(MAKE) all unit
+	$(MAKE) -j$(JOBS) all unit
 	@scripts/test.sh
 
-check: all unit
-	@scripts/test.sh
+check: deps-check
+	$(MAKE) -j$(JOBS) all unit
+	@scripts/test.sh --full
 
 format:
 	clang-format -i $$(find src tests fuzz bench -name '*.[ch]')

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages vigil needs that are missing.
-# Usage: scripts/deps.sh build|test|bench|fuzz|soak|deb
+# Usage: scripts/deps.sh build|test|check|bench|fuzz|soak|deb
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 # A package named PKG:ARCH (packages.cross) needs ARCH as a dpkg foreign architecture:
 # it is added when missing (dpkg --add-architecture is idempotent; it only lets apt
@@ -9,7 +9,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lists=("$here/packages.build")
 case "${1:-build}" in
-test) lists+=("$here/packages.test" "$here/packages.deb" "$here/packages.cross") ;;
+test) lists+=("$here/packages.test") ;;
+check) lists+=("$here/packages.test" "$here/packages.deb" "$here/packages.cross") ;;
 deb) lists+=("$here/packages.deb" "$here/packages.cross") ;;
 bench) lists+=("$here/packages.bench") ;;
 fuzz) lists+=("$here/packages.fuzz") ;;

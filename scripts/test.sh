@@ -1,62 +1,125 @@
 #!/usr/bin/env bash
-# Run every test: format check, unit tests, integration tests; then the same unit and
-# integration tests again on an ASan+UBSan build. The last line is "N passed, N failed".
+# Run the tests. The last line is "N passed, N failed".
+#
+#   scripts/test.sh          what `make test` (and CI) runs: the format check, every unit
+#                            and integration test once on the plain build, and the unit
+#                            tests again on an ASan+UBSan build
+#   scripts/test.sh --full   what `make check` runs: all of the above, plus the clang build,
+#                            the integration tests on the ASan+UBSan build, the ARM cross
+#                            builds under qemu-user (cross.sh) and the Debian packages (deb.sh)
+#
+# Tests run TEST_JOBS at a time (default: twice the CPUs; every test picks its own free
+# ports and temporary directories, so they do not see each other). Each test's output is
+# in tests/out/LABEL-NAME.log; the tally is printed in a fixed order whatever finished first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-passed=0
-failed=0
-failures=()
+
+full=0
+[ "${1:-}" = --full ] && full=1
+JOBS=${TEST_JOBS:-$(($(nproc) * 2))}
 log_dir=tests/out
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
+passed=0
+failed=0
+failures=()
+
+# Integration tests that only `make check` runs: they build for other architectures or
+# install a package on this machine, and need packages `make test` does not install.
+CHECK_ONLY="cross deb"
+# The longest tests start first, so the pool does not wait on one of them at the end.
+SLOW_FIRST="browser gpu_stall powercut fuzz_replay faults_disk gpu_events prom_push prom_faults"
 
 record() { # record NAME STATUS
 	if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1"); fi
 }
 
-run_units() { # run_units BUILD LABEL
-	local bin out p f
-	for bin in "$1"/tests/test_*; do
-		[ -x "$bin" ] || continue
-		out="$log_dir/$2-$(basename "$bin").log"
-		"$bin" >"$out" 2>&1
-		local rc=$?
-		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
-		passed=$((passed + ${p:-0}))
-		failed=$((failed + ${f:-0}))
-		if [ "${f:-0}" -gt 0 ]; then
-			failures+=("$2 $(basename "$bin") (see $out)")
-		elif [ $rc -ne 0 ]; then
-			failed=$((failed + 1))
-			failures+=("$2 $(basename "$bin"): exited $rc (see $out)")
+# run_one KIND BUILD LABEL PATH: one unit binary or integration script, its output in
+# its log and its exit status in the log's .rc file. Runs in the pool (xargs).
+run_one() {
+	local kind=$1 build=$2 label=$3 path=$4 name out
+	case $kind in
+	unit) name=$(basename "$path") ;;
+	*) name=$(basename "$path" .sh) ;;
+	esac
+	out="$log_dir/$label-$name.log"
+	if [ "$kind" = unit ]; then
+		"$path" >"$out" 2>&1
+	else
+		VIGIL_BUILD="$build" VIGIL_LABEL="$label" timeout 900 bash "$path" >"$out" 2>&1
+	fi
+	echo $? >"$out.rc"
+}
+export -f run_one
+export log_dir
+
+# tally_unit LABEL BIN: add a unit binary's cmocka counts, print its line.
+tally_unit() {
+	local label=$1 name out rc p f
+	name=$(basename "$2")
+	out="$log_dir/$label-$name.log"
+	rc=$(cat "$out.rc" 2>/dev/null || echo 255)
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	if [ "${f:-0}" -gt 0 ]; then
+		failures+=("$label $name (see $out)")
+	elif [ "$rc" -ne 0 ]; then
+		failed=$((failed + 1))
+		failures+=("$label $name: exited $rc (see $out)")
+	fi
+	echo "$label unit $name: ${p:-0} passed, ${f:-0} failed"
+}
+
+# tally_integration LABEL SCRIPT: add a script's ok / not ok lines, print its line.
+tally_integration() {
+	local label=$1 name out rc p f line
+	name=$(basename "$2" .sh)
+	out="$log_dir/$label-$name.log"
+	rc=$(cat "$out.rc" 2>/dev/null || echo 255)
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -gt 0 ]; then
+		while IFS= read -r line; do failures+=("$label $name: ${line#not ok }"); done < <(grep '^not ok ' "$out")
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		failed=$((failed + 1))
+		failures+=("$label $name: exited $rc (see $out)")
+	fi
+	echo "$label integration $name: $p passed, $f failed"
+}
+
+# integration_scripts LABEL: the scripts this run takes, the slow ones first.
+integration_scripts() {
+	local t name s
+	for s in $SLOW_FIRST; do
+		[ -f "tests/integration/$s.sh" ] && echo "tests/integration/$s.sh"
+	done
+	for t in tests/integration/*.sh; do
+		name=$(basename "$t" .sh)
+		case " $SLOW_FIRST " in *" $name "*) continue ;; esac
+		if [ $full -eq 0 ] || [ "$1" = asan ]; then
+			case " $CHECK_ONLY " in *" $name "*) continue ;; esac
 		fi
-		echo "$2 unit $(basename "$bin"): ${p:-0} passed, ${f:-0} failed"
+		echo "$t"
 	done
 }
 
-run_integration() { # run_integration BUILD LABEL
-	local t out name line
-	for t in tests/integration/*.sh; do
-		[ -f "$t" ] || continue
-		name=$(basename "$t" .sh)
-		out="$log_dir/$2-$name.log"
-		VIGIL_BUILD="$1" VIGIL_LABEL="$2" timeout 900 bash "$t" >"$out" 2>&1
-		local rc=$?
-		local p f
-		p=$(grep -c '^ok ' "$out")
-		f=$(grep -c '^not ok ' "$out")
-		passed=$((passed + p))
-		failed=$((failed + f))
-		if [ "$f" -gt 0 ]; then
-			while IFS= read -r line; do failures+=("$2 $name: ${line#not ok }"); done < <(grep '^not ok ' "$out")
-		fi
-		if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-			failed=$((failed + 1))
-			failures+=("$2 $name: exited $rc (see $out)")
-		fi
-		echo "$2 integration $name: $p passed, $f failed"
-	done
+# run_pool BUILD LABEL WITH_INTEGRATION: the build's unit binaries (and its integration
+# scripts when asked) through the pool, then their tally in a fixed order.
+run_pool() {
+	local build=$1 label=$2 with_int=$3 bin t units=() scripts=()
+	for bin in "$build"/tests/test_*; do [ -x "$bin" ] && units+=("$bin"); done
+	[ "$with_int" = 1 ] && mapfile -t scripts < <(integration_scripts "$label")
+	{
+		for t in "${scripts[@]}"; do printf 'integration %s %s %s\n' "$build" "$label" "$t"; done
+		for bin in "${units[@]}"; do printf 'unit %s %s %s\n' "$build" "$label" "$bin"; done
+	} | xargs -P "$JOBS" -L 1 bash -c 'run_one "$@"' _
+	for bin in "${units[@]}"; do tally_unit "$label" "$bin"; done
+	for t in $(printf '%s\n' "${scripts[@]}" | sort); do tally_integration "$label" "$t"; done
 }
 
 # 1. Formatting, with the repo's .clang-format.
@@ -65,29 +128,35 @@ if scripts/format-check.sh >"$log_dir/format.log" 2>&1; then
 	echo "format: ok"
 else
 	record "format (see $log_dir/format.log)" 1
-	echo "format: FAILED"; head -20 "$log_dir/format.log"
+	echo "format: FAILED"
+	head -20 "$log_dir/format.log"
 fi
 
 # 2. The same code must also compile warning-free with clang (-Werror).
-if make -s BUILD=build-clang CC=clang all unit >"$log_dir/clang-build.log" 2>&1; then
-	record "clang build" 0
-	echo "clang build: ok"
-else
-	record "clang build (see $log_dir/clang-build.log)" 1
-	echo "clang build: FAILED"; tail -20 "$log_dir/clang-build.log"
+if [ $full -eq 1 ]; then
+	if make -s -j"$(nproc)" BUILD=build-clang CC=clang all unit >"$log_dir/clang-build.log" 2>&1; then
+		record "clang build" 0
+		echo "clang build: ok"
+	else
+		record "clang build (see $log_dir/clang-build.log)" 1
+		echo "clang build: FAILED"
+		tail -20 "$log_dir/clang-build.log"
+	fi
 fi
 
-# 3. Plain build.
-run_units build plain
-run_integration build plain
+# 3. The plain build (made by the Makefile before this script): units and integration.
+run_pool build plain 1
 
-# 4. ASan + UBSan build of everything, same tests.
+# 4. ASan + UBSan: the unit tests (and the simulated NVML they load); with --full the
+#    daemon and the integration tests too.
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-if make -s BUILD=build-asan OPT="-O1 -g $san" EXTRA_LDFLAGS="$san" all unit >"$log_dir/asan-build.log" 2>&1; then
+targets="unit build-asan/nvml-sim/libnvidia-ml.so.1 build-asan/nvml-sim/old/libnvidia-ml.so.1"
+[ $full -eq 1 ] && targets="all unit"
+# shellcheck disable=SC2086 # targets is a list
+if make -s -j"$(nproc)" BUILD=build-asan OPT="-O1 -g $san" EXTRA_LDFLAGS="$san" $targets >"$log_dir/asan-build.log" 2>&1; then
 	record "asan build" 0
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-	run_units build-asan asan
-	run_integration build-asan asan
+	run_pool build-asan asan $full
 else
 	record "asan build (see $log_dir/asan-build.log)" 1
 	tail -20 "$log_dir/asan-build.log"
