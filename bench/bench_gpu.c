@@ -32,6 +32,7 @@
 #include "core/frame.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "daemon/registry.h"
 #include "sink/metrics.h"
 #include "util/clock.h"
 

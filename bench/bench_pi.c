@@ -30,6 +30,7 @@
 #include "core/frame.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "daemon/registry.h"
 #include "util/clock.h"
 
 #define MAX_ROUNDS 64

@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/control.h"
+#include "daemon/control.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "daemon/daemon.h"
 #include "detect/xid_catalog.h"
 #include "report/postmortem.h"
 #include "report/report.h"

@@ -12,6 +12,7 @@
 
 #include "collect/nvml_read.h"
 #include "core/vigil.h"
+#include "util/thread.h"
 #include "util/clock.h"
 
 #define HEALTHY_RESET_NS (60 * NSEC_PER_SEC) /* no failure this long: back-off to 1 s */

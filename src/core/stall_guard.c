@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/thread.h"
 #include "util/log.h"
 
 enum guard_wake { GW_QUIT, GW_TIMER, GW_TIMEOUT };

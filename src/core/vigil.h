@@ -1,12 +1,15 @@
 /* The daemon context and the three plug-in kinds: sources fill the frame, detectors
  * read it and raise flags and events, sinks write it out. Each plug-in is a const
- * struct of function pointers listed in one registry array (src/core/registry.c).
+ * struct of function pointers listed in one registry array (src/daemon/registry.c).
  *
  * Threads: every callback runs on the main loop's thread. The one exception is code a
  * plug-in runs in a thread of its own (NVML events, HTTP): that code never touches
  * the frame or counters; it talks to the main loop through a queue or reads the
- * published copy (vigil_published_*). Create threads with vigil_thread_create() so
- * they never take the daemon's signals. */
+ * published copy (vigil_published_*). Create threads with vigil_thread_create()
+ * (util/thread.h) so they never take the daemon's signals.
+ *
+ * This is the model's side of the daemon: what a plug-in sees. The loop that drives
+ * the plug-ins, their registry and the control path are src/daemon/'s. */
 #ifndef VIGIL_CORE_VIGIL_H
 #define VIGIL_CORE_VIGIL_H
 
@@ -60,6 +63,9 @@ struct vigil_ctx {
          * running (its sample() is called again for the same tick), then the loop, then
          * the shutdown, and the process exits. Does not return. NULL outside the daemon. */
         void (*move_loop)(struct vigil_ctx *ctx);
+        /* Flush every running sink (the daemon's, which holds them); NULL outside the
+         * daemon. Called through vigil_flush_all(). */
+        void (*flush_sinks)(struct vigil_ctx *ctx);
         /* Counters that live outside the frame (core/counters.h: Xids, NVML events, rules),
          * owned by the main loop like the frame; detectors add to them. */
         struct counters *extra;
@@ -136,14 +142,6 @@ struct vigil_sink {
         void (*fini)(void *state, struct vigil_ctx *ctx);
 };
 
-/* The registries, NULL-terminated, in the order they run (registry.c). */
-extern const struct vigil_source *const vigil_sources[];
-extern const struct vigil_detector *const vigil_detectors[];
-extern const struct vigil_sink *const vigil_sinks[];
-
-/* pthread_create with every signal blocked in the new thread. 0 or -errno. */
-int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg);
-
 /* Copy the last published frame into *out and, when extra is not NULL, the counters
  * into *extra (any thread, one consistent pair). Returns the sequence number
  * (0: nothing published yet, nothing copied). */
@@ -155,10 +153,12 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct c
 uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct counters *extra,
                                 struct findings *findings);
 
-/* Ask every sink to flush and sync (main thread; before snapshots). */
-void vigil_flush_all(struct vigil_ctx *ctx);
+/* Publish the frame, counters and findings of the tick just ended for the readers
+ * in other threads, when one asked (publish_wanted). Main loop only. */
+void vigil_publish(struct vigil_ctx *ctx);
 
-/* Run the daemon until stopped. Returns the process exit status. */
-int vigil_daemon_run(struct vigil_options *opt);
+/* Ask every sink to flush and sync, then events.log (main thread; before snapshots).
+ * Outside the daemon (no flush_sinks) only events.log. */
+void vigil_flush_all(struct vigil_ctx *ctx);
 
 #endif

@@ -8,6 +8,7 @@
 #include "collect/pcie.h"
 #include "core/vigil.h"
 #include "detect/evidence.h"
+#include "util/thread.h"
 #include "util/spawn.h"
 
 void snapshot_programs_init(struct snapshot_programs *p)

@@ -19,6 +19,7 @@
 #include "sink/rw_lib.h"
 #include "sink/rw_queue.h"
 #include "sink/rw_send.h"
+#include "util/thread.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/retry.h"

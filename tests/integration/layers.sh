@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Folders are layers (HACKING.md, "Folders and what each may include"): a file in a lower
 # folder includes headers of its own folder and the ones below it, never a higher one's.
-# Every folder below main.c is checked here: util/, core/, collect/, detect/, report/.
+# Every folder below main.c is checked here: util/, core/, collect/, detect/, report/,
+# sink/ and daemon/ (the loop, the registry and the control path: the top layer).
 . "$(dirname "$0")/../lib.sh"
 
 # What each folder may include: the folder first, then the folders it may include.
 SPECS=("util util" "core util core" "collect util core collect"
-	"detect util core collect detect" "report util core collect detect report")
+	"detect util core collect detect" "report util core collect detect report"
+	"sink util core collect detect report sink"
+	"daemon util core collect detect report sink daemon")
 
 # layer ROOT FOLDER ALLOWED...: every project header a file of ROOT/src/FOLDER includes
 # lives in one of the ALLOWED folders. Prints each offending "file: header" line.
@@ -67,3 +70,41 @@ src/core/frame.c: detect/trend.h
 src/core/frame.c: report/stats.h
 src/detect/trend.c: report/host_acc.h"
 check_eq "layers: an include up a layer is caught" "$want" "$(check_tree "$tmp")"
+
+# Calls, not only includes: a function or variable an object of a lower folder uses is
+# never defined in a higher folder (an extern declared below and defined above would
+# pass the include check). Folders in order, lowest first; from the build's objects.
+ORDER=(util core collect detect report sink daemon)
+# calls_up BUILD: "src/FOLDER/FILE.o: SYMBOL (defined in FOLDER2/)" per offending use.
+calls_up() {
+	local build=$1 i j o sym
+	declare -A home=()
+	for ((i = 0; i < ${#ORDER[@]}; i++)); do
+		for o in "$build"/src/"${ORDER[i]}"/*.o; do
+			[ -f "$o" ] || continue
+			while read -r sym; do home[$sym]=$i; done < <(nm --defined-only -g "$o" | awk '{print $3}')
+		done
+	done
+	for ((i = 0; i < ${#ORDER[@]}; i++)); do
+		for o in "$build"/src/"${ORDER[i]}"/*.o; do
+			[ -f "$o" ] || continue
+			while read -r sym; do
+				j=${home[$sym]:-}
+				[ -n "$j" ] && [ "$j" -gt "$i" ] && echo "${o#"$build"/}: $sym (defined in ${ORDER[j]}/)"
+			done < <(nm --undefined-only -g "$o" | awk '{print $2}')
+		done
+	done
+}
+if [ -d "$BUILD_DIR/src/core" ]; then
+	out=$(calls_up "$BUILD_DIR")
+	check_eq "layers: no object calls up a layer" "" "$out"
+	# The check itself: an object of core/ that uses a symbol of daemon/ is caught.
+	mkdir -p "$tmp"/b/src/core "$tmp"/b/src/daemon
+	printf 'int up_defined(void);\nint below(void) { return up_defined(); }\n' >"$tmp"/b/c.c
+	printf 'int up_defined(void) { return 1; }\n' >"$tmp"/b/d.c
+	cc -c -o "$tmp"/b/src/core/c.o "$tmp"/b/c.c && cc -c -o "$tmp"/b/src/daemon/d.o "$tmp"/b/d.c
+	check_eq "layers: a call up a layer is caught" \
+		"src/core/c.o: up_defined (defined in daemon/)" "$(calls_up "$tmp"/b)"
+else
+	not_ok "layers: no object calls up a layer: $BUILD_DIR is not built"
+fi

@@ -26,6 +26,7 @@
 #include "collect/sys_hwmon.h"
 #include "collect/sys_thermal.h"
 #include "core/vigil.h"
+#include "daemon/registry.h"
 #include "util/attr.h"
 
 #define SEC 1000000000LL

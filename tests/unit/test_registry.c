@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/vigil.h"
+#include "daemon/registry.h"
 
 #define MAX_NAMES 64
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/sched.h"
+#include "daemon/sched.h"
 
 #define MS 1000000LL
 

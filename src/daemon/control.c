@@ -1,5 +1,5 @@
 /* Status and snapshot requests between `vigil status|snapshot` and the daemon. */
-#include "core/control.h"
+#include "daemon/control.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/gpu_status.h"
-#include "core/lock.h"
+#include "daemon/lock.h"
 #include "core/run_findings.h"
 #include "core/runstate.h"
 #include "core/counters.h"

@@ -1,5 +1,5 @@
 /* Absolute-deadline scheduling. See sched.h. */
-#include "core/sched.h"
+#include "daemon/sched.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* Instance lock file. See lock.h. */
-#include "core/lock.h"
+#include "daemon/lock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * system-info); tests/unit/test_registry.c holds every name to that spelling. */
 #include <stddef.h>
 
-#include "core/vigil.h"
+#include "daemon/registry.h"
 
 /* clang-format off */
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "core/sched.h"
+#include "daemon/sched.h"
 #include "core/vigil.h"
 #include "util/strbuf.h"
 

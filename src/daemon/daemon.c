@@ -21,14 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/control.h"
-#include "core/diskguard.h"
+#include "daemon/control.h"
+#include "daemon/diskguard.h"
 #include "core/history.h"
 #include "core/host_row_text.h"
-#include "core/lock.h"
+#include "daemon/lock.h"
 #include "core/run_findings.h"
-#include "core/sched.h"
+#include "daemon/sched.h"
 #include "core/vigil.h"
+#include "daemon/daemon.h"
+#include "daemon/registry.h"
 #include "core/eventlog.h"
 #include "core/counters.h"
 #include "util/clock.h"
@@ -83,28 +85,6 @@ static void install_signals(void)
         signal(SIGPIPE, SIG_IGN);
 }
 
-int vigil_thread_create(pthread_t *ret, void *(*fn)(void *), void *arg)
-{
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        int r = pthread_create(ret, NULL, fn, arg);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        return -r;
-}
-
-uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra)
-{
-        pthread_mutex_lock(&ctx->pub_lock);
-        uint64_t seq = ctx->published_seq;
-        if (seq)
-                memcpy(out, ctx->published, sizeof(*out));
-        if (seq && extra)
-                memcpy(extra, ctx->published_extra, sizeof(*extra));
-        pthread_mutex_unlock(&ctx->pub_lock);
-        return seq;
-}
-
 #define SYNC_SLACK_NS (20 * NSEC_PER_MSEC)
 /* A write failure is logged when it starts, then at most this often while it lasts. */
 #define WRITE_FAIL_LOG_EVERY_NS (60 * NSEC_PER_SEC)
@@ -147,13 +127,13 @@ struct daemon {
         struct host_row_text host_text; /* ctx.host_text */
 };
 
-void vigil_flush_all(struct vigil_ctx *ctx)
+/* ctx->flush_sinks: every running sink's flush, in registry order. */
+static void flush_sinks(struct vigil_ctx *ctx)
 {
         struct daemon *d = (struct daemon *)ctx; /* ctx is the first member */
         for (size_t i = 0; vigil_sinks[i]; i++)
                 if (d->sink_on[i] && vigil_sinks[i]->flush)
                         vigil_sinks[i]->flush(d->sink_state[i], ctx);
-        eventlog_sync(ctx->events);
 }
 
 static int make_dir(const char *dir)
@@ -367,30 +347,8 @@ static void watch_writes(struct daemon *d, const struct tick *t, int err)
 
 static void publish(struct daemon *d)
 {
-        struct vigil_ctx *ctx = &d->ctx;
-        ctx->frame->self.missed_deadlines = sched_missed(&d->sched);
-        if (!ctx->publish_wanted)
-                return;
-        pthread_mutex_lock(&ctx->pub_lock);
-        bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
-        /* The GPU slots no GPU uses are copied at the first publication only (and
-         * again should the count change): they never change. */
-        bool full = ctx->published_seq == 0 || ctx->published->ngpus != ctx->frame->ngpus;
-        frame_copy_published(ctx->published, ctx->frame, full);
-        if (procs_moved || ctx->published_seq == 0)
-                memcpy(ctx->published->gpu_procs, ctx->frame->gpu_procs,
-                       sizeof(ctx->frame->gpu_procs));
-        if (full)
-                memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
-        else
-                counters_copy(ctx->published_extra, ctx->extra, ctx->frame->ngpus);
-        ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
-        /* The findings change with events only: copied when they did. */
-        if (ctx->findings && ctx->published_findings &&
-            ctx->published_findings->gen != ctx->findings->gen)
-                memcpy(ctx->published_findings, ctx->findings, sizeof(*ctx->findings));
-        ctx->published_seq++;
-        pthread_mutex_unlock(&ctx->pub_lock);
+        d->ctx.frame->self.missed_deadlines = sched_missed(&d->sched);
+        vigil_publish(&d->ctx);
 }
 
 static void guard_disk(struct daemon *d, const struct tick *t)
@@ -608,6 +566,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.frame = frame;
         d->ctx.published = published;
         d->ctx.move_loop = move_loop;
+        d->ctx.flush_sinks = flush_sinks;
         d->ctx.host_text = &d->host_text;
         d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
         if (opt->verbose)

@@ -1,5 +1,5 @@
 /* Disk guard. See diskguard.h. */
-#include "core/diskguard.h"
+#include "daemon/diskguard.h"
 
 #include <sys/statvfs.h>
 

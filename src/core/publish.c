@@ -1,0 +1,53 @@
+/* The copy of the frame, counters and findings that threads other than the loop read
+ * (HTTP, remote-write), and the flush every sink before a snapshot. See core/vigil.h. */
+#include <string.h>
+
+#include "core/counters.h"
+#include "core/eventlog.h"
+#include "core/findings.h"
+#include "core/vigil.h"
+
+uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra)
+{
+        pthread_mutex_lock(&ctx->pub_lock);
+        uint64_t seq = ctx->published_seq;
+        if (seq)
+                memcpy(out, ctx->published, sizeof(*out));
+        if (seq && extra)
+                memcpy(extra, ctx->published_extra, sizeof(*extra));
+        pthread_mutex_unlock(&ctx->pub_lock);
+        return seq;
+}
+
+void vigil_publish(struct vigil_ctx *ctx)
+{
+        if (!ctx->publish_wanted)
+                return;
+        pthread_mutex_lock(&ctx->pub_lock);
+        bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
+        /* The GPU slots no GPU uses are copied at the first publication only (and
+         * again should the count change): they never change. */
+        bool full = ctx->published_seq == 0 || ctx->published->ngpus != ctx->frame->ngpus;
+        frame_copy_published(ctx->published, ctx->frame, full);
+        if (procs_moved || ctx->published_seq == 0)
+                memcpy(ctx->published->gpu_procs, ctx->frame->gpu_procs,
+                       sizeof(ctx->frame->gpu_procs));
+        if (full)
+                memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
+        else
+                counters_copy(ctx->published_extra, ctx->extra, ctx->frame->ngpus);
+        ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
+        /* The findings change with events only: copied when they did. */
+        if (ctx->findings && ctx->published_findings &&
+            ctx->published_findings->gen != ctx->findings->gen)
+                memcpy(ctx->published_findings, ctx->findings, sizeof(*ctx->findings));
+        ctx->published_seq++;
+        pthread_mutex_unlock(&ctx->pub_lock);
+}
+
+void vigil_flush_all(struct vigil_ctx *ctx)
+{
+        if (ctx->flush_sinks)
+                ctx->flush_sinks(ctx);
+        eventlog_sync(ctx->events);
+}
