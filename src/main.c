@@ -65,8 +65,9 @@ static int postmortem_main(int argc, char **argv)
         return postmortem_cmd(opt.log_dir);
 }
 
-/* `vigil xid CODE`: what the Xid means and what to do. 0 when the catalog lists it,
- * 1 when it does not, 2 when CODE is not a number. */
+/* `vigil xid CODE`: what the Xid means, what to do, NVIDIA's immediate action and the
+ * severity vigil gives it. 0 when the catalog lists it, 1 when it does not, 2 when CODE
+ * is not a number. */
 static int xid_main(int argc, char **argv)
 {
         uint64_t code;
@@ -83,10 +84,13 @@ static int xid_main(int argc, char **argv)
         sb_init_fixed(&sb, buf, sizeof(buf));
         if (xid_describe(&sb, (unsigned)code) < 0) {
                 fprintf(stderr,
-                        "Xid %llu: not in vigil's catalog; see NVIDIA's Xid documentation\n",
-                        (unsigned long long)code);
+                        "Xid %llu: " XID_NOT_IN_CATALOG " (it lists 1-%u); see NVIDIA's Xid "
+                        "documentation\n",
+                        (unsigned long long)code, XID_CATALOG_LAST);
                 return 1;
         }
+        sb_putc(&sb, '\n');
+        xid_describe_bucket(&sb, (unsigned)code);
         printf("%s\n", sb.buf);
         return 0;
 }

@@ -1,7 +1,8 @@
 /* Findings from events.log lines, the same text whether the daemon taps its own lines
  * or `vigil report` reads the file back. A line's text (after its time stamp) reads
  *   type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 class=reboot
- *   meaning="GPU has fallen off the bus" action="reboot the machine; ..."
+ *   meaning="GPU has fallen off the bus" action="reboot the machine; ..." severity=critical
+ *   nvidia_action=RESTART_BM
  * See findings.h. */
 #include <math.h>
 #include <stdio.h>
@@ -75,7 +76,12 @@ static void on_nvml_event(struct findings *f, const struct ev_line *l, const cha
         sb_puts(&sb, meaning);
         if (field(l, "action", action, sizeof(action)) && action[0])
                 sb_printf(&sb, ". Action: %s", action);
-        findings_note(f, FINDING_XID, src, xid, 1, t, text);
+        struct finding *x = findings_note(f, FINDING_XID, src, xid, 1, t, text);
+        /* An Xid NVIDIA's catalog asks nothing for (severity=info: 63, 92, ...) is worth
+         * knowing, not an alarm; lines without a severity (older logs) stay alarms. */
+        char sev[16];
+        if (x && field(l, "severity", sev, sizeof(sev)))
+                x->alarm = strcmp(sev, "info") != 0;
 }
 
 static void on_lost(struct findings *f, const struct ev_line *l, const char *src, double t)

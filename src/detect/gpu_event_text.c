@@ -91,8 +91,11 @@ bool gpu_event_wants_action(unsigned long long type, unsigned long long data)
                 return true;
         if (!(type & NVML_EVENT_XID_CRITICAL_ERROR) || data > 0xffffffffULL)
                 return false;
-        /* The reset/reboot class, and 154: "GPU recovery action changed". */
-        return xid_needs_reset((unsigned)data) || data == XID_RECOVERY_ACTION_CHANGED;
+        /* The reset/reboot class, 154 ("GPU recovery action changed"), and the NVLink-5
+         * errors, whose fatal ones (by NVIDIA's decode table) change the recovery action. */
+        const struct xid_info *x = xid_lookup((unsigned)data);
+        return xid_needs_reset((unsigned)data) || data == XID_RECOVERY_ACTION_CHANGED ||
+               (x && x->bucket == XID_BUCKET_WORKFLOW_NVLINK5_ERR);
 }
 
 void gpu_event_action(struct strbuf *out, const struct nvml_event *e)
@@ -118,10 +121,14 @@ void gpu_event_line(struct strbuf *out, unsigned gpu, const struct nvml_event *e
                     e->data <= 0xffffffffULL ? xid_lookup((unsigned)e->data) : NULL;
                 sb_printf(out, " xid=%llu", e->data);
                 if (x)
-                        sb_printf(out, " class=%s meaning=\"%s\" action=\"%s\"",
-                                  xid_class_name(x->cls), x->meaning, x->action);
+                        sb_printf(out,
+                                  " class=%s meaning=\"%s\" action=\"%s\" severity=%s "
+                                  "nvidia_action=%s",
+                                  xid_class_name(x->cls), x->meaning, x->action,
+                                  xid_severity_name(xid_class_severity(x->cls)),
+                                  xid_bucket_name(x->bucket));
                 else
-                        sb_puts(out, " meaning=\"not in vigil's catalog\"");
+                        sb_puts(out, " meaning=\"" XID_NOT_IN_CATALOG "\"");
         }
         gpu_event_action(out, e);
 }
@@ -136,7 +143,7 @@ void gpu_event_story(struct strbuf *out, const struct nvml_event *e)
                         sb_printf(out, " (Xid %llu: %s; action: %s)", e->data, x->meaning,
                                   x->action);
                 else
-                        sb_printf(out, " (Xid %llu: not in vigil's catalog)", e->data);
+                        sb_printf(out, " (Xid %llu: " XID_NOT_IN_CATALOG ")", e->data);
         }
         if (e->action_read || (e->type & NVML_EVENT_GPU_RECOVERY_ACTION)) {
                 sb_puts(out, " recovery action ");

@@ -4,6 +4,7 @@
  *
  * events.log lines it writes (after the timestamp):
  *   type=NVML_EVENT gpu=0 event=Xid xid=79 meaning="GPU has fallen off the bus" action="reboot ..."
+ *     severity=critical nvidia_action=RESTART_BM
  *   type=NVML_EVENT gpu=0 event=GpuRecovery mask=0x8000 data=0 recovery_action=GPU_RESET
  *   type=NVML_EVENT gpu=0 event=ClockBurst count=10 window=1.0s
  *   type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-20261202-120000.log reason="..."
@@ -59,7 +60,7 @@ void gpu_event_line(struct strbuf *out, unsigned gpu, const struct nvml_event *e
 void gpu_recovery_action_name(struct strbuf *out, unsigned long long action);
 #define XID_RECOVERY_ACTION_CHANGED 154
 /* The listener's predicate (nvml_action_wanted_fn): a recovery-action event, a
- * reset/reboot-class Xid, or Xid 154. */
+ * reset/reboot-class Xid, an NVLink-5 Xid (144-150), or Xid 154. */
 bool gpu_event_wants_action(unsigned long long type, unsigned long long data);
 /* " recovery_action=NAME" from the field the listener read; for a recovery event
  * without it, from eventData with " source=eventData"; nothing otherwise. */

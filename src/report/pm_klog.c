@@ -45,7 +45,7 @@ static void put_line(struct strbuf *out, const char *s, size_t n)
         sb_put(out, s, n);
         if (has_ci(s, n, "Xid") && xid_parse_line(s, n, &x) == 0) {
                 const struct xid_info *c = xid_lookup(x.code);
-                sb_printf(out, "  [Xid %u: %s]", x.code, c ? c->meaning : "not in vigil's catalog");
+                sb_printf(out, "  [Xid %u: %s]", x.code, c ? c->meaning : XID_NOT_IN_CATALOG);
         }
         sb_putc(out, '\n');
 }

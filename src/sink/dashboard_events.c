@@ -35,7 +35,7 @@ static void nvml_event(const struct line *l, struct strbuf *out)
         if (findings_event_field(l->s, l->n, "xid", a, sizeof(a))) {
                 unsigned code = (unsigned)strtoul(a, NULL, 10);
                 if (xid_describe(out, code) < 0)
-                        sb_printf(out, "Xid %s (not in vigil's catalog)", a);
+                        sb_printf(out, "Xid %s (" XID_NOT_IN_CATALOG ")", a);
                 return;
         }
         get(l, "event", a);

@@ -317,10 +317,21 @@ if command -v promtool >/dev/null; then
 fi
 
 # --- vigil xid ---------------------------------------------------------------------------
-check_eq "xid 79" "Xid 79: GPU has fallen off the bus. Action: reboot the machine; if it repeats, check the PCIe slot and riser, the power supply and cooling." "$("$VIGIL" xid 79)"
+check_eq "xid 79" "Xid 79: GPU has fallen off the bus. Action: reboot the machine; if it repeats, check the PCIe slot and riser, the power supply and cooling.
+NVIDIA's immediate action: RESTART_BM (restart the bare-metal machine). Severity: critical (reboot)." "$("$VIGIL" xid 79)"
 check "xid 119" grep -q '^Xid 119: GSP RPC timeout. Action: reset the GPU' <<<"$("$VIGIL" xid 119)"
-err=$("$VIGIL" xid 7 2>&1 >/dev/null); rc=$?
+# NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html):
+# 46 RESET_GPU, 151 RESTART_VM, 155 RESET_GPU, 63 IGNORE.
+check "xid 46: reset, critical" grep -q "^NVIDIA's immediate action: RESET_GPU (reset the GPU). Severity: critical (reset).$" <<<"$("$VIGIL" xid 46)"
+check "xid 151: restart the VM" grep -q "^NVIDIA's immediate action: RESTART_VM (.*). Severity: critical (reboot).$" <<<"$("$VIGIL" xid 151)"
+check "xid 155: not watch" grep -q "^NVIDIA's immediate action: RESET_GPU .* Severity: critical (reset).$" <<<"$("$VIGIL" xid 155)"
+check "xid 63: info" grep -q "^NVIDIA's immediate action: IGNORE (no action required). Severity: info (info).$" <<<"$("$VIGIL" xid 63)"
+listed=0
+for c in $(seq 1 172); do "$VIGIL" xid "$c" >/dev/null 2>&1 && listed=$((listed + 1)); done
+check_eq "xid: every code of NVIDIA's catalog answered" 172 "$listed"
+err=$("$VIGIL" xid 173 2>&1 >/dev/null); rc=$?
 check_eq "xid unknown: exit 1" 1 "$rc"
-check_eq "xid unknown: one line" "Xid 7: not in vigil's catalog; see NVIDIA's Xid documentation" "$err"
+check_eq "xid unknown: one line" "Xid 173: not in NVIDIA's Xid catalog (it lists 1-172); see NVIDIA's Xid documentation" "$err"
+"$VIGIL" xid 0 >/dev/null 2>&1; check_eq "xid 0: not listed" 1 $?
 "$VIGIL" xid 79x 2>/dev/null; check_eq "xid not a number: exit 2" 2 $?
 "$VIGIL" xid 2>/dev/null; check_eq "xid without a code: exit 2" 2 $?

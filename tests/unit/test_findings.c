@@ -113,7 +113,7 @@ static void test_xid_meaning_and_count(void **state)
         feed(f, 2005.0, line);
         feed(f, 2001.0,
              "type=NVML_EVENT gpu=0 event=Xid(999) mask=0x0008 data=999 xid=999 "
-             "meaning=\"not in vigil's catalog\"");
+             "meaning=\"not in NVIDIA's Xid catalog\"");
         const struct finding *x = findings_find(f, FINDING_XID, "gpu0", "79");
         assert_non_null(x);
         assert_int_equal(x->count, 2);
@@ -121,6 +121,33 @@ static void test_xid_meaning_and_count(void **state)
         assert_string_equal(x->text, "GPU has fallen off the bus. Action: reboot the machine");
         assert_non_null(findings_find(f, FINDING_XID, "gpu0", "999"));
         assert_null(findings_find(f, FINDING_XID, "gpu1", "79"));
+        /* Without a severity (an older log), an alarm. */
+        assert_true(x->alarm);
+        free(f);
+}
+
+/* An Xid NVIDIA's catalog asks nothing for (IGNORE: severity=info) is not an alarm; a
+ * critical one is. */
+static void test_xid_severity(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        feed(f, 1,
+             "type=NVML_EVENT gpu=0 event=Xid(63) mask=0x0008 data=63 xid=63 class=info "
+             "meaning=\"row-remap / page-retirement event\" action=\"none: informational\" "
+             "severity=info nvidia_action=IGNORE");
+        feed(f, 2,
+             "type=NVML_EVENT gpu=0 event=Xid(46) mask=0x0008 data=46 xid=46 class=reset "
+             "meaning=\"GPU stopped processing (GPU timeout)\" action=\"reset the GPU\" "
+             "severity=critical nvidia_action=RESET_GPU");
+        const struct finding *x = findings_find(f, FINDING_XID, "gpu0", "63");
+        assert_non_null(x);
+        assert_false(x->alarm);
+        assert_string_equal(x->text, "row-remap / page-retirement event. Action: none: "
+                                     "informational");
+        x = findings_find(f, FINDING_XID, "gpu0", "46");
+        assert_non_null(x);
+        assert_true(x->alarm);
         free(f);
 }
 
@@ -281,6 +308,7 @@ int main(void)
             cmocka_unit_test(test_clean_only_when_nothing_happened),
             cmocka_unit_test(test_lost_and_back),
             cmocka_unit_test(test_xid_meaning_and_count),
+            cmocka_unit_test(test_xid_severity),
             cmocka_unit_test(test_event_kinds),
             cmocka_unit_test(test_bounded),
             cmocka_unit_test(test_html_escaped),

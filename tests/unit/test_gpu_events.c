@@ -115,12 +115,13 @@ static void test_names_and_lines(void **state)
         assert_string_equal(buf, "type=NVML_EVENT gpu=3 event=Xid(79) mask=0x0008 data=79 xid=79 "
                                  "class=reboot meaning=\"GPU has fallen off the bus\" "
                                  "action=\"reboot the machine; if it repeats, check the PCIe slot "
-                                 "and riser, the power supply and cooling\"");
+                                 "and riser, the power supply and cooling\" severity=critical "
+                                 "nvidia_action=RESTART_BM");
         e = ev(0, NVML_EVENT_XID_CRITICAL_ERROR, 999);
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_event_line(&sb, 0, &e);
         assert_string_equal(buf, "type=NVML_EVENT gpu=0 event=Xid(999) mask=0x0008 data=999 "
-                                 "xid=999 meaning=\"not in vigil's catalog\"");
+                                 "xid=999 meaning=\"not in NVIDIA's Xid catalog\"");
         e = ev(0, NVML_EVENT_GPU_RECOVERY_ACTION, 1);
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_event_line(&sb, 0, &e);
@@ -157,6 +158,13 @@ static void test_names_and_lines(void **state)
         assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 119));
         assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 154));
         assert_false(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 13));
+        /* NVIDIA's reset-class codes (46, 151, 171), and the NVLink-5 errors, whose fatal
+         * ones change the recovery action; not an IGNORE one (63). */
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 46));
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 151));
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 171));
+        assert_true(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 149));
+        assert_false(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 63));
         assert_false(gpu_event_wants_action(NVML_EVENT_XID_CRITICAL_ERROR, 1ULL << 40));
         assert_false(gpu_event_wants_action(NVML_EVENT_PSTATE, 0));
         e = ev(0, NVML_EVENT_PSTATE | NVML_EVENT_CLOCK | 0x40000, 0);
