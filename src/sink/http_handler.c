@@ -193,7 +193,8 @@ static void serve_report(struct http_handler *h, const struct http_request *rq,
 /* True when the request may go on; otherwise *rp holds the refusal. */
 static bool authorized(struct http_handler *h, const struct http_request *rq, struct http_reply *rp)
 {
-        enum auth_result a = basic_auth_check(&h->auth, rq->user, rq->password, now_mono_ns());
+        enum auth_result a =
+            basic_auth_check(&h->auth, rq->user, rq->password, rq->peer, now_mono_ns());
         if (a == AUTH_OK)
                 return true;
         if (a == AUTH_BUSY) {

@@ -242,6 +242,7 @@ static void conn_serve(struct http_plain *p, struct conn *c, int64_t now)
                         return;
                 }
                 struct http_reply rp;
+                req.rq.peer = (const struct sockaddr *)&c->peer;
                 http_handle(p->h, &req.rq, &rp);
                 bool get_or_head = !strcmp(req.rq.method, "GET") || !strcmp(req.rq.method, "HEAD");
                 c->close_after = !req.keep_alive || !get_or_head || req.rq.has_body;

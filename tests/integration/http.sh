@@ -202,6 +202,27 @@ else
 	cat "$TMP/auth.err"
 fi
 
+# ---- basic auth: wrong passwords are rationed per client address ----
+# One client sending wrong passwords as fast as it can (127.0.0.2) gets 429 once its own
+# budget is spent; a client at another address (127.0.0.1) whose right password was
+# never checked before (so it needs crypt(3) too) is still let in.
+PORT=$(free_port)
+URL="http://127.0.0.1:$PORT"
+if start_vigil auth2 "$URL" --listen "127.0.0.1:$PORT" --web-config "$TMP/auth.yml"; then
+	urls=()
+	for _ in $(seq 40); do urls+=(-o /dev/null "$URL/metrics"); done
+	codes=$(curl -s --interface 127.0.0.2 -u prometheus:wrong -w '%{http_code}\n' "${urls[@]}" |
+		sort | uniq -c | tr -s ' \n' ' ')
+	check "auth: 40 wrong passwords from one address: 401s, then 429 ($codes)" \
+		grep -Eq '^ ?[0-9]+ 401 [0-9]+ 429 $' <<<"$codes"
+	check_eq "auth: meanwhile another address with the right password 200" 200 \
+		"$(curl -s -u prometheus:secret -o /dev/null -w '%{http_code}' "$URL/metrics")"
+	stop_vigil
+else
+	not_ok "auth2: starts"
+	cat "$TMP/auth2.err"
+fi
+
 # ---- TLS (with basic auth) ----
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 2 -nodes \
 	-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
