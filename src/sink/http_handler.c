@@ -183,6 +183,10 @@ static void serve_report(struct http_handler *h, const struct http_request *rq,
                 reply_text(rp, 413, "that day's logs are too large\n");
                 return;
         }
+        if (r == -ENOSPC) {
+                reply_text(rp, 413, "that day's report page is too large\n");
+                return;
+        }
         if (r < 0 || h->body.overflow) {
                 reply_text(rp, 500, "report failed\n");
                 return;

@@ -59,7 +59,8 @@ typedef int (*http_page_fn)(void *arg, struct strbuf *out, const struct frame *f
 /* Render the report of one recorded day (server thread) for GET /report?day=DAY into
  * out (bounded by HTTP_MAX_BODY); day is the query value as sent (may be NULL). 0
  * (200), -EINVAL (400: not a YYYY-MM-DD day), -ENOENT (404: nothing recorded that
- * day), -EFBIG (413: the day's files are beyond the limit), another -errno (500). */
+ * day), -EFBIG (413: the day's files are beyond the limit), -ENOSPC (413: the page
+ * outgrew out), another -errno (500). */
 typedef int (*http_report_fn)(void *arg, const char *day, struct strbuf *out);
 
 struct http_server_config {
