@@ -346,6 +346,8 @@ static void accept_all(struct http_plain *p, int64_t now)
                         return;
                 }
                 unsigned same = count_from(p, &peer);
+                if (p->nconns == HTTP_MAX_CONNECTIONS)
+                        compact(p); /* the closed ones first */
                 if (p->nconns == HTTP_MAX_CONNECTIONS && same < HTTP_MAX_PER_IP &&
                     make_room(p, same))
                         compact(p);
