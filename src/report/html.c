@@ -419,6 +419,9 @@ void report_html_build(const struct report_data *d, struct strbuf *out)
                   report_html_style);
         sb_printf(out, "<p>%s &rarr; %s (%.1f h), %zu files.</p>\n", from, to,
                   isfinite(d->t1 - d->t0) ? (d->t1 - d->t0) / 3600 : 0.0, d->nfiles);
+        sb_puts(out, "<p>Each chart draws, per pixel column, the lowest and the highest value of "
+                     "the samples it covers, so a spike of one sample stays visible whatever "
+                     "the period.</p>\n");
         findings_html(&d->findings, out);
         if (d->have_host)
                 host_section(out, d);

@@ -2,6 +2,7 @@
 #include "sink/basic_auth.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -21,7 +22,7 @@ int basic_auth_init(struct basic_auth *a, const struct web_config *cfg)
                 explicit_bzero(a->key, sizeof(a->key));
                 return -ENOENT;
         }
-        a->tokens = BASIC_AUTH_BURST;
+        a->total.tokens = BASIC_AUTH_TOTAL_BURST;
         return 0;
 }
 
@@ -42,19 +43,68 @@ static void digest_of(const struct basic_auth *a, const char *user, const char *
         sha256_final(&h, out);
 }
 
-/* Take one crypt(3) verification from the budget; false when none is left. */
-static bool take_token(struct basic_auth *a, int64_t now_ns)
+/* Bring b up to date at now_ns (rate tokens a second, at most burst); then take one
+ * token: false when none is left. */
+static bool take_token(struct auth_bucket *b, double rate, double burst, int64_t now_ns)
 {
-        if (a->refill_ns && now_ns > a->refill_ns) {
-                a->tokens += (double)(now_ns - a->refill_ns) / 1e9 * BASIC_AUTH_RATE;
-                if (a->tokens > BASIC_AUTH_BURST)
-                        a->tokens = BASIC_AUTH_BURST;
+        if (b->refill_ns && now_ns > b->refill_ns) {
+                b->tokens += (double)(now_ns - b->refill_ns) / 1e9 * rate;
+                if (b->tokens > burst)
+                        b->tokens = burst;
         }
-        a->refill_ns = now_ns;
-        if (a->tokens < 1)
+        b->refill_ns = now_ns;
+        if (b->tokens < 1)
                 return false;
-        a->tokens -= 1;
+        b->tokens -= 1;
         return true;
+}
+
+/* peer as 16 bytes: IPv6 as it is, IPv4 mapped (::ffff:a.b.c.d), anything else zero. */
+static void peer_key(const struct sockaddr *peer, unsigned char out[16])
+{
+        memset(out, 0, 16);
+        if (peer && peer->sa_family == AF_INET6) {
+                memcpy(out, &((const struct sockaddr_in6 *)peer)->sin6_addr, 16);
+        } else if (peer && peer->sa_family == AF_INET) {
+                out[10] = out[11] = 0xff;
+                memcpy(out + 12, &((const struct sockaddr_in *)peer)->sin_addr, 4);
+        }
+}
+
+/* peer's entry in the table: its own, a free one, or the one seen longest ago, taken
+ * over with a full bucket. */
+static struct auth_peer *peer_entry(struct basic_auth *a, const struct sockaddr *peer,
+                                    int64_t now_ns)
+{
+        unsigned char ip[16];
+        peer_key(peer, ip);
+        struct auth_peer *oldest = &a->peers[0];
+        for (unsigned i = 0; i < BASIC_AUTH_ADDRS; i++) {
+                struct auth_peer *e = &a->peers[i];
+                if (e->used && !memcmp(e->ip, ip, sizeof(ip))) {
+                        e->seen_ns = now_ns;
+                        return e;
+                }
+                if (oldest->used && (!e->used || e->seen_ns < oldest->seen_ns))
+                        oldest = e;
+        }
+        *oldest =
+            (struct auth_peer){.used = true, .seen_ns = now_ns, .b = {.tokens = BASIC_AUTH_BURST}};
+        memcpy(oldest->ip, ip, sizeof(ip));
+        return oldest;
+}
+
+/* One crypt(3) verification for peer: a token of its own and one of the common budget
+ * (the address's is given back when the common one is spent). */
+static bool may_verify(struct basic_auth *a, const struct sockaddr *peer, int64_t now_ns)
+{
+        struct auth_peer *e = peer_entry(a, peer, now_ns);
+        if (!take_token(&e->b, BASIC_AUTH_RATE, BASIC_AUTH_BURST, now_ns))
+                return false;
+        if (take_token(&a->total, BASIC_AUTH_TOTAL_RATE, BASIC_AUTH_TOTAL_BURST, now_ns))
+                return true;
+        e->b.tokens += 1;
+        return false;
 }
 
 /* crypt(3) password against hash; a constant-time comparison of the results. */
@@ -66,7 +116,7 @@ static bool crypt_matches(struct basic_auth *a, const char *password, const char
 }
 
 enum auth_result basic_auth_check(struct basic_auth *a, const char *user, const char *password,
-                                  int64_t now_ns)
+                                  const struct sockaddr *peer, int64_t now_ns)
 {
         const struct web_config *cfg = a->cfg;
         unsigned char d[SHA256_DIGEST_LEN];
@@ -81,7 +131,7 @@ enum auth_result basic_auth_check(struct basic_auth *a, const char *user, const 
         digest_of(a, user, password, d);
         if (found >= 0 && a->cached[found] && ct_equal(d, a->digest[found], sizeof(d)))
                 return AUTH_OK;
-        if (!take_token(a, now_ns))
+        if (!may_verify(a, peer, now_ns))
                 return AUTH_BUSY;
         /* An unknown user costs a crypt too, so timing does not tell users apart. */
         const char *hash = cfg->users[found >= 0 ? found : 0].hash;

@@ -111,6 +111,32 @@ static int write_header(struct csvlog *l, const char *header)
         return 0;
 }
 
+/* The most names move_aside tries: path.old, path.old.1 .. path.old.999. */
+#define CSVLOG_OLD_MAX 1000
+
+/* Rename the fixed file to the first free name of path.old, path.old.1, path.old.2 ..,
+ * so a second change of header never overwrites what the first one kept. vigil is the
+ * only program that makes these names; the look and the rename are not one step, so a
+ * file another program makes between them could be replaced (renameat2's
+ * RENAME_NOREPLACE is not on every file system a Pi card carries). The name used is in
+ * l->moved_to. -EEXIST when all names are taken: the file stays where it is. */
+static int move_aside(struct csvlog *l)
+{
+        for (unsigned i = 0; i < CSVLOG_OLD_MAX; i++) {
+                int n = i ? snprintf(l->moved_to, sizeof(l->moved_to), "%s.old.%u", l->path, i)
+                          : snprintf(l->moved_to, sizeof(l->moved_to), "%s.old", l->path);
+                if (n < 0 || (size_t)n >= sizeof(l->moved_to))
+                        return -ENAMETOOLONG;
+                struct stat st;
+                if (lstat(l->moved_to, &st) == 0)
+                        continue;
+                if (errno != ENOENT)
+                        return -errno;
+                return rename(l->path, l->moved_to) < 0 ? -errno : 0;
+        }
+        return -EEXIST;
+}
+
 static int open_day(struct csvlog *l, const char *date, const char *header, bool may_move)
 {
         if (l->fixed)
@@ -131,10 +157,9 @@ static int open_day(struct csvlog *l, const char *date, const char *header, bool
         uint64_t size = (uint64_t)st.st_size;
         if (l->fixed && may_move && size > 0 && !header_matches(fd, size, header)) {
                 close(fd);
-                char old[1210];
-                snprintf(old, sizeof(old), "%s.old", l->path);
-                if (rename(l->path, old) < 0)
-                        return -errno;
+                int r = move_aside(l);
+                if (r < 0)
+                        return r;
                 l->moved_aside = true;
                 return open_day(l, date, header, false);
         }

@@ -26,9 +26,10 @@ struct csvlog {
         int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
         int64_t looked_ns;    /* wall time of the last look at the file's size (fstat) */
         bool fixed;           /* one named file (--csv): no day rotation, no pruning */
-        bool moved_aside;     /* the file's old content had another header: now in .old */
+        bool moved_aside;     /* the file's old content had another header: now in moved_to */
         bool unsynced;        /* rows written since the last fdatasync */
         struct fmt_sec_cache date_cache; /* the day of the last row's second */
+        char moved_to[1220];             /* where the last move aside put the old file */
 };
 
 /* Set up (no file is opened until the first row). */
@@ -37,7 +38,9 @@ void csvlog_init(struct csvlog *l, const char *dir, const char *prefix, unsigned
 /* Set up for one named file (the reference monitor's --csv FILE): rows are appended to
  * path whatever the day, nothing is pruned, the header is written when the file is
  * empty. A file whose first line is not the header (another program's, another core
- * count) is renamed to path + ".old" first, so no row lands under a wrong header. The
+ * count) is renamed first, so no row lands under a wrong header: to path + ".old", or
+ * when that is taken (an earlier change) to the first free path.old.1, path.old.2 ..,
+ * so no earlier file is overwritten; the name is in moved_to. The
  * parent directories are created at the first row. path is copied. */
 void csvlog_init_file(struct csvlog *l, const char *path);
 

@@ -79,8 +79,8 @@ static int host_csv_write(void *state, struct vigil_ctx *ctx, const struct tick 
                 return -E2BIG;
         int r = csvlog_write(&s->log, c->hr.real_ns, s->header, row, c->len);
         if (s->log.moved_aside) {
-                vlog(LOG_WARN, "%s had other columns: kept as %s.old, a new file started",
-                     s->log.path, s->log.path);
+                vlog(LOG_WARN, "%s had other columns: kept as %s, a new file started", s->log.path,
+                     s->log.moved_to);
                 s->log.moved_aside = false;
         }
         if (r < 0)

@@ -183,6 +183,10 @@ static void serve_report(struct http_handler *h, const struct http_request *rq,
                 reply_text(rp, 413, "that day's logs are too large\n");
                 return;
         }
+        if (r == -ENOSPC) {
+                reply_text(rp, 413, "that day's report page is too large\n");
+                return;
+        }
         if (r < 0 || h->body.overflow) {
                 reply_text(rp, 500, "report failed\n");
                 return;
@@ -193,7 +197,8 @@ static void serve_report(struct http_handler *h, const struct http_request *rq,
 /* True when the request may go on; otherwise *rp holds the refusal. */
 static bool authorized(struct http_handler *h, const struct http_request *rq, struct http_reply *rp)
 {
-        enum auth_result a = basic_auth_check(&h->auth, rq->user, rq->password, now_mono_ns());
+        enum auth_result a =
+            basic_auth_check(&h->auth, rq->user, rq->password, rq->peer, now_mono_ns());
         if (a == AUTH_OK)
                 return true;
         if (a == AUTH_BUSY) {

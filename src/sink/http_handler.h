@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include "sink/basic_auth.h"
 #include "sink/http_server.h"
@@ -26,7 +27,9 @@ struct http_request {
         const char *accept_encoding; /* the Accept-Encoding header */
         const char *user;            /* basic-auth credentials, decoded */
         const char *password;
-        bool has_body; /* a Content-Length other than 0, or a Transfer-Encoding */
+        const struct sockaddr *peer; /* the client's address (its own budget of password
+                                      * checks); NULL: unknown */
+        bool has_body;               /* a Content-Length other than 0, or a Transfer-Encoding */
 };
 
 /* The answer. Text bodies are static; others live in the handler until its next
@@ -73,7 +76,7 @@ int http_handler_init(struct http_handler *h, const struct http_server_config *c
 void http_handler_fini(struct http_handler *h);
 
 /* Answer rq into *rp: credentials first when users are configured (401, or 429 when
- * the verification budget is spent), then GET and HEAD only (405), no body (400), then
+ * the verification budget of rq->peer or of all is spent), then GET and HEAD only (405), no body (400), then
  * the route (404 for an unknown path). HEAD is answered as GET: the transport leaves
  * the body out. */
 void http_handle(struct http_handler *h, const struct http_request *rq, struct http_reply *rp);

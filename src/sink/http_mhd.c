@@ -50,6 +50,8 @@ static enum MHD_Result respond(struct http_mhd *m, struct MHD_Connection *c, con
         char *password = NULL;
         char *user =
             m->h->auth_on ? m->lib.MHD_basic_auth_get_username_password(c, &password) : NULL;
+        const union MHD_ConnectionInfo *ci =
+            m->lib.MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         struct http_request rq = {
             .method = method,
             .path = url,
@@ -58,6 +60,7 @@ static enum MHD_Result respond(struct http_mhd *m, struct MHD_Connection *c, con
                                                                   MHD_HTTP_HEADER_ACCEPT_ENCODING),
             .user = user,
             .password = password,
+            .peer = ci ? ci->client_addr : NULL,
             .has_body = has_body(m, c),
         };
         struct http_reply rp;

@@ -32,6 +32,7 @@
 #define DRAIN_NS        (2 * NSEC_PER_SEC)  /* a closing connection's last reads */
 #define ACCEPT_PAUSE_NS (NSEC_PER_SEC / 10) /* out of descriptors: retry after this */
 #define IDLE_NS         ((int64_t)HTTP_IDLE_TIMEOUT_S * NSEC_PER_SEC)
+#define HEAD_NS         ((int64_t)HTTP_HEAD_TIMEOUT_S * NSEC_PER_SEC)
 #define HEAD_MAX        1024 /* the reply's status line and headers */
 
 enum conn_state { READING, SENDING, DRAINING };
@@ -47,7 +48,8 @@ struct conn {
         bool close_after;  /* shut down once the reply is out */
         bool http10;       /* the request being answered is HTTP/1.0 */
         int64_t active_ns; /* the last byte in or out */
-        int64_t head_ns;   /* the first byte of the head being read; 0: none yet */
+        int64_t head_ns;   /* the first byte of the head being read, or the accept for
+                            * the first head; 0: none yet */
 };
 
 struct http_plain {
@@ -242,6 +244,7 @@ static void conn_serve(struct http_plain *p, struct conn *c, int64_t now)
                         return;
                 }
                 struct http_reply rp;
+                req.rq.peer = (const struct sockaddr *)&c->peer;
                 http_handle(p->h, &req.rq, &rp);
                 bool get_or_head = !strcmp(req.rq.method, "GET") || !strcmp(req.rq.method, "HEAD");
                 c->close_after = !req.keep_alive || !get_or_head || req.rq.has_body;
@@ -273,14 +276,58 @@ static void conn_read(struct http_plain *p, struct conn *c, int64_t now)
         }
         if (r < 0)
                 return;
-        if (!c->in_len)
-                c->head_ns = now;
+        if (!c->in_len && !c->head_ns)
+                c->head_ns = now; /* a next head's first byte (the first's: the accept) */
         c->in_len += (size_t)r;
         c->active_ns = now;
         conn_serve(p, c, now);
 }
 
 /* ---- the listening socket ---- */
+
+static void compact(struct http_plain *p)
+{
+        unsigned w = 0;
+        for (unsigned i = 0; i < p->nconns; i++)
+                if (p->conns[i].fd >= 0)
+                        p->conns[w++] = p->conns[i];
+        p->nconns = w;
+}
+
+/* Connections of p from peer's address. */
+static unsigned count_from(const struct http_plain *p, const struct sockaddr_storage *peer)
+{
+        unsigned n = 0;
+        for (unsigned i = 0; i < p->nconns; i++)
+                n += p->conns[i].fd >= 0 && same_address(&p->conns[i].peer, peer);
+        return n;
+}
+
+/* Every connection is taken and a client with `same` of them asks for one more: close
+ * a connection that waits for a head (or drains) from the address holding the most,
+ * when that is more than the newcomer would hold, the longest-waiting one of them; so
+ * a few addresses that never finish their heads cannot keep everyone else out, and a
+ * client never takes the place of one from an address with fewer. A connection that is
+ * sending a reply is never chosen. True when one was closed. */
+static bool make_room(struct http_plain *p, unsigned same)
+{
+        struct conn *victim = NULL;
+        unsigned most = same + 1;
+        for (unsigned i = 0; i < p->nconns; i++) {
+                struct conn *c = &p->conns[i];
+                if (c->fd < 0 || c->state == SENDING)
+                        continue;
+                unsigned n = count_from(p, &c->peer);
+                if (n > most || (victim && n == most && c->active_ns < victim->active_ns)) {
+                        most = n;
+                        victim = c;
+                }
+        }
+        if (!victim)
+                return false;
+        conn_close(victim);
+        return true;
+}
 
 static void accept_all(struct http_plain *p, int64_t now)
 {
@@ -298,17 +345,24 @@ static void accept_all(struct http_plain *p, int64_t now)
                         }
                         return;
                 }
-                unsigned same = 0;
-                for (unsigned i = 0; i < p->nconns; i++)
-                        same += same_address(&p->conns[i].peer, &peer);
+                unsigned same = count_from(p, &peer);
+                if (p->nconns == HTTP_MAX_CONNECTIONS)
+                        compact(p); /* the closed ones first */
+                if (p->nconns == HTTP_MAX_CONNECTIONS && same < HTTP_MAX_PER_IP &&
+                    make_room(p, same))
+                        compact(p);
                 char *in = NULL;
                 if (p->nconns == HTTP_MAX_CONNECTIONS || same >= HTTP_MAX_PER_IP ||
                     !(in = malloc(HTTP_CONNECTION_MEMORY))) {
                         close(fd);
                         continue;
                 }
-                p->conns[p->nconns++] = (struct conn){
-                    .fd = fd, .state = READING, .peer = peer, .in = in, .active_ns = now};
+                p->conns[p->nconns++] = (struct conn){.fd = fd,
+                                                      .state = READING,
+                                                      .peer = peer,
+                                                      .in = in,
+                                                      .active_ns = now,
+                                                      .head_ns = now};
         }
 }
 
@@ -321,23 +375,14 @@ static int64_t expire(struct http_plain *p, int64_t now)
                 if (c->fd < 0)
                         continue; /* closed while serving: compact() drops it */
                 int64_t end = c->active_ns + (c->state == DRAINING ? DRAIN_NS : IDLE_NS);
-                if (c->state == READING && c->head_ns && c->head_ns + IDLE_NS < end)
-                        end = c->head_ns + IDLE_NS; /* a head sent a byte at a time */
+                if (c->state == READING && c->head_ns && c->head_ns + HEAD_NS < end)
+                        end = c->head_ns + HEAD_NS; /* a head sent a byte at a time */
                 if (end <= now)
                         conn_close(c);
                 else if (end < next)
                         next = end;
         }
         return next;
-}
-
-static void compact(struct http_plain *p)
-{
-        unsigned w = 0;
-        for (unsigned i = 0; i < p->nconns; i++)
-                if (p->conns[i].fd >= 0)
-                        p->conns[w++] = p->conns[i];
-        p->nconns = w;
 }
 
 static void *serve(void *arg)

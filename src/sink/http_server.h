@@ -7,8 +7,11 @@
  * It never samples and never touches the daemon's frame: each request asks the
  * snapshot callback for a copy of the last published data and renders that. Limits
  * hold whatever clients do: GET and HEAD only, bounded request size, connections in
- * total and per client address, an idle timeout; optional TLS and basic auth from a
- * web config (webconfig.h). */
+ * total and per client address, an idle timeout and a time limit on each request head;
+ * when every connection is taken, a new client's takes the place of a waiting one from
+ * the address that holds the most, so clients that never finish a head (slowloris)
+ * cannot keep the others out. Optional TLS and basic auth from a web config
+ * (webconfig.h). */
 #ifndef VIGIL_SINK_HTTP_SERVER_H
 #define VIGIL_SINK_HTTP_SERVER_H
 
@@ -22,9 +25,13 @@
 #include "sink/webconfig.h"
 #include "util/strbuf.h"
 
-#define HTTP_MAX_CONNECTIONS   64         /* open connections in all */
-#define HTTP_MAX_PER_IP        16         /* open connections from one client address */
-#define HTTP_IDLE_TIMEOUT_S    10         /* a connection idle this long is closed */
+#define HTTP_MAX_CONNECTIONS 64 /* open connections in all */
+#define HTTP_MAX_PER_IP      16 /* open connections from one client address */
+#define HTTP_IDLE_TIMEOUT_S  10 /* a connection idle this long is closed */
+#define HTTP_HEAD_TIMEOUT_S                                                                        \
+        5                                 /* a request head not complete this long after
+                                           * its first byte (or the connection's accept)
+                                           * is closed */
 #define HTTP_CONNECTION_MEMORY 32768      /* per connection: request headers and I/O buffers */
 #define HTTP_MAX_BODY          (4u << 20) /* largest /metrics body rendered */
 #define HTTP_MAX_PEM           65536      /* largest TLS certificate or key file */
@@ -52,7 +59,8 @@ typedef int (*http_page_fn)(void *arg, struct strbuf *out, const struct frame *f
 /* Render the report of one recorded day (server thread) for GET /report?day=DAY into
  * out (bounded by HTTP_MAX_BODY); day is the query value as sent (may be NULL). 0
  * (200), -EINVAL (400: not a YYYY-MM-DD day), -ENOENT (404: nothing recorded that
- * day), -EFBIG (413: the day's files are beyond the limit), another -errno (500). */
+ * day), -EFBIG (413: the day's files are beyond the limit), -ENOSPC (413: the page
+ * outgrew out), another -errno (500). */
 typedef int (*http_report_fn)(void *arg, const char *day, struct strbuf *out);
 
 struct http_server_config {

@@ -32,4 +32,10 @@ check_eq "the new file starts with vigil's header" "timestamp,uptime_s" \
 	"$(head -1 "$TMP/other.csv" | cut -d, -f1-2)"
 check "--csv writes even with --no-log" test "$(wc -l <"$TMP/other.csv")" -eq 2
 check "the move is said" grep -q "other.csv.old" "$TMP/err3"
+# A second change of header keeps both old files: the first .old is not overwritten.
+printf 'timestamp,gpu\n2026-01-02T00:00:00,2\n' >"$TMP/other.csv"
+"$VIGIL" --quiet --count 1 --interval 0.1 --csv "$TMP/other.csv" --no-log 2>"$TMP/err4"
+check_eq "the first .old is kept" "timestamp,cpu" "$(head -1 "$TMP/other.csv.old")"
+check_eq "the second old file is .old.1" "timestamp,gpu" "$(head -1 "$TMP/other.csv.old.1")"
+check "the second move is said with its name" grep -q "other.csv.old.1" "$TMP/err4"
 check "--no-log --csv: the log file system is the CSV's" python3 -c "assert float('$(csv_cell "$TMP/other.csv" 1 logfs_avail_mb)') > 0"

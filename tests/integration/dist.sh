@@ -40,3 +40,24 @@ for f in usr/bin/vigil usr/lib/systemd/system/vigil.service usr/share/vigil/vigi
 	check "make install puts $f" test -f "$TMP/root/$f"
 done
 check "installed unit runs the installed binary" grep -q '^ExecStart=/usr/bin/vigil ' "$TMP/root/usr/lib/systemd/system/vigil.service"
+
+# The Debian package: /etc/default/vigil names only options its unit passes (the unit it
+# describes is the one debian/rules installs), and every package in Recommends ships a
+# library vigil opens by that name.
+pkgunit=$(sh "$TOP/debian/vigil-unit.sh")
+exec_start=$(sed -n 's/^ExecStart=//p' <<<"$pkgunit")
+check_eq "deb unit: ExecStart" '/usr/bin/vigil --quiet $VIGIL_OPTS' "$exec_start"
+check_eq "/etc/default/vigil quotes the unit's ExecStart" "ExecStart=$exec_start" \
+	"$(sed -n 's/^#[[:space:]]*\(ExecStart=.*\)/\1/p' "$TOP/debian/vigil.default")"
+# Options named in its comment, other than inside an example VIGIL_OPTS, are the unit's.
+for opt in $(grep '^#' "$TOP/debian/vigil.default" | grep -v 'VIGIL_OPTS=' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	check "/etc/default/vigil: the unit passes $opt" grep -qw -- "$opt" <<<"$exec_start"
+done
+sonames=$(sed -n 's/^#define [A-Z_]*_SONAME *"\(.*\)"$/\1/p' "$TOP"/src/*/*.h | sort -u)
+recommends=$(sed -n 's/^Recommends: //p' "$TOP/debian/control")
+for pkg in $(tr ',|' '\n\n' <<<"$recommends" | sed 's/(.*)//; s/ //g'); do
+	# Only what this machine has installed can be looked into.
+	files=$(dpkg -L "$pkg" 2>/dev/null) || continue
+	shipped=$(grep -o '[^/]*$' <<<"$files" | grep -Fxf <(printf '%s\n' "$sonames"))
+	check "Recommends: $pkg ships a library vigil opens" test -n "$shipped"
+done

@@ -10,7 +10,7 @@
 
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL="http://127.0.0.1:$PORT"
-"$VIGIL" --no-log --quiet --interval 0.1 --duration 120 --root "$FIXTURES/x86-server" \
+"$VIGIL" --no-log --quiet --interval 0.1 --duration 300 --root "$FIXTURES/x86-server" \
 	--nvml /nonexistent --listen "127.0.0.1:$PORT" 2>"$TMP/err" &
 PID=$!
 scrape() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" "$URL/metrics"; }
@@ -122,6 +122,62 @@ sleep 1
 check_eq "second scrape from 127.0.0.2 during them" 200 "$(scrape --interface 127.0.0.2)"
 wait "$HOLD"
 check_eq "scrape from 127.0.0.1 after they closed" 200 "$(scrape)"
+
+# Slowloris from 8 addresses (127.0.0.2 .. 127.0.0.9): each holds as many connections as
+# the server lets it, sends a byte of a head every second and opens a new connection
+# whenever one is closed; meanwhile 30 scrapes from 127.0.0.1 must all be answered.
+python3 - "$PORT" 12 <<'PY' &
+import socket, sys, time
+port, secs = int(sys.argv[1]), float(sys.argv[2])
+PER_ADDR = 20
+req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
+conns = {}  # (addr, slot) -> [socket, bytes sent]
+def connect(addr):
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.bind((addr, 0))
+        s.connect(("127.0.0.1", port))
+        s.setblocking(False)
+        return s
+    except OSError:
+        s.close()
+        return None
+end = time.monotonic() + secs
+while time.monotonic() < end:
+    for a in range(2, 10):
+        addr = "127.0.0.%d" % a
+        for slot in range(PER_ADDR):
+            c = conns.get((addr, slot))
+            if c is None:
+                s = connect(addr)
+                if s is None:
+                    continue
+                c = conns[(addr, slot)] = [s, 0]
+            try:
+                c[0].send(req[c[1] % len(req):c[1] % len(req) + 1])
+                c[1] += 1
+                if c[0].recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                    raise OSError
+            except BlockingIOError:
+                pass
+            except OSError:
+                c[0].close()
+                del conns[(addr, slot)]
+    time.sleep(0.2)
+for c in conns.values():
+    c[0].close()
+PY
+LORIS=$!
+sleep 2
+answered=0
+for i in $(seq 30); do
+	[ "$(scrape)" = 200 ] && answered=$((answered + 1))
+	sleep 0.2
+done
+wait "$LORIS"
+check_eq "30 scrapes from 127.0.0.1 during slowloris from 8 addresses" 30 "$answered"
+check_eq "scrape after the slowloris" 200 "$(scrape)"
 check "still running" kill -0 "$PID"
 kill -0 "$PID" 2>/dev/null || tail -20 "$TMP/err"
 kill -TERM "$PID"

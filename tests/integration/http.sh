@@ -202,6 +202,71 @@ else
 	cat "$TMP/auth.err"
 fi
 
+# ---- basic auth: wrong passwords are rationed per client address ----
+# One client sending wrong passwords as fast as it can (127.0.0.2) gets 429 once its own
+# budget is spent; a client at another address (127.0.0.1) whose right password was
+# never checked before (so it needs crypt(3) too) is let in while that goes on.
+PORT=$(free_port)
+URL="http://127.0.0.1:$PORT"
+if start_vigil auth2 "$URL" --listen "127.0.0.1:$PORT" --web-config "$TMP/auth.yml"; then
+	urls=()
+	for _ in $(seq 40); do urls+=(-o /dev/null "$URL/metrics"); done
+	codes=$(curl -s --interface 127.0.0.2 -u prometheus:wrong -w '%{http_code}\n' "${urls[@]}" |
+		sort | uniq -c | tr -s ' \n' ' ')
+	check "auth: 40 wrong passwords from one address: 401s, then 429 ($codes)" \
+		grep -Eq '^ ?[0-9]+ 401 [0-9]+ 429 $' <<<"$codes"
+	# The same client goes on without a pause (its budget refills and is spent again at
+	# once), one request after another on a kept-alive connection, for at most 60 s.
+	python3 - "$PORT" "$TMP/auth2.codes" <<'PY' &
+import base64, socket, sys, time
+port, out = int(sys.argv[1]), sys.argv[2]
+req = (b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " +
+       base64.b64encode(b"prometheus:wrong") + b"\r\n\r\n")
+end = time.monotonic() + 60
+s = None
+with open(out, "a") as f:
+    while time.monotonic() < end:
+        try:
+            if s is None:
+                s = socket.socket()
+                s.settimeout(5)
+                s.bind(("127.0.0.2", 0))
+                s.connect(("127.0.0.1", port))
+            s.sendall(req)
+            buf = b""
+            while b"\r\n\r\n" not in buf:
+                b = s.recv(4096)
+                if not b:
+                    raise OSError
+                buf += b
+            head, _, body = buf.partition(b"\r\n\r\n")
+            clen = int([l.split(b":")[1] for l in head.lower().split(b"\r\n")
+                        if l.startswith(b"content-length:")][0])
+            while len(body) < clen:
+                body += s.recv(4096)
+            f.write(head.split(b" ")[1].decode() + "\n")
+            f.flush()
+        except (OSError, IndexError, ValueError):
+            if s:
+                s.close()
+            s = None
+            time.sleep(0.05)
+PY
+	BAD=$!
+	for _ in $(seq 200); do
+		grep -q 429 "$TMP/auth2.codes" 2>/dev/null && break
+		sleep 0.1
+	done
+	check_eq "auth: meanwhile another address with the right password 200" 200 \
+		"$(curl -s -u prometheus:secret -o /dev/null -w '%{http_code}' "$URL/metrics")"
+	kill "$BAD"
+	wait "$BAD" 2>/dev/null
+	stop_vigil
+else
+	not_ok "auth2: starts"
+	cat "$TMP/auth2.err"
+fi
+
 # ---- TLS (with basic auth) ----
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -days 2 -nodes \
 	-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \

@@ -302,6 +302,26 @@ static void test_fixed_file(void **state)
         assert_string_equal(buf, "a,b,c\n7,8,9\n");
         slurp("sub/dir/monitor.csv.old", buf, sizeof(buf));
         assert_string_equal(buf, "a,b\n1,2\n3,4\n5,6\n");
+
+        /* A second and a third change: each old file gets a name of its own, none is
+         * overwritten. */
+        csvlog_init_file(&l, path);
+        assert_int_equal(csvlog_write(&l, noon, "a\n", "1\n", 2), 0);
+        assert_true(l.moved_aside);
+        assert_non_null(strstr(l.moved_to, "monitor.csv.old.1"));
+        csvlog_close(&l);
+        csvlog_init_file(&l, path);
+        assert_int_equal(csvlog_write(&l, noon, "b\n", "2\n", 2), 0);
+        assert_non_null(strstr(l.moved_to, "monitor.csv.old.2"));
+        csvlog_close(&l);
+        slurp("sub/dir/monitor.csv.old", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b\n1,2\n3,4\n5,6\n");
+        slurp("sub/dir/monitor.csv.old.1", buf, sizeof(buf));
+        assert_string_equal(buf, "a,b,c\n7,8,9\n");
+        slurp("sub/dir/monitor.csv.old.2", buf, sizeof(buf));
+        assert_string_equal(buf, "a\n1\n");
+        slurp("sub/dir/monitor.csv", buf, sizeof(buf));
+        assert_string_equal(buf, "b\n2\n");
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/options.h"
+#include "test_fixtures.h"
 #include "util/clock.h"
 
 static int parse(struct vigil_options *o, int argc, const char **argv)
@@ -221,6 +222,46 @@ static void test_config_errors(void **state)
         assert_non_null(strstr(err, "No such file"));
 }
 
+/* The packaged dist/vigil.conf with its "# profile = signage" line uncommented, as a
+ * user enables it: the profile must change the interval and the sync interval, so the
+ * file must not set them itself. */
+static void test_packaged_conf_profile(void **state)
+{
+        (void)state;
+        char dir[PATH_MAX + 32], conf[PATH_MAX + 64], text[8192];
+        test_csv_fixtures(dir, sizeof(dir));
+        assert_true(dir[0] != '\0');
+        /* dir is ROOT/tests/fixtures/csv: the repository root is three levels up. */
+        snprintf(conf, sizeof(conf), "%s/../../../dist/vigil.conf", dir);
+        FILE *f = fopen(conf, "re");
+        assert_non_null(f);
+        size_t n = fread(text, 1, sizeof(text) - 1, f);
+        fclose(f);
+        assert_true(n > 0 && n < sizeof(text) - 1);
+        text[n] = '\0';
+        char *line = strstr(text, "\n# profile = signage\n");
+        assert_non_null(line);
+        memmove(line + 1, line + 3, strlen(line + 3) + 1); /* drop "# " */
+
+        struct vigil_options o;
+        char *path = write_tmp(text);
+        const char *argv[] = {"vigil", "--config", path};
+        assert_int_equal(parse(&o, 3, argv), 0);
+        assert_string_equal(o.profile, "signage");
+        assert_int_equal(o.interval_ns, 5 * NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, 60 * NSEC_PER_SEC);
+        assert_int_equal(o.nwatches, 2);
+        /* As shipped (the profile commented) the defaults hold. */
+        unlink(path);
+        memmove(line + 3, line + 1, strlen(line + 1) + 1);
+        memcpy(line + 1, "# ", 2);
+        path = write_tmp(text);
+        assert_int_equal(parse(&o, 3, argv), 0);
+        assert_int_equal(o.interval_ns, NSEC_PER_SEC);
+        assert_int_equal(o.sync_interval_ns, NSEC_PER_SEC);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -231,6 +272,7 @@ int main(void)
             cmocka_unit_test(test_config_file),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test(test_profile_explicit_wins),
+            cmocka_unit_test(test_packaged_conf_profile),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

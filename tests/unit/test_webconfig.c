@@ -1,6 +1,8 @@
 /* Unit tests: the web config reader (sink/webconfig.c) and basic-auth checks against
  * its crypt(3) hashes (sink/basic_auth.c). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -233,19 +235,19 @@ static void test_auth(void **state)
         setup_users();
         assert_int_equal(basic_auth_init(&a, &cfg), 0);
         int64_t t = 1000000000;
-        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", t), AUTH_OK);
-        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", t), AUTH_OK);
-        assert_int_equal(basic_auth_check(&a, "bob", "pa ss:word", t), AUTH_OK);
-        assert_int_equal(basic_auth_check(&a, "prometheus", "Secret", t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, "alice", "secret", t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, "mallory", "secret", t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, "prometheus", "", t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, NULL, NULL, t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, "prometheus", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", NULL, t), AUTH_OK);
+        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", NULL, t), AUTH_OK);
+        assert_int_equal(basic_auth_check(&a, "bob", "pa ss:word", NULL, t), AUTH_OK);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "Secret", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "alice", "secret", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "mallory", "secret", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, NULL, NULL, NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "prometheus", NULL, NULL, t), AUTH_FAIL);
         char longpw[BASIC_AUTH_MAX_PASSWORD + 2];
         memset(longpw, 'x', sizeof(longpw) - 1);
         longpw[sizeof(longpw) - 1] = '\0';
-        assert_int_equal(basic_auth_check(&a, "prometheus", longpw, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "prometheus", longpw, NULL, t), AUTH_FAIL);
         basic_auth_fini(&a);
         assert_null(a.crypt_handle);
         basic_auth_fini(&a); /* a wiped state is fine to finish again */
@@ -259,23 +261,74 @@ static void test_auth_budget(void **state)
         setup_users();
         assert_int_equal(basic_auth_init(&a, &cfg), 0);
         int64_t t = 5000000000;
-        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", t), AUTH_OK); /* 7 left */
+        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", NULL, t),
+                         AUTH_OK); /* 7 left */
         for (unsigned i = 0; i < 7; i++)
-                assert_int_equal(basic_auth_check(&a, "prometheus", "wrong", t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, "prometheus", "wrong", t), AUTH_BUSY);
-        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", t), AUTH_BUSY);
+                assert_int_equal(basic_auth_check(&a, "prometheus", "wrong", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "wrong", NULL, t), AUTH_BUSY);
+        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", NULL, t), AUTH_BUSY);
         /* The remembered password needs no crypt. */
-        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", t), AUTH_OK);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", NULL, t), AUTH_OK);
         /* A quarter second later one verification is available again (4 per second). */
         t += 250000000;
-        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", t), AUTH_OK);
-        assert_int_equal(basic_auth_check(&a, "bob", "pa ss:word", t), AUTH_BUSY);
+        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", NULL, t), AUTH_OK);
+        assert_int_equal(basic_auth_check(&a, "bob", "pa ss:word", NULL, t), AUTH_BUSY);
         /* After a long pause the burst is back, but not more. */
         t += 3600LL * 1000000000;
         for (unsigned i = 0; i < 8; i++)
-                assert_int_equal(basic_auth_check(&a, "bob", "nope", t), AUTH_FAIL);
-        assert_int_equal(basic_auth_check(&a, "bob", "nope", t), AUTH_BUSY);
-        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", t), AUTH_OK);
+                assert_int_equal(basic_auth_check(&a, "bob", "nope", NULL, t), AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "bob", "nope", NULL, t), AUTH_BUSY);
+        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", NULL, t), AUTH_OK);
+        basic_auth_fini(&a);
+}
+
+static struct sockaddr_in v4(const char *ip)
+{
+        struct sockaddr_in sa = {.sin_family = AF_INET};
+        assert_int_equal(inet_pton(AF_INET, ip, &sa.sin_addr), 1);
+        return sa;
+}
+
+#define SA(x) ((const struct sockaddr *)&(x))
+
+/* One address's wrong passwords spend its own budget, not another's; many addresses
+ * together are held by the common budget; the table of addresses stays bounded. */
+static void test_auth_per_address(void **state)
+{
+        (void)state;
+        static struct basic_auth a;
+        setup_users();
+        assert_int_equal(basic_auth_init(&a, &cfg), 0);
+        int64_t t = 5000000000;
+        struct sockaddr_in bad = v4("192.0.2.7"), good = v4("192.0.2.8");
+        for (unsigned i = 0; i < BASIC_AUTH_BURST; i++)
+                assert_int_equal(basic_auth_check(&a, "prometheus", "wrong", SA(bad), t),
+                                 AUTH_FAIL);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "wrong", SA(bad), t), AUTH_BUSY);
+        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", SA(bad), t), AUTH_BUSY);
+        /* Another address is not locked out by it. */
+        assert_int_equal(basic_auth_check(&a, "prometheus", "secret", SA(good), t), AUTH_OK);
+        assert_int_equal(basic_auth_check(&a, "alice", "s3cret", SA(good), t), AUTH_OK);
+        /* IPv6 addresses have budgets of their own too. */
+        struct sockaddr_in6 six = {.sin6_family = AF_INET6};
+        assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", &six.sin6_addr), 1);
+        assert_int_equal(basic_auth_check(&a, "bob", "pa ss:word", SA(six), t), AUTH_OK);
+        basic_auth_fini(&a);
+
+        /* Addresses by the hundred (more than the table holds), each within its own
+         * budget: the common one runs out, so the server thread stays free. */
+        assert_int_equal(basic_auth_init(&a, &cfg), 0);
+        unsigned fails = 0, busy = 0;
+        char ip[32];
+        for (unsigned i = 0; i < 200; i++) {
+                snprintf(ip, sizeof(ip), "198.51.100.%u", i);
+                struct sockaddr_in sa = v4(ip);
+                enum auth_result r = basic_auth_check(&a, "bob", "nope", SA(sa), t);
+                fails += r == AUTH_FAIL;
+                busy += r == AUTH_BUSY;
+        }
+        assert_int_equal(fails, (unsigned)BASIC_AUTH_TOTAL_BURST);
+        assert_int_equal(busy, 200 - (unsigned)BASIC_AUTH_TOTAL_BURST);
         basic_auth_fini(&a);
 }
 
@@ -285,7 +338,7 @@ int main(void)
             cmocka_unit_test(test_full),        cmocka_unit_test(test_partial_and_empty),
             cmocka_unit_test(test_errors),      cmocka_unit_test(test_limits),
             cmocka_unit_test(test_load),        cmocka_unit_test(test_auth),
-            cmocka_unit_test(test_auth_budget),
+            cmocka_unit_test(test_auth_budget), cmocka_unit_test(test_auth_per_address),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
