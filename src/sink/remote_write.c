@@ -48,7 +48,11 @@ struct rw_sink {
         struct push_counters st;    /* counters; queue fields filled on copy */
         int64_t last_success_ns;    /* real time; 0 = never */
 
-        /* Sender thread only. */
+        /* Sender thread only. The request being retried: the same batch, encoded once,
+         * until the receiver answers it for good (n == 0: none). */
+        struct rwq_batch pending;
+        struct rw_body body;
+        bool maybe_taken; /* an attempt of it went out whole and got no answer */
         unsigned failures;
         long last_logged_status;
         int last_logged_curl;
@@ -99,55 +103,75 @@ static void log_failure(struct rw_sink *s, const struct rw_result *res, uint64_t
              s->url, res->why, (unsigned long long)waiting);
 }
 
-/* One request for the batch at the head of the queue; the lock is not held. Returns
- * the outcome, RW_ACCEPTED also when nothing waited (*ret_empty set). */
+/* One request for the batch at the head of the queue, or the same request again after
+ * a failure: never a bigger batch mixing new frames with frames the receiver may have
+ * taken (its answer lost to the timeout), which a receiver refuses whole ("out of
+ * order sample") and so loses the new frames. The lock is not held. Returns the
+ * outcome, RW_ACCEPTED also when nothing waited (*ret_empty set). */
 static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t timeout_ms,
                                 bool *ret_empty)
 {
-        struct rwq_batch b;
+        struct rwq_batch *b = &s->pending;
         struct rw_result res;
         struct rwq_stats qs;
         *ret_empty = false;
-        if (rwq_read(q, RW_BATCH_RECORDS, RW_BATCH_BYTES, &b) < 0 || b.n == 0) {
-                rwq_batch_free(&b);
-                *ret_empty = true;
-                return RW_ACCEPTED;
+        if (b->n == 0) {
+                rwq_batch_free(b);
+                rw_body_free(&s->body);
+                s->maybe_taken = false;
+                if (rwq_read(q, RW_BATCH_RECORDS, RW_BATCH_BYTES, b) < 0 || b->n == 0) {
+                        rwq_batch_free(b);
+                        *ret_empty = true;
+                        return RW_ACCEPTED;
+                }
         }
-        rw_client_send(&s->client, &b, s->labels, s->nlabels, timeout_ms, &res);
-        if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK) {
-                /* Stopped for the exit: the exit attempt sends it again. */
-                rwq_batch_free(&b);
-                return RW_RETRY;
-        }
+        rw_client_send(&s->client, b, s->labels, s->nlabels, &s->body, timeout_ms, &res);
+        if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK)
+                return RW_RETRY; /* stopped for the exit: the exit attempt sends it again */
+        /* Refused after an attempt that went out whole and timed out: that attempt was
+         * taken (a receiver refuses the same samples again as out of order or
+         * duplicate); nothing is lost, so it is not counted as dropped. */
+        bool taken_before = res.outcome == RW_REJECTED && s->maybe_taken && res.http_status;
+        if (res.outcome == RW_RETRY && !res.http_status && res.body_sent)
+                s->maybe_taken = true;
         if (res.outcome != RW_RETRY)
-                (void)rwq_commit(q, &b);
+                (void)rwq_commit(q, b);
         rwq_get_stats(q, &qs);
         pthread_mutex_lock(&s->lock);
-        if (res.outcome == RW_ACCEPTED) {
-                s->st.sent += b.nsamples;
+        if (res.outcome == RW_ACCEPTED || taken_before) {
+                s->st.sent += b->nsamples;
                 s->last_success_ns = now_real_ns();
         } else {
                 s->st.failed++;
                 if (res.outcome == RW_RETRY)
-                        s->st.retried += b.nsamples;
+                        s->st.retried += b->nsamples;
                 else
-                        s->st.dropped_reject += b.nsamples;
+                        s->st.dropped_reject += b->nsamples;
         }
         pthread_mutex_unlock(&s->lock);
-        if (res.outcome == RW_ACCEPTED && s->failures) {
+        if ((res.outcome == RW_ACCEPTED || taken_before) && s->failures) {
                 vlog(LOG_INFO, "remote-write: pushing to %s again after %u failed attempts", s->url,
                      s->failures);
                 s->failures = 0;
+        }
+        if (taken_before) {
+                vlog(LOG_INFO,
+                     "remote-write: %s refused the batch of %llu samples sent again (%s): the "
+                     "attempt that timed out had been taken",
+                     s->url, (unsigned long long)b->nsamples, res.why);
         } else if (res.outcome == RW_REJECTED) {
                 vlog(LOG_WARN,
                      "remote-write: %s refused a batch of %llu samples for good (%s); dropped",
-                     s->url, (unsigned long long)b.nsamples, res.why);
+                     s->url, (unsigned long long)b->nsamples, res.why);
         } else if (res.outcome == RW_RETRY) {
                 s->failures++;
                 log_failure(s, &res, qs.samples);
         }
+        if (res.outcome != RW_RETRY) {
+                rwq_batch_free(b);
+                rw_body_free(&s->body);
+        }
         int64_t ra = res.retry_after_s;
-        rwq_batch_free(&b);
         if (res.outcome == RW_RETRY) {
                 int64_t max_ms = 2 * s->cfg.push_interval_ns / MS_NS;
                 max_ms = max_ms < 5000                ? 5000
@@ -368,6 +392,8 @@ static bool url_ok(const char *u)
 static void rw_free(struct rw_sink *s)
 {
         rw_client_fini(&s->client);
+        rwq_batch_free(&s->pending);
+        rw_body_free(&s->body);
         rwq_close(s->q);
         sb_free(&s->text);
         free(s->lines);

@@ -127,6 +127,60 @@ sleep 1
 stop_v stall
 check_eq "stall: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
 
+# ---- a receiver that takes a batch but answers after the timeout ----
+# Frames gather while it answers 500 (the first frame's request), then it takes that
+# one and the next, a batch of several frames, late. It refuses, as Prometheus does,
+# any request with a sample older than one it stored: a retry that mixes new frames
+# into the batch it took is refused whole and loses the new frames; the same request
+# again is refused too, but loses nothing.
+recv late
+printf '500\n500\n500\nok\nlate:2.5\n' >"$RDIR/mode"
+vig late "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 204 2
+sleep 3
+mode ok
+wait_for 20 has_req 204 2
+sleep 1
+stop_v late
+check_eq "late answer: every host sample once, in order" "$N" \
+	"$(python3 "$RQ" "$RDIR/requests.log" runs)"
+check_eq "late answer: the same request sent again, unchanged" 1 \
+	"$(python3 "$RQ" "$RDIR/requests.log" same_after late:2.5)"
+check "late answer: said why the receiver refused it again" \
+	grep -q 'refused the batch of [0-9]* samples sent again (HTTP 400.*the attempt that timed out had been taken' "$TMP/late.err"
+check "late answer: nothing counted as dropped" \
+	grep -q 'samples sent, [0-9]* retried, 0 dropped' "$TMP/late.err"
+
+# ---- 500 with Retry-After: honoured as for a 429 ----
+recv r500
+mode 500:3
+vig r500 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 500 1
+mode ok
+wait_for 20 has_req 204 1
+gap=$(python3 "$RQ" "$RDIR/requests.log" gap_after 500)
+check "500 + Retry-After: the next request waits it out (${gap} s)" \
+	python3 -c "import sys; sys.exit(0 if float('$gap') >= 2.9 else 1)"
+stop_v r500
+check_eq "500 + Retry-After: every host sample once, in order" "$N" \
+	"$(python3 "$RQ" "$RDIR/requests.log" runs)"
+
+# ---- 404: the URL is wrong, not the data: kept, backed off, said once ----
+recv e404
+mode 404
+vig e404 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+sleep 3
+n=$(nreq 404)
+check "404: backed off ($n requests in 3 s, 15 samples queued)" test "$n" -ge 2 -a "$n" -le 8
+check "404: one message" test "$(grep -c 'remote-write: cannot push.*HTTP 404' "$TMP/e404.err")" -eq 1
+check "404: nothing dropped" \
+	test "$(metric 'vigil_remote_write_samples_dropped_total{reason="rejected"}')" = 0
+mode ok
+check "404: accepted once the receiver is there" wait_for 20 has_req 204 1
+sleep 1
+stop_v e404
+check_eq "404: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
+
 # ---- credentials ----
 recv auth
 mode "auth:Basic $(printf 'player:right' | base64)"
