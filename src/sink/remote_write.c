@@ -19,6 +19,7 @@
 #include "sink/rw_lib.h"
 #include "sink/rw_queue.h"
 #include "sink/rw_send.h"
+#include "sink/rw_stale.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/retry.h"
@@ -61,6 +62,7 @@ struct rw_sink {
         /* Main loop only. */
         uint64_t every_ticks; /* host samples per queued frame */
         struct strbuf text;
+        struct rw_stale stale; /* the series of the last frame queued */
         char *lines, *comp;
         size_t comp_cap;
         int queue_err; /* the last append error logged; 0 when appends work */
@@ -299,6 +301,8 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         if (metrics_render(&s->text, ctx->frame, ctx->extra) < 0)
                 return;
         uint32_t n = sample_lines(s, &len);
+        int marks = rw_stale_mark(&s->stale, s->lines, len, s->lines, &len, TEXT_MAX);
+        n += marks > 0 ? (uint32_t)marks : 0;
         int64_t real =
             ctx->frame->host.sampled_real_ns ? ctx->frame->host.sampled_real_ns : t->real_ns;
         cl = s->comp_cap;
@@ -311,6 +315,8 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         } else {
                 r = rwq_append(s->q, real / MS_NS, n, s->comp, cl, &dropped);
                 queue_error(s, r);
+                if (r == 0)
+                        rw_stale_keep(&s->stale);
         }
         pthread_mutex_lock(&s->lock);
         if (r < 0)
@@ -396,6 +402,7 @@ static void rw_free(struct rw_sink *s)
         rw_body_free(&s->body);
         rwq_close(s->q);
         sb_free(&s->text);
+        rw_stale_free(&s->stale);
         free(s->lines);
         free(s->comp);
         rw_lib_close(&s->lib);

@@ -106,3 +106,34 @@ R=$(runs "${V[@]}")
 check "kill: both runs in Prometheus, every sample once, in order ($R; CSV rows $ROWS1 $ROWS2)" \
 	bash -c "[[ '$R' == \"$ROWS1 $ROWS2\" || '$R' == \"$((ROWS1 - 1)) $ROWS2\" ]]"
 prom_stop "$PROM_PID"
+
+# ---- a series that disappears: a staleness marker ends it at once ----
+# A sensor whose file reads empty drops out of /metrics; without a marker Prometheus
+# would show its last value for its 5-minute lookback.
+prom_stop "$PROM_PID"
+prom_start push4 "$PORT" "$TMP/prom.yml" "$DATA" "${RECV[@]}" || not_ok "stale: prometheus restarts"
+SITE="stale-$$"
+cp -a "$FIXTURES/x86-server" "$TMP/stale-root"
+SENSOR='vigil_temperature_celsius{chip="nvme_nvme1",sensor="Composite",site="'$SITE'"}'
+rw_config "$TMP/stale.yml" "$SITE"
+"$VIGIL" --root "$TMP/stale-root" --interval 0.5 --quiet --log-dir "$TMP/log3" \
+	--remote-write "$URL" --remote-write-config "$TMP/stale.yml" 2>"$TMP/stale.err" &
+VPID=$!
+check "stale: the sensor's series arrives" pq_wait 30 "$PORT" count "$SENSOR"
+n_before=$(pq "$PORT" count "vigil_temperature_celsius{site=\"$SITE\"}")
+: >"$TMP/stale-root/sys/class/hwmon/hwmon1/temp1_input" # nvme1's Composite
+# wait_until SECONDS COMMAND...: until the command succeeds, at most SECONDS of wall time.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ "$SECONDS" -lt "$end" ]; do "$@" && return 0; sleep 0.2; done
+	return 1
+}
+gone() { ! pq "$PORT" count "$SENSOR" >/dev/null 2>&1; }
+check "stale: the series ends within seconds of the sensor going, not after 5 minutes" \
+	wait_until 15 gone
+check_eq "stale: the other sensors stay" "$((n_before - 1))" \
+	"$(pq "$PORT" count "vigil_temperature_celsius{site=\"$SITE\"}")"
+kill -TERM "$VPID"
+wait "$VPID"
+prom_stop "$PROM_PID"

@@ -18,6 +18,7 @@
 #include "sink/rw_config.h"
 #include "sink/rw_proto.h"
 #include "sink/rw_queue.h"
+#include "sink/rw_stale.h"
 
 /* ---- a minimal reader of the encoder's output, to check structure ---- */
 
@@ -157,6 +158,87 @@ static void test_encode_bad_and_many(void **state)
         assert_true(len > 5000 * 20);
         free(buf);
         rw_enc_free(&e);
+}
+
+/* ---- staleness markers ---- */
+
+static void test_encode_stale(void **state)
+{
+        (void)state;
+        struct rw_encoder e;
+        uint8_t *buf;
+        size_t len;
+        /* The sample's double is the 8 bytes after the 0x09 tag, little-endian:
+         * 0x7ff0000000000002, Prometheus's StaleNaN, not the NaN the text "NaN" gives. */
+        static const uint8_t stale[] = {0x09, 0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f};
+        assert_int_equal(rw_enc_init(&e, NULL, 0), 0);
+        const char *text = "up StaleNaN\n";
+        assert_int_equal(rw_enc_add_text(&e, text, strlen(text), 1000), 0);
+        assert_int_equal(rw_enc_finish(&e, &buf, &len), 0);
+        assert_true(len > sizeof(stale));
+        assert_non_null(memmem(buf, len, stale, sizeof(stale)));
+        free(buf);
+        rw_enc_free(&e);
+}
+
+/* mark FRAME on st into a fresh buffer; the markers are returned in out. */
+static int mark(struct rw_stale *st, const char *frame, char *out, size_t cap)
+{
+        size_t n = strlen(frame), len = n;
+        memcpy(out, frame, n);
+        int r = rw_stale_mark(st, out, n, out, &len, cap - 1);
+        memmove(out, out + n, len - n);
+        out[len - n] = '\0';
+        return r;
+}
+
+static void test_stale_marks(void **state)
+{
+        (void)state;
+        struct rw_stale st = {0};
+        char out[512];
+        assert_int_equal(mark(&st, "a 1\nb{x=\"1 }\"} 2\n# c\nc 3\n", out, sizeof(out)), 0);
+        assert_string_equal(out, "");
+        rw_stale_keep(&st);
+        /* b went: one marker, with its labels as they were written. */
+        assert_int_equal(mark(&st, "a 5\nc 6\n", out, sizeof(out)), 1);
+        assert_string_equal(out, "b{x=\"1 }\"} StaleNaN\n");
+        /* That frame was not queued (no keep): the next one still ends b, and c too. */
+        assert_int_equal(mark(&st, "a 7\n", out, sizeof(out)), 2);
+        assert_string_equal(out, "b{x=\"1 }\"} StaleNaN\nc StaleNaN\n");
+        rw_stale_keep(&st);
+        /* Once ended, no marker again; a series back is no marker either. */
+        assert_int_equal(mark(&st, "a 8\nc 9\n", out, sizeof(out)), 0);
+        rw_stale_keep(&st);
+        /* No room for the markers: none at all, the frame's text untouched. */
+        assert_int_equal(mark(&st, "a 8\n", out, 7), -E2BIG);
+        rw_stale_free(&st);
+        rw_stale_free(&st);
+}
+
+/* Many series, most gone at once (a GPU's families): each gone one gets a marker. */
+static void test_stale_many(void **state)
+{
+        (void)state;
+        struct rw_stale st = {0};
+        size_t cap = 1 << 20, len = 0, n2 = 0;
+        char *f = malloc(cap), *g = malloc(cap);
+        assert_non_null(f);
+        assert_non_null(g);
+        for (unsigned i = 0; i < 3000; i++) {
+                len += (size_t)snprintf(f + len, cap - len, "s{i=\"%u\"} 1\n", i);
+                if (i % 3 == 0)
+                        n2 += (size_t)snprintf(g + n2, cap - n2, "s{i=\"%u\"} 1\n", i);
+        }
+        assert_int_equal(rw_stale_mark(&st, f, len, f, &len, cap), 0);
+        rw_stale_keep(&st);
+        size_t l2 = n2;
+        assert_int_equal(rw_stale_mark(&st, g, n2, g, &l2, cap), 2000);
+        assert_non_null(strstr(g + n2, "s{i=\"2999\"} StaleNaN\n"));
+        assert_null(memmem(g + n2, l2 - n2, "s{i=\"3\"} ", 9));
+        free(f);
+        free(g);
+        rw_stale_free(&st);
 }
 
 /* ---- the queue ---- */
@@ -440,6 +522,9 @@ int main(void)
             cmocka_unit_test(test_encode_exact),
             cmocka_unit_test(test_encode_labels),
             cmocka_unit_test(test_encode_bad_and_many),
+            cmocka_unit_test(test_encode_stale),
+            cmocka_unit_test(test_stale_marks),
+            cmocka_unit_test(test_stale_many),
             cmocka_unit_test_setup_teardown(test_queue_roundtrip, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_torn_tail, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_bound, q_setup, q_teardown),
