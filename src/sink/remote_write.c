@@ -16,6 +16,7 @@
 
 #include "sink/metrics.h"
 #include "sink/rw_config.h"
+#include "sink/rw_identity.h"
 #include "sink/rw_lib.h"
 #include "sink/rw_queue.h"
 #include "sink/rw_send.h"
@@ -36,7 +37,7 @@ struct rw_sink {
         struct rw_client client; /* the sender thread's */
         char url[1024];
         char qdir[1100];
-        struct rw_label labels[RWCONFIG_MAX_LABELS + 2];
+        struct rw_label labels[RWCONFIG_MAX_LABELS + 3];
         size_t nlabels;
 
         pthread_mutex_t lock;
@@ -366,28 +367,65 @@ static int rw_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         return 0;
 }
 
+/* machine_id (rw_identity.h) unless the config set it, with the warnings a fleet of
+ * cloned machines needs: said once, at start. */
+static void add_machine_id(struct rw_sink *s, bool have_id, const char *instance)
+{
+        char id[RW_MACHINE_ID_LEN + 1] = "";
+        int r = have_id ? 0 : rw_machine_id_read(s->ctx->opt->root, id);
+        if (id[0]) {
+                struct rw_label *l = &s->labels[s->nlabels++];
+                snprintf(l->name, sizeof(l->name), "machine_id");
+                snprintf(l->value, sizeof(l->value), "%s", id);
+        } else if (r < 0) {
+                vlog(LOG_WARN,
+                     "remote-write: no machine ID in /etc/machine-id (%s): pushed series carry "
+                     "no machine_id label, and machines with the same host name merge into one "
+                     "series (run systemd-machine-id-setup, or set machine_id in "
+                     "external_labels)",
+                     r == -ENODATA ? "empty or uninitialized, an image not booted yet"
+                                   : strerror(-r));
+        }
+        if (rw_hostname_is_default(instance))
+                vlog(LOG_WARN,
+                     "remote-write: the instance label '%s' is a distribution's default host "
+                     "name, which machines cloned from one image share; %s (give each machine "
+                     "its own host name, or instance in external_labels)",
+                     instance,
+                     id[0] || have_id ? "machine_id still tells their pushed series apart"
+                                      : "their pushed series merge into one");
+}
+
 /* The config's labels, then instance (the host name) and job="vigil" unless it set them:
- * what a scrape would add, so rules and dashboards read pushed and scraped series alike. */
+ * what a scrape would add, so rules and dashboards read pushed and scraped series alike;
+ * then machine_id. */
 static void set_labels(struct rw_sink *s)
 {
         char host[256];
-        bool have_instance = false, have_job = false;
+        const char *instance = "";
+        bool have_instance = false, have_job = false, have_id = false;
         for (size_t i = 0; i < s->cfg.nlabels; i++) {
                 s->labels[s->nlabels++] = s->cfg.labels[i];
-                have_instance |= !strcmp(s->cfg.labels[i].name, "instance");
+                if (!strcmp(s->cfg.labels[i].name, "instance")) {
+                        have_instance = true;
+                        instance = s->cfg.labels[i].value;
+                }
                 have_job |= !strcmp(s->cfg.labels[i].name, "job");
+                have_id |= !strcmp(s->cfg.labels[i].name, "machine_id");
         }
         if (!have_instance && gethostname(host, sizeof(host) - 1) == 0) {
                 host[sizeof(host) - 1] = '\0';
                 struct rw_label *l = &s->labels[s->nlabels++];
                 snprintf(l->name, sizeof(l->name), "instance");
                 snprintf(l->value, sizeof(l->value), "%s", host);
+                instance = l->value;
         }
         if (!have_job) {
                 struct rw_label *l = &s->labels[s->nlabels++];
                 snprintf(l->name, sizeof(l->name), "job");
                 snprintf(l->value, sizeof(l->value), "vigil");
         }
+        add_machine_id(s, have_id, instance);
 }
 
 static bool url_ok(const char *u)

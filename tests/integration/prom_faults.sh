@@ -181,6 +181,31 @@ sleep 1
 stop_v e404
 check_eq "404: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
 
+# ---- the machine's identity: machine_id from /etc/machine-id, none before first boot ----
+for kind in uninit good; do
+	recv "id-$kind"
+	cp -a "$FIXTURES/x86-server" "$TMP/$kind-root"
+	mkdir -p "$TMP/$kind-root/etc"
+	if [ "$kind" = good ]; then
+		echo 0123456789abcdef0123456789abcdef >"$TMP/$kind-root/etc/machine-id"
+	else
+		echo uninitialized >"$TMP/$kind-root/etc/machine-id"
+	fi
+	vig "id-$kind" "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --root "$TMP/$kind-root"
+	wait_for 20 has_req 204 1
+	stop_v "id-$kind"
+	labels=$(python3 "$RQ" "$RDIR/requests.log" labels)
+	if [ "$kind" = good ]; then
+		check "machine-id: pushed series carry machine_id" grep -q ',machine_id,' <<<"$labels"
+		check "machine-id: no warning when it is there" \
+			bash -c "! grep -q 'no machine ID' '$TMP/id-$kind.err'"
+	else
+		check "machine-id uninitialized: no machine_id label" bash -c "! grep -q machine_id <<<'$labels'"
+		check "machine-id uninitialized: one warning saying why" test "$(grep -c \
+			'remote-write: no machine ID in /etc/machine-id (empty or uninitialized' "$TMP/id-$kind.err")" -eq 1
+	fi
+done
+
 # ---- credentials ----
 recv auth
 mode "auth:Basic $(printf 'player:right' | base64)"

@@ -137,3 +137,36 @@ check_eq "stale: the other sensors stay" "$((n_before - 1))" \
 kill -TERM "$VPID"
 wait "$VPID"
 prom_stop "$PROM_PID"
+
+# ---- two machines cloned from one image: one host name, two machine IDs ----
+prom_start push5 "$PORT" "$TMP/prom.yml" "$DATA" "${RECV[@]}" || not_ok "clones: prometheus restarts"
+SITE="clones-$$"
+IDS=(0123456789abcdef0123456789abcdef fedcba9876543210fedcba9876543210)
+PIDS=()
+for i in 0 1; do
+	cp -a "$FIXTURES/x86-server" "$TMP/clone$i"
+	mkdir -p "$TMP/clone$i/etc"
+	echo "${IDS[$i]}" >"$TMP/clone$i/etc/machine-id"
+	printf 'push_interval: 0.5s\ntimeout: 3s\nexternal_labels:\n  site: %s\n  instance: raspberrypi\n' \
+		"$SITE" >"$TMP/clone$i.yml"
+	"$VIGIL" --root "$TMP/clone$i" --interval 0.5 --quiet --log-dir "$TMP/clone$i.log" \
+		--remote-write "$URL" --remote-write-config "$TMP/clone$i.yml" 2>"$TMP/clone$i.err" &
+	PIDS+=($!)
+done
+SEL="vigil_samples_total{source=\"host\",site=\"$SITE\",instance=\"raspberrypi\"}"
+two() { [ "$(pq "$PORT" count "$SEL")" = 2 ]; }
+check "clones: one series per machine, told apart by machine_id" wait_until 30 two
+sleep 2
+for i in 0 1; do
+	kill -TERM "${PIDS[$i]}"
+	wait "${PIDS[$i]}"
+done
+sleep 1
+for i in 0 1; do
+	N=$(sed -n 's/.*stopped: \([0-9]*\) host samples.*/\1/p' "$TMP/clone$i.err")
+	mapfile -t V < <(pq "$PORT" raw "vigil_samples_total{source=\"host\",site=\"$SITE\",machine_id=\"${IDS[$i]}\"}[1h]" | awk '{print $2}')
+	check_eq "clones: machine $i's every host sample, once, in order" "$N" "$(runs "${V[@]}")"
+	check "clones: machine $i warns that raspberrypi is a default host name" \
+		grep -q "remote-write: the instance label 'raspberrypi' is a distribution's default host name" "$TMP/clone$i.err"
+done
+prom_stop "$PROM_PID"

@@ -16,6 +16,7 @@
 
 #include "sink/remote_write.h"
 #include "sink/rw_config.h"
+#include "sink/rw_identity.h"
 #include "sink/rw_proto.h"
 #include "sink/rw_queue.h"
 #include "sink/rw_stale.h"
@@ -239,6 +240,34 @@ static void test_stale_many(void **state)
         free(f);
         free(g);
         rw_stale_free(&st);
+}
+
+/* ---- the machine's identity ---- */
+
+static void test_machine_id(void **state)
+{
+        (void)state;
+        char id[RW_MACHINE_ID_LEN + 1] = "";
+        const char *good = "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091\n";
+        assert_int_equal(rw_machine_id_parse(good, strlen(good), id), 0);
+        assert_string_equal(id, "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091");
+        assert_int_equal(rw_machine_id_parse(good, 32, id), 0); /* no newline */
+        /* Before the first boot (machine-id(5)): empty, or "uninitialized". */
+        assert_int_equal(rw_machine_id_parse("", 0, id), -ENODATA);
+        assert_int_equal(rw_machine_id_parse("\n", 1, id), -ENODATA);
+        assert_int_equal(rw_machine_id_parse("uninitialized\n", 14, id), -ENODATA);
+        /* Not 32 lowercase hex characters. */
+        assert_int_equal(rw_machine_id_parse("4D3B0C0E8A7E4E2F9A1C0B5E6D7F8091\n", 33, id),
+                         -EINVAL);
+        assert_int_equal(rw_machine_id_parse("4d3b0c0e\n", 9, id), -EINVAL);
+        assert_int_equal(rw_machine_id_parse("4d3b0c0e-8a7e-4e2f-9a1c-0b5e6d7f8091", 36, id),
+                         -EINVAL);
+        assert_string_equal(id, "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091"); /* untouched */
+        assert_true(rw_hostname_is_default("raspberrypi"));
+        assert_true(rw_hostname_is_default("localhost"));
+        assert_true(rw_hostname_is_default("Ubuntu"));
+        assert_false(rw_hostname_is_default("lobby-player-07"));
+        assert_false(rw_hostname_is_default("raspberrypi7"));
 }
 
 /* ---- the queue ---- */
@@ -516,6 +545,27 @@ static void test_backoff(void **state)
         assert_int_equal(rw_backoff_ms(1, 20000, 99999, &rng), RW_RETRY_AFTER_MAX * 1000);
 }
 
+static void test_machine_id_file(void **state)
+{
+        (void)state;
+        char path[400], id[RW_MACHINE_ID_LEN + 1];
+        snprintf(path, sizeof(path), "%s/etc", qdir);
+        assert_int_equal(rw_machine_id_read(qdir, id), -ENOENT);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/etc/machine-id", qdir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("uninitialized\n", f);
+        fclose(f);
+        assert_int_equal(rw_machine_id_read(qdir, id), -ENODATA);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("0123456789abcdef0123456789abcdef\n", f);
+        fclose(f);
+        assert_int_equal(rw_machine_id_read(qdir, id), 0);
+        assert_string_equal(id, "0123456789abcdef0123456789abcdef");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -525,6 +575,7 @@ int main(void)
             cmocka_unit_test(test_encode_stale),
             cmocka_unit_test(test_stale_marks),
             cmocka_unit_test(test_stale_many),
+            cmocka_unit_test(test_machine_id),
             cmocka_unit_test_setup_teardown(test_queue_roundtrip, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_torn_tail, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_bound, q_setup, q_teardown),
@@ -532,6 +583,7 @@ int main(void)
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test_setup_teardown(test_secret, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_machine_id_file, q_setup, q_teardown),
             cmocka_unit_test(test_backoff),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
