@@ -55,6 +55,12 @@ struct rw_sink {
         struct rwq_batch pending;
         struct rw_body body;
         bool maybe_taken; /* an attempt of it went out whole and got no answer */
+        /* A batch of several frames refused: its frames go again one a request, up to
+         * its end, so only the frames the receiver refuses (those it has already, after
+         * a restart on a cursor the disk did not keep) are dropped. */
+        bool one_by_one;
+        uint64_t split_seq, split_off;
+        uint64_t split_refused; /* frames of it refused so far, said once at its end */
         unsigned failures;
         long last_logged_status;
         int last_logged_curl;
@@ -67,6 +73,7 @@ struct rw_sink {
         char *lines, *comp;
         size_t comp_cap;
         int queue_err; /* the last append error logged; 0 when appends work */
+        int sync_err;  /* the last rwq_sync error logged; 0 when it works */
         bool full_logged;
         struct retry_gate open_gate;
 };
@@ -122,7 +129,8 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
                 rwq_batch_free(b);
                 rw_body_free(&s->body);
                 s->maybe_taken = false;
-                if (rwq_read(q, RW_BATCH_RECORDS, RW_BATCH_BYTES, b) < 0 || b->n == 0) {
+                if (rwq_read(q, s->one_by_one ? 1 : RW_BATCH_RECORDS, RW_BATCH_BYTES, b) < 0 ||
+                    b->n == 0) {
                         rwq_batch_free(b);
                         *ret_empty = true;
                         return RW_ACCEPTED;
@@ -137,8 +145,26 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
         bool taken_before = res.outcome == RW_REJECTED && s->maybe_taken && res.http_status;
         if (res.outcome == RW_RETRY && !res.http_status && res.body_sent)
                 s->maybe_taken = true;
-        if (res.outcome != RW_RETRY)
+        bool split = res.outcome == RW_REJECTED && !taken_before && b->n > 1;
+        bool quiet = s->one_by_one && res.outcome == RW_REJECTED;
+        if (split) {
+                s->one_by_one = true;
+                s->split_seq = b->end_seq;
+                s->split_off = b->end_off;
+                s->split_refused = 0;
+        } else if (res.outcome != RW_RETRY) {
                 (void)rwq_commit(q, b);
+                s->split_refused += quiet;
+                if (s->one_by_one && (b->end_seq > s->split_seq ||
+                                      (b->end_seq == s->split_seq && b->end_off >= s->split_off))) {
+                        s->one_by_one = false;
+                        vlog(LOG_INFO,
+                             "remote-write: sent one by one, %llu frames were refused and dropped "
+                             "(%s), the others taken",
+                             (unsigned long long)s->split_refused,
+                             s->split_refused ? "most likely taken before a restart" : "none");
+                }
+        }
         rwq_get_stats(q, &qs);
         pthread_mutex_lock(&s->lock);
         if (res.outcome == RW_ACCEPTED || taken_before) {
@@ -146,7 +172,7 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
                 s->last_success_ns = now_real_ns();
         } else {
                 s->st.failed++;
-                if (res.outcome == RW_RETRY)
+                if (res.outcome == RW_RETRY || split)
                         s->st.retried += b->nsamples;
                 else
                         s->st.dropped_reject += b->nsamples;
@@ -157,12 +183,17 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
                      s->failures);
                 s->failures = 0;
         }
-        if (taken_before) {
+        if (split) {
+                vlog(LOG_INFO,
+                     "remote-write: %s refused a batch of %zu frames (%s); sending them one by "
+                     "one, so that only those it refuses are dropped",
+                     s->url, b->n, res.why);
+        } else if (taken_before) {
                 vlog(LOG_INFO,
                      "remote-write: %s refused the batch of %llu samples sent again (%s): the "
                      "attempt that timed out had been taken",
                      s->url, (unsigned long long)b->nsamples, res.why);
-        } else if (res.outcome == RW_REJECTED) {
+        } else if (res.outcome == RW_REJECTED && !quiet) {
                 vlog(LOG_WARN,
                      "remote-write: %s refused a batch of %llu samples for good (%s); dropped",
                      s->url, (unsigned long long)b->nsamples, res.why);
@@ -333,6 +364,27 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
                      "samples are dropped (vigil_remote_write_samples_dropped_total)",
                      s->qdir, (unsigned long long)s->cfg.queue_max_bytes);
         }
+}
+
+/* Every --sync-interval, as the logs: the queue's segment and cursor made durable. A
+ * cursor that cannot be written (a full disk) is said once, and its return. */
+static void rw_flush(void *state, struct vigil_ctx *ctx)
+{
+        struct rw_sink *s = state;
+        (void)ctx;
+        if (!s || !s->q)
+                return;
+        int r = rwq_sync(s->q);
+        if (r == s->sync_err)
+                return;
+        if (r)
+                vlog(LOG_ERR,
+                     "remote-write: cannot make the queue in %s durable: %s; retried every "
+                     "sync (a restart before it works sends some delivered samples again)",
+                     s->qdir, strerror(-r));
+        else
+                vlog(LOG_INFO, "remote-write: the queue in %s is durable again", s->qdir);
+        s->sync_err = r;
 }
 
 /* The counters for /metrics and `vigil status`. */
@@ -553,5 +605,6 @@ const struct vigil_sink vigil_sink_remote_write = {
     .required = true,
     .init = rw_init,
     .write = rw_write,
+    .flush = rw_flush,
     .fini = rw_fini,
 };

@@ -206,6 +206,71 @@ for kind in uninit good; do
 	fi
 done
 
+# ---- the cursor: made durable every sync, rewritten after a failure ----
+# A directory in the way of cursor.tmp makes every cursor write fail, as a full disk
+# does. (1) The receiver down meanwhile, so no batch commits: once the way is clear
+# the sync writes the cursor, and a restart after kill -9 sends nothing twice.
+recv cursor
+vig cur1 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+QD="$LOG/remote-write"
+wait_for 20 has_req 204 3
+mkdir "$QD/cursor.tmp"
+check "cursor: one message when it cannot be written" \
+	wait_for 10 grep -q 'remote-write: cannot make the queue in .* durable' "$TMP/cur1.err"
+mode 500
+wait_for 20 has_req 500 1
+rmdir "$QD/cursor.tmp"
+check "cursor: written again once it can be, without a commit" \
+	wait_for 10 grep -q 'remote-write: the queue in .* is durable again' "$TMP/cur1.err"
+kill -9 "$VPID"
+wait "$VPID" 2>/dev/null
+n0=$(nreq)
+mode ok
+vig cur2 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --log-dir "$LOG"
+wait_for 20 has_req 204 $(($(nreq 204) + 3))
+stop_v cur2
+check_eq "cursor: after the restart, no sample sent twice" 0 "$(python3 "$RQ" "$RDIR/requests.log" dups)"
+check_eq "cursor: after the restart, no request refused" 0 "$(nreq 400)"
+check "cursor: what waited under the 500s arrives, then the new run" \
+	bash -c "python3 '$RQ' '$RDIR/requests.log' runs | grep -Eq '^[0-9]+ $N\$'"
+# (2) Killed while the cursor is stale: the restart sends delivered frames again. The
+# receiver refuses them (Prometheus: out of order); sent one by one, only those are
+# dropped, not the frames of the new run in the same batch.
+recv stale
+vig cur3 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+QD="$LOG/remote-write"
+wait_for 20 has_req 204 3
+mkdir "$QD/cursor.tmp"
+wait_for 20 has_req 204 $(($(nreq 204) + 5))
+kill -9 "$VPID"
+wait "$VPID" 2>/dev/null
+rmdir "$QD/cursor.tmp"
+printf '500\nok\n' >"$RDIR/mode"
+vig cur4 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --log-dir "$LOG"
+wait_for 20 has_req 204 $(($(nreq 204) + 5))
+sleep 1
+stop_v cur4
+check "stale cursor: every frame of both runs once, in order" \
+	bash -c "python3 '$RQ' '$RDIR/requests.log' runs | grep -Eq '^[0-9]+ $N\$'"
+check "stale cursor: said so once" \
+	test "$(grep -c 'sending them one by one' "$TMP/cur4.err")" -eq 1
+
+# ---- the fsync cadence: the queue synced every --sync-interval, not every frame ----
+if build_shim 2>/dev/null; then
+	recv sync
+	FAULT_MATCH=remote-write FAULT_LOG="$TMP/sync.faults" LD_PRELOAD="$TMP/shim.so" \
+		vig sync "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --sync-interval 1
+	sleep 4
+	stop_v sync
+	touch "$TMP/sync.faults"
+	segs=$(grep -c '^fdatasync .*/seg-' "$TMP/sync.faults")
+	curs=$(grep -c '^fdatasync .*/cursor.tmp' "$TMP/sync.faults")
+	check "sync: the segment is fdatasync'ed (${segs}x in ~4 s, $N frames)" test "$segs" -ge 2 -a "$segs" -le 7
+	check "sync: the cursor is fdatasync'ed (${curs}x in ~4 s)" test "$curs" -ge 2 -a "$curs" -le 7
+else
+	not_ok "sync: build the fault shim"
+fi
+
 # ---- credentials ----
 recv auth
 mode "auth:Basic $(printf 'player:right' | base64)"

@@ -417,6 +417,38 @@ static void test_queue_bound(void **state)
         rwq_close(q);
 }
 
+/* A cursor write that fails (here a directory in the way of cursor.tmp, as a full disk
+ * makes it fail) is retried by rwq_sync without another commit; before, the cursor on
+ * disk stayed where it was and the next start sent delivered records again. */
+static void test_queue_cursor_retry(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        struct rwq_batch b;
+        char path[400];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 5, 100, NULL);
+        assert_int_equal(rwq_sync(q), 0);
+        snprintf(path, sizeof(path), "%s/" RWQ_DIR "/cursor.tmp", qdir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        assert_int_equal(rwq_read(q, 3, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 3);
+        assert_int_equal(rwq_commit(q, &b), -EISDIR);
+        rwq_batch_free(&b);
+        assert_int_equal(rwq_sync(q), -EISDIR);
+        assert_int_equal(rmdir(path), 0);
+        assert_int_equal(rwq_sync(q), 0);
+        /* Reopened (a restart after a crash): the two records not taken, no more. */
+        struct rw_queue *q2 = NULL;
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q2), 0);
+        assert_int_equal(rwq_read(q2, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 2);
+        assert_int_equal(b.recs[0].ts_ms, 1003);
+        rwq_batch_free(&b);
+        rwq_close(q2);
+        rwq_close(q);
+}
+
 static void test_queue_unwritable(void **state)
 {
         (void)state;
@@ -580,6 +612,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_queue_torn_tail, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_bound, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_unwritable, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_cursor_retry, q_setup, q_teardown),
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test_setup_teardown(test_secret, q_setup, q_teardown),
