@@ -37,7 +37,7 @@ struct rw_sink {
         struct rw_client client; /* the sender thread's */
         char url[1024];
         char qdir[1100];
-        struct rw_label labels[RWCONFIG_MAX_LABELS + 3];
+        struct rw_label labels[RW_PUSH_LABELS];
         size_t nlabels;
 
         pthread_mutex_t lock;
@@ -74,7 +74,7 @@ struct rw_sink {
         size_t comp_cap;
         int queue_err; /* the last append error logged; 0 when appends work */
         int sync_err;  /* the last rwq_sync error logged; 0 when it works */
-        bool full_logged;
+        struct rw_full_warn full_warn;
         struct retry_gate open_gate;
 };
 
@@ -96,6 +96,18 @@ int64_t rw_backoff_ms(unsigned failures, int64_t max_ms, int64_t retry_after_s, 
         *rng = x;
         uint64_t r = x * 0x2545F4914F6CDD1DULL;
         return d / 2 + (int64_t)(r % (uint64_t)(d / 2 + 1));
+}
+
+uint64_t rw_full_warn_due(struct rw_full_warn *w, int64_t mono_ns, uint64_t dropped)
+{
+        w->unsaid += dropped;
+        if (!dropped || (w->said && mono_ns - w->last_ns < RW_FULL_WARN_NS))
+                return 0;
+        uint64_t n = w->unsaid;
+        w->said = true;
+        w->last_ns = mono_ns;
+        w->unsaid = 0;
+        return n;
 }
 
 /* ---- the sender thread ---- */
@@ -357,13 +369,15 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         s->wake = true;
         pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
-        if (dropped && !s->full_logged) {
-                s->full_logged = true;
+        bool again = s->full_warn.said;
+        uint64_t say = rw_full_warn_due(&s->full_warn, t->mono_ns, dropped);
+        if (say)
                 vlog(LOG_WARN,
-                     "remote-write: the queue in %s reached its bound of %llu bytes; the oldest "
-                     "samples are dropped (vigil_remote_write_samples_dropped_total)",
-                     s->qdir, (unsigned long long)s->cfg.queue_max_bytes);
-        }
+                     "remote-write: the queue in %s reached its bound of %llu bytes; %llu of the "
+                     "oldest samples dropped%s (vigil_remote_write_samples_dropped_total; said "
+                     "again at most every 10 minutes while it goes on)",
+                     s->qdir, (unsigned long long)s->cfg.queue_max_bytes, (unsigned long long)say,
+                     again ? " since the last warning" : "");
 }
 
 /* Every --sync-interval, as the logs: the queue's segment and cursor made durable. A
@@ -417,67 +431,6 @@ static int rw_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 record(s, ctx, t);
         publish(s, ctx, t->real_ns);
         return 0;
-}
-
-/* machine_id (rw_identity.h) unless the config set it, with the warnings a fleet of
- * cloned machines needs: said once, at start. */
-static void add_machine_id(struct rw_sink *s, bool have_id, const char *instance)
-{
-        char id[RW_MACHINE_ID_LEN + 1] = "";
-        int r = have_id ? 0 : rw_machine_id_read(s->ctx->opt->root, id);
-        if (id[0]) {
-                struct rw_label *l = &s->labels[s->nlabels++];
-                snprintf(l->name, sizeof(l->name), "machine_id");
-                snprintf(l->value, sizeof(l->value), "%s", id);
-        } else if (r < 0) {
-                vlog(LOG_WARN,
-                     "remote-write: no machine ID in /etc/machine-id (%s): pushed series carry "
-                     "no machine_id label, and machines with the same host name merge into one "
-                     "series (run systemd-machine-id-setup, or set machine_id in "
-                     "external_labels)",
-                     r == -ENODATA ? "empty or uninitialized, an image not booted yet"
-                                   : strerror(-r));
-        }
-        if (rw_hostname_is_default(instance))
-                vlog(LOG_WARN,
-                     "remote-write: the instance label '%s' is a distribution's default host "
-                     "name, which machines cloned from one image share; %s (give each machine "
-                     "its own host name, or instance in external_labels)",
-                     instance,
-                     id[0] || have_id ? "machine_id still tells their pushed series apart"
-                                      : "their pushed series merge into one");
-}
-
-/* The config's labels, then instance (the host name) and job="vigil" unless it set them:
- * what a scrape would add, so rules and dashboards read pushed and scraped series alike;
- * then machine_id. */
-static void set_labels(struct rw_sink *s)
-{
-        char host[256];
-        const char *instance = "";
-        bool have_instance = false, have_job = false, have_id = false;
-        for (size_t i = 0; i < s->cfg.nlabels; i++) {
-                s->labels[s->nlabels++] = s->cfg.labels[i];
-                if (!strcmp(s->cfg.labels[i].name, "instance")) {
-                        have_instance = true;
-                        instance = s->cfg.labels[i].value;
-                }
-                have_job |= !strcmp(s->cfg.labels[i].name, "job");
-                have_id |= !strcmp(s->cfg.labels[i].name, "machine_id");
-        }
-        if (!have_instance && gethostname(host, sizeof(host) - 1) == 0) {
-                host[sizeof(host) - 1] = '\0';
-                struct rw_label *l = &s->labels[s->nlabels++];
-                snprintf(l->name, sizeof(l->name), "instance");
-                snprintf(l->value, sizeof(l->value), "%s", host);
-                instance = l->value;
-        }
-        if (!have_job) {
-                struct rw_label *l = &s->labels[s->nlabels++];
-                snprintf(l->name, sizeof(l->name), "job");
-                snprintf(l->value, sizeof(l->value), "vigil");
-        }
-        add_machine_id(s, have_id, instance);
 }
 
 static bool url_ok(const char *u)
@@ -537,7 +490,7 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 vlog(LOG_ERR, "remote-write config %s", err);
                 goto out;
         }
-        set_labels(s);
+        s->nlabels = rw_push_labels(&s->cfg, o->root, s->labels);
         s->every_ticks =
             (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
         s->every_ticks = s->every_ticks ? s->every_ticks : 1;

@@ -14,7 +14,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sink/rw_config.h"
+
 #define RW_MACHINE_ID_LEN 32
+#define RW_PUSH_LABELS    (RWCONFIG_MAX_LABELS + 3) /* the most rw_push_labels gives */
 
 /* The machine ID in text[0..n) (the file's content) into out (RW_MACHINE_ID_LEN + 1
  * bytes). 0; -ENODATA for an empty or "uninitialized" file; -EINVAL for anything
@@ -28,5 +31,13 @@ int rw_machine_id_read(const char *root, char *out);
 /* True when name is a host name that images ship with and clones share
  * ("raspberrypi", "localhost", "ubuntu", "debian", ...), in any case. */
 bool rw_hostname_is_default(const char *name);
+
+/* The labels every pushed series gets, into labels (RW_PUSH_LABELS of room): the
+ * config's external_labels, then instance (the host name) and job="vigil" unless it
+ * set them (what a scrape would add, so rules and dashboards read pushed and scraped
+ * series alike), then machine_id from root/etc/machine-id unless it set that. Warns
+ * once (the daemon's start) when there is no machine ID, or when the instance is a
+ * default host name. Returns the count. */
+size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_label *labels);
 
 #endif

@@ -551,6 +551,23 @@ static void test_secret(void **state)
 
 /* ---- backoff ---- */
 
+/* The queue-full warning: at the first drop, then at most every RW_FULL_WARN_NS with
+ * what was dropped since (it used to be said once in the life of the process). */
+static void test_full_warn(void **state)
+{
+        (void)state;
+        struct rw_full_warn w = {0};
+        const int64_t s = 1000000000LL;
+        assert_int_equal(rw_full_warn_due(&w, 5 * s, 0), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s, 40), 40);
+        assert_int_equal(rw_full_warn_due(&w, 20 * s, 30), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + RW_FULL_WARN_NS - 1, 5), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + RW_FULL_WARN_NS, 0), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + RW_FULL_WARN_NS, 7), 42);
+        /* Hours later, a new episode: said at once. */
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + 20 * RW_FULL_WARN_NS, 3), 3);
+}
+
 static void test_backoff(void **state)
 {
         (void)state;
@@ -618,6 +635,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_secret, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_machine_id_file, q_setup, q_teardown),
             cmocka_unit_test(test_backoff),
+            cmocka_unit_test(test_full_warn),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
