@@ -74,7 +74,7 @@ def next_mode():
     path = os.path.join(DIR, "mode")
     with HEAD_LOCK:
         try:
-            lines = open(path).read().split()
+            lines = [x.strip() for x in open(path).read().splitlines() if x.strip()]
         except OSError:
             return "ok"
         if len(lines) > 1:
