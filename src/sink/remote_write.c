@@ -16,9 +16,11 @@
 
 #include "sink/metrics.h"
 #include "sink/rw_config.h"
+#include "sink/rw_identity.h"
 #include "sink/rw_lib.h"
 #include "sink/rw_queue.h"
 #include "sink/rw_send.h"
+#include "sink/rw_stale.h"
 #include "util/thread.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -36,7 +38,7 @@ struct rw_sink {
         struct rw_client client; /* the sender thread's */
         char url[1024];
         char qdir[1100];
-        struct rw_label labels[RWCONFIG_MAX_LABELS + 2];
+        struct rw_label labels[RW_PUSH_LABELS];
         size_t nlabels;
 
         pthread_mutex_t lock;
@@ -49,7 +51,17 @@ struct rw_sink {
         struct push_counters st;    /* counters; queue fields filled on copy */
         int64_t last_success_ns;    /* real time; 0 = never */
 
-        /* Sender thread only. */
+        /* Sender thread only. The request being retried: the same batch, encoded once,
+         * until the receiver answers it for good (n == 0: none). */
+        struct rwq_batch pending;
+        struct rw_body body;
+        bool maybe_taken; /* an attempt of it went out whole and got no answer */
+        /* A batch of several frames refused: its frames go again one a request, up to
+         * its end, so only the frames the receiver refuses (those it has already, after
+         * a restart on a cursor the disk did not keep) are dropped. */
+        bool one_by_one;
+        uint64_t split_seq, split_off;
+        uint64_t split_refused; /* frames of it refused so far, said once at its end */
         unsigned failures;
         long last_logged_status;
         int last_logged_curl;
@@ -58,10 +70,12 @@ struct rw_sink {
         /* Main loop only. */
         uint64_t every_ticks; /* host samples per queued frame */
         struct strbuf text;
+        struct rw_stale stale; /* the series of the last frame queued */
         char *lines, *comp;
         size_t comp_cap;
         int queue_err; /* the last append error logged; 0 when appends work */
-        bool full_logged;
+        int sync_err;  /* the last rwq_sync error logged; 0 when it works */
+        struct rw_full_warn full_warn;
         struct retry_gate open_gate;
 };
 
@@ -85,6 +99,18 @@ int64_t rw_backoff_ms(unsigned failures, int64_t max_ms, int64_t retry_after_s, 
         return d / 2 + (int64_t)(r % (uint64_t)(d / 2 + 1));
 }
 
+uint64_t rw_full_warn_due(struct rw_full_warn *w, int64_t mono_ns, uint64_t dropped)
+{
+        w->unsaid += dropped;
+        if (!dropped || (w->said && mono_ns - w->last_ns < RW_FULL_WARN_NS))
+                return 0;
+        uint64_t n = w->unsaid;
+        w->said = true;
+        w->last_ns = mono_ns;
+        w->unsaid = 0;
+        return n;
+}
+
 /* ---- the sender thread ---- */
 
 static void log_failure(struct rw_sink *s, const struct rw_result *res, uint64_t waiting)
@@ -100,55 +126,99 @@ static void log_failure(struct rw_sink *s, const struct rw_result *res, uint64_t
              s->url, res->why, (unsigned long long)waiting);
 }
 
-/* One request for the batch at the head of the queue; the lock is not held. Returns
- * the outcome, RW_ACCEPTED also when nothing waited (*ret_empty set). */
+/* One request for the batch at the head of the queue, or the same request again after
+ * a failure: never a bigger batch mixing new frames with frames the receiver may have
+ * taken (its answer lost to the timeout), which a receiver refuses whole ("out of
+ * order sample") and so loses the new frames. The lock is not held. Returns the
+ * outcome, RW_ACCEPTED also when nothing waited (*ret_empty set). */
 static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t timeout_ms,
                                 bool *ret_empty)
 {
-        struct rwq_batch b;
+        struct rwq_batch *b = &s->pending;
         struct rw_result res;
         struct rwq_stats qs;
         *ret_empty = false;
-        if (rwq_read(q, RW_BATCH_RECORDS, RW_BATCH_BYTES, &b) < 0 || b.n == 0) {
-                rwq_batch_free(&b);
-                *ret_empty = true;
-                return RW_ACCEPTED;
+        if (b->n == 0) {
+                rwq_batch_free(b);
+                rw_body_free(&s->body);
+                s->maybe_taken = false;
+                if (rwq_read(q, s->one_by_one ? 1 : RW_BATCH_RECORDS, RW_BATCH_BYTES, b) < 0 ||
+                    b->n == 0) {
+                        rwq_batch_free(b);
+                        *ret_empty = true;
+                        return RW_ACCEPTED;
+                }
         }
-        rw_client_send(&s->client, &b, s->labels, s->nlabels, timeout_ms, &res);
-        if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK) {
-                /* Stopped for the exit: the exit attempt sends it again. */
-                rwq_batch_free(&b);
-                return RW_RETRY;
+        rw_client_send(&s->client, b, s->labels, s->nlabels, &s->body, timeout_ms, &res);
+        if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK)
+                return RW_RETRY; /* stopped for the exit: the exit attempt sends it again */
+        /* Refused after an attempt that went out whole and timed out: that attempt was
+         * taken (a receiver refuses the same samples again as out of order or
+         * duplicate); nothing is lost, so it is not counted as dropped. */
+        bool taken_before = res.outcome == RW_REJECTED && s->maybe_taken && res.http_status;
+        if (res.outcome == RW_RETRY && !res.http_status && res.body_sent)
+                s->maybe_taken = true;
+        bool split = res.outcome == RW_REJECTED && !taken_before && b->n > 1;
+        bool quiet = s->one_by_one && res.outcome == RW_REJECTED;
+        if (split) {
+                s->one_by_one = true;
+                s->split_seq = b->end_seq;
+                s->split_off = b->end_off;
+                s->split_refused = 0;
+        } else if (res.outcome != RW_RETRY) {
+                (void)rwq_commit(q, b);
+                s->split_refused += quiet;
+                if (s->one_by_one && (b->end_seq > s->split_seq ||
+                                      (b->end_seq == s->split_seq && b->end_off >= s->split_off))) {
+                        s->one_by_one = false;
+                        vlog(LOG_INFO,
+                             "remote-write: sent one by one, %llu frames were refused and dropped "
+                             "(%s), the others taken",
+                             (unsigned long long)s->split_refused,
+                             s->split_refused ? "most likely taken before a restart" : "none");
+                }
         }
-        if (res.outcome != RW_RETRY)
-                (void)rwq_commit(q, &b);
         rwq_get_stats(q, &qs);
         pthread_mutex_lock(&s->lock);
-        if (res.outcome == RW_ACCEPTED) {
-                s->st.sent += b.nsamples;
+        if (res.outcome == RW_ACCEPTED || taken_before) {
+                s->st.sent += b->nsamples;
                 s->last_success_ns = now_real_ns();
         } else {
                 s->st.failed++;
-                if (res.outcome == RW_RETRY)
-                        s->st.retried += b.nsamples;
+                if (res.outcome == RW_RETRY || split)
+                        s->st.retried += b->nsamples;
                 else
-                        s->st.dropped_reject += b.nsamples;
+                        s->st.dropped_reject += b->nsamples;
         }
         pthread_mutex_unlock(&s->lock);
-        if (res.outcome == RW_ACCEPTED && s->failures) {
+        if ((res.outcome == RW_ACCEPTED || taken_before) && s->failures) {
                 vlog(LOG_INFO, "remote-write: pushing to %s again after %u failed attempts", s->url,
                      s->failures);
                 s->failures = 0;
-        } else if (res.outcome == RW_REJECTED) {
+        }
+        if (split) {
+                vlog(LOG_INFO,
+                     "remote-write: %s refused a batch of %zu frames (%s); sending them one by "
+                     "one, so that only those it refuses are dropped",
+                     s->url, b->n, res.why);
+        } else if (taken_before) {
+                vlog(LOG_INFO,
+                     "remote-write: %s refused the batch of %llu samples sent again (%s): the "
+                     "attempt that timed out had been taken",
+                     s->url, (unsigned long long)b->nsamples, res.why);
+        } else if (res.outcome == RW_REJECTED && !quiet) {
                 vlog(LOG_WARN,
                      "remote-write: %s refused a batch of %llu samples for good (%s); dropped",
-                     s->url, (unsigned long long)b.nsamples, res.why);
+                     s->url, (unsigned long long)b->nsamples, res.why);
         } else if (res.outcome == RW_RETRY) {
                 s->failures++;
                 log_failure(s, &res, qs.samples);
         }
+        if (res.outcome != RW_RETRY) {
+                rwq_batch_free(b);
+                rw_body_free(&s->body);
+        }
         int64_t ra = res.retry_after_s;
-        rwq_batch_free(&b);
         if (res.outcome == RW_RETRY) {
                 int64_t max_ms = 2 * s->cfg.push_interval_ns / MS_NS;
                 max_ms = max_ms < 5000                ? 5000
@@ -276,6 +346,8 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         if (metrics_render(&s->text, ctx->frame, ctx->extra) < 0)
                 return;
         uint32_t n = sample_lines(s, &len);
+        int marks = rw_stale_mark(&s->stale, s->lines, len, s->lines, &len, TEXT_MAX);
+        n += marks > 0 ? (uint32_t)marks : 0;
         int64_t real =
             ctx->frame->host.sampled_real_ns ? ctx->frame->host.sampled_real_ns : t->real_ns;
         cl = s->comp_cap;
@@ -288,6 +360,8 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         } else {
                 r = rwq_append(s->q, real / MS_NS, n, s->comp, cl, &dropped);
                 queue_error(s, r);
+                if (r == 0)
+                        rw_stale_keep(&s->stale);
         }
         pthread_mutex_lock(&s->lock);
         if (r < 0)
@@ -296,13 +370,36 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
         s->wake = true;
         pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
-        if (dropped && !s->full_logged) {
-                s->full_logged = true;
+        bool again = s->full_warn.said;
+        uint64_t say = rw_full_warn_due(&s->full_warn, t->mono_ns, dropped);
+        if (say)
                 vlog(LOG_WARN,
-                     "remote-write: the queue in %s reached its bound of %llu bytes; the oldest "
-                     "samples are dropped (vigil_remote_write_samples_dropped_total)",
-                     s->qdir, (unsigned long long)s->cfg.queue_max_bytes);
-        }
+                     "remote-write: the queue in %s reached its bound of %llu bytes; %llu of the "
+                     "oldest samples dropped%s (vigil_remote_write_samples_dropped_total; said "
+                     "again at most every 10 minutes while it goes on)",
+                     s->qdir, (unsigned long long)s->cfg.queue_max_bytes, (unsigned long long)say,
+                     again ? " since the last warning" : "");
+}
+
+/* Every --sync-interval, as the logs: the queue's segment and cursor made durable. A
+ * cursor that cannot be written (a full disk) is said once, and its return. */
+static void rw_flush(void *state, struct vigil_ctx *ctx)
+{
+        struct rw_sink *s = state;
+        (void)ctx;
+        if (!s || !s->q)
+                return;
+        int r = rwq_sync(s->q);
+        if (r == s->sync_err)
+                return;
+        if (r)
+                vlog(LOG_ERR,
+                     "remote-write: cannot make the queue in %s durable: %s; retried every "
+                     "sync (a restart before it works sends some delivered samples again)",
+                     s->qdir, strerror(-r));
+        else
+                vlog(LOG_INFO, "remote-write: the queue in %s is durable again", s->qdir);
+        s->sync_err = r;
 }
 
 /* The counters for /metrics and `vigil status`. */
@@ -337,30 +434,6 @@ static int rw_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         return 0;
 }
 
-/* The config's labels, then instance (the host name) and job="vigil" unless it set them:
- * what a scrape would add, so rules and dashboards read pushed and scraped series alike. */
-static void set_labels(struct rw_sink *s)
-{
-        char host[256];
-        bool have_instance = false, have_job = false;
-        for (size_t i = 0; i < s->cfg.nlabels; i++) {
-                s->labels[s->nlabels++] = s->cfg.labels[i];
-                have_instance |= !strcmp(s->cfg.labels[i].name, "instance");
-                have_job |= !strcmp(s->cfg.labels[i].name, "job");
-        }
-        if (!have_instance && gethostname(host, sizeof(host) - 1) == 0) {
-                host[sizeof(host) - 1] = '\0';
-                struct rw_label *l = &s->labels[s->nlabels++];
-                snprintf(l->name, sizeof(l->name), "instance");
-                snprintf(l->value, sizeof(l->value), "%s", host);
-        }
-        if (!have_job) {
-                struct rw_label *l = &s->labels[s->nlabels++];
-                snprintf(l->name, sizeof(l->name), "job");
-                snprintf(l->value, sizeof(l->value), "vigil");
-        }
-}
-
 static bool url_ok(const char *u)
 {
         return (!strncmp(u, "http://", 7) && u[7]) || (!strncmp(u, "https://", 8) && u[8]);
@@ -369,8 +442,11 @@ static bool url_ok(const char *u)
 static void rw_free(struct rw_sink *s)
 {
         rw_client_fini(&s->client);
+        rwq_batch_free(&s->pending);
+        rw_body_free(&s->body);
         rwq_close(s->q);
         sb_free(&s->text);
+        rw_stale_free(&s->stale);
         free(s->lines);
         free(s->comp);
         rw_lib_close(&s->lib);
@@ -415,7 +491,7 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 vlog(LOG_ERR, "remote-write config %s", err);
                 goto out;
         }
-        set_labels(s);
+        s->nlabels = rw_push_labels(&s->cfg, o->root, s->labels);
         s->every_ticks =
             (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
         s->every_ticks = s->every_ticks ? s->every_ticks : 1;
@@ -483,5 +559,6 @@ const struct vigil_sink vigil_sink_remote_write = {
     .required = true,
     .init = rw_init,
     .write = rw_write,
+    .flush = rw_flush,
     .fini = rw_fini,
 };

@@ -6,6 +6,7 @@
 #ifndef VIGIL_SINK_REMOTE_WRITE_H
 #define VIGIL_SINK_REMOTE_WRITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/vigil.h"
@@ -17,7 +18,23 @@
 #define RW_RETRY_AFTER_MAX (10LL * 60) /* a longer Retry-After is cut to this (s) */
 #define RW_EXIT_BUDGET_MS  5000        /* the bounded send attempt at exit */
 
+#define RW_FULL_WARN_NS (10LL * 60 * 1000000000LL) /* queue-full warnings at most this often */
+
 extern const struct vigil_sink vigil_sink_remote_write;
+
+/* The warning about samples dropped past the queue bound: said when dropping starts,
+ * then at most every RW_FULL_WARN_NS while it goes on, with the count since the last
+ * one, so a queue that stays full is neither silent after its first message nor a
+ * line per frame. Main loop only; a zeroed struct is ready. */
+struct rw_full_warn {
+        int64_t last_ns; /* CLOCK_MONOTONIC of the last warning */
+        bool said;       /* a warning was given */
+        uint64_t unsaid; /* samples dropped since it */
+};
+
+/* Count `dropped` more samples at mono_ns. Returns the samples to report now (those
+ * since the last warning), or 0 when the warning waits. */
+uint64_t rw_full_warn_due(struct rw_full_warn *w, int64_t mono_ns, uint64_t dropped);
 
 /* The delay before retry number `failures` (1 = after the first failure): doubling from
  * RW_BACKOFF_MIN_MS up to max_ms, then a random part of it (jitter, from *rng, a

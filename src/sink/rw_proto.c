@@ -135,9 +135,7 @@ static struct rw_series *find_or_add(struct rw_encoder *e, const char *key, size
         return s;
 }
 
-/* Length of the series key at the start of line[0..n): the name, and the {labels}
- * block when there is one (quoted values may hold spaces and braces). 0 if malformed. */
-static size_t key_len(const char *line, size_t n)
+size_t rw_series_key_len(const char *line, size_t n)
 {
         size_t i = 0;
         while (i < n && line[i] != '{' && line[i] != ' ')
@@ -158,7 +156,7 @@ static size_t key_len(const char *line, size_t n)
 
 static int add_line(struct rw_encoder *e, const char *line, size_t n, int64_t ts_ms)
 {
-        size_t k = key_len(line, n);
+        size_t k = rw_series_key_len(line, n);
         double v;
         int err = 0;
         if (k == 0 || k > MAX_KEY_LEN)
@@ -175,6 +173,8 @@ static int add_line(struct rw_encoder *e, const char *line, size_t n, int64_t ts
                 v = -INFINITY;
         else if (wl == 3 && !memcmp(w, "NaN", 3))
                 v = NAN;
+        else if (wl == sizeof(RW_STALE_TOKEN) - 1 && !memcmp(w, RW_STALE_TOKEN, wl))
+                memcpy(&v, &(uint64_t){RW_STALE_NAN_BITS}, sizeof(v));
         else if (parse_double(w, wl, &v) < 0)
                 return -EINVAL;
         struct rw_series *s = find_or_add(e, line, k, &err);

@@ -22,6 +22,13 @@
 
 #define RW_MAX_SERIES 65536 /* distinct series in one request */
 
+/* A staleness marker: the NaN Prometheus reads as "this series ended here"
+ * (prometheus/model/value/value.go, StaleNaN = 0x7ff0000000000002; the remote-write
+ * 1.0 spec requires a sender to write one when a series disappears). The queue writes
+ * it as the value RW_STALE_TOKEN, which no exposition line has. */
+#define RW_STALE_NAN_BITS 0x7ff0000000000002ULL
+#define RW_STALE_TOKEN    "StaleNaN"
+
 struct rw_label {
         char name[64];
         char value[256];
@@ -44,7 +51,8 @@ struct rw_encoder {
 int rw_enc_init(struct rw_encoder *e, const struct rw_label *extra, size_t nextra);
 
 /* Add the sample lines of text[0..len) with timestamp ts_ms (ms since the epoch).
- * Comment and blank lines are skipped. 0; -EINVAL for a malformed line (nothing of
+ * A value RW_STALE_TOKEN is a staleness marker. Comment and blank lines are skipped.
+ * 0; -EINVAL for a malformed line (nothing of
  * that line is added, the lines before it are); -E2BIG past RW_MAX_SERIES; -ENOMEM. */
 int rw_enc_add_text(struct rw_encoder *e, const char *text, size_t len, int64_t ts_ms);
 
@@ -52,6 +60,11 @@ int rw_enc_add_text(struct rw_encoder *e, const char *text, size_t len, int64_t 
  * caller, free()) of *ret_len bytes. 0, -EINVAL for a series whose labels do not parse,
  * or -ENOMEM. */
 int rw_enc_finish(struct rw_encoder *e, uint8_t **ret_buf, size_t *ret_len);
+
+/* Length of the series key at the start of line[0..n): the name, and the {labels}
+ * block when there is one (quoted values may hold spaces and braces), up to the blank
+ * before the value. 0 if malformed. */
+size_t rw_series_key_len(const char *line, size_t n);
 
 /* Free everything the encoder holds (not extra). Accepts a zeroed encoder. */
 void rw_enc_free(struct rw_encoder *e);

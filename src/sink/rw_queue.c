@@ -39,7 +39,11 @@ struct rw_queue {
         int wfd;        /* last_seq, open for appending; -1 until the first append */
         uint64_t wsize; /* its size */
         uint64_t cur_seq, cur_off;
-        uint64_t bytes; /* all segments */
+        bool cursor_dirty;  /* moved since the cursor file was last made durable */
+        bool segment_dirty; /* appended to since the last fdatasync */
+        bool dir_dirty;     /* a segment created since the directory's last fsync */
+        int cursor_err;     /* the last cursor write failed with it (ENOSPC); 0 = none */
+        uint64_t bytes;     /* all segments */
         struct rwq_stats st;
 };
 
@@ -126,19 +130,33 @@ static void update_oldest(struct rw_queue *q)
         }
 }
 
-static int save_cursor(struct rw_queue *q)
+/* Write the cursor (temporary file, then rename, so a crash leaves the old or the new
+ * one); with durable, fdatasync it and the directory first. 0 or -errno: then the
+ * cursor stays dirty and the next commit or sync writes it again. */
+static int save_cursor(struct rw_queue *q, bool durable)
 {
         char buf[64];
         int n = snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64 "\n", q->cur_seq, q->cur_off);
         int fd = openat(q->dirfd, "cursor.tmp",
                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        ssize_t w = write(fd, buf, (size_t)n);
-        int r = w == n ? 0 : w < 0 ? -errno : -EIO;
-        close(fd);
+        int r = 0;
+        if (fd < 0) {
+                r = -errno;
+        } else {
+                ssize_t w = write(fd, buf, (size_t)n);
+                r = w == n ? 0 : w < 0 ? -errno : -ENOSPC;
+                if (r == 0 && durable && fdatasync(fd) < 0)
+                        r = -errno;
+                close(fd);
+        }
         if (r == 0 && renameat(q->dirfd, "cursor.tmp", q->dirfd, "cursor") < 0)
                 r = -errno;
+        if (r == 0 && durable && fsync(q->dirfd) < 0)
+                r = -errno;
+        if (r == 0 && durable)
+                q->dir_dirty = false;
+        q->cursor_err = r;
+        q->cursor_dirty = r < 0 || !durable;
         return r;
 }
 
@@ -245,6 +263,7 @@ void rwq_close(struct rw_queue *q)
 {
         if (!q)
                 return;
+        (void)rwq_sync(q);
         if (q->wfd >= 0)
                 close(q->wfd);
         close(q->dirfd);
@@ -267,7 +286,7 @@ static void drop_first(struct rw_queue *q)
         if (q->cur_seq < q->first_seq) {
                 q->cur_seq = q->first_seq;
                 q->cur_off = 0;
-                (void)save_cursor(q);
+                (void)save_cursor(q, false);
         }
 }
 
@@ -284,6 +303,7 @@ static int open_writer(struct rw_queue *q)
                 if (fd < 0)
                         return fd;
                 q->wfd = fd;
+                q->dir_dirty = true;
         }
         return 0;
 }
@@ -308,6 +328,7 @@ int rwq_append(struct rw_queue *q, int64_t ts_ms, uint32_t nsamples, const void 
                 }
         }
         if (r == 0) {
+                q->segment_dirty = true;
                 q->wsize += HDR_LEN + len;
                 q->bytes += HDR_LEN + len;
                 q->st.samples += nsamples;
@@ -393,8 +414,32 @@ int rwq_commit(struct rw_queue *q, const struct rwq_batch *b)
                 unlinkat(q->dirfd, name, 0);
                 q->first_seq++;
         }
-        int r = save_cursor(q);
+        int r = save_cursor(q, false);
         update_oldest(q);
+        pthread_mutex_unlock(&q->lock);
+        return r;
+}
+
+int rwq_sync(struct rw_queue *q)
+{
+        int r = 0;
+        pthread_mutex_lock(&q->lock);
+        if (q->segment_dirty && q->wfd >= 0) {
+                if (fdatasync(q->wfd) < 0)
+                        r = -errno;
+                else
+                        q->segment_dirty = false;
+        }
+        if (q->dir_dirty && !q->cursor_dirty) {
+                if (fsync(q->dirfd) < 0)
+                        r = r ? r : -errno;
+                else
+                        q->dir_dirty = false;
+        }
+        if (q->cursor_dirty) {
+                int rc = save_cursor(q, true);
+                r = r ? r : rc;
+        }
         pthread_mutex_unlock(&q->lock);
         return r;
 }

@@ -10,8 +10,16 @@
  * behind a 24-byte header (magic, payload length, timestamp, sample count, checksum;
  * host byte order: the queue never leaves the machine), written with one writev.
  * The cursor moves only after the receiver accepted a batch (rename of a temporary
- * file, so a crash leaves the old or the new one), so after a crash at most the batch
- * in flight is sent again. Past the bound, whole segments are dropped oldest first.
+ * file, so a crash leaves the old or the new one). Past the bound, whole segments are
+ * dropped oldest first.
+ *
+ * Durability: rwq_sync, called every --sync-interval as the logs are, fdatasyncs the
+ * segment appended to and writes the cursor durably (fdatasync, rename, fsync of the
+ * directory), each only when it changed. A power loss then loses at most the frames
+ * queued in the last interval, and re-sends at most the batches accepted in it. A
+ * cursor write that fails (ENOSPC) leaves the cursor dirty: every later commit and
+ * sync writes it again, and rwq_close tries once more, so a full disk that empties
+ * does not leave a stale cursor behind to re-send delivered frames at the next start.
  *
  * Threads: the main loop appends, the sender reads and commits; one mutex inside. */
 #ifndef VIGIL_SINK_RW_QUEUE_H
@@ -75,6 +83,10 @@ int rwq_read(struct rw_queue *q, size_t max_records, size_t max_bytes, struct rw
  * delete the segments it finished. 0 or -errno (the cursor file could not be written;
  * the records may then be sent again after a restart). */
 int rwq_commit(struct rw_queue *q, const struct rwq_batch *b);
+
+/* Make what was appended and committed durable (see above). 0 or -errno of the first
+ * step that failed (it is tried again at the next call). */
+int rwq_sync(struct rw_queue *q);
 
 /* Free the records of b and clear it. */
 void rwq_batch_free(struct rwq_batch *b);

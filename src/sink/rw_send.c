@@ -225,7 +225,11 @@ static void classify(struct rw_client *c, CURLcode cc, const char *errbuf, struc
         for (size_t i = 0; i < rep->len; i++)
                 if ((unsigned char)rep->text[i] < 0x20 || rep->text[i] == 0x7f)
                         rep->text[i] = ' ';
-        if (s == 429 || s == 503) {
+        /* Retry-After on any answer that is retried, as Prometheus's client does
+         * (storage/remote/client.go, Store: a 5xx, or a 429, is a RecoverableError
+         * carrying retryAfterDuration of the header). curl reads both forms, seconds
+         * and an HTTP date. */
+        if (s == 429 || s >= 500) {
                 if (GETINFO(c, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
                         res->retry_after_s = (int64_t)ra;
         }
@@ -238,35 +242,55 @@ static void classify(struct rw_client *c, CURLcode cc, const char *errbuf, struc
                          s);
                 return;
         }
+        if (s == 404) {
+                /* The URL is wrong (or the receiver is off), not the data: keep it and
+                 * back off until the URL is fixed, saying so once. */
+                res->outcome = RW_RETRY;
+                snprintf(res->why, sizeof(res->why),
+                         "HTTP 404: no remote-write receiver at this URL (a Prometheus needs "
+                         "--web.enable-remote-write-receiver, and the path /api/v1/write)");
+                return;
+        }
         res->outcome = s == 429 || s >= 500 || s < 200 ? RW_RETRY : RW_REJECTED;
         snprintf(res->why, sizeof(res->why), "HTTP %ld%s%.*s", s, rep->len ? ": " : "",
                  (int)rep->len, rep->text);
 }
 
-void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct rw_label *labels,
-                    size_t nlabels, int64_t timeout_ms, struct rw_result *res)
+void rw_body_free(struct rw_body *body)
 {
-        char *body = NULL, errbuf[CURL_ERROR_SIZE];
-        size_t len = 0;
+        free(body->buf);
+        body->buf = NULL;
+        body->len = 0;
+}
+
+void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct rw_label *labels,
+                    size_t nlabels, struct rw_body *body, int64_t timeout_ms, struct rw_result *res)
+{
+        char errbuf[CURL_ERROR_SIZE];
         struct reply rep = {.len = 0};
+        curl_off_t up = 0;
         memset(res, 0, sizeof(*res));
-        int r = build_body(c->lib, b, labels, nlabels, &body, &len);
-        if (r < 0) {
-                /* Bytes that do not decode will not decode later either. */
-                res->outcome = r == -ENOMEM ? RW_RETRY : RW_REJECTED;
-                snprintf(res->why, sizeof(res->why), "cannot encode the batch: %s", strerror(-r));
-                return;
+        if (!body->buf) {
+                int r = build_body(c->lib, b, labels, nlabels, &body->buf, &body->len);
+                if (r < 0) {
+                        /* Bytes that do not decode will not decode later either. */
+                        res->outcome = r == -ENOMEM ? RW_RETRY : RW_REJECTED;
+                        snprintf(res->why, sizeof(res->why), "cannot encode the batch: %s",
+                                 strerror(-r));
+                        return;
+                }
         }
         errbuf[0] = '\0';
         SETOPT(c, CURLOPT_ERRORBUFFER, errbuf);
-        SETOPT(c, CURLOPT_POSTFIELDS, body);
-        SETOPT(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+        SETOPT(c, CURLOPT_POSTFIELDS, body->buf);
+        SETOPT(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len);
         SETOPT(c, CURLOPT_WRITEDATA, &rep);
         SETOPT(c, CURLOPT_TIMEOUT_MS, (long)(timeout_ms > 0 ? timeout_ms : 1));
         SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms > 0 ? timeout_ms : 1));
         CURLcode cc = c->lib->curl_easy_perform(c->curl);
         classify(c, cc, errbuf, &rep, res);
+        if (GETINFO(c, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
+                res->body_sent = (size_t)up >= body->len;
         SETOPT(c, CURLOPT_ERRORBUFFER, (char *)NULL);
         SETOPT(c, CURLOPT_POSTFIELDS, (char *)NULL);
-        free(body);
 }

@@ -3,6 +3,7 @@
 #ifndef VIGIL_SINK_RW_SEND_H
 #define VIGIL_SINK_RW_SEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,7 +14,7 @@
 /* What to do with the batch after a request. */
 enum rw_outcome {
         RW_ACCEPTED, /* 2xx: remove it from the queue */
-        RW_RETRY,    /* network error, 5xx, 429, 401/403: keep it, back off */
+        RW_RETRY,    /* network error, 5xx, 429, 401/403/404: keep it, back off */
         RW_REJECTED, /* another 4xx, or a batch that cannot be encoded: drop it */
 };
 
@@ -21,7 +22,9 @@ struct rw_result {
         enum rw_outcome outcome;
         long http_status;      /* 0 when no response came */
         int curl_code;         /* CURLE_OK when a response came */
-        int64_t retry_after_s; /* Retry-After of a 429 or 503; 0 when none */
+        int64_t retry_after_s; /* Retry-After of a 429 or 5xx; 0 when none */
+        bool body_sent;        /* the whole body went out (a timeout then may hide an
+                                * answer that came too late: the receiver may have it) */
         char why[320];         /* one line: what failed, for the log */
 };
 
@@ -41,10 +44,24 @@ int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const char *ur
                    const struct rw_config *cfg, const volatile int *abort_flag, char *err,
                    size_t cap);
 
-/* Encode the records of b (snappy payloads of /metrics lines) with the extra labels,
- * compress and POST them, waiting at most timeout_ms. Fills *res. */
+/* One request body: a batch encoded once and POSTed as the same bytes on every retry,
+ * as Prometheus's own sender does (storage/remote/queue_manager.go,
+ * sendWriteRequestWithBackoff: the attempt closure stores the same buffer again). */
+struct rw_body {
+        char *buf; /* snappy-compressed WriteRequest, malloc'ed; NULL until encoded */
+        size_t len;
+};
+
+/* Encode the records of b (snappy payloads of /metrics lines) with the extra labels
+ * into *body, unless body already holds them (a retry: the same bytes go again), and
+ * POST it, waiting at most timeout_ms. Fills *res. *body stays the caller's
+ * (rw_body_free). */
 void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct rw_label *labels,
-                    size_t nlabels, int64_t timeout_ms, struct rw_result *res);
+                    size_t nlabels, struct rw_body *body, int64_t timeout_ms,
+                    struct rw_result *res);
+
+/* Free the encoded body and clear it. Accepts a cleared one. */
+void rw_body_free(struct rw_body *body);
 
 /* Free what c holds. Accepts a zeroed c. */
 void rw_client_fini(struct rw_client *c);

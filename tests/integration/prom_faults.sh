@@ -127,6 +127,150 @@ sleep 1
 stop_v stall
 check_eq "stall: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
 
+# ---- a receiver that takes a batch but answers after the timeout ----
+# Frames gather while it answers 500 (the first frame's request), then it takes that
+# one and the next, a batch of several frames, late. It refuses, as Prometheus does,
+# any request with a sample older than one it stored: a retry that mixes new frames
+# into the batch it took is refused whole and loses the new frames; the same request
+# again is refused too, but loses nothing.
+recv late
+printf '500\n500\n500\nok\nlate:2.5\n' >"$RDIR/mode"
+vig late "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 204 2
+sleep 3
+mode ok
+wait_for 20 has_req 204 2
+sleep 1
+stop_v late
+check_eq "late answer: every host sample once, in order" "$N" \
+	"$(python3 "$RQ" "$RDIR/requests.log" runs)"
+check_eq "late answer: the same request sent again, unchanged" 1 \
+	"$(python3 "$RQ" "$RDIR/requests.log" same_after late:2.5)"
+check "late answer: said why the receiver refused it again" \
+	grep -q 'refused the batch of [0-9]* samples sent again (HTTP 400.*the attempt that timed out had been taken' "$TMP/late.err"
+check "late answer: nothing counted as dropped" \
+	grep -q 'samples sent, [0-9]* retried, 0 dropped' "$TMP/late.err"
+
+# ---- 500 with Retry-After: honoured as for a 429 ----
+recv r500
+mode 500:3
+vig r500 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+wait_for 20 has_req 500 1
+mode ok
+wait_for 20 has_req 204 1
+gap=$(python3 "$RQ" "$RDIR/requests.log" gap_after 500)
+check "500 + Retry-After: the next request waits it out (${gap} s)" \
+	python3 -c "import sys; sys.exit(0 if float('$gap') >= 2.9 else 1)"
+stop_v r500
+check_eq "500 + Retry-After: every host sample once, in order" "$N" \
+	"$(python3 "$RQ" "$RDIR/requests.log" runs)"
+
+# ---- 404: the URL is wrong, not the data: kept, backed off, said once ----
+recv e404
+mode 404
+vig e404 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+sleep 3
+n=$(nreq 404)
+check "404: backed off ($n requests in 3 s, 15 samples queued)" test "$n" -ge 2 -a "$n" -le 8
+check "404: one message" test "$(grep -c 'remote-write: cannot push.*HTTP 404' "$TMP/e404.err")" -eq 1
+check "404: nothing dropped" \
+	test "$(metric 'vigil_remote_write_samples_dropped_total{reason="rejected"}')" = 0
+mode ok
+check "404: accepted once the receiver is there" wait_for 20 has_req 204 1
+sleep 1
+stop_v e404
+check_eq "404: every host sample once, in order" "$N" "$(python3 "$RQ" "$RDIR/requests.log" runs)"
+
+# ---- the machine's identity: machine_id from /etc/machine-id, none before first boot ----
+for kind in uninit good; do
+	recv "id-$kind"
+	cp -a "$FIXTURES/x86-server" "$TMP/$kind-root"
+	mkdir -p "$TMP/$kind-root/etc"
+	if [ "$kind" = good ]; then
+		echo 0123456789abcdef0123456789abcdef >"$TMP/$kind-root/etc/machine-id"
+	else
+		echo uninitialized >"$TMP/$kind-root/etc/machine-id"
+	fi
+	vig "id-$kind" "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --root "$TMP/$kind-root"
+	wait_for 20 has_req 204 1
+	stop_v "id-$kind"
+	labels=$(python3 "$RQ" "$RDIR/requests.log" labels)
+	if [ "$kind" = good ]; then
+		check "machine-id: pushed series carry machine_id" grep -q ',machine_id,' <<<"$labels"
+		check "machine-id: no warning when it is there" \
+			bash -c "! grep -q 'no machine ID' '$TMP/id-$kind.err'"
+	else
+		check "machine-id uninitialized: no machine_id label" bash -c "! grep -q machine_id <<<'$labels'"
+		check "machine-id uninitialized: one warning saying why" test "$(grep -c \
+			'remote-write: no machine ID in /etc/machine-id (empty or uninitialized' "$TMP/id-$kind.err")" -eq 1
+	fi
+done
+
+# ---- the cursor: made durable every sync, rewritten after a failure ----
+# A directory in the way of cursor.tmp makes every cursor write fail, as a full disk
+# does. (1) The receiver down meanwhile, so no batch commits: once the way is clear
+# the sync writes the cursor, and a restart after kill -9 sends nothing twice.
+recv cursor
+vig cur1 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+QD="$LOG/remote-write"
+wait_for 20 has_req 204 3
+mkdir "$QD/cursor.tmp"
+check "cursor: one message when it cannot be written" \
+	wait_for 10 grep -q 'remote-write: cannot make the queue in .* durable' "$TMP/cur1.err"
+mode 500
+wait_for 20 has_req 500 1
+rmdir "$QD/cursor.tmp"
+check "cursor: written again once it can be, without a commit" \
+	wait_for 10 grep -q 'remote-write: the queue in .* is durable again' "$TMP/cur1.err"
+kill -9 "$VPID"
+wait "$VPID" 2>/dev/null
+n0=$(nreq)
+mode ok
+vig cur2 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --log-dir "$LOG"
+wait_for 20 has_req 204 $(($(nreq 204) + 3))
+stop_v cur2
+check_eq "cursor: after the restart, no sample sent twice" 0 "$(python3 "$RQ" "$RDIR/requests.log" dups)"
+check_eq "cursor: after the restart, no request refused" 0 "$(nreq 400)"
+check "cursor: what waited under the 500s arrives, then the new run" \
+	bash -c "python3 '$RQ' '$RDIR/requests.log' runs | grep -Eq '^[0-9]+ $N\$'"
+# (2) Killed while the cursor is stale: the restart sends delivered frames again. The
+# receiver refuses them (Prometheus: out of order); sent one by one, only those are
+# dropped, not the frames of the new run in the same batch.
+recv stale
+vig cur3 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+QD="$LOG/remote-write"
+wait_for 20 has_req 204 3
+mkdir "$QD/cursor.tmp"
+wait_for 20 has_req 204 $(($(nreq 204) + 5))
+kill -9 "$VPID"
+wait "$VPID" 2>/dev/null
+rmdir "$QD/cursor.tmp"
+printf '500\nok\n' >"$RDIR/mode"
+vig cur4 "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --log-dir "$LOG"
+wait_for 20 has_req 204 $(($(nreq 204) + 5))
+sleep 1
+stop_v cur4
+check "stale cursor: every frame of both runs once, in order" \
+	bash -c "python3 '$RQ' '$RDIR/requests.log' runs | grep -Eq '^[0-9]+ $N\$'"
+check "stale cursor: said so once" \
+	test "$(grep -c 'sending them one by one' "$TMP/cur4.err")" -eq 1
+
+# ---- the fsync cadence: the queue synced every --sync-interval, not every frame ----
+if build_shim 2>/dev/null; then
+	recv sync
+	FAULT_MATCH=remote-write FAULT_LOG="$TMP/sync.faults" LD_PRELOAD="$TMP/shim.so" \
+		vig sync "http://127.0.0.1:$RPORT/api/v1/write" "$BASE" --sync-interval 1
+	sleep 4
+	stop_v sync
+	touch "$TMP/sync.faults"
+	segs=$(grep -c '^fdatasync .*/seg-' "$TMP/sync.faults")
+	curs=$(grep -c '^fdatasync .*/cursor.tmp' "$TMP/sync.faults")
+	check "sync: the segment is fdatasync'ed (${segs}x in ~4 s, $N frames)" test "$segs" -ge 2 -a "$segs" -le 7
+	check "sync: the cursor is fdatasync'ed (${curs}x in ~4 s)" test "$curs" -ge 2 -a "$curs" -le 7
+else
+	not_ok "sync: build the fault shim"
+fi
+
 # ---- credentials ----
 recv auth
 mode "auth:Basic $(printf 'player:right' | base64)"

@@ -106,3 +106,67 @@ R=$(runs "${V[@]}")
 check "kill: both runs in Prometheus, every sample once, in order ($R; CSV rows $ROWS1 $ROWS2)" \
 	bash -c "[[ '$R' == \"$ROWS1 $ROWS2\" || '$R' == \"$((ROWS1 - 1)) $ROWS2\" ]]"
 prom_stop "$PROM_PID"
+
+# ---- a series that disappears: a staleness marker ends it at once ----
+# A sensor whose file reads empty drops out of /metrics; without a marker Prometheus
+# would show its last value for its 5-minute lookback.
+prom_stop "$PROM_PID"
+prom_start push4 "$PORT" "$TMP/prom.yml" "$DATA" "${RECV[@]}" || not_ok "stale: prometheus restarts"
+SITE="stale-$$"
+cp -a "$FIXTURES/x86-server" "$TMP/stale-root"
+SENSOR='vigil_temperature_celsius{chip="nvme_nvme1",sensor="Composite",site="'$SITE'"}'
+rw_config "$TMP/stale.yml" "$SITE"
+"$VIGIL" --root "$TMP/stale-root" --interval 0.5 --quiet --log-dir "$TMP/log3" \
+	--remote-write "$URL" --remote-write-config "$TMP/stale.yml" 2>"$TMP/stale.err" &
+VPID=$!
+check "stale: the sensor's series arrives" pq_wait 30 "$PORT" count "$SENSOR"
+n_before=$(pq "$PORT" count "vigil_temperature_celsius{site=\"$SITE\"}")
+: >"$TMP/stale-root/sys/class/hwmon/hwmon1/temp1_input" # nvme1's Composite
+# wait_until SECONDS COMMAND...: until the command succeeds, at most SECONDS of wall time.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ "$SECONDS" -lt "$end" ]; do "$@" && return 0; sleep 0.2; done
+	return 1
+}
+gone() { ! pq "$PORT" count "$SENSOR" >/dev/null 2>&1; }
+check "stale: the series ends within seconds of the sensor going, not after 5 minutes" \
+	wait_until 15 gone
+check_eq "stale: the other sensors stay" "$((n_before - 1))" \
+	"$(pq "$PORT" count "vigil_temperature_celsius{site=\"$SITE\"}")"
+kill -TERM "$VPID"
+wait "$VPID"
+prom_stop "$PROM_PID"
+
+# ---- two machines cloned from one image: one host name, two machine IDs ----
+prom_start push5 "$PORT" "$TMP/prom.yml" "$DATA" "${RECV[@]}" || not_ok "clones: prometheus restarts"
+SITE="clones-$$"
+IDS=(0123456789abcdef0123456789abcdef fedcba9876543210fedcba9876543210)
+PIDS=()
+for i in 0 1; do
+	cp -a "$FIXTURES/x86-server" "$TMP/clone$i"
+	mkdir -p "$TMP/clone$i/etc"
+	echo "${IDS[$i]}" >"$TMP/clone$i/etc/machine-id"
+	printf 'push_interval: 0.5s\ntimeout: 3s\nexternal_labels:\n  site: %s\n  instance: raspberrypi\n' \
+		"$SITE" >"$TMP/clone$i.yml"
+	"$VIGIL" --root "$TMP/clone$i" --interval 0.5 --quiet --log-dir "$TMP/clone$i.log" \
+		--remote-write "$URL" --remote-write-config "$TMP/clone$i.yml" 2>"$TMP/clone$i.err" &
+	PIDS+=($!)
+done
+SEL="vigil_samples_total{source=\"host\",site=\"$SITE\",instance=\"raspberrypi\"}"
+two() { [ "$(pq "$PORT" count "$SEL")" = 2 ]; }
+check "clones: one series per machine, told apart by machine_id" wait_until 30 two
+sleep 2
+for i in 0 1; do
+	kill -TERM "${PIDS[$i]}"
+	wait "${PIDS[$i]}"
+done
+sleep 1
+for i in 0 1; do
+	N=$(sed -n 's/.*stopped: \([0-9]*\) host samples.*/\1/p' "$TMP/clone$i.err")
+	mapfile -t V < <(pq "$PORT" raw "vigil_samples_total{source=\"host\",site=\"$SITE\",machine_id=\"${IDS[$i]}\"}[1h]" | awk '{print $2}')
+	check_eq "clones: machine $i's every host sample, once, in order" "$N" "$(runs "${V[@]}")"
+	check "clones: machine $i warns that raspberrypi is a default host name" \
+		grep -q "remote-write: the instance label 'raspberrypi' is a distribution's default host name" "$TMP/clone$i.err"
+done
+prom_stop "$PROM_PID"

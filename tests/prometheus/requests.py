@@ -6,7 +6,10 @@ requests.py LOG headers           1 when every request had the remote-write head
 requests.py LOG runs              the accepted host sample counter values as runs 1..n
                                   ("12" or "5 9"); "bad ..." when one repeats or is missing
 requests.py LOG gap_after STATUS  seconds from the first request with STATUS to the next
-requests.py LOG labels            the label names seen, comma-separated"""
+requests.py LOG labels            the label names seen, comma-separated
+requests.py LOG same_after MODE   1 when the request after the first one in MODE had the
+                                  same body (sent again unchanged), else 0
+requests.py LOG dups              samples accepted as identical copies, not stored again"""
 import json
 import sys
 
@@ -38,3 +41,12 @@ elif what == "gap_after":
         print("none")
 elif what == "labels":
     print(",".join(sorted({k for r in recs for k in r.get("labels", [])})))
+elif what == "same_after":
+    for i, r in enumerate(recs):
+        if r["mode"] == sys.argv[3] and i + 1 < len(recs):
+            print(int(recs[i + 1]["sha"] == r["sha"]))
+            break
+    else:
+        print("none")
+elif what == "dups":
+    print(sum(r.get("dups", 0) for r in recs))

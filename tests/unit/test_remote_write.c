@@ -16,8 +16,10 @@
 
 #include "sink/remote_write.h"
 #include "sink/rw_config.h"
+#include "sink/rw_identity.h"
 #include "sink/rw_proto.h"
 #include "sink/rw_queue.h"
+#include "sink/rw_stale.h"
 
 /* ---- a minimal reader of the encoder's output, to check structure ---- */
 
@@ -157,6 +159,115 @@ static void test_encode_bad_and_many(void **state)
         assert_true(len > 5000 * 20);
         free(buf);
         rw_enc_free(&e);
+}
+
+/* ---- staleness markers ---- */
+
+static void test_encode_stale(void **state)
+{
+        (void)state;
+        struct rw_encoder e;
+        uint8_t *buf;
+        size_t len;
+        /* The sample's double is the 8 bytes after the 0x09 tag, little-endian:
+         * 0x7ff0000000000002, Prometheus's StaleNaN, not the NaN the text "NaN" gives. */
+        static const uint8_t stale[] = {0x09, 0x02, 0, 0, 0, 0, 0, 0xf0, 0x7f};
+        assert_int_equal(rw_enc_init(&e, NULL, 0), 0);
+        const char *text = "up StaleNaN\n";
+        assert_int_equal(rw_enc_add_text(&e, text, strlen(text), 1000), 0);
+        assert_int_equal(rw_enc_finish(&e, &buf, &len), 0);
+        assert_true(len > sizeof(stale));
+        assert_non_null(memmem(buf, len, stale, sizeof(stale)));
+        free(buf);
+        rw_enc_free(&e);
+}
+
+/* mark FRAME on st into a fresh buffer; the markers are returned in out. */
+static int mark(struct rw_stale *st, const char *frame, char *out, size_t cap)
+{
+        size_t n = strlen(frame), len = n;
+        memcpy(out, frame, n);
+        int r = rw_stale_mark(st, out, n, out, &len, cap - 1);
+        memmove(out, out + n, len - n);
+        out[len - n] = '\0';
+        return r;
+}
+
+static void test_stale_marks(void **state)
+{
+        (void)state;
+        struct rw_stale st = {0};
+        char out[512];
+        assert_int_equal(mark(&st, "a 1\nb{x=\"1 }\"} 2\n# c\nc 3\n", out, sizeof(out)), 0);
+        assert_string_equal(out, "");
+        rw_stale_keep(&st);
+        /* b went: one marker, with its labels as they were written. */
+        assert_int_equal(mark(&st, "a 5\nc 6\n", out, sizeof(out)), 1);
+        assert_string_equal(out, "b{x=\"1 }\"} StaleNaN\n");
+        /* That frame was not queued (no keep): the next one still ends b, and c too. */
+        assert_int_equal(mark(&st, "a 7\n", out, sizeof(out)), 2);
+        assert_string_equal(out, "b{x=\"1 }\"} StaleNaN\nc StaleNaN\n");
+        rw_stale_keep(&st);
+        /* Once ended, no marker again; a series back is no marker either. */
+        assert_int_equal(mark(&st, "a 8\nc 9\n", out, sizeof(out)), 0);
+        rw_stale_keep(&st);
+        /* No room for the markers: none at all, the frame's text untouched. */
+        assert_int_equal(mark(&st, "a 8\n", out, 7), -E2BIG);
+        rw_stale_free(&st);
+        rw_stale_free(&st);
+}
+
+/* Many series, most gone at once (a GPU's families): each gone one gets a marker. */
+static void test_stale_many(void **state)
+{
+        (void)state;
+        struct rw_stale st = {0};
+        size_t cap = 1 << 20, len = 0, n2 = 0;
+        char *f = malloc(cap), *g = malloc(cap);
+        assert_non_null(f);
+        assert_non_null(g);
+        for (unsigned i = 0; i < 3000; i++) {
+                len += (size_t)snprintf(f + len, cap - len, "s{i=\"%u\"} 1\n", i);
+                if (i % 3 == 0)
+                        n2 += (size_t)snprintf(g + n2, cap - n2, "s{i=\"%u\"} 1\n", i);
+        }
+        assert_int_equal(rw_stale_mark(&st, f, len, f, &len, cap), 0);
+        rw_stale_keep(&st);
+        size_t l2 = n2;
+        assert_int_equal(rw_stale_mark(&st, g, n2, g, &l2, cap), 2000);
+        assert_non_null(strstr(g + n2, "s{i=\"2999\"} StaleNaN\n"));
+        assert_null(memmem(g + n2, l2 - n2, "s{i=\"3\"} ", 9));
+        free(f);
+        free(g);
+        rw_stale_free(&st);
+}
+
+/* ---- the machine's identity ---- */
+
+static void test_machine_id(void **state)
+{
+        (void)state;
+        char id[RW_MACHINE_ID_LEN + 1] = "";
+        const char *good = "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091\n";
+        assert_int_equal(rw_machine_id_parse(good, strlen(good), id), 0);
+        assert_string_equal(id, "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091");
+        assert_int_equal(rw_machine_id_parse(good, 32, id), 0); /* no newline */
+        /* Before the first boot (machine-id(5)): empty, or "uninitialized". */
+        assert_int_equal(rw_machine_id_parse("", 0, id), -ENODATA);
+        assert_int_equal(rw_machine_id_parse("\n", 1, id), -ENODATA);
+        assert_int_equal(rw_machine_id_parse("uninitialized\n", 14, id), -ENODATA);
+        /* Not 32 lowercase hex characters. */
+        assert_int_equal(rw_machine_id_parse("4D3B0C0E8A7E4E2F9A1C0B5E6D7F8091\n", 33, id),
+                         -EINVAL);
+        assert_int_equal(rw_machine_id_parse("4d3b0c0e\n", 9, id), -EINVAL);
+        assert_int_equal(rw_machine_id_parse("4d3b0c0e-8a7e-4e2f-9a1c-0b5e6d7f8091", 36, id),
+                         -EINVAL);
+        assert_string_equal(id, "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091"); /* untouched */
+        assert_true(rw_hostname_is_default("raspberrypi"));
+        assert_true(rw_hostname_is_default("localhost"));
+        assert_true(rw_hostname_is_default("Ubuntu"));
+        assert_false(rw_hostname_is_default("lobby-player-07"));
+        assert_false(rw_hostname_is_default("raspberrypi7"));
 }
 
 /* ---- the queue ---- */
@@ -306,6 +417,38 @@ static void test_queue_bound(void **state)
         rwq_close(q);
 }
 
+/* A cursor write that fails (here a directory in the way of cursor.tmp, as a full disk
+ * makes it fail) is retried by rwq_sync without another commit; before, the cursor on
+ * disk stayed where it was and the next start sent delivered records again. */
+static void test_queue_cursor_retry(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        struct rwq_batch b;
+        char path[400];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 5, 100, NULL);
+        assert_int_equal(rwq_sync(q), 0);
+        snprintf(path, sizeof(path), "%s/" RWQ_DIR "/cursor.tmp", qdir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        assert_int_equal(rwq_read(q, 3, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 3);
+        assert_int_equal(rwq_commit(q, &b), -EISDIR);
+        rwq_batch_free(&b);
+        assert_int_equal(rwq_sync(q), -EISDIR);
+        assert_int_equal(rmdir(path), 0);
+        assert_int_equal(rwq_sync(q), 0);
+        /* Reopened (a restart after a crash): the two records not taken, no more. */
+        struct rw_queue *q2 = NULL;
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q2), 0);
+        assert_int_equal(rwq_read(q2, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 2);
+        assert_int_equal(b.recs[0].ts_ms, 1003);
+        rwq_batch_free(&b);
+        rwq_close(q2);
+        rwq_close(q);
+}
+
 static void test_queue_unwritable(void **state)
 {
         (void)state;
@@ -408,6 +551,23 @@ static void test_secret(void **state)
 
 /* ---- backoff ---- */
 
+/* The queue-full warning: at the first drop, then at most every RW_FULL_WARN_NS with
+ * what was dropped since (it used to be said once in the life of the process). */
+static void test_full_warn(void **state)
+{
+        (void)state;
+        struct rw_full_warn w = {0};
+        const int64_t s = 1000000000LL;
+        assert_int_equal(rw_full_warn_due(&w, 5 * s, 0), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s, 40), 40);
+        assert_int_equal(rw_full_warn_due(&w, 20 * s, 30), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + RW_FULL_WARN_NS - 1, 5), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + RW_FULL_WARN_NS, 0), 0);
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + RW_FULL_WARN_NS, 7), 42);
+        /* Hours later, a new episode: said at once. */
+        assert_int_equal(rw_full_warn_due(&w, 10 * s + 20 * RW_FULL_WARN_NS, 3), 3);
+}
+
 static void test_backoff(void **state)
 {
         (void)state;
@@ -434,20 +594,48 @@ static void test_backoff(void **state)
         assert_int_equal(rw_backoff_ms(1, 20000, 99999, &rng), RW_RETRY_AFTER_MAX * 1000);
 }
 
+static void test_machine_id_file(void **state)
+{
+        (void)state;
+        char path[400], id[RW_MACHINE_ID_LEN + 1];
+        snprintf(path, sizeof(path), "%s/etc", qdir);
+        assert_int_equal(rw_machine_id_read(qdir, id), -ENOENT);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/etc/machine-id", qdir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("uninitialized\n", f);
+        fclose(f);
+        assert_int_equal(rw_machine_id_read(qdir, id), -ENODATA);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("0123456789abcdef0123456789abcdef\n", f);
+        fclose(f);
+        assert_int_equal(rw_machine_id_read(qdir, id), 0);
+        assert_string_equal(id, "0123456789abcdef0123456789abcdef");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_encode_exact),
             cmocka_unit_test(test_encode_labels),
             cmocka_unit_test(test_encode_bad_and_many),
+            cmocka_unit_test(test_encode_stale),
+            cmocka_unit_test(test_stale_marks),
+            cmocka_unit_test(test_stale_many),
+            cmocka_unit_test(test_machine_id),
             cmocka_unit_test_setup_teardown(test_queue_roundtrip, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_torn_tail, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_bound, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_unwritable, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_cursor_retry, q_setup, q_teardown),
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test_setup_teardown(test_secret, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_machine_id_file, q_setup, q_teardown),
             cmocka_unit_test(test_backoff),
+            cmocka_unit_test(test_full_warn),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
