@@ -73,13 +73,9 @@ static void gpus_of(const struct runstate *prev, const struct runstate *now,
         }
 }
 
-/* This start's GPUs in the state: the count to expect next time (core/gpu_count.h) and
- * the sampled GPUs' PCI devices. */
-static void note_gpus(struct runstate *now, const struct runstate *prev, struct vigil_ctx *ctx)
+/* The sampled GPUs' PCI devices, those whose identity is read, into now. */
+static void note_bus(struct runstate *now, const struct frame *f)
 {
-        const struct frame *f = ctx->frame;
-        now->gpus = gpu_count_remember(prev && prev->gpus_known, prev ? prev->gpus : 0,
-                                       gpu_missing_seen(ctx), &now->gpus_known);
         now->nbus = 0;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS && now->nbus < RUNSTATE_MAX_BUS;
              i++)
@@ -87,6 +83,15 @@ static void note_gpus(struct runstate *now, const struct runstate *prev, struct 
                     aer_bdf_from_bus_id(f->gpus[i].pci_bus_id, now->gpu_bus[now->nbus],
                                         AER_BDF_LEN) == 0)
                         now->nbus++;
+}
+
+/* This start's GPUs in the state: the count to expect next time (core/gpu_count.h) and
+ * the sampled GPUs' PCI devices known so far. */
+static void note_gpus(struct runstate *now, const struct runstate *prev, struct vigil_ctx *ctx)
+{
+        now->gpus = gpu_count_remember(prev && prev->gpus_known, prev ? prev->gpus : 0,
+                                       gpu_missing_seen(ctx), &now->gpus_known);
+        note_bus(now, ctx->frame);
 }
 
 /* After an unclean end: the post-mortem, its events.log line and the warning. */
@@ -163,10 +168,22 @@ static int pm_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
+/* The GPUs' PCI devices are known once the NVML source has read their identity (at
+ * their first sample): the state records them then, so that a run killed later has
+ * them. A write only when they changed. */
 static int pm_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
-        (void)state, (void)ctx, (void)t;
-        return 0;
+        struct pm_sink *s = state;
+        struct runstate seen = s->now;
+        (void)t;
+        note_bus(&seen, ctx->frame);
+        if (seen.nbus == s->now.nbus &&
+            !memcmp(seen.gpu_bus, s->now.gpu_bus, sizeof(seen.gpu_bus[0]) * seen.nbus))
+                return 0;
+        memcpy(s->now.gpu_bus, seen.gpu_bus, sizeof(seen.gpu_bus));
+        s->now.nbus = seen.nbus;
+        int r = runstate_save(s->log_dir, &s->now);
+        return r < 0 ? r : 0;
 }
 
 /* The clean stop: the marker that tells the next start nothing went wrong. */
@@ -185,7 +202,7 @@ static void pm_fini(void *state, struct vigil_ctx *ctx)
 
 const struct vigil_sink vigil_sink_postmortem = {
     .name = "postmortem",
-    .clocks = 0, /* no rows: it works at start and stop */
+    .clocks = VCLOCK_BIT(VCLOCK_GPU), /* no rows: the start, the GPUs' devices, the stop */
     .init = pm_init,
     .write = pm_write,
     .fini = pm_fini,
