@@ -52,9 +52,11 @@ text storage '\007mmcblk0: error -110 transferring data, sector 4308992, nr 8'
 text storage '\007I/O error, dev mmcblk0, sector 4308992 op 0x1:(WRITE) flags 0x800'
 grep -h 'Xid' $fx/kmsg/dev/kmsg | while IFS= read -r l; do text xid_line '%s\n' "${l#*;}"; done
 seed xid_line $fx/pcie/healthy/sys/devices/*/*/aer_dev_correctable
-seed postmortem $fx/postmortem/journal-gsp-crash.txt $fx/postmortem/gsp-crash/var/log/kern.log \
+seed postmortem $fx/postmortem/journal-gsp-crash.txt $fx/postmortem/journal-aer.txt \
+	$fx/postmortem/gsp-crash/var/log/kern.log \
 	$fx/postmortem/gsp-crash/sys/fs/pstore/dmesg-efi-*
 text postmortem 'boot_id=5c1f1a8e-7a43-4d8e-9f55-0e2b1d7f6a10\npid=1234\nstarted_ns=1764770000123456789\nstopped_ns=1764770100456000000\nunclean_killed=2\nunclean_reboot=1\nunclean_unknown=0\nlast_unclean_ns=1764770000123456789\n'
+text postmortem 'pid=1234\ngpus=2\ngpu_bus=0000:01:00.0,00000000:41:00.0\n'
 seed csv_read $fx/csv/*.csv $fx/csv/clean/*.csv
 seed report $fx/csv/*.csv $fx/csv/clean/*.csv
 seed scenario tests/nvml-sim/scenarios/*

@@ -75,6 +75,11 @@ struct counters {
         bool runs_known;
         int previous_end;
         uint64_t unclean_ends[3]; /* killed, reboot, unknown */
+        /* The GPU count check (core/gpu_count.h), set by detect/gpu_missing.c; no
+         * sample unless gpus_known (an expectation: a machine that has had GPUs). */
+        bool gpus_known;
+        unsigned gpus_expected;  /* GPUs the machine should have */
+        unsigned gpus_answering; /* GPUs answering now */
         struct push_counters push;
 };
 

@@ -13,6 +13,7 @@
 /* One entry per kind, in the enum's order (the order findings are listed in). */
 const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
     [FINDING_GPU_LOST] = {.name = "gpu_lost", .title = "GPU lost", .alarm = true},
+    [FINDING_GPU_MISSING] = {.name = "gpus_missing", .title = "GPUs missing", .alarm = true},
     [FINDING_XID] = {.name = "xid", .title = "Xid", .alarm = true},
     [FINDING_CRASH_SNAPSHOT] = {.name = "crash_snapshot", .title = "crash snapshot", .alarm = true},
     [FINDING_SPIKE_SNAPSHOT] = {.name = "spike_snapshot",
@@ -201,10 +202,13 @@ void findings_line(const struct finding *x, struct strbuf *out)
                 sb_printf(out, " %s", x->key);
         if (k->share && isfinite(x->value))
                 sb_printf(out, " %.1f%% of the time", 100.0 * x->value);
-        if (x->kind == FINDING_GPU_LOST && x->value > 0)
+        bool gone = x->kind == FINDING_GPU_LOST || x->kind == FINDING_GPU_MISSING;
+        if (gone && x->value > 0)
                 sb_printf(out, " for %.1f s in all", x->value);
         if (x->kind == FINDING_GPU_LOST && x->count)
                 sb_puts(out, isnan(x->open_t) ? ", back" : ", still lost at the end");
+        if (x->kind == FINDING_GPU_MISSING && x->count)
+                sb_puts(out, isnan(x->open_t) ? ", all back" : ", still missing");
         size_t mark = out->len;
         sb_puts(out, " (");
         size_t inner = out->len;

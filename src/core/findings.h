@@ -22,6 +22,7 @@
 enum finding_kind {
         FINDING_POSTMORTEM,      /* the previous run ended uncleanly: its post-mortem (path) */
         FINDING_GPU_LOST,        /* a GPU stopped answering (and maybe came back) */
+        FINDING_GPU_MISSING,     /* fewer GPUs answering than the machine should have */
         FINDING_XID,             /* an Xid, by code, with its meaning and action */
         FINDING_CRASH_SNAPSHOT,  /* a crash snapshot (path) */
         FINDING_SPIKE_SNAPSHOT,  /* fan-spike snapshots */

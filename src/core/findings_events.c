@@ -93,9 +93,9 @@ static void on_lost(struct findings *f, const struct ev_line *l, const char *src
                 x->open_t = t;
 }
 
-static void on_recovered(struct findings *f, const char *src, double t)
+static void on_recovered_kind(struct findings *f, enum finding_kind kind, const char *src, double t)
 {
-        struct finding *x = findings_note(f, FINDING_GPU_LOST, src, NULL, 0, t, NULL);
+        struct finding *x = findings_note(f, kind, src, NULL, 0, t, NULL);
         if (!x)
                 return;
         if (isfinite(x->open_t) && isfinite(t) && t >= x->open_t)
@@ -217,6 +217,29 @@ static void on_storage(struct findings *f, const struct ev_line *l, const char *
         }
 }
 
+/* type=GPU_COUNT state=missing answering=1 expected=2 from=state, then state=back
+ * (detect/gpu_missing.c): fewer GPUs answering than the machine should have. */
+static void on_gpu_count(struct findings *f, const struct ev_line *l, double t)
+{
+        char state[16], answering[16], expected[16], from[24], text[FINDING_TEXT_LEN];
+        field(l, "state", state, sizeof(state));
+        if (!strcmp(state, "back")) {
+                on_recovered_kind(f, FINDING_GPU_MISSING, "host", t);
+                return;
+        }
+        field(l, "answering", answering, sizeof(answering));
+        field(l, "expected", expected, sizeof(expected));
+        field(l, "from", from, sizeof(from));
+        snprintf(text, sizeof(text), "%s of %s expected GPUs answer (expected: %s)", answering,
+                 expected,
+                 !strcmp(from, "config")  ? "expected-gpus"
+                 : !strcmp(from, "state") ? "the most counted at a start, from vigil.state"
+                                          : "the count at the first start");
+        struct finding *x = findings_note(f, FINDING_GPU_MISSING, "host", NULL, 1, t, text);
+        if (x && isnan(x->open_t))
+                x->open_t = t;
+}
+
 /* type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/...
  * (sink/postmortem_sink.c): how the previous run ended, and where its post-mortem is. */
 static void on_postmortem(struct findings *f, const struct ev_line *l, double t)
@@ -248,7 +271,7 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
         } else if (!strcmp(type, "NVML_FAILED")) {
                 on_lost(f, &l, src, t);
         } else if (!strcmp(type, "GPU_RECOVERED")) {
-                on_recovered(f, src, t);
+                on_recovered_kind(f, FINDING_GPU_LOST, src, t);
         } else if (!strcmp(type, "CRASH_SNAPSHOT")) {
                 on_snapshot(f, &l, src, t);
         } else if (!strcmp(type, "SPIKE_SNAPSHOT")) {
@@ -288,6 +311,8 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
                 on_write_resumed(f, &l, t);
         } else if (!strncmp(type, "STORAGE", 7)) {
                 on_storage(f, &l, type, t);
+        } else if (!strcmp(type, "GPU_COUNT")) {
+                on_gpu_count(f, &l, t);
         } else if (!strcmp(type, "POSTMORTEM")) {
                 on_postmortem(f, &l, t);
         } else if (!strcmp(type, "EVENT_LISTENER")) {

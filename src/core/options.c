@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/gpu_count.h"
 #include "util/clock.h"
 #include "util/parse.h"
 
@@ -79,6 +80,9 @@ static const struct opt_def opt_table[] = {
      "watch processes whose command line contains PATTERN (repeatable)"},
     {"gpu", K_SPECIAL, OFF(gpu_list), 0, 0, "LIST", "GPUs to sample: all, none or 0,2"},
     {"nvml", K_STRING, OFF(nvml_path), 0, 0, "LIBRARY", "NVML library to load"},
+    {"expected-gpus", K_SPECIAL, OFF(expected_gpus), 0, 0, "N",
+     "GPUs the machine should have: fewer answering is a finding (default auto: the most "
+     "NVML counted at a start, kept in vigil.state; 0: no check)"},
     {"spike-threshold", K_DOUBLE, OFF(spike_threshold_pct), 1, 1000, "PCT",
      "fan %/sample change flagged FAN_SPIKE (default 15)"},
     {"inversion-temp", K_DOUBLE, OFF(inversion_temp_c), 0, 200, "C",
@@ -132,6 +136,7 @@ void options_defaults(struct vigil_options *o)
         o->shm_full_pct = 90;
         o->leak_procs_per_hour = 1;
         o->leak_pss_mb_per_hour = 10;
+        o->expected_gpus = GPU_COUNT_AUTO;
 }
 
 static const struct opt_def *find_opt(const char *name)
@@ -307,6 +312,17 @@ static int set_special(struct vigil_options *o, const struct opt_def *d, const c
                 if (check_gpu_list(v) < 0 || strlen(v) >= sizeof(o->gpu_list))
                         goto bad;
                 snprintf(o->gpu_list, sizeof(o->gpu_list), "%s", v);
+                return 0;
+        }
+        if (!strcmp(d->name, "expected-gpus")) {
+                uint64_t n;
+                if (!strcmp(v, "auto")) {
+                        o->expected_gpus = GPU_COUNT_AUTO;
+                        return 0;
+                }
+                if (parse_u64(v, strlen(v), &n) < 0 || n > GPU_COUNT_MAX)
+                        goto bad;
+                o->expected_gpus = (int)n;
                 return 0;
         }
         if (!strcmp(d->name, "listen")) {

@@ -58,6 +58,9 @@ struct vigil_options {
         int64_t gpu_proc_interval_ns; /* GPU process list cadence (default 10 s) */
         int64_t gpu_slow_interval_ns; /* GPU slow fields' cadence (default 10 s) */
         int64_t gpu_mid_interval_ns;  /* GPU mid-cadence fields' cadence (default 1 s) */
+        /* GPUs the machine should have (core/gpu_count.h); GPU_COUNT_AUTO (-1): the count
+         * the run state remembers; 0: no check */
+        int expected_gpus;
 };
 
 /* Defaults, before any file or argument. */

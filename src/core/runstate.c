@@ -71,6 +71,24 @@ static void copy_lower(char *out, size_t cap, const char *s, size_t n)
                         out[i] = (char)(out[i] - 'A' + 'a');
 }
 
+/* gpu_bus=0000:01:00.0,...: the devices into st (at most RUNSTATE_MAX_BUS; a bad
+ * entry is left out). False when none is good. */
+static bool parse_bus(struct runstate *st, const char *v, size_t vlen)
+{
+        char one[32];
+        while (vlen) {
+                const char *comma = memchr(v, ',', vlen);
+                size_t k = comma ? (size_t)(comma - v) : vlen;
+                copy_bounded(one, sizeof(one), v, k);
+                if (st->nbus < RUNSTATE_MAX_BUS &&
+                    aer_bdf_from_bus_id(one, st->gpu_bus[st->nbus], AER_BDF_LEN) == 0)
+                        st->nbus++;
+                v += comma ? k + 1 : k;
+                vlen -= comma ? k + 1 : k;
+        }
+        return st->nbus > 0;
+}
+
 /* One "key=value" line into st; false when the key is unknown or the value bad. */
 static bool parse_kv(struct runstate *st, const char *key, size_t klen, const char *v, size_t vlen)
 {
@@ -81,6 +99,15 @@ static bool parse_kv(struct runstate *st, const char *key, size_t klen, const ch
                 if (!boot_id_ok(v, vlen))
                         return false;
                 copy_lower(st->boot_id, sizeof(st->boot_id), v, vlen);
+                return true;
+        }
+        if (klen == 7 && !memcmp(key, "gpu_bus", 7))
+                return parse_bus(st, v, vlen);
+        if (klen == 4 && !memcmp(key, "gpus", 4)) {
+                if (parse_u64(v, vlen, &u) < 0 || u > RUNSTATE_MAX_GPUS)
+                        return false;
+                st->gpus = (unsigned)u;
+                st->gpus_known = true;
                 return true;
         }
         for (unsigned k = 0; k < 3; k++) {
@@ -145,6 +172,12 @@ void runstate_format(const struct runstate *st, struct strbuf *out)
                   (unsigned long long)st->unclean[RUNSTATE_UNKNOWN]);
         if (st->last_unclean_ns > 0)
                 sb_printf(out, "last_unclean_ns=%lld\n", (long long)st->last_unclean_ns);
+        if (st->gpus_known)
+                sb_printf(out, "gpus=%u\n", st->gpus);
+        for (unsigned i = 0; i < st->nbus && i < RUNSTATE_MAX_BUS; i++)
+                sb_printf(out, "%s%s", i ? "," : "gpu_bus=", st->gpu_bus[i]);
+        if (st->nbus)
+                sb_putc(out, '\n');
 }
 
 enum runstate_end runstate_classify(const struct runstate *prev, const char *boot_id_now)

@@ -17,6 +17,12 @@
  *   unclean_reboot=1
  *   unclean_unknown=0
  *   last_unclean_ns=1764770000123456789
+ *   gpus=2
+ *   gpu_bus=0000:01:00.0,0000:41:00.0
+ * gpus is the most GPUs NVML counted at any start on this log directory (absent: none
+ * counted yet), the count a later start expects by default (core/gpu_count.h);
+ * gpu_bus the PCI devices of the GPUs the run sampled, as the kernel names them, whose
+ * kernel-log lines the post-mortem puts first.
  * Unknown keys are ignored, so later versions can add some. */
 #ifndef VIGIL_CORE_RUNSTATE_H
 #define VIGIL_CORE_RUNSTATE_H
@@ -25,11 +31,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/aer_line.h"
 #include "util/strbuf.h"
 
 #define RUNSTATE_FILE      "vigil.state"
 #define RUNSTATE_MAX_BYTES 4096
 #define RUNSTATE_BOOT_ID   "/proc/sys/kernel/random/boot_id"
+#define RUNSTATE_MAX_BUS   16   /* GPU devices recorded in gpu_bus */
+#define RUNSTATE_MAX_GPUS  1024 /* the largest gpus= read back */
 
 /* How the previous run ended. */
 enum runstate_end {
@@ -48,6 +57,10 @@ struct runstate {
         int64_t stopped_ns; /* CLOCK_REALTIME at the clean stop; 0: no stop marker */
         uint64_t unclean[RUNSTATE_END_COUNT]; /* unclean ends so far, by kind (KILLED..) */
         int64_t last_unclean_ns;              /* when the latest unclean end was found; 0: never */
+        bool gpus_known;                      /* gpus holds a count */
+        unsigned gpus;                        /* the most GPUs NVML counted at a start */
+        unsigned nbus;                        /* gpu_bus entries */
+        char gpu_bus[RUNSTATE_MAX_BUS][AER_BDF_LEN]; /* "0000:01:00.0" */
 };
 
 /* The latest post-mortem (report/postmortem.h writes and finds them): what the

@@ -47,6 +47,7 @@ extern const struct vigil_detector vigil_detector_rpi_incident;
 extern const struct vigil_detector vigil_detector_trend;
 extern const struct vigil_detector vigil_detector_gpu_rules;
 extern const struct vigil_detector vigil_detector_gpu_events;
+extern const struct vigil_detector vigil_detector_gpu_missing;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi_rules,    /* Pi thresholds and /dev/shm, every machine */
@@ -54,6 +55,7 @@ const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_trend,        /* leak trends; the exit summary */
         &vigil_detector_gpu_rules,    /* the GPU logger's flags and counters */
         &vigil_detector_gpu_events,   /* NVML events, crash and spike snapshots: after the rules */
+        &vigil_detector_gpu_missing,  /* fewer GPUs answering than expected (vigil.state) */
         NULL,
 };
 

@@ -13,6 +13,7 @@
 
 #include "collect/xid_line.h"
 #include "detect/xid_catalog.h"
+#include "util/aer_line.h"
 #include "util/pfile.h"
 #include "util/spawn.h"
 #include "util/zlib_lib.h"
@@ -65,20 +66,53 @@ static bool next_line(const char *text, size_t n, size_t *pos, const char **s, s
         return false;
 }
 
-void pm_klog_rank(struct strbuf *out, const char *text, size_t n)
+/* True when s[0..len) is an AER line of one of the GPUs' devices. */
+static bool of_gpu(const char *s, size_t len, const struct pm_klog_gpus *g)
+{
+        for (unsigned i = 0; g && i < g->n; i++)
+                if (aer_line_of_device(s, len, g->bdf[i]))
+                        return true;
+        return false;
+}
+
+/* The AER lines of the GPUs' devices (at most PM_KLOG_AER, the last ones), under their
+ * title; nothing without a GPU named. */
+static void gpu_aer(struct strbuf *out, const char *text, size_t n, const struct pm_klog_gpus *g)
+{
+        size_t pos = 0, len;
+        const char *s;
+        unsigned found = 0, k = 0;
+        if (!g || !g->n)
+                return;
+        while (next_line(text, n, &pos, &s, &len))
+                found += of_gpu(s, len, g);
+        unsigned skip = found > PM_KLOG_AER ? found - PM_KLOG_AER : 0;
+        sb_puts(out, "PCIe errors (AER) of the GPUs' devices (");
+        for (unsigned i = 0; i < g->n; i++)
+                sb_printf(out, "%s%s", i ? ", " : "", g->bdf[i]);
+        sb_printf(out, "): %u line%s%s\n", found, found == 1 ? "" : "s",
+                  skip ? ", the last ones" : "");
+        for (pos = 0; next_line(text, n, &pos, &s, &len);)
+                if (of_gpu(s, len, g) && k++ >= skip)
+                        put_line(out, s, len);
+}
+
+void pm_klog_rank(struct strbuf *out, const char *text, size_t n, const struct pm_klog_gpus *gpus)
 {
         size_t pos = 0, len;
         const char *s;
         unsigned lines = 0, important = 0, k = 0;
+        gpu_aer(out, text, n, gpus);
+        /* The GPUs' AER lines, shown above, are not counted again. */
         while (next_line(text, n, &pos, &s, &len)) {
                 lines++;
-                important += pm_klog_important(s, len);
+                important += pm_klog_important(s, len) && !of_gpu(s, len, gpus);
         }
         unsigned skip = important > PM_KLOG_IMPORTANT ? important - PM_KLOG_IMPORTANT : 0;
         sb_printf(out, "Important lines (%u of %u", important - skip, lines);
         sb_puts(out, skip ? ", the last ones):\n" : "):\n");
         for (pos = 0; next_line(text, n, &pos, &s, &len);)
-                if (pm_klog_important(s, len) && k++ >= skip)
+                if (pm_klog_important(s, len) && !of_gpu(s, len, gpus) && k++ >= skip)
                         put_line(out, s, len);
         if (!important)
                 sb_puts(out, "(none)\n");
@@ -119,7 +153,7 @@ static int read_tail(const char *path, size_t max, struct strbuf *out)
 }
 
 /* The journal's kernel log of the previous boot. True when it had one. */
-static bool from_journal(struct strbuf *out, const char *root)
+static bool from_journal(struct strbuf *out, const char *root, const struct pm_klog_gpus *gpus)
 {
         char dir[1200] = "";
         struct stat st;
@@ -159,7 +193,7 @@ static bool from_journal(struct strbuf *out, const char *root)
                 sb_printf(out, "journal: journalctl -k -b -1 -n %s%s%s (%zu bytes%s)\n",
                           PM_KLOG_JOURNAL_N, argv[9] ? " -D " : "", argv[9] ? dir : "", cap.len,
                           res.truncated ? ", cut" : "");
-                pm_klog_rank(out, cap.buf, cap.len);
+                pm_klog_rank(out, cap.buf, cap.len, gpus);
         }
         sb_free(&cap);
         return lines;
@@ -210,7 +244,7 @@ static int read_gz_tail(const char *path, size_t max, struct strbuf *out)
 /* kern.log.2.gz, kern.log.1 then kern.log (logrotate's names with delaycompress, oldest
  * first), and of that the previous boot: from its "Linux version" line to the current
  * boot's, or everything before the current boot's when the previous began earlier. */
-static void from_kern_log(struct strbuf *out, const char *root)
+static void from_kern_log(struct strbuf *out, const char *root, const struct pm_klog_gpus *gpus)
 {
         static const char *const names[] = {"/var/log/kern.log.2.gz", "/var/log/kern.log.1",
                                             "/var/log/kern.log"};
@@ -243,7 +277,7 @@ static void from_kern_log(struct strbuf *out, const char *root)
         while (start > 0 && start < end && text.buf[start - 1] != '\n')
                 start--;
         if (end > start)
-                pm_klog_rank(out, text.buf + start, end - start);
+                pm_klog_rank(out, text.buf + start, end - start, gpus);
         sb_free(&text);
 }
 
@@ -279,12 +313,12 @@ static unsigned pstore_dir(struct strbuf *out, const char *dir, bool deep, unsig
         return n;
 }
 
-void pm_klog_section(struct strbuf *out, const char *root)
+void pm_klog_section(struct strbuf *out, const char *root, const struct pm_klog_gpus *gpus)
 {
         char dir[1200];
         sb_puts(out, "=== Kernel log of the previous boot ===\n");
-        if (!from_journal(out, root))
-                from_kern_log(out, root);
+        if (!from_journal(out, root, gpus))
+                from_kern_log(out, root, gpus);
         sb_puts(out, "\n=== Kernel crash dumps (pstore) ===\n");
         path_join(dir, sizeof(dir), root, "/sys/fs/pstore");
         unsigned n = pstore_dir(out, dir, false, PM_PSTORE_MAX_FILES);

@@ -181,7 +181,7 @@ void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int
         snapshots_section(out, in->log_dir, quiet_ns);
         /* Same boot: the kernel log goes on in this boot's dmesg; nothing was lost. */
         if (in->kind == RUNSTATE_REBOOT || in->kind == RUNSTATE_UNKNOWN)
-                pm_klog_section(out, in->root);
+                pm_klog_section(out, in->root, in->gpus);
         if (out->overflow)
                 sb_puts(out, "(post-mortem cut at its size limit)\n");
         if (ret_quiet_ns)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/runstate.h"
+#include "report/pm_klog.h"
 #include "util/strbuf.h"
 
 #define POSTMORTEM_DIR       "postmortem"
@@ -34,6 +35,8 @@ struct postmortem_input {
         const struct runstate *prev; /* the previous run's state; NULL when unknown */
         const char *boot_id;         /* this boot's id; "" when unknown */
         int64_t now_ns;              /* CLOCK_REALTIME now */
+        /* The GPUs whose PCIe error lines the kernel log section puts first; NULL: none */
+        const struct pm_klog_gpus *gpus;
 };
 
 /* Append the post-mortem's text for in to out; *ret_quiet_ns (may be NULL) is the time

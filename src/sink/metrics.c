@@ -485,6 +485,17 @@ static void render_runs(struct render *r, const struct counters *x)
                 sample(r, NULL, "kind", kinds[x->previous_end], 1);
 }
 
+/* The GPU count check: what the machine should have, and what answers. */
+static void render_gpu_count(struct render *r, const struct counters *x)
+{
+        if (!x->gpus_known)
+                return;
+        fam_of(r, CF_GPUS_EXPECTED);
+        sample(r, NULL, NULL, NULL, (double)x->gpus_expected);
+        fam_of(r, CF_GPUS_ANSWERING);
+        sample(r, NULL, NULL, NULL, (double)x->gpus_answering);
+}
+
 static void render_self(struct render *r, const struct self_frame *s)
 {
         static const char *const src[VCLOCK_COUNT] = {"host", "gpu", "pss"};
@@ -539,6 +550,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct count
         if (x) {
                 render_rules(&r, x);
                 render_runs(&r, x);
+                render_gpu_count(&r, x);
         }
         render_self(&r, &f->self);
         if (x)

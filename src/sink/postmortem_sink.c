@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/gpu_count.h"
 #include "core/runstate.h"
+#include "detect/gpu_missing.h"
 #include "core/vigil.h"
 #include "report/pm_csv.h"
 #include "report/postmortem.h"
@@ -52,11 +54,54 @@ static void repair_logs(const char *dir)
         free(files);
 }
 
+/* The GPUs' devices whose kernel-log lines the post-mortem puts first: those the
+ * previous run recorded, then this start's (a GPU that fell off the bus may be absent
+ * now). */
+static void gpus_of(const struct runstate *prev, const struct runstate *now,
+                    struct pm_klog_gpus *ret)
+{
+        const struct runstate *from[2] = {prev, now};
+        memset(ret, 0, sizeof(*ret));
+        for (unsigned k = 0; k < 2; k++) {
+                for (unsigned i = 0; from[k] && i < from[k]->nbus; i++) {
+                        bool dup = false;
+                        for (unsigned j = 0; j < ret->n; j++)
+                                dup |= !strcmp(ret->bdf[j], from[k]->gpu_bus[i]);
+                        if (!dup && ret->n < PM_KLOG_MAX_GPUS)
+                                memcpy(ret->bdf[ret->n++], from[k]->gpu_bus[i], AER_BDF_LEN);
+                }
+        }
+}
+
+/* The sampled GPUs' PCI devices, those whose identity is read, into now. */
+static void note_bus(struct runstate *now, const struct frame *f)
+{
+        now->nbus = 0;
+        for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS && now->nbus < RUNSTATE_MAX_BUS;
+             i++)
+                if (f->gpus[i].present &&
+                    aer_bdf_from_bus_id(f->gpus[i].pci_bus_id, now->gpu_bus[now->nbus],
+                                        AER_BDF_LEN) == 0)
+                        now->nbus++;
+}
+
+/* This start's GPUs in the state: the count to expect next time (core/gpu_count.h) and
+ * the sampled GPUs' PCI devices known so far. */
+static void note_gpus(struct runstate *now, const struct runstate *prev, struct vigil_ctx *ctx)
+{
+        now->gpus = gpu_count_remember(prev && prev->gpus_known, prev ? prev->gpus : 0,
+                                       gpu_missing_seen(ctx), &now->gpus_known);
+        note_bus(now, ctx->frame);
+}
+
 /* After an unclean end: the post-mortem, its events.log line and the warning. */
 static void examine(struct pm_sink *s, struct vigil_ctx *ctx, const struct runstate *prev,
                     enum runstate_end kind)
 {
+        struct pm_klog_gpus gpus;
+        gpus_of(prev, &s->now, &gpus);
         struct postmortem_input in = {.log_dir = ctx->log_dir,
+                                      .gpus = &gpus,
                                       .root = ctx->opt->root,
                                       .kind = kind,
                                       .prev = prev,
@@ -101,6 +146,7 @@ static int pm_init(struct vigil_ctx *ctx, void **ret_state)
                                               : runstate_classify(&prev, s->now.boot_id);
         if (r == 0)
                 memcpy(s->now.unclean, prev.unclean, sizeof(s->now.unclean));
+        note_gpus(&s->now, r == 0 ? &prev : NULL, ctx);
         if (runstate_end_unclean(kind)) {
                 s->now.unclean[kind]++;
                 s->now.last_unclean_ns = now_real_ns();
@@ -122,10 +168,22 @@ static int pm_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
+/* The GPUs' PCI devices are known once the NVML source has read their identity (at
+ * their first sample): the state records them then, so that a run killed later has
+ * them. A write only when they changed. */
 static int pm_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
-        (void)state, (void)ctx, (void)t;
-        return 0;
+        struct pm_sink *s = state;
+        struct runstate seen = s->now;
+        (void)t;
+        note_bus(&seen, ctx->frame);
+        if (seen.nbus == s->now.nbus &&
+            !memcmp(seen.gpu_bus, s->now.gpu_bus, sizeof(seen.gpu_bus[0]) * seen.nbus))
+                return 0;
+        memcpy(s->now.gpu_bus, seen.gpu_bus, sizeof(seen.gpu_bus));
+        s->now.nbus = seen.nbus;
+        int r = runstate_save(s->log_dir, &s->now);
+        return r < 0 ? r : 0;
 }
 
 /* The clean stop: the marker that tells the next start nothing went wrong. */
@@ -144,7 +202,7 @@ static void pm_fini(void *state, struct vigil_ctx *ctx)
 
 const struct vigil_sink vigil_sink_postmortem = {
     .name = "postmortem",
-    .clocks = 0, /* no rows: it works at start and stop */
+    .clocks = VCLOCK_BIT(VCLOCK_GPU), /* no rows: the start, the GPUs' devices, the stop */
     .init = pm_init,
     .write = pm_write,
     .fini = pm_fini,

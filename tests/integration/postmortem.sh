@@ -3,7 +3,7 @@
 #   - kill -9, same boot: "vigil was killed", the last rows named, no kernel-log section;
 #   - kill -9, then a new boot id under --root: "rebooted", the previous boot's kernel
 #     log of a GSP crash (Xid 62, 119, 154, 79) from a journalctl stand-in on PATH,
-#     important lines first, pstore dumps; /metrics, the dashboard and `vigil status`
+#     the GPU's PCIe error lines first, then the other important lines, pstore dumps; /metrics, the dashboard and `vigil status`
 #     name it;
 #   - a journal that is not persistent: the note, then kern.log up to this boot's start;
 #   - a Pi browning out: its last rows read as under-voltage now;
@@ -131,7 +131,12 @@ for x in 62 45 119 154 79; do
 	check "reboot: Xid $x among the important lines" grep -q "NVRM: Xid (PCI:0000:01:00): $x, .*\[Xid $x: " <<<"$imp"
 done
 check "reboot: Xid 79 with its meaning" grep -q '\[Xid 79: GPU has fallen off the bus\]' <<<"$imp"
-check "reboot: AER among the important lines" grep -q 'AER: Uncorrected (Fatal)' <<<"$imp"
+aer=$(sed -n '/^PCIe errors (AER) of the GPUs/,/^Important lines/p' <<<"$kl")
+check "reboot: the GPU's PCIe errors first, by its device from vigil.state" \
+	first_of "$kl" '^PCIe errors (AER) of the GPUs. devices (0000:01:00.0): 2 lines$' '^Important lines'
+check "reboot: its port's AER line among them" grep -q 'pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:01:00.0' <<<"$aer"
+check "reboot: its own PCIe Bus Error line among them" grep -q 'nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrected (Fatal)' <<<"$aer"
+check "reboot: not again among the important lines" none "$imp" 'AER: Uncorrected (Fatal)'
 check "reboot: thermal among the important lines" grep -q 'Core temperature above threshold' <<<"$imp"
 check "reboot: ordinary lines not important" none "$imp" 'usb 1-2\|e1000e'
 check "reboot: important lines before the tail" first_of "$kl" '^Important lines' '^Last [0-9]* lines:'

@@ -161,7 +161,7 @@ static void test_klog_rank(void **state)
         assert_true(pm_klog_important("x AER: y", 8));
         assert_true(pm_klog_important("EXT4-fs error", 13));
         assert_false(pm_klog_important("usb 1-2: new", 12));
-        pm_klog_rank(&sb, text, sizeof(text) - 1);
+        pm_klog_rank(&sb, text, sizeof(text) - 1, NULL);
         const char *imp = strstr(sb.buf, "Important lines (3 of 6):\n");
         const char *tail = strstr(sb.buf, "Last 6 lines:\n");
         assert_non_null(imp);
