@@ -182,8 +182,7 @@ static int parse_sxid(const char *s, size_t n, struct klog_event *ret)
                 return -ENOENT;
         struct cursor c = cur_make(end, (size_t)(s + n - end));
         uint64_t code;
-        if (!cur_lit(&c, "):") || cur_u64(&c, &code) < 0 || code > 0xffffffffu ||
-            !cur_lit(&c, ","))
+        if (!cur_lit(&c, "):") || cur_u64(&c, &code) < 0 || code > 0xffffffffu || !cur_lit(&c, ","))
                 return -ENOENT;
         e.have_pci = true;
         e.code = (unsigned)code;
@@ -217,7 +216,8 @@ static int parse_init_failed(const char *s, size_t n, struct klog_event *ret)
         struct klog_event e;
         const char *p;
         ev_init(&e, KLOG_INIT_FAILED);
-        if ((p = find(s, n, "RmInitAdapter failed")) || (p = find(s, n, "rm_init_adapter failed"))) {
+        if ((p = find(s, n, "RmInitAdapter failed")) ||
+            (p = find(s, n, "rm_init_adapter failed"))) {
                 e.have_pci = pci_after(s, n, "NVRM: GPU ", &e.pci, NULL);
         } else if ((p = find(s, n, "probe with driver nvidia failed with error"))) {
                 /* dev_err(): "nvidia 0000:01:00.0: probe with driver nvidia ..." */
@@ -244,7 +244,8 @@ static int parse_gsp(const char *s, size_t n, struct klog_event *ret)
                 const char *p = find(s, n, pats[i]);
                 if (!p)
                         continue;
-                struct cursor c = cur_make(p + strlen(pats[i]), (size_t)(s + n - p - strlen(pats[i])));
+                struct cursor c =
+                    cur_make(p + strlen(pats[i]), (size_t)(s + n - p - strlen(pats[i])));
                 uint64_t inst;
                 if (cur_u64(&c, &inst) == 0 && inst < 1024)
                         e.gpu_instance = (int)inst;

@@ -114,7 +114,8 @@ struct finding *findings_get(struct findings *f, enum finding_kind kind, const c
         copy_str(x->key, sizeof(x->key), key);
         /* Corrected PCIe errors are worth knowing (a rising count is a marginal link),
          * not an alarm. */
-        x->alarm = findings_kinds[kind].alarm && !(kind == FINDING_THROTTLE && benign_reason(key)) &&
+        x->alarm = findings_kinds[kind].alarm &&
+                   !(kind == FINDING_THROTTLE && benign_reason(key)) &&
                    !(kind == FINDING_KERNEL_GPU && !strcmp(key, "aer_corrected"));
         x->first_t = x->last_t = x->open_t = NAN;
         findings_add_source(f, source);

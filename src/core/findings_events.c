@@ -228,7 +228,8 @@ static void on_kernel_gpu(struct findings *f, const struct ev_line *l, const cha
         sb_puts(&sb, v);
         if (field(l, "action", v, sizeof(v)) && v[0])
                 sb_printf(&sb, ". Action: %s", v);
-        if (!strcmp(kind, "fallen_off_bus") || (field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79")))
+        if (!strcmp(kind, "fallen_off_bus") ||
+            (field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79")))
                 findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, text);
         if (field(l, "xid", xid, sizeof(xid))) {
                 findings_note(f, FINDING_XID, src, xid, 1, t, text);

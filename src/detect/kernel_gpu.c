@@ -151,8 +151,9 @@ static int slot_of(const struct kernel_gpu *s, const struct klog_event *e)
 {
         for (int slot = 0; e->have_pci && slot < VIGIL_MAX_GPUS; slot++) {
                 const struct kgpu *g = &s->gpu[slot];
-                if (g->known && (klog_pci_same(&e->pci, &g->pci) ||
-                                 (is_aer(e->kind) && g->have_port && klog_pci_same(&e->pci, &g->port))))
+                if (g->known &&
+                    (klog_pci_same(&e->pci, &g->pci) ||
+                     (is_aer(e->kind) && g->have_port && klog_pci_same(&e->pci, &g->port))))
                         return slot;
         }
         return -1;
@@ -169,7 +170,8 @@ static const char *action_of(const char *a)
             {"GPU_RESET", "stop the GPU's work and reset it (nvidia-smi -r), or reboot"},
             {"NODE_REBOOT", "drain the machine and reboot it"},
             {"DRAIN_P2P", "stop peer-to-peer work on the GPU, then reset it"},
-            {"DRAIN_AND_RESET", "let the running work finish, take no new work, then reset the GPU"},
+            {"DRAIN_AND_RESET",
+             "let the running work finish, take no new work, then reset the GPU"},
             {"RECOVER_IMEX_DOMAIN", "recover the IMEX domain (see NVIDIA's IMEX guide)"},
         };
         for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
@@ -340,8 +342,8 @@ static void wait_for_nvml(struct kernel_gpu *s, const struct klog_event *e, int 
         p->real_ns = real_ns;
 }
 
-static bool seen_recently(struct kernel_gpu *s, enum klog_kind kind, unsigned code,
-                          const char *pci, int64_t now_ns, int64_t window_ns)
+static bool seen_recently(struct kernel_gpu *s, enum klog_kind kind, unsigned code, const char *pci,
+                          int64_t now_ns, int64_t window_ns)
 {
         for (unsigned i = 0; i < RECENT_MAX; i++) {
                 const struct recent *r = &s->recent[i];
@@ -383,8 +385,8 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
         char pci[16] = "";
         int slot = slot_of(s, e);
         if (e->have_pci)
-                klog_pci_format(pci, sizeof(pci), slot >= 0 && !is_aer(e->kind) ? &s->gpu[slot].pci
-                                                                                 : &e->pci);
+                klog_pci_format(pci, sizeof(pci),
+                                slot >= 0 && !is_aer(e->kind) ? &s->gpu[slot].pci : &e->pci);
         if (is_aer(e->kind) && slot < 0 && !(pci[0] && nvidia_device(s->ctx->opt->root, pci)))
                 return; /* another device's link */
         if (e->kind == KLOG_INIT_FAILED) {
@@ -400,8 +402,8 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
                  * takes the place of a fallen-off line waiting; a second line within
                  * MERGE_NS is the same loss. */
                 bool replaced = e->kind == KLOG_XID && drop_fallen(s, pci);
-                bool again = !replaced && pci[0] &&
-                             seen_recently(s, KLOG_XID, 79, pci, mono_ns, MERGE_NS);
+                bool again =
+                    !replaced && pci[0] && seen_recently(s, KLOG_XID, 79, pci, mono_ns, MERGE_NS);
                 remember(s, KLOG_XID, 79, pci, mono_ns);
                 if (again)
                         return;

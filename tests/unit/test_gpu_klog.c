@@ -106,14 +106,15 @@ static void test_sxid(void **state)
         /* common_nvswitch.h:163 "nvidia-%s: SXid (PCI:" NVLINK_PCI_DEV_FMT "): %05d, " _fmt,
          * the name "nvswitch%d" (nvswitch.c:2826), code 28001 and text from
          * heartbeat_ls10.c:49 (NVSWITCH_ERR_HW_OSFP_THERM_WARN_ACTIVATED, ctrl_dev_nvswitch.h). */
-        struct klog_event e =
-            parse_ok("nvidia-nvswitch2: SXid (PCI:0000:c5:00.0): 28001, OSFP Thermal Warn Activated",
-                     KLOG_SXID);
+        struct klog_event e = parse_ok(
+            "nvidia-nvswitch2: SXid (PCI:0000:c5:00.0): 28001, OSFP Thermal Warn Activated",
+            KLOG_SXID);
         assert_int_equal(e.code, 28001);
         assert_pci(&e, "0000:c5:00.0");
         assert_string_equal(e.detail, "OSFP Thermal Warn Activated");
         /* %05d: a small code with its zeros. */
-        e = parse_ok("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 00012, Non-fatal, Link 4", KLOG_SXID);
+        e = parse_ok("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 00012, Non-fatal, Link 4",
+                     KLOG_SXID);
         assert_int_equal(e.code, 12);
 }
 
@@ -123,8 +124,8 @@ static void test_fallen_one_line(void **state)
         /* osinit.c:374 NV_DEV_PRINTF(..., "GPU has fallen off the bus.\n"): the prefix
          * "NVRM: GPU " NV_PCI_DEV_FMT ": " (kernel-open/common/inc/os-interface.h:269,
          * nv.h:89 "%04x:%02x:%02x.%x"). */
-        struct klog_event e = parse_ok("NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.",
-                                       KLOG_FALLEN_OFF_BUS);
+        struct klog_event e =
+            parse_ok("NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.", KLOG_FALLEN_OFF_BUS);
         assert_pci(&e, "0000:01:00.0");
         /* Older drivers (not in the open source; as bug reports show it). */
         e = parse_ok("NVRM: GPU at 0000:41:00.0 has fallen off the bus.", KLOG_FALLEN_OFF_BUS);
@@ -180,8 +181,8 @@ static void test_init_failed(void **state)
 {
         (void)state;
         /* osinit.c:2417 NV_DEV_PRINTF(..., "RmInitAdapter failed! (0x%x:0x%x:%d)\n") */
-        struct klog_event e =
-            parse_ok("NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)", KLOG_INIT_FAILED);
+        struct klog_event e = parse_ok(
+            "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)", KLOG_INIT_FAILED);
         assert_pci(&e, "0000:01:00.0");
         assert_string_equal(e.detail, "RmInitAdapter failed! (0x22:0x56:667)");
         /* kernel-open/nvidia/nv.c:1527 */
@@ -226,9 +227,10 @@ static void test_aer(void **state)
         /* drivers/pci/pcie/aer.c aer_print_error(): "PCIe Bus Error: severity=%s, type=%s,
          * (%s)\n" through pci_printk (prefix "<driver> <address>: ", and "AER: " from
          * the file's dev_fmt); severities aer_error_severity_string[]. */
-        struct klog_event e = parse_ok("nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, "
-                                       "type=Physical Layer, (Receiver ID)",
-                                       KLOG_AER_CORRECTED);
+        struct klog_event e =
+            parse_ok("nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, "
+                     "type=Physical Layer, (Receiver ID)",
+                     KLOG_AER_CORRECTED);
         assert_pci(&e, "0000:01:00.0");
         assert_string_equal(e.detail, "Corrected, type=Physical Layer, (Receiver ID)");
         e = parse_ok("pcieport 0000:00:01.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), "
@@ -246,7 +248,8 @@ static void test_aer(void **state)
             "nvidia 0000:01:00.0: PCIe Bus Error: severity=Sideways, type=x, (y)",
         };
         for (size_t i = 0; i < sizeof(not_errors) / sizeof(not_errors[0]); i++)
-                assert_int_equal(klog_parse_line(not_errors[i], strlen(not_errors[i]), &e), -ENOENT);
+                assert_int_equal(klog_parse_line(not_errors[i], strlen(not_errors[i]), &e),
+                                 -ENOENT);
 }
 
 static void test_not_gpu_lines(void **state)
@@ -290,11 +293,16 @@ static void test_prefixes(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_pci_parse),     cmocka_unit_test(test_xid),
-            cmocka_unit_test(test_recovery_action), cmocka_unit_test(test_sxid),
-            cmocka_unit_test(test_fallen_one_line), cmocka_unit_test(test_fallen_split),
-            cmocka_unit_test(test_init_failed),   cmocka_unit_test(test_gsp_timeout),
-            cmocka_unit_test(test_aer),           cmocka_unit_test(test_not_gpu_lines),
+            cmocka_unit_test(test_pci_parse),
+            cmocka_unit_test(test_xid),
+            cmocka_unit_test(test_recovery_action),
+            cmocka_unit_test(test_sxid),
+            cmocka_unit_test(test_fallen_one_line),
+            cmocka_unit_test(test_fallen_split),
+            cmocka_unit_test(test_init_failed),
+            cmocka_unit_test(test_gsp_timeout),
+            cmocka_unit_test(test_aer),
+            cmocka_unit_test(test_not_gpu_lines),
             cmocka_unit_test(test_prefixes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
