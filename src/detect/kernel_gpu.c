@@ -46,6 +46,8 @@ _Static_assert(COUNTERS_KLOG_KINDS == KLOG_KIND_COUNT, "core/counters.h COUNTERS
 #define RECENT_MAX    16
 #define CODES_MAX     16
 #define SCAN_MAX      4096 /* records scanned per tick */
+#define LINES_PER_MIN 10   /* events.log lines per kind and device a minute; more are counted */
+#define LIMIT_SLOTS   32
 
 struct pending {
         bool used;
@@ -68,6 +70,16 @@ struct code_match {
         uint64_t added, claimed;
 };
 
+/* A flood (corrected AER errors, an Xid storm) writes LINES_PER_MIN lines a minute per
+ * kind and device; the rest are counted (always) and named in the next line written. */
+struct limit {
+        enum klog_kind kind;
+        char pci[16];
+        int64_t window_ns; /* 0: unused */
+        unsigned lines;
+        uint64_t held; /* lines not written since the last one */
+};
+
 struct kgpu {
         bool known; /* the GPU's address is parsed */
         struct klog_pci pci, port;
@@ -83,6 +95,8 @@ struct kernel_gpu {
         struct pending pending[PENDING_MAX];
         struct recent recent[RECENT_MAX];
         unsigned recent_next;
+        struct limit limits[LIMIT_SLOTS];
+        unsigned limit_next;
         struct kgpu gpu[VIGIL_MAX_GPUS];
 };
 
@@ -251,12 +265,62 @@ static struct code_match *match_of(struct kgpu *g, unsigned code)
 
 /* ---- reporting ---- */
 
+/* True when a line of kind for pci may be written now; *ret_held: lines held back
+ * before it. A full table reuses its slots in turn. */
+static bool limit_pass(struct kernel_gpu *s, enum klog_kind kind, const char *pci, int64_t now_ns,
+                       uint64_t *ret_held)
+{
+        struct limit *l = NULL;
+        for (unsigned i = 0; i < LIMIT_SLOTS && !l; i++)
+                if (s->limits[i].window_ns && s->limits[i].kind == kind &&
+                    !strcmp(s->limits[i].pci, pci))
+                        l = &s->limits[i];
+        if (!l) {
+                l = &s->limits[s->limit_next++ % LIMIT_SLOTS];
+                memset(l, 0, sizeof(*l));
+                l->kind = kind;
+                snprintf(l->pci, sizeof(l->pci), "%s", pci);
+        }
+        if (!l->window_ns || now_ns - l->window_ns >= 60 * NSEC_PER_SEC) {
+                l->window_ns = now_ns ? now_ns : 1;
+                l->lines = 0;
+        }
+        if (l->lines >= LINES_PER_MIN) {
+                l->held++;
+                return false;
+        }
+        l->lines++;
+        *ret_held = l->held;
+        l->held = 0;
+        return true;
+}
+
+/* An Xid the NVML events missed (a GPU fallen off the bus: 79): counted as NVML's
+ * would be, and the crash snapshot asked of gpu-events (its cooldown applies). */
+static void request_crash(struct kernel_gpu *s, int slot, unsigned xid, const struct klog_event *e)
+{
+        struct vigil_ctx *ctx = s->ctx;
+        char meaning[200], action[200];
+        counters_add_xid(ctx->extra, (unsigned)slot, xid);
+        struct code_match *m = match_of(&s->gpu[slot], xid);
+        if (m)
+                m->added++;
+        describe(e, meaning, sizeof(meaning), action, sizeof(action));
+        snprintf(ctx->gpu_crash_wanted[slot], sizeof(ctx->gpu_crash_wanted[slot]),
+                 "Kernel log: Xid(%u) %.120s", xid, meaning);
+}
+
 static void report(struct kernel_gpu *s, const struct klog_event *e, int slot, const char *pci,
-                   int64_t real_ns)
+                   int64_t mono_ns, int64_t real_ns)
 {
         struct vigil_ctx *ctx = s->ctx;
         char meaning[200], action[200], detail[KLOG_DETAIL_MAX], line[900];
         unsigned xid = xid_of(e);
+        uint64_t held = 0;
+        if (xid && slot >= 0)
+                request_crash(s, slot, xid, e);
+        if (!limit_pass(s, e->kind, pci, mono_ns, &held))
+                return;
         describe(e, meaning, sizeof(meaning), action, sizeof(action));
         snprintf(detail, sizeof(detail), "%s", e->detail);
         unquote(detail);
@@ -275,18 +339,12 @@ static void report(struct kernel_gpu *s, const struct klog_event *e, int slot, c
                 sb_printf(&sb, " recovery_action=%s", e->action);
         if (e->gpu_instance >= 0)
                 sb_printf(&sb, " driver_gpu=%d", e->gpu_instance);
+        if (held)
+                sb_printf(&sb, " held_back=%llu", (unsigned long long)held);
         sb_printf(&sb, " meaning=\"%s\" action=\"%s\" text=\"%s\"", meaning, action, detail);
         eventlog_printf(ctx->events, real_ns, "%s", line);
         vlog(LOG_WARN, "kernel log: %s%s%s: %s (%s)", klog_kind_names[e->kind], pci[0] ? " " : "",
              pci, meaning, detail);
-        if (!xid || slot < 0)
-                return;
-        counters_add_xid(ctx->extra, (unsigned)slot, xid);
-        struct code_match *m = match_of(&s->gpu[slot], xid);
-        if (m)
-                m->added++;
-        snprintf(ctx->gpu_crash_wanted[slot], sizeof(ctx->gpu_crash_wanted[slot]),
-                 "Kernel log: Xid(%u) %.120s", xid, meaning);
 }
 
 /* NVML's count of Xid code on slot: the counters' less what this detector added. */
@@ -315,7 +373,7 @@ static void mature(struct kernel_gpu *s, int64_t now_ns)
                         m->claimed++; /* NVML delivered it: its line, count and snapshot */
                         continue;
                 }
-                report(s, &p->e, p->slot, p->pci, p->real_ns);
+                report(s, &p->e, p->slot, p->pci, now_ns, p->real_ns);
         }
 }
 
@@ -411,7 +469,7 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
         if (xid && slot >= 0)
                 wait_for_nvml(s, e, slot, pci, mono_ns, real_ns);
         else
-                report(s, e, slot, pci, real_ns);
+                report(s, e, slot, pci, mono_ns, real_ns);
 }
 
 /* ---- the detector ---- */

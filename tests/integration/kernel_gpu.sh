@@ -124,6 +124,15 @@ check_eq "metrics: the torn record skipped" 2 "$(metric "$m" 'vigil_kernel_log_r
 if command -v promtool >/dev/null; then
 	check "metrics: promtool lint" promtool check metrics <<<"$m"
 fi
+# A flood of corrected errors: every line counted, ten a minute written.
+for _ in $(seq 14); do
+	append 'nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)'
+done
+append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 31 LTSSM Fault Up'
+wait_for 10 test "$(kline | grep -c 'kind=sxid pci=0000:c6:00.0')" -eq 2
+m=$(metrics)
+check_eq "flood: every corrected error counted" 15 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"aer_corrected\"}")"
+check_eq "flood: ten lines a minute written" 10 "$(kline | grep -c 'kind=aer_corrected gpu=0 pci=0000:01:00.0')"
 kill -TERM "$PID"
 wait "$PID"
 check_eq "exit 0 after SIGTERM" 0 $?
