@@ -66,7 +66,7 @@ start() {
 }
 
 start run "$SCEN/healthy-1gpu"
-wait_for 10 grep -q 'type=GPU_PROCESSES' "$EV"
+wait_for 10 grep -qs 'type=GPU_PROCESSES' "$EV"
 sleep 0.3 # several host ticks: the kernel log scanned
 m=$(metrics)
 check "before: nothing of the old lines reported" test -z "$(kline)"
@@ -79,10 +79,10 @@ check_eq "before: no snapshot" 0 "$(crashes run | wc -l)"
 append 'NVRM: The NVIDIA GPU 0000:01:00.0' \
 	'NVRM: (PCI ID: 10de:2bb1) installed in this system has' \
 	'NVRM: fallen off the bus and is not responding to commands.'
-wait_for 10 grep -q 'kind=fallen_off_bus' "$EV"
+wait_for 10 grep -qs 'kind=fallen_off_bus' "$EV"
 check "fallen: one events.log line, as Xid 79" \
 	grep -q 'type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 xid=79 meaning="GPU has fallen off the bus" action="' "$EV"
-wait_for 10 grep -q 'type=CRASH_SNAPSHOT gpu=0' "$EV"
+wait_for 10 grep -qs 'type=CRASH_SNAPSHOT gpu=0' "$EV"
 check "fallen: a crash snapshot, as an Xid 79 takes" grep -q 'type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-.* reason="Kernel log: Xid(79) GPU has fallen off the bus"' "$EV"
 crash=$(crashes run | head -1)
 check "fallen: the snapshot names Xid 79" grep -q '^Xid 79: GPU has fallen off the bus' "$crash"
@@ -102,7 +102,7 @@ append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 30 LTSSM F
 	"NVRM: Xid (PCI:0000:01:00): 154, pid='<unknown>', name=<unknown>, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"
 echo 'a torn record without its header' >>"$ROOT/dev/kmsg"
 # The Xids wait 3 s for NVML (which missed this one): the last line written.
-wait_for 15 grep -q 'kind=recovery_action' "$EV"
+wait_for 15 grep -qs 'kind=recovery_action' "$EV"
 check "sxid: the NVSwitch's line" grep -q 'type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 meaning="NVSwitch error"' "$EV"
 check_eq "init failure: three lines, one event" 1 "$(kline | grep -c 'kind=init_failed pci=0000:02:00.0')"
 check "gsp timeout: the driver's GPU number" grep -q 'kind=gsp_timeout driver_gpu=0 meaning=' "$EV"
@@ -147,10 +147,10 @@ ROOT="$TMP/root2"
 EV="$TMP/run2/events.log"
 SEQ=200
 start run2 "$TMP/xid13.scen"
-wait_for 10 grep -q 'type=NVML_EVENT gpu=0 event=Xid' "$EV"
+wait_for 10 grep -qs 'type=NVML_EVENT gpu=0 event=Xid' "$EV"
 append 'NVRM: Xid (PCI:0000:01:00): 13, pid=4242, name=python3, Graphics Exception: ESR 0x514730=0x201f0000' \
 	'NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=python3, Ch 00000008, intr 00000000. MMU Fault'
-wait_for 15 grep -q 'kind=xid gpu=0 pci=0000:01:00.0 xid=31' "$EV"
+wait_for 15 grep -qs 'kind=xid gpu=0 pci=0000:01:00.0 xid=31' "$EV"
 check "xid 31: NVML missed it, reported" grep -q 'type=KERNEL_GPU kind=xid gpu=0 pci=0000:01:00.0 xid=31 meaning="' "$EV"
 check "xid 13: NVML delivered it, not reported again" test -z "$(kline | grep 'xid=13')"
 m=$(metrics)
