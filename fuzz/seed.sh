@@ -52,6 +52,11 @@ text storage '\007mmcblk0: error -110 transferring data, sector 4308992, nr 8'
 text storage '\007I/O error, dev mmcblk0, sector 4308992 op 0x1:(WRITE) flags 0x800'
 grep -h 'Xid' $fx/kmsg/dev/kmsg | while IFS= read -r l; do text xid_line '%s\n' "${l#*;}"; done
 seed xid_line $fx/pcie/healthy/sys/devices/*/*/aer_dev_correctable
+grep -h 'NVRM\|AER\|SXid\|probe' $fx/kmsg/dev/kmsg | while IFS= read -r l; do text gpu_klog '%s\n' "${l#*;}"; done
+text gpu_klog 'NVRM: The NVIDIA GPU 0000:b3:00.0\nNVRM: (PCI ID: 10de:26b5) installed in this system has\nNVRM: fallen off the bus and is not responding to commands.\n'
+text gpu_klog 'nvidia-nvswitch2: SXid (PCI:0000:c5:00.0): 28001, OSFP Thermal Warn Activated\n'
+text gpu_klog 'NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)\n'
+text gpu_klog 'NVRM: Timeout after 45s of waiting for RPC response from GPU1 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 9 (0x20801702 0x4).\n'
 seed postmortem $fx/postmortem/journal-gsp-crash.txt $fx/postmortem/journal-aer.txt \
 	$fx/postmortem/gsp-crash/var/log/kern.log \
 	$fx/postmortem/gsp-crash/sys/fs/pstore/dmesg-efi-*

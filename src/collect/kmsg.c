@@ -41,6 +41,8 @@ struct kmsg {
         struct kmsg_stats stats;
         uint64_t last_seq;
         bool have_seq;
+        uint64_t start_seq; /* kmsg_drain_to_start() */
+        bool have_start;
         struct logring ring; /* struct packed records, oldest first */
         char io[KMSG_READ_MAX + 1];
 };
@@ -252,6 +254,25 @@ int kmsg_drain(struct kmsg *k)
         if (k->fd < 0)
                 return k->error ? k->error : -EBADF;
         return k->regular ? drain_file(k) : drain_device(k);
+}
+
+int kmsg_drain_to_start(struct kmsg *k, unsigned max_calls)
+{
+        int r = 0;
+        for (unsigned i = 0; i < max_calls; i++)
+                if ((r = kmsg_drain(k)) <= 0)
+                        break;
+        k->have_start = k->have_seq;
+        k->start_seq = k->last_seq;
+        return r;
+}
+
+bool kmsg_start_seq(const struct kmsg *k, uint64_t *ret_seq)
+{
+        if (!k || !k->have_start)
+                return false;
+        *ret_seq = k->start_seq;
+        return true;
 }
 
 const char *kmsg_error(const struct kmsg *k)

@@ -98,6 +98,16 @@ int kmsg_open(struct kmsg **ret, const char *root, unsigned nrecords);
  * -errno when the log is unreadable (the same error every time; nothing logged). */
 int kmsg_drain(struct kmsg *k);
 
+/* Drain until the kernel (or the fixture file) has nothing more ready, at most
+ * max_calls kmsg_drain() calls, then remember the newest record's sequence number
+ * as the start position: what a reader scanning for new lines takes as already
+ * there (kmsg_start_seq). Returns what the last kmsg_drain() returned. */
+int kmsg_drain_to_start(struct kmsg *k, unsigned max_calls);
+/* The start position kmsg_drain_to_start() set: true and *ret_seq when records were
+ * there at start (new ones have greater sequence numbers); false when there were none
+ * (every record is new). */
+bool kmsg_start_seq(const struct kmsg *k, uint64_t *ret_seq);
+
 /* Why the kernel log cannot be read, as one line for a person ("kernel log not
  * readable (/dev/kmsg: Operation not permitted): run as root or grant CAP_SYSLOG");
  * NULL when it is readable. The string is owned by k. */

@@ -14,7 +14,9 @@ static int kmsg_src_init(struct vigil_ctx *ctx, void **ret_state)
         int r = kmsg_open(&k, ctx->opt->root, KMSG_DEFAULT_RECORDS);
         if (r < 0)
                 return r;
-        int drained = kmsg_drain(k);
+        /* All the kernel holds, so the lines before the start are in the snapshots
+         * and the scanners of new lines (detect/kernel_gpu.c) start after them. */
+        int drained = kmsg_drain_to_start(k, 64);
         const char *why = kmsg_take_error(k);
         /* A machine without /dev/kmsg (a container) simply has no kernel log; a
          * permission problem is worth saying once, with what fixes it. */

@@ -3,6 +3,7 @@
  * rule transition), except the events, which index. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/counters.h"
@@ -21,6 +22,31 @@ void counters_copy(struct counters *dst, const struct counters *src, unsigned ng
         size_t tail = offsetof(struct counters, nrules);
         memcpy(dst->gpus, src->gpus, n * sizeof(src->gpus[0]));
         memcpy((char *)dst + tail, (const char *)src + tail, sizeof(*src) - tail);
+}
+
+const char *const klog_skip_names[KLOG_SKIP_COUNT] = {"malformed", "overwritten", "oversize"};
+
+int counters_add_klog(struct counters *x, const char *pci, int slot, unsigned kind)
+{
+        if (kind > COUNTERS_KLOG_KINDS)
+                return -EINVAL;
+        struct klog_dev_counters *d = NULL;
+        for (unsigned i = 0; i < x->nklog && i < COUNTERS_MAX_KLOG_DEV && !d; i++)
+                if (!strcmp(x->klog[i].pci, pci) && x->klog[i].slot == slot)
+                        d = &x->klog[i];
+        if (!d && x->nklog < COUNTERS_MAX_KLOG_DEV) {
+                d = &x->klog[x->nklog++];
+                memset(d, 0, sizeof(*d));
+                snprintf(d->pci, sizeof(d->pci), "%s", pci);
+                d->slot = slot;
+        }
+        if (kind == COUNTERS_KLOG_KINDS)
+                return 0;
+        if (d)
+                d->count[kind]++;
+        else
+                x->klog_other[kind]++;
+        return 0;
 }
 
 int counters_add_xid(struct counters *x, unsigned gpu, uint32_t xid)

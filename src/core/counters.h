@@ -62,6 +62,20 @@ struct push_counters {
         double last_success_s;   /* seconds since the epoch of the last accepted push; NAN */
 };
 
+/* GPU errors read from the kernel log (detect/kernel_gpu.c), per PCI device the lines
+ * name: vigil_gpu_kernel_errors_total{kind}. The kinds are collect/gpu_klog.h's
+ * enum klog_kind, in its order. */
+#define COUNTERS_KLOG_KINDS   9
+#define COUNTERS_MAX_KLOG_DEV 32
+struct klog_dev_counters {
+        char pci[16]; /* "0000:01:00.0"; "" for lines that name no address */
+        int slot;     /* the GPU slot whose device (or link) it is; -1: no GPU's */
+        uint64_t count[COUNTERS_KLOG_KINDS];
+};
+
+/* Kernel-log records skipped: vigil_kernel_log_records_skipped_total{reason}. */
+enum klog_skip { KLOG_SKIP_MALFORMED, KLOG_SKIP_OVERWRITTEN, KLOG_SKIP_OVERSIZE, KLOG_SKIP_COUNT };
+
 /* Everything counted that the frame does not hold. Plain arrays with bounds, so the
  * main loop can update it in place and the HTTP thread copy it under one lock. */
 struct counters {
@@ -81,7 +95,15 @@ struct counters {
         unsigned gpus_expected;  /* GPUs the machine should have */
         unsigned gpus_answering; /* GPUs answering now */
         struct push_counters push;
+        unsigned nklog; /* used entries of klog[] */
+        struct klog_dev_counters klog[COUNTERS_MAX_KLOG_DEV];
+        uint64_t klog_other[COUNTERS_KLOG_KINDS]; /* devices that found no free entry */
+        bool klog_on;                             /* the kernel log is scanned */
+        uint64_t klog_skipped[KLOG_SKIP_COUNT];
 };
+
+/* The label values of enum klog_skip: "malformed", "overwritten", "oversize". */
+extern const char *const klog_skip_names[KLOG_SKIP_COUNT];
 
 /* The names of the event types, as label values ("single_bit_ecc", "double_bit_ecc",
  * "pstate", "xid", "clock", "gpu_unavailable", "gpu_recovery_action"). */
@@ -106,6 +128,12 @@ int counters_add_xid(struct counters *x, unsigned gpu, uint32_t xid);
 
 /* Count one NVML event of type on GPU slot gpu. -EINVAL for a bad slot or type. */
 int counters_add_event(struct counters *x, unsigned gpu, enum gpu_event_type type);
+
+/* Count one kernel-log error of kind (< COUNTERS_KLOG_KINDS) on the device pci ("" for
+ * none) of GPU slot (-1: no GPU's); kind COUNTERS_KLOG_KINDS adds the device's entry
+ * (its kinds shown as 0) and counts nothing. Devices past COUNTERS_MAX_KLOG_DEV go to
+ * klog_other. 0, or -EINVAL for a bad kind. */
+int counters_add_klog(struct counters *x, const char *pci, int slot, unsigned kind);
 
 /* Set the state of a host rule, adding it on first use; a transition to active
  * counts as fired. -ENOSPC when the table is full, -EINVAL for a bad name. */

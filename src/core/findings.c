@@ -47,6 +47,7 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
                           .title = "NVML event listener failed",
                           .alarm = true},
     [FINDING_STORAGE] = {.name = "storage", .title = "storage", .alarm = true},
+    [FINDING_KERNEL_GPU] = {.name = "kernel_gpu", .title = "kernel log", .alarm = true},
     [FINDING_POSTMORTEM] = {.name = "postmortem",
                             .title = "previous run ended uncleanly",
                             .alarm = true},
@@ -112,7 +113,11 @@ struct finding *findings_get(struct findings *f, enum finding_kind kind, const c
         x->kind = kind;
         copy_str(x->source, sizeof(x->source), source);
         copy_str(x->key, sizeof(x->key), key);
-        x->alarm = findings_kinds[kind].alarm && !(kind == FINDING_THROTTLE && benign_reason(key));
+        /* Corrected PCIe errors are worth knowing (a rising count is a marginal link),
+         * not an alarm. */
+        x->alarm = findings_kinds[kind].alarm &&
+                   !(kind == FINDING_THROTTLE && benign_reason(key)) &&
+                   !(kind == FINDING_KERNEL_GPU && !strcmp(key, "aer_corrected"));
         x->first_t = x->last_t = x->open_t = NAN;
         findings_add_source(f, source);
         return x;

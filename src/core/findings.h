@@ -43,6 +43,7 @@ enum finding_kind {
         FINDING_MISSED_DEADLINE, /* samples taken late */
         FINDING_LISTENER,        /* the NVML event listener failed */
         FINDING_STORAGE,         /* a file system read-only, storage errors, one filling up */
+        FINDING_KERNEL_GPU,      /* GPU, NVSwitch and PCIe errors of the kernel log, by kind */
         FINDING_KIND_COUNT
 };
 

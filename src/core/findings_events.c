@@ -240,6 +240,37 @@ static void on_gpu_count(struct findings *f, const struct ev_line *l, double t)
                 x->open_t = t;
 }
 
+/* type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 xid=79 meaning="..."
+ * action="..." (detect/kernel_gpu.c): an Xid the NVML events missed is an Xid; a GPU
+ * fallen off the bus is a GPU lost, as an Xid 79 is; the other kinds are findings of
+ * their own, by kind (an SXid by code). A line without gpu= is the address's. */
+static void on_kernel_gpu(struct findings *f, const struct ev_line *l, const char *src, double t)
+{
+        char kind[32], xid[24], v[VAL_LEN], key[FINDING_KEY_LEN], text[FINDING_TEXT_LEN];
+        char pci[FINDING_SRC_LEN];
+        field(l, "kind", kind, sizeof(kind));
+        if (!field(l, "gpu", v, sizeof(v)) && field(l, "pci", pci, sizeof(pci)) && pci[0])
+                src = pci;
+        struct strbuf sb;
+        sb_init_fixed(&sb, text, sizeof(text));
+        field(l, "meaning", v, sizeof(v));
+        sb_puts(&sb, v);
+        if (field(l, "action", v, sizeof(v)) && v[0])
+                sb_printf(&sb, ". Action: %s", v);
+        if (!strcmp(kind, "fallen_off_bus") ||
+            (field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79")))
+                findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, text);
+        if (field(l, "xid", xid, sizeof(xid))) {
+                findings_note(f, FINDING_XID, src, xid, 1, t, text);
+                return;
+        }
+        if (!strcmp(kind, "sxid") && field(l, "sxid", v, sizeof(v)))
+                snprintf(key, sizeof(key), "sxid %.20s", v);
+        else
+                snprintf(key, sizeof(key), "%.40s", kind);
+        findings_note(f, FINDING_KERNEL_GPU, src, key, 1, t, text);
+}
+
 /* type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/...
  * (sink/postmortem_sink.c): how the previous run ended, and where its post-mortem is. */
 static void on_postmortem(struct findings *f, const struct ev_line *l, double t)
@@ -313,6 +344,8 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
                 on_storage(f, &l, type, t);
         } else if (!strcmp(type, "GPU_COUNT")) {
                 on_gpu_count(f, &l, t);
+        } else if (!strcmp(type, "KERNEL_GPU")) {
+                on_kernel_gpu(f, &l, src, t);
         } else if (!strcmp(type, "POSTMORTEM")) {
                 on_postmortem(f, &l, t);
         } else if (!strcmp(type, "EVENT_LISTENER")) {

@@ -97,6 +97,10 @@ struct vigil_ctx {
          * read-only; owned by the context (freed with it). NULL when the previous run
          * ended cleanly. */
         struct postmortem_info *postmortem;
+        /* Crash snapshots the kernel-log scan (detect/kernel_gpu.c) asks of the GPU event
+         * detector for GPU slots, with their reason ("" = none): a GPU fallen off the
+         * bus, an Xid the NVML events missed. Main loop only; gpu-events clears them. */
+        char gpu_crash_wanted[VIGIL_MAX_GPUS][160];
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

@@ -47,6 +47,7 @@ extern const struct vigil_detector vigil_detector_rpi_incident;
 extern const struct vigil_detector vigil_detector_trend;
 extern const struct vigil_detector vigil_detector_gpu_rules;
 extern const struct vigil_detector vigil_detector_gpu_events;
+extern const struct vigil_detector vigil_detector_kernel_gpu;
 extern const struct vigil_detector vigil_detector_gpu_missing;
 
 const struct vigil_detector *const vigil_detectors[] = {
@@ -54,6 +55,7 @@ const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi_incident, /* incidents/ snapshots on the same rules */
         &vigil_detector_trend,        /* leak trends; the exit summary */
         &vigil_detector_gpu_rules,    /* the GPU logger's flags and counters */
+        &vigil_detector_kernel_gpu,   /* GPU errors of the kernel log: before gpu-events */
         &vigil_detector_gpu_events,   /* NVML events, crash and spike snapshots: after the rules */
         &vigil_detector_gpu_missing,  /* fewer GPUs answering than expected (vigil.state) */
         NULL,

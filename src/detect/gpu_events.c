@@ -294,6 +294,22 @@ static void one_event(struct gpu_events *d, const struct nvml_event *e)
         crash(d, e->slot, buf, what, e->mono_ns, e->real_ns);
 }
 
+/* The kernel-log scan's requests: critical as an NVML Xid event is. */
+static void kernel_wanted(struct gpu_events *d, const struct tick *t)
+{
+        struct vigil_ctx *ctx = d->ctx;
+        for (unsigned slot = 0; slot < d->ngpus; slot++) {
+                char *why = ctx->gpu_crash_wanted[slot];
+                if (!why[0])
+                        continue;
+                gpu_rules_note_crash(ctx->frame, slot);
+                if (ctx->nvml && slot < ctx->nvml->ngpus)
+                        ctx->nvml->procs_wanted[slot] = true;
+                crash(d, slot, why, why, t->mono_ns, t->real_ns);
+                why[0] = '\0';
+        }
+}
+
 static void drain(struct gpu_events *d)
 {
         size_t n;
@@ -436,6 +452,7 @@ static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tic
                         sampled(d, slot, t);
         nvml_listener_nudge(d->listener);
         drain(d);
+        kernel_wanted(d, t);
         if (ctx->snapshot_requested)
                 requested(d, t);
         followups(d, t);

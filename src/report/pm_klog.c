@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collect/gpu_klog.h"
 #include "collect/xid_line.h"
 #include "detect/xid_catalog.h"
 #include "util/aer_line.h"
@@ -34,19 +35,38 @@ bool pm_klog_important(const char *s, size_t n)
             "under voltage", "thermal", "temperature", "mmc",           "EXT4-fs",
             "panic",         "Oops",    "BUG:",        "Call Trace",    "I/O error",
         };
+        /* The GPU lines of collect/gpu_klog.h that the words above miss. */
+        static const char *const gpu_pats[] = {"Bus Error", "probe with driver nvidia",
+                                               "nvidia: probe of"};
         for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
                 if (has_ci(s, n, pats[i]))
+                        return true;
+        for (size_t i = 0; i < sizeof(gpu_pats) / sizeof(gpu_pats[0]); i++)
+                if (has_ci(s, n, gpu_pats[i]))
                         return true;
         return false;
 }
 
-static void put_line(struct strbuf *out, const char *s, size_t n)
+/* A line, with what vigil knows of it: an Xid's meaning; a GPU fallen off the bus
+ * (its message joined over lines by j) as the Xid 79 it is; the other GPU kinds of
+ * collect/gpu_klog.h by name. */
+static void put_line(struct strbuf *out, const char *s, size_t n, struct klog_join *j)
 {
         struct xid_line x;
+        struct klog_event e;
+        char pci[24] = "";
         sb_put(out, s, n);
+        bool known = klog_join_feed(j, s, n, &e) == 0;
         if (has_ci(s, n, "Xid") && xid_parse_line(s, n, &x) == 0) {
                 const struct xid_info *c = xid_lookup(x.code);
                 sb_printf(out, "  [Xid %u: %s]", x.code, c ? c->meaning : XID_NOT_IN_CATALOG);
+        } else if (known && e.kind == KLOG_FALLEN_OFF_BUS) {
+                if (e.have_pci)
+                        klog_pci_format(pci, sizeof(pci), &e.pci);
+                sb_printf(out, "  [GPU lost%s%s, as Xid 79: GPU has fallen off the bus]",
+                          pci[0] ? " " : "", pci);
+        } else if (known) {
+                sb_printf(out, "  [%s]", klog_kind_names[e.kind]);
         }
         sb_putc(out, '\n');
 }
@@ -82,6 +102,7 @@ static void gpu_aer(struct strbuf *out, const char *text, size_t n, const struct
         size_t pos = 0, len;
         const char *s;
         unsigned found = 0, k = 0;
+        struct klog_join j = {0};
         if (!g || !g->n)
                 return;
         while (next_line(text, n, &pos, &s, &len))
@@ -94,7 +115,7 @@ static void gpu_aer(struct strbuf *out, const char *text, size_t n, const struct
                   skip ? ", the last ones" : "");
         for (pos = 0; next_line(text, n, &pos, &s, &len);)
                 if (of_gpu(s, len, g) && k++ >= skip)
-                        put_line(out, s, len);
+                        put_line(out, s, len, &j);
 }
 
 void pm_klog_rank(struct strbuf *out, const char *text, size_t n, const struct pm_klog_gpus *gpus)
@@ -109,19 +130,21 @@ void pm_klog_rank(struct strbuf *out, const char *text, size_t n, const struct p
                 important += pm_klog_important(s, len) && !of_gpu(s, len, gpus);
         }
         unsigned skip = important > PM_KLOG_IMPORTANT ? important - PM_KLOG_IMPORTANT : 0;
+        struct klog_join j = {0};
         sb_printf(out, "Important lines (%u of %u", important - skip, lines);
         sb_puts(out, skip ? ", the last ones):\n" : "):\n");
         for (pos = 0; next_line(text, n, &pos, &s, &len);)
                 if (pm_klog_important(s, len) && !of_gpu(s, len, gpus) && k++ >= skip)
-                        put_line(out, s, len);
+                        put_line(out, s, len, &j);
         if (!important)
                 sb_puts(out, "(none)\n");
         unsigned from = lines > PM_KLOG_TAIL ? lines - PM_KLOG_TAIL : 0;
+        j = (struct klog_join){0};
         sb_printf(out, "Last %u lines:\n", lines - from);
         k = 0;
         for (pos = 0; next_line(text, n, &pos, &s, &len);)
                 if (k++ >= from)
-                        put_line(out, s, len);
+                        put_line(out, s, len, &j);
 }
 
 /* Read at most max bytes from the end of path into out. Returns bytes read or -errno. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collect/gpu_klog.h"
 #include "core/metric_defs.h"
 #include "core/throttle_reasons.h"
 #include "core/vigil.h"
@@ -469,6 +470,35 @@ static void render_rules(struct render *r, const struct counters *x)
                 sample(r, NULL, "rule", x->rules[i].name, (double)x->rules[i].fired);
 }
 
+/* The kernel log's GPU errors: every kind of each device counted (a GPU's from the
+ * first scan), labelled by the GPU when the device (or its link) is one's. */
+static void render_klog(struct render *r, const struct counters *x, const char *const *bases)
+{
+        char base[240];
+        unsigned n = x->nklog < COUNTERS_MAX_KLOG_DEV ? x->nklog : COUNTERS_MAX_KLOG_DEV;
+        fam_of(r, CF_KLOG_GPU_ERRORS);
+        for (unsigned i = 0; i < n; i++) {
+                const struct klog_dev_counters *d = &x->klog[i];
+                const char *gpu = d->slot >= 0 && d->slot < VIGIL_MAX_GPUS ? bases[d->slot] : NULL;
+                struct strbuf lb;
+                sb_init_fixed(&lb, base, sizeof(base));
+                if (gpu)
+                        sb_printf(&lb, "%s,", gpu);
+                sb_puts(&lb, "pci=\"");
+                metrics_put_label_value(&lb, d->pci[0] ? d->pci : "unknown");
+                sb_putc(&lb, '"');
+                for (unsigned k = 0; !lb.overflow && k < COUNTERS_KLOG_KINDS; k++)
+                        sample(r, base, "kind", klog_kind_names[k], (double)d->count[k]);
+        }
+        for (unsigned k = 0; k < COUNTERS_KLOG_KINDS; k++)
+                if (x->klog_other[k])
+                        sample(r, "pci=\"other\"", "kind", klog_kind_names[k],
+                               (double)x->klog_other[k]);
+        fam_of(r, CF_KLOG_SKIPPED);
+        for (unsigned k = 0; k < KLOG_SKIP_COUNT; k++)
+                sample(r, NULL, "reason", klog_skip_names[k], (double)x->klog_skipped[k]);
+}
+
 /* ---- vigil itself ---- */
 
 /* How earlier runs ended: the end kinds' names as core/runstate.h has them. */
@@ -555,6 +585,8 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct count
         render_self(&r, &f->self);
         if (x)
                 metrics_render_push(out, &x->push);
+        if (x && x->klog_on)
+                render_klog(&r, x, bases);
         if (r.broken)
                 return -EINVAL;
         return out->overflow ? -ENOBUFS : 0;

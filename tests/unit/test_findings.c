@@ -151,6 +151,40 @@ static void test_xid_severity(void **state)
         free(f);
 }
 
+/* type=KERNEL_GPU lines (detect/kernel_gpu.c): a GPU fallen off the bus is a GPU lost
+ * and an Xid 79; the other kinds are their own, a device without a GPU its address;
+ * corrected PCIe errors are no alarm. */
+static void test_kernel_gpu(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        feed(f, 3000.0,
+             "type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 xid=79 meaning=\"GPU has "
+             "fallen off the bus\" action=\"reboot the machine\" text=\"fallen off the bus\"");
+        assert_non_null(findings_find(f, FINDING_GPU_LOST, "gpu0", NULL));
+        const struct finding *x = findings_find(f, FINDING_XID, "gpu0", "79");
+        assert_non_null(x);
+        assert_string_equal(x->text, "GPU has fallen off the bus. Action: reboot the machine");
+        feed(f, 3001.0,
+             "type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 meaning=\"NVSwitch error\" "
+             "action=\"a fatal SXid needs a reset\" text=\"Fatal\"");
+        x = findings_find(f, FINDING_KERNEL_GPU, "0000:c6:00.0", "sxid 20034");
+        assert_non_null(x);
+        assert_true(x->alarm);
+        assert_true(findings_find(f, FINDING_GPU_LOST, "0000:c6:00.0", NULL) == NULL);
+        feed(f, 3002.0,
+             "type=KERNEL_GPU kind=aer_corrected gpu=0 pci=0000:01:00.0 meaning=\"PCIe corrected "
+             "error on the GPU's link\" action=\"none at once\" text=\"Corrected\"");
+        x = findings_find(f, FINDING_KERNEL_GPU, "gpu0", "aer_corrected");
+        assert_non_null(x);
+        assert_false(x->alarm);
+        feed(f, 3003.0,
+             "type=KERNEL_GPU kind=gsp_timeout driver_gpu=0 meaning=\"GSP\" action=\"\"");
+        assert_non_null(findings_find(f, FINDING_KERNEL_GPU, "host", "gsp_timeout"));
+        assert_contains(text_of(f), "0000:c6:00.0: kernel log sxid 20034");
+        free(f);
+}
+
 static void test_event_kinds(void **state)
 {
         (void)state;
@@ -310,6 +344,7 @@ int main(void)
             cmocka_unit_test(test_xid_meaning_and_count),
             cmocka_unit_test(test_xid_severity),
             cmocka_unit_test(test_event_kinds),
+            cmocka_unit_test(test_kernel_gpu),
             cmocka_unit_test(test_bounded),
             cmocka_unit_test(test_html_escaped),
             cmocka_unit_test(test_run_counters_once),

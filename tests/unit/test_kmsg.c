@@ -330,6 +330,58 @@ static void test_appended_lines(void **state)
         kmsg_close(k);
 }
 
+/* The start position: what was there at start is not new, whatever a drain could take
+ * at once; torn and bad records after it are skipped and counted. */
+static void test_start_position(void **state)
+{
+        (void)state;
+        char root[128], path[160];
+        struct kmsg *k;
+        struct kmsg_stats st;
+        uint64_t seq = 0;
+        copy_fixture("start", root, sizeof(root));
+        snprintf(path, sizeof(path), "%s/dev/kmsg", root);
+        assert_int_equal(kmsg_open(&k, root, 0), 0);
+        assert_false(kmsg_start_seq(k, &seq)); /* not set before the first drain */
+        assert_int_equal(kmsg_drain_to_start(k, 64), 0);
+        assert_true(kmsg_start_seq(k, &seq));
+        assert_int_equal(seq, 16); /* the fixture's newest record */
+        assert_int_equal(kmsg_index_after(k, seq), kmsg_count(k));
+        /* Torn and bad records (a header cut short, no ';', a bare text) between two
+         * good ones. */
+        append(path, "6,17,3800000000,-;new\n6,18,38\n6,18,3800000001,-\nno header at all\n"
+                     "6,19,3800000002,-;newer\n");
+        assert_int_equal(kmsg_drain(k), 2);
+        size_t i = kmsg_index_after(k, seq);
+        assert_int_equal(kmsg_count(k) - i, 2);
+        assert_string_equal(get(k, i).text, "new");
+        assert_string_equal(get(k, i + 1).text, "newer");
+        kmsg_get_stats(k, &st);
+        assert_int_equal(st.malformed, 1 + 3); /* the fixture's one, and these */
+        assert_true(kmsg_start_seq(k, &seq));
+        assert_int_equal(seq, 16); /* the start stays where it was */
+        kmsg_close(k);
+}
+
+/* An empty log at start: every record after it is new. */
+static void test_start_empty(void **state)
+{
+        (void)state;
+        char root[128], path[160];
+        struct kmsg *k;
+        uint64_t seq;
+        snprintf(root, sizeof(root), "%s/empty", tmp);
+        snprintf(path, sizeof(path), "%s/dev", root);
+        assert_int_equal(mkdir(root, 0700), 0);
+        assert_int_equal(mkdir(path, 0700), 0);
+        snprintf(path, sizeof(path), "%s/dev/kmsg", root);
+        append(path, "");
+        assert_int_equal(kmsg_open(&k, root, 0), 0);
+        assert_int_equal(kmsg_drain_to_start(k, 64), 0);
+        assert_false(kmsg_start_seq(k, &seq));
+        kmsg_close(k);
+}
+
 static void test_oversize_fixture_line(void **state)
 {
         (void)state;
@@ -452,6 +504,8 @@ int main(void)
             cmocka_unit_test(test_long_records),
             cmocka_unit_test(test_appended_lines),
             cmocka_unit_test(test_oversize_fixture_line),
+            cmocka_unit_test(test_start_position),
+            cmocka_unit_test(test_start_empty),
             cmocka_unit_test(test_missing_log),
             cmocka_unit_test(test_permission_denied),
             cmocka_unit_test(test_real_device),

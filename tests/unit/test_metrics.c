@@ -644,6 +644,49 @@ static void test_label_escaping(void **state)
         assert_string_equal(buf, "???|\xf0\x9f\x98\x80|??");
 }
 
+/* The kernel log's GPU errors: a GPU's device with its labels, every kind; other
+ * devices by address; past the table "other"; the skipped records. After the push's
+ * families (the order of counter_metrics.def). */
+static void test_kernel_log_families(void **state)
+{
+        (void)state;
+        build_frame(&fr);
+        counters_clear(&ex);
+        assert_int_equal(counters_add_klog(&ex, "0000:01:00.0", 0, COUNTERS_KLOG_KINDS), 0);
+        assert_int_equal(counters_add_klog(&ex, "0000:01:00.0", 0, 3), 0);  /* fallen_off_bus */
+        assert_int_equal(counters_add_klog(&ex, "0000:c6:00.0", -1, 2), 0); /* sxid */
+        assert_int_equal(counters_add_klog(&ex, "", -1, 5), 0);             /* gsp_timeout */
+        assert_int_equal(counters_add_klog(&ex, "", -1, COUNTERS_KLOG_KINDS + 1), -EINVAL);
+        for (unsigned i = 0; i < COUNTERS_MAX_KLOG_DEV; i++) {
+                char pci[16];
+                snprintf(pci, sizeof(pci), "0000:%02x:00.0", 0x40 + i);
+                assert_int_equal(counters_add_klog(&ex, pci, -1, 8), 0); /* aer_fatal */
+        }
+        assert_int_equal(ex.klog_other[8], 3); /* the table held 3 already */
+        ex.klog_skipped[KLOG_SKIP_MALFORMED] = 4;
+        ex.push.on = true;
+        char *t = render(&fr, &ex);
+        assert_no_line(t, "# TYPE vigil_gpu_kernel_errors_total counter"); /* klog_on unset */
+        free(t);
+        ex.klog_on = true;
+        t = render(&fr, &ex);
+        assert_line(t, "# TYPE vigil_gpu_kernel_errors_total counter");
+        assert_line(t, "vigil_gpu_kernel_errors_total{gpu=\"0\",uuid=\"GPU-aaaa\","
+                       "pci=\"0000:01:00.0\",kind=\"fallen_off_bus\"} 1");
+        assert_line(t, "vigil_gpu_kernel_errors_total{gpu=\"0\",uuid=\"GPU-aaaa\","
+                       "pci=\"0000:01:00.0\",kind=\"aer_fatal\"} 0");
+        assert_line(t, "vigil_gpu_kernel_errors_total{pci=\"0000:c6:00.0\",kind=\"sxid\"} 1");
+        assert_line(t, "vigil_gpu_kernel_errors_total{pci=\"unknown\",kind=\"gsp_timeout\"} 1");
+        assert_line(t, "vigil_gpu_kernel_errors_total{pci=\"other\",kind=\"aer_fatal\"} 3");
+        assert_int_equal(count_prefix(t, "vigil_gpu_kernel_errors_total{"),
+                         COUNTERS_MAX_KLOG_DEV * COUNTERS_KLOG_KINDS + 1);
+        assert_line(t, "vigil_kernel_log_records_skipped_total{reason=\"malformed\"} 4");
+        assert_line(t, "vigil_kernel_log_records_skipped_total{reason=\"overwritten\"} 0");
+        assert_true(strstr(t, "vigil_remote_write_queue_bytes") <
+                    strstr(t, "vigil_gpu_kernel_errors_total"));
+        free(t);
+}
+
 static void test_extra_bounds(void **state)
 {
         (void)state;
@@ -677,6 +720,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_host_lines),
+            cmocka_unit_test(test_kernel_log_families),
             cmocka_unit_test(test_watch_and_pi_lines),
             cmocka_unit_test(test_pi_conditions_are_rule_names),
             cmocka_unit_test(test_gpu_lines),

@@ -174,6 +174,36 @@ static void test_klog_rank(void **state)
         assert_non_null(strstr(tail, "kernel: last line\n"));
 }
 
+/* A GPU fallen off the bus without an Xid 79 (the 570.x probe message, osapi.c:3659,
+ * as journalctl -k prints a record with two '\n') is a GPU lost, with its address;
+ * the probe failure and an SXid are named. */
+static void test_klog_gpu(void **state)
+{
+        (void)state;
+        static const char text[] =
+            "Dec 03 03:01:02 host kernel: NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+            "                             NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+            "                             NVRM: fallen off the bus and is not responding to "
+            "commands.\n"
+            "Dec 03 03:01:02 host kernel: nvidia 0000:b3:00.0: probe with driver nvidia failed "
+            "with error -1\n"
+            "Dec 03 03:01:03 host kernel: nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 28001, OSFP "
+            "Thermal Warn Activated\n";
+        char buf[4096];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        pm_klog_rank(&sb, text, sizeof(text) - 1, NULL);
+        const char *imp = strstr(sb.buf, "Important lines (5 of 5):\n");
+        assert_non_null(imp);
+        assert_non_null(strstr(imp, "not responding to commands.  [GPU lost 0000:b3:00.0, as "
+                                    "Xid 79: GPU has fallen off the bus]\n"));
+        assert_non_null(strstr(imp, "failed with error -1  [init_failed]\n"));
+        assert_non_null(strstr(imp, "Thermal Warn Activated  [sxid]\n"));
+        const char *tail = strstr(sb.buf, "Last 5 lines:\n");
+        assert_non_null(tail);
+        assert_non_null(strstr(tail, "[GPU lost 0000:b3:00.0, as Xid 79"));
+}
+
 /* A log directory: a GPU log whose last 10 s run hot, a torn last row, a Pi host log
  * under-volted in its last row, and an older day that must not be read. */
 static void test_build(void **state)
@@ -265,7 +295,8 @@ int main(void)
             cmocka_unit_test(test_state_roundtrip), cmocka_unit_test(test_state_parse_damage),
             cmocka_unit_test(test_classify),        cmocka_unit_test(test_boot_id),
             cmocka_unit_test(test_split),           cmocka_unit_test(test_klog_rank),
-            cmocka_unit_test(test_build),           cmocka_unit_test(test_write_latest),
+            cmocka_unit_test(test_klog_gpu),        cmocka_unit_test(test_build),
+            cmocka_unit_test(test_write_latest),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,523 @@
+/* Detector: GPU failures as the kernel log shows them, read live on the host clock
+ * from the kernel log ring (collect/kmsg.h), from the daemon's start position on: the
+ * records already there at start are in the snapshots, never reported as new. Each
+ * line collect/gpu_klog.h knows is an event with a meaning and an action:
+ *
+ *   type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 xid=79 meaning="GPU has
+ *   fallen off the bus" action="..." text="fallen off the bus and is not responding ..."
+ *
+ * a count in vigil_gpu_kernel_errors_total{kind} (core/counters.h) and, through its
+ * events.log line, a finding (core/findings_events.c).
+ *
+ * An Xid line is also an NVML event, usually: an Xid line of a GPU waits GRACE_NS for
+ * the NVML event listener's Xid of the same code (counted in struct gpu_counters); one
+ * that NVML delivered is left to it, one it missed is reported here, counted as an Xid
+ * and takes the crash snapshot an NVML Xid would (asked of detect/gpu_events.c through
+ * ctx->gpu_crash_wanted). A GPU fallen off the bus without an Xid 79 is an Xid 79: the
+ * same wait, counters, finding and snapshot; with an Xid 79 line of the same GPU within
+ * MERGE_NS it is that Xid's, not a second loss. The driver's init failure prints up to
+ * three lines (RmInitAdapter, rm_init_adapter, the probe): one failure per
+ * INIT_MERGE_NS and device. PCIe AER lines count when the device is a GPU, its
+ * upstream port (the GPU's link, from sysfs) or another NVIDIA device. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/gpu_klog.h"
+#include "collect/kmsg.h"
+#include "core/counters.h"
+#include "core/eventlog.h"
+#include "core/vigil.h"
+#include "detect/xid_catalog.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/pfile.h"
+#include "util/strbuf.h"
+
+_Static_assert(COUNTERS_KLOG_KINDS == KLOG_KIND_COUNT, "core/counters.h COUNTERS_KLOG_KINDS");
+
+#define GRACE_NS      (3 * NSEC_PER_SEC)  /* an Xid line waits this for NVML's event */
+#define MERGE_NS      (30 * NSEC_PER_SEC) /* fallen off the bus and Xid 79: one loss */
+#define INIT_MERGE_NS (10 * NSEC_PER_SEC) /* one init failure's lines */
+#define PENDING_MAX   64
+#define RECENT_MAX    16
+#define CODES_MAX     16
+#define SCAN_MAX      4096 /* records scanned per tick */
+#define LINES_PER_MIN 10   /* events.log lines per kind and device a minute; more are counted */
+#define LIMIT_SLOTS   32
+
+struct pending {
+        bool used;
+        struct klog_event e;
+        int slot;
+        char pci[16];
+        int64_t due_ns, real_ns;
+};
+
+struct recent {
+        enum klog_kind kind;
+        unsigned code;
+        char pci[16];
+        int64_t mono_ns;
+};
+
+/* Per GPU and Xid code: Xids counted here (added) and NVML events matched to lines. */
+struct code_match {
+        uint32_t code;
+        uint64_t added, claimed;
+};
+
+/* A flood (corrected AER errors, an Xid storm) writes LINES_PER_MIN lines a minute per
+ * kind and device; the rest are counted (always) and named in the next line written. */
+struct limit {
+        enum klog_kind kind;
+        char pci[16];
+        int64_t window_ns; /* 0: unused */
+        unsigned lines;
+        uint64_t held; /* lines not written since the last one */
+};
+
+struct kgpu {
+        bool known; /* the GPU's address is parsed */
+        struct klog_pci pci, port;
+        bool have_port;
+        struct code_match match[CODES_MAX];
+};
+
+struct kernel_gpu {
+        struct vigil_ctx *ctx;
+        struct klog_join join;
+        bool have_seq;
+        uint64_t last_seq;
+        struct pending pending[PENDING_MAX];
+        struct recent recent[RECENT_MAX];
+        unsigned recent_next;
+        struct limit limits[LIMIT_SLOTS];
+        unsigned limit_next;
+        struct kgpu gpu[VIGIL_MAX_GPUS];
+};
+
+/* ---- the GPUs' addresses ---- */
+
+/* "DDDD:BB:DD.F" of the port the device at ROOT/sys/bus/pci/devices/BDF hangs off:
+ * the directory above it in sysfs (devices/pci0000:00/0000:00:01.0/0000:01:00.0). */
+static bool upstream_port(const char *root, const char *bdf, struct klog_pci *ret)
+{
+        char rel[96], path[4096], link[4096];
+        snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s", bdf);
+        if (path_join(path, sizeof(path), root, rel) < 0)
+                return false;
+        ssize_t n = readlink(path, link, sizeof(link) - 1);
+        if (n <= 0)
+                return false;
+        link[n] = '\0';
+        char *last = strrchr(link, '/');
+        if (!last)
+                return false;
+        *last = '\0';
+        char *up = strrchr(link, '/');
+        up = up ? up + 1 : link;
+        return klog_pci_parse(up, strlen(up), ret) > 0 && ret->fn >= 0;
+}
+
+/* An NVIDIA device (vendor 0x10de in sysfs): an NVSwitch, a GPU NVML does not list. */
+static bool nvidia_device(const char *root, const char *bdf)
+{
+        char rel[96], path[4096], buf[16] = "";
+        snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/vendor", bdf);
+        if (path_join(path, sizeof(path), root, rel) < 0)
+                return false;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        return n >= 6 && !strncmp(buf, "0x10de", 6);
+}
+
+static void learn_gpus(struct kernel_gpu *s)
+{
+        struct vigil_ctx *ctx = s->ctx;
+        unsigned n = ctx->frame->ngpus < VIGIL_MAX_GPUS ? ctx->frame->ngpus : VIGIL_MAX_GPUS;
+        for (unsigned slot = 0; slot < n; slot++) {
+                struct kgpu *g = &s->gpu[slot];
+                const char *id = ctx->frame->gpus[slot].pci_bus_id;
+                if (g->known || !id[0] || !klog_pci_parse(id, strlen(id), &g->pci))
+                        continue;
+                char bdf[16];
+                klog_pci_format(bdf, sizeof(bdf), &g->pci);
+                g->known = true;
+                g->have_port = upstream_port(ctx->opt->root, bdf, &g->port);
+                counters_add_klog(ctx->extra, bdf, (int)slot, COUNTERS_KLOG_KINDS);
+        }
+}
+
+static bool is_aer(enum klog_kind k)
+{
+        return k == KLOG_AER_CORRECTED || k == KLOG_AER_NONFATAL || k == KLOG_AER_FATAL;
+}
+
+/* The GPU slot the line is about (an AER line: also the GPU's upstream port); -1. */
+static int slot_of(const struct kernel_gpu *s, const struct klog_event *e)
+{
+        for (int slot = 0; e->have_pci && slot < VIGIL_MAX_GPUS; slot++) {
+                const struct kgpu *g = &s->gpu[slot];
+                if (g->known &&
+                    (klog_pci_same(&e->pci, &g->pci) ||
+                     (is_aer(e->kind) && g->have_port && klog_pci_same(&e->pci, &g->port))))
+                        return slot;
+        }
+        return -1;
+}
+
+/* ---- what a line means ---- */
+
+static const char *action_of(const char *a)
+{
+        static const struct {
+                const char *name, *action;
+        } acts[] = {
+            {"NONE", "none: the GPU is usable"},
+            {"GPU_RESET", "stop the GPU's work and reset it (nvidia-smi -r), or reboot"},
+            {"NODE_REBOOT", "drain the machine and reboot it"},
+            {"DRAIN_P2P", "stop peer-to-peer work on the GPU, then reset it"},
+            {"DRAIN_AND_RESET",
+             "let the running work finish, take no new work, then reset the GPU"},
+            {"RECOVER_IMEX_DOMAIN", "recover the IMEX domain (see NVIDIA's IMEX guide)"},
+        };
+        for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+                if (!strcmp(a, acts[i].name))
+                        return acts[i].action;
+        return "see the driver's message";
+}
+
+/* The meaning and action of e into the buffers. */
+static void describe(const struct klog_event *e, char *meaning, size_t mcap, char *action,
+                     size_t acap)
+{
+        static const char *const text[KLOG_KIND_COUNT][2] = {
+            [KLOG_SXID] = {"NVSwitch error",
+                           "a fatal SXid needs the NVSwitch reset by the fabric manager or a "
+                           "reboot; a non-fatal one: watch for repeats"},
+            [KLOG_INIT_FAILED] = {"the NVIDIA driver could not initialise the GPU",
+                                  "check the GPU's power, seating and the driver and firmware "
+                                  "versions; reboot; replace the GPU if it persists"},
+            [KLOG_GSP_TIMEOUT] = {"the GPU's GSP firmware did not answer the driver in time "
+                                  "(no Xid 119 logged)",
+                                  "watch for Xid 119/120; reset the GPU if it repeats"},
+            [KLOG_AER_CORRECTED] = {"PCIe corrected error on the GPU's link",
+                                    "none at once; a rising count is a marginal link: check "
+                                    "the seating, riser and slot"},
+            [KLOG_AER_NONFATAL] = {"PCIe uncorrected (non-fatal) error on the GPU's link",
+                                   "check the link (lspci -vvv); reset the GPU if it misbehaves"},
+            [KLOG_AER_FATAL] = {"PCIe uncorrected (fatal) error on the GPU's link",
+                                "reboot; check the seating, riser and slot; replace the part if "
+                                "it repeats"},
+        };
+        const struct xid_info *x = NULL;
+        if (e->kind == KLOG_XID || e->kind == KLOG_FALLEN_OFF_BUS)
+                x = xid_lookup(e->kind == KLOG_XID ? e->code : 79);
+        if (e->kind == KLOG_RECOVERY_ACTION) {
+                snprintf(meaning, mcap, "the driver asks for a recovery action: %s", e->action);
+                snprintf(action, acap, "%s", action_of(e->action));
+        } else if (x) {
+                snprintf(meaning, mcap, "%s", x->meaning);
+                snprintf(action, acap, "%s", x->action);
+        } else if (e->kind == KLOG_XID) {
+                snprintf(meaning, mcap, "Xid %u (not in vigil's catalog)", e->code);
+                snprintf(action, acap, "see NVIDIA's Xid catalog");
+        } else {
+                snprintf(meaning, mcap, "%s", text[e->kind][0] ? text[e->kind][0] : "");
+                snprintf(action, acap, "%s", text[e->kind][1] ? text[e->kind][1] : "");
+        }
+}
+
+/* An Xid code the line stands for (a GPU fallen off the bus: 79); 0 for none. */
+static unsigned xid_of(const struct klog_event *e)
+{
+        if (e->kind == KLOG_XID || e->kind == KLOG_RECOVERY_ACTION)
+                return e->code;
+        return e->kind == KLOG_FALLEN_OFF_BUS ? 79 : 0;
+}
+
+/* Double quotes would end the events.log value: they become single ones. */
+static void unquote(char *s)
+{
+        for (; *s; s++)
+                if (*s == '"')
+                        *s = '\'';
+}
+
+/* The entry of Xid code (> 0) of GPU g, added when new; NULL when the table is full. */
+static struct code_match *match_of(struct kgpu *g, unsigned code)
+{
+        for (unsigned i = 0; i < CODES_MAX; i++) {
+                if (!g->match[i].code)
+                        g->match[i].code = code;
+                if (g->match[i].code == code)
+                        return &g->match[i];
+        }
+        return NULL;
+}
+
+/* ---- reporting ---- */
+
+/* True when a line of kind for pci may be written now; *ret_held: lines held back
+ * before it. A full table reuses its slots in turn. */
+static bool limit_pass(struct kernel_gpu *s, enum klog_kind kind, const char *pci, int64_t now_ns,
+                       uint64_t *ret_held)
+{
+        struct limit *l = NULL;
+        for (unsigned i = 0; i < LIMIT_SLOTS && !l; i++)
+                if (s->limits[i].window_ns && s->limits[i].kind == kind &&
+                    !strcmp(s->limits[i].pci, pci))
+                        l = &s->limits[i];
+        if (!l) {
+                l = &s->limits[s->limit_next++ % LIMIT_SLOTS];
+                memset(l, 0, sizeof(*l));
+                l->kind = kind;
+                snprintf(l->pci, sizeof(l->pci), "%s", pci);
+        }
+        if (!l->window_ns || now_ns - l->window_ns >= 60 * NSEC_PER_SEC) {
+                l->window_ns = now_ns ? now_ns : 1;
+                l->lines = 0;
+        }
+        if (l->lines >= LINES_PER_MIN) {
+                l->held++;
+                return false;
+        }
+        l->lines++;
+        *ret_held = l->held;
+        l->held = 0;
+        return true;
+}
+
+/* An Xid the NVML events missed (a GPU fallen off the bus: 79): counted as NVML's
+ * would be, and the crash snapshot asked of gpu-events (its cooldown applies). */
+static void request_crash(struct kernel_gpu *s, int slot, unsigned xid, const struct klog_event *e)
+{
+        struct vigil_ctx *ctx = s->ctx;
+        char meaning[200], action[200];
+        counters_add_xid(ctx->extra, (unsigned)slot, xid);
+        struct code_match *m = match_of(&s->gpu[slot], xid);
+        if (m)
+                m->added++;
+        describe(e, meaning, sizeof(meaning), action, sizeof(action));
+        snprintf(ctx->gpu_crash_wanted[slot], sizeof(ctx->gpu_crash_wanted[slot]),
+                 "Kernel log: Xid(%u) %.120s", xid, meaning);
+}
+
+static void report(struct kernel_gpu *s, const struct klog_event *e, int slot, const char *pci,
+                   int64_t mono_ns, int64_t real_ns)
+{
+        struct vigil_ctx *ctx = s->ctx;
+        char meaning[200], action[200], detail[KLOG_DETAIL_MAX], line[900];
+        unsigned xid = xid_of(e);
+        uint64_t held = 0;
+        if (xid && slot >= 0)
+                request_crash(s, slot, xid, e);
+        if (!limit_pass(s, e->kind, pci, mono_ns, &held))
+                return;
+        describe(e, meaning, sizeof(meaning), action, sizeof(action));
+        snprintf(detail, sizeof(detail), "%s", e->detail);
+        unquote(detail);
+        struct strbuf sb;
+        sb_init_fixed(&sb, line, sizeof(line));
+        sb_printf(&sb, "type=KERNEL_GPU kind=%s", klog_kind_names[e->kind]);
+        if (slot >= 0)
+                sb_printf(&sb, " gpu=%u", ctx->frame->gpus[slot].index);
+        if (pci[0])
+                sb_printf(&sb, " pci=%s", pci);
+        if (xid)
+                sb_printf(&sb, " xid=%u", xid);
+        if (e->kind == KLOG_SXID)
+                sb_printf(&sb, " sxid=%u", e->code);
+        if (e->action[0])
+                sb_printf(&sb, " recovery_action=%s", e->action);
+        if (e->gpu_instance >= 0)
+                sb_printf(&sb, " driver_gpu=%d", e->gpu_instance);
+        if (held)
+                sb_printf(&sb, " held_back=%llu", (unsigned long long)held);
+        sb_printf(&sb, " meaning=\"%s\" action=\"%s\" text=\"%s\"", meaning, action, detail);
+        eventlog_printf(ctx->events, real_ns, "%s", line);
+        vlog(LOG_WARN, "kernel log: %s%s%s: %s (%s)", klog_kind_names[e->kind], pci[0] ? " " : "",
+             pci, meaning, detail);
+}
+
+/* NVML's count of Xid code on slot: the counters' less what this detector added. */
+static uint64_t nvml_xids(const struct kernel_gpu *s, unsigned slot, unsigned code,
+                          const struct code_match *m)
+{
+        const struct gpu_counters *g = &s->ctx->extra->gpus[slot];
+        uint64_t n = 0;
+        for (unsigned i = 0; i < g->nxids && i < COUNTERS_MAX_XIDS; i++)
+                if (g->xids[i].xid == code)
+                        n = g->xids[i].count;
+        return m && n >= m->added ? n - m->added : n;
+}
+
+/* Pending lines whose wait is over: NVML's if it delivered the Xid, else reported. */
+static void mature(struct kernel_gpu *s, int64_t now_ns)
+{
+        for (unsigned i = 0; i < PENDING_MAX; i++) {
+                struct pending *p = &s->pending[i];
+                if (!p->used || p->due_ns > now_ns)
+                        continue;
+                p->used = false;
+                unsigned code = xid_of(&p->e);
+                struct code_match *m = match_of(&s->gpu[p->slot], code);
+                if (m && nvml_xids(s, (unsigned)p->slot, code, m) > m->claimed) {
+                        m->claimed++; /* NVML delivered it: its line, count and snapshot */
+                        continue;
+                }
+                report(s, &p->e, p->slot, p->pci, now_ns, p->real_ns);
+        }
+}
+
+static void wait_for_nvml(struct kernel_gpu *s, const struct klog_event *e, int slot,
+                          const char *pci, int64_t mono_ns, int64_t real_ns)
+{
+        unsigned free_i = PENDING_MAX, oldest = 0;
+        for (unsigned i = 0; i < PENDING_MAX; i++) {
+                if (!s->pending[i].used && free_i == PENDING_MAX)
+                        free_i = i;
+                if (s->pending[i].due_ns < s->pending[oldest].due_ns)
+                        oldest = i;
+        }
+        if (free_i == PENDING_MAX) { /* full: decide the oldest now */
+                mature(s, s->pending[oldest].due_ns);
+                free_i = oldest;
+        }
+        struct pending *p = &s->pending[free_i];
+        p->used = true;
+        p->e = *e;
+        p->slot = slot;
+        snprintf(p->pci, sizeof(p->pci), "%s", pci);
+        p->due_ns = mono_ns + GRACE_NS;
+        p->real_ns = real_ns;
+}
+
+static bool seen_recently(struct kernel_gpu *s, enum klog_kind kind, unsigned code, const char *pci,
+                          int64_t now_ns, int64_t window_ns)
+{
+        for (unsigned i = 0; i < RECENT_MAX; i++) {
+                const struct recent *r = &s->recent[i];
+                if (r->mono_ns && r->kind == kind && r->code == code && !strcmp(r->pci, pci) &&
+                    now_ns - r->mono_ns <= window_ns)
+                        return true;
+        }
+        return false;
+}
+
+static void remember(struct kernel_gpu *s, enum klog_kind kind, unsigned code, const char *pci,
+                     int64_t now_ns)
+{
+        struct recent *r = &s->recent[s->recent_next++ % RECENT_MAX];
+        r->kind = kind;
+        r->code = code;
+        snprintf(r->pci, sizeof(r->pci), "%s", pci);
+        r->mono_ns = now_ns;
+}
+
+/* An Xid 79 line: a fallen-off-the-bus line of the same device waiting is its. True
+ * when there was one. */
+static bool drop_fallen(struct kernel_gpu *s, const char *pci)
+{
+        bool dropped = false;
+        for (unsigned i = 0; i < PENDING_MAX; i++) {
+                struct pending *p = &s->pending[i];
+                if (p->used && p->e.kind == KLOG_FALLEN_OFF_BUS && !strcmp(p->pci, pci)) {
+                        p->used = false;
+                        dropped = true;
+                }
+        }
+        return dropped;
+}
+
+static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t mono_ns,
+                     int64_t real_ns)
+{
+        char pci[16] = "";
+        int slot = slot_of(s, e);
+        if (e->have_pci)
+                klog_pci_format(pci, sizeof(pci),
+                                slot >= 0 && !is_aer(e->kind) ? &s->gpu[slot].pci : &e->pci);
+        if (is_aer(e->kind) && slot < 0 && !(pci[0] && nvidia_device(s->ctx->opt->root, pci)))
+                return; /* another device's link */
+        if (e->kind == KLOG_INIT_FAILED) {
+                bool again = seen_recently(s, e->kind, 0, pci, mono_ns, INIT_MERGE_NS);
+                remember(s, e->kind, 0, pci, mono_ns);
+                if (again)
+                        return;
+        }
+        counters_add_klog(s->ctx->extra, pci, slot, e->kind); /* every line, by kind */
+        unsigned xid = xid_of(e);
+        if (xid == 79) {
+                /* A loss is one, whichever of its lines comes first: an Xid 79 line
+                 * takes the place of a fallen-off line waiting; a second line within
+                 * MERGE_NS is the same loss. */
+                bool replaced = e->kind == KLOG_XID && drop_fallen(s, pci);
+                bool again =
+                    !replaced && pci[0] && seen_recently(s, KLOG_XID, 79, pci, mono_ns, MERGE_NS);
+                remember(s, KLOG_XID, 79, pci, mono_ns);
+                if (again)
+                        return;
+        }
+        if (xid && slot >= 0)
+                wait_for_nvml(s, e, slot, pci, mono_ns, real_ns);
+        else
+                report(s, e, slot, pci, mono_ns, real_ns);
+}
+
+/* ---- the detector ---- */
+
+static int kernel_gpu_init(struct vigil_ctx *ctx, void **ret_state)
+{
+        if (!ctx->kmsg || kmsg_error(ctx->kmsg))
+                return -ENODEV; /* no kernel log: the source said why */
+        struct kernel_gpu *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->ctx = ctx;
+        s->have_seq = kmsg_start_seq(ctx->kmsg, &s->last_seq);
+        ctx->extra->klog_on = true;
+        *ret_state = s;
+        return 0;
+}
+
+static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+{
+        struct kernel_gpu *s = state;
+        struct kmsg_record rec;
+        struct kmsg_stats st;
+        struct klog_event e;
+        learn_gpus(s);
+        size_t i = s->have_seq ? kmsg_index_after(ctx->kmsg, s->last_seq) : 0;
+        for (unsigned n = 0; n < SCAN_MAX && kmsg_get(ctx->kmsg, i, &rec); i++, n++) {
+                s->last_seq = rec.seq;
+                s->have_seq = true;
+                if (klog_join_feed(&s->join, rec.text, rec.len, &e) == 0)
+                        one_line(s, &e, t->mono_ns, t->real_ns);
+        }
+        mature(s, t->mono_ns);
+        kmsg_get_stats(ctx->kmsg, &st);
+        ctx->extra->klog_skipped[KLOG_SKIP_MALFORMED] = st.malformed;
+        ctx->extra->klog_skipped[KLOG_SKIP_OVERWRITTEN] = st.lost;
+        ctx->extra->klog_skipped[KLOG_SKIP_OVERSIZE] = st.oversize;
+}
+
+static void kernel_gpu_fini(void *state)
+{
+        free(state);
+}
+
+const struct vigil_detector vigil_detector_kernel_gpu = {
+    .name = "kernel-gpu",
+    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .init = kernel_gpu_init,
+    .feed = kernel_gpu_feed,
+    .fini = kernel_gpu_fini,
+};

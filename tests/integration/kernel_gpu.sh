@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# GPU failures read live from the kernel log (detect/kernel_gpu.c) on the simulated NVML
+# with a fixture /dev/kmsg: lines from before the start are not reported; lines appended
+# while vigil runs give events.log lines, /metrics counters, findings and, for a GPU
+# fallen off the bus without an Xid 79, what an Xid 79 gives (crash snapshot, Xid
+# counter, GPU lost) once, even when the Xid 79 line follows. An Xid NVML delivered is
+# not reported a second time; one it missed is. The lines are the drivers' formats
+# (tests/unit/test_gpu_klog.c cites each).
+. "$(dirname "$0")/../lib.sh"
+
+SCEN="$TOP/tests/nvml-sim/scenarios"
+if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
+	not_ok "kernel_gpu: the simulated NVML is not built ($NVML_SIM)"
+	exit 0
+fi
+UUID='gpu="0",uuid="GPU-3f5c8e2a-9d41-4b7e-a6c0-12d4e8f0b9a1"'
+GPU="$UUID,pci=\"0000:01:00.0\""
+
+# A root with PCIe state (the GPU 0000:01:00.0 behind the port 0000:00:01.0, as sysfs
+# links it) and a kernel log that already holds a lost GPU, an SXid and AER errors:
+# they happened before the start and are no new events.
+ROOT="$TMP/root"
+mkdir -p "$ROOT"
+cp -a "$FIXTURES/x86-server/." "$FIXTURES/pcie/healthy/." "$FIXTURES/kmsg/." "$ROOT/"
+cat >>"$ROOT/dev/kmsg" <<'KMSG'
+3,100,3800000000,-;nvidia-nvswitch0: SXid (PCI:0000:c5:00.0): 28001, OSFP Thermal Warn Activated
+3,101,3800000100,-;NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:667)
+KMSG
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "fake lspci $*"\n' >"$TMP/bin/lspci"
+printf '#!/bin/sh\necho "fake nvidia-smi"\n' >"$TMP/bin/nvidia-smi"
+chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
+cp -a "$ROOT" "$TMP/root2"
+# NVML delivers one Xid 13 (at the 20th GPU sample, 0.2 s in) and nothing else.
+{ cat "$SCEN/healthy-1gpu"; echo 'at 0 step 20 xid 13'; } >"$TMP/xid13.scen"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+metrics() { curl -s "http://127.0.0.1:$PORT/metrics"; }
+metric() { awk -v k="$2" '$1 == k { print $2 }' <<<"$1"; }
+EV="$TMP/run/events.log"
+kline() { grep 'type=KERNEL_GPU' "$EV" 2>/dev/null; }
+crashes() { ls "$TMP"/$1/crashes/crash-*.log 2>/dev/null | grep -v -- '-followup-\|-programs'; }
+# append TEXT...: records with the next sequence numbers, as the kernel adds them.
+SEQ=200
+append() {
+	local t
+	for t in "$@"; do
+		printf '3,%d,%d,-;%s\n' "$SEQ" "$((4000000000 + SEQ))" "$t" >>"$ROOT/dev/kmsg"
+		SEQ=$((SEQ + 1))
+	done
+}
+# start NAME SCENARIO: vigil in the background (GPU at 10 ms, host at 50 ms) on $ROOT
+# into $TMP/NAME, /metrics on $PORT, its pid in $PID.
+start() {
+	PORT=$(free_port)
+	PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$2" "$VIGIL" --nvml "$NVML_SIM" \
+		--root "$ROOT" --gpu-interval 0.01 --interval 0.05 --log-dir "$TMP/$1" \
+		--listen "127.0.0.1:$PORT" >"$TMP/$1.out" 2>"$TMP/$1.err" &
+	PID=$!
+}
+
+start run "$SCEN/healthy-1gpu"
+wait_for 10 grep -qs 'type=GPU_PROCESSES' "$EV"
+sleep 0.3 # several host ticks: the kernel log scanned
+m=$(metrics)
+check "before: nothing of the old lines reported" test -z "$(kline)"
+check_eq "before: the GPU's kinds at 0" 0 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"fallen_off_bus\"}")"
+check_eq "before: the old malformed line skipped and counted" 1 \
+	"$(metric "$m" 'vigil_kernel_log_records_skipped_total{reason="malformed"}')"
+check_eq "before: no snapshot" 0 "$(crashes run | wc -l)"
+
+# --- the 570.x probe message, split over three records: a GPU lost, no Xid ----------
+append 'NVRM: The NVIDIA GPU 0000:01:00.0' \
+	'NVRM: (PCI ID: 10de:2bb1) installed in this system has' \
+	'NVRM: fallen off the bus and is not responding to commands.'
+wait_for 10 grep -qs 'kind=fallen_off_bus' "$EV"
+check "fallen: one events.log line, as Xid 79" \
+	grep -q 'type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 xid=79 meaning="GPU has fallen off the bus" action="' "$EV"
+wait_for 10 grep -qs 'type=CRASH_SNAPSHOT gpu=0' "$EV"
+check "fallen: a crash snapshot, as an Xid 79 takes" grep -q 'type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-.* reason="Kernel log: Xid(79) GPU has fallen off the bus"' "$EV"
+crash=$(crashes run | head -1)
+check "fallen: the snapshot names Xid 79" grep -q '^Xid 79: GPU has fallen off the bus' "$crash"
+# The Xid 79 line of the same loss, after it: the same loss, not a second.
+append "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
+	'NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.'
+
+# --- the other kinds --------------------------------------------------------------
+append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 30 LTSSM Fault Up' \
+	'NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:667)' \
+	'NVRM: GPU 0000:02:00.0: rm_init_adapter failed, device minor number 1' \
+	'nvidia 0000:02:00.0: probe with driver nvidia failed with error -1' \
+	'NVRM: Timeout after 45s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 9 (0x20801702 0x4).' \
+	'nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)' \
+	'pcieport 0000:00:01.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)' \
+	'e1000e 0000:00:1f.6: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)' \
+	"NVRM: Xid (PCI:0000:01:00): 154, pid='<unknown>', name=<unknown>, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"
+echo 'a torn record without its header' >>"$ROOT/dev/kmsg"
+# The Xids wait 3 s for NVML (which missed this one): the last line written.
+wait_for 15 grep -qs 'kind=recovery_action' "$EV"
+check "sxid: the NVSwitch's line" grep -q 'type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 meaning="NVSwitch error"' "$EV"
+check_eq "init failure: three lines, one event" 1 "$(kline | grep -c 'kind=init_failed pci=0000:02:00.0')"
+check "gsp timeout: the driver's GPU number" grep -q 'kind=gsp_timeout driver_gpu=0 meaning=' "$EV"
+check "aer: the GPU's own line" grep -q 'kind=aer_corrected gpu=0 pci=0000:01:00.0' "$EV"
+check "aer: the GPU's upstream port is the GPU's link" grep -q 'kind=aer_fatal gpu=0 pci=0000:00:01.0' "$EV"
+check "aer: another device's link is not counted" test -z "$(kline | grep '0000:00:1f.6')"
+check "xid 154: the recovery action" grep -q 'kind=recovery_action gpu=0 pci=0000:01:00.0 xid=154 recovery_action=GPU_RESET meaning="the driver asks for a recovery action: GPU_RESET" action="stop the GPU' "$EV"
+check_eq "lost once: one GPU-lost line" 1 "$(kline | grep -c 'xid=79')"
+m=$(metrics)
+check_eq "metrics: fallen_off_bus lines" 2 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"fallen_off_bus\"}")"
+check_eq "metrics: the Xid 79 line" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"xid\"}")"
+check_eq "metrics: one Xid 79 counted, not two" 1 "$(metric "$m" "vigil_gpu_xid_errors_total{$UUID,xid=\"79\"}")"
+check_eq "metrics: the recovery action" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"recovery_action\"}")"
+check_eq "metrics: the port's fatal AER on the GPU" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$UUID,pci=\"0000:00:01.0\",kind=\"aer_fatal\"}")"
+check_eq "metrics: the NVSwitch's SXid" 1 "$(metric "$m" 'vigil_gpu_kernel_errors_total{pci="0000:c6:00.0",kind="sxid"}')"
+check_eq "metrics: init failures" 1 "$(metric "$m" 'vigil_gpu_kernel_errors_total{pci="0000:02:00.0",kind="init_failed"}')"
+check_eq "metrics: gsp timeouts (no address)" 1 "$(metric "$m" 'vigil_gpu_kernel_errors_total{pci="unknown",kind="gsp_timeout"}')"
+check_eq "metrics: the torn record skipped" 2 "$(metric "$m" 'vigil_kernel_log_records_skipped_total{reason="malformed"}')"
+if command -v promtool >/dev/null; then
+	check "metrics: promtool lint" promtool check metrics <<<"$m"
+fi
+# A flood of corrected errors: every line counted, ten a minute written.
+for _ in $(seq 14); do
+	append 'nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)'
+done
+append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 31 LTSSM Fault Up'
+wait_for 10 test "$(kline | grep -c 'kind=sxid pci=0000:c6:00.0')" -eq 2
+m=$(metrics)
+check_eq "flood: every corrected error counted" 15 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"aer_corrected\"}")"
+check_eq "flood: ten lines a minute written" 10 "$(kline | grep -c 'kind=aer_corrected gpu=0 pci=0000:01:00.0')"
+kill -TERM "$PID"
+wait "$PID"
+check_eq "exit 0 after SIGTERM" 0 $?
+out="$TMP/run.out"
+check "summary: the GPU lost" grep -q '^    gpu0: GPU lost' "$out"
+check "summary: Xid 79 with its meaning" grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus' "$out"
+check "summary: the SXid" grep -q '0000:c6:00.0: kernel log sxid 20034' "$out"
+check "summary: the init failure" grep -q '0000:02:00.0: kernel log init_failed' "$out"
+
+# --- an Xid NVML delivered is NVML's; one it missed is the kernel log's ---------------
+ROOT="$TMP/root2"
+EV="$TMP/run2/events.log"
+SEQ=200
+start run2 "$TMP/xid13.scen"
+wait_for 10 grep -qs 'type=NVML_EVENT gpu=0 event=Xid' "$EV"
+append 'NVRM: Xid (PCI:0000:01:00): 13, pid=4242, name=python3, Graphics Exception: ESR 0x514730=0x201f0000' \
+	'NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=python3, Ch 00000008, intr 00000000. MMU Fault'
+wait_for 15 grep -qs 'kind=xid gpu=0 pci=0000:01:00.0 xid=31' "$EV"
+check "xid 31: NVML missed it, reported" grep -q 'type=KERNEL_GPU kind=xid gpu=0 pci=0000:01:00.0 xid=31 meaning="' "$EV"
+check "xid 13: NVML delivered it, not reported again" test -z "$(kline | grep 'xid=13')"
+m=$(metrics)
+check_eq "metrics: Xid 13 once (NVML's)" 1 "$(metric "$m" "vigil_gpu_xid_errors_total{$UUID,xid=\"13\"}")"
+check_eq "metrics: Xid 31 once (the kernel log's)" 1 "$(metric "$m" "vigil_gpu_xid_errors_total{$UUID,xid=\"31\"}")"
+check_eq "metrics: both Xid lines read" 2 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"xid\"}")"
+kill -TERM "$PID"
+wait "$PID"
+check_eq "run2: exit 0 after SIGTERM" 0 $?
