@@ -75,7 +75,14 @@ static void on_nvml_event(struct findings *f, const struct ev_line *l, const cha
         sb_puts(&sb, meaning);
         if (field(l, "action", action, sizeof(action)) && action[0])
                 sb_printf(&sb, ". Action: %s", action);
-        findings_note(f, FINDING_XID, src, xid, 1, t, text);
+        struct finding *x = findings_note(f, FINDING_XID, src, xid, 1, t, text);
+        /* What it takes to get the GPU back (detect/xid_catalog.h's class names): a
+         * reset or a reboot is critical, and so is a code the catalog does not list;
+         * an application's fault or one to watch is a warning. */
+        char cls[16];
+        if (x && field(l, "class", cls, sizeof(cls)) && strcmp(cls, "reset") &&
+            strcmp(cls, "reboot"))
+                x->severity = FINDING_WARNING;
 }
 
 static void on_lost(struct findings *f, const struct ev_line *l, const char *src, double t)
