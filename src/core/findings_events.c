@@ -85,6 +85,20 @@ static void on_nvml_event(struct findings *f, const struct ev_line *l, const cha
                 x->severity = FINDING_WARNING;
 }
 
+/* "type=TEMP_OVER_MAX gpu=0 state=above temp=95C max=90C" (detect/gpu_rules.c): the
+ * anomaly the daemon counts per sample as TEMP_OVER_MAX, with its first time. */
+static void on_over_max(struct findings *f, const struct ev_line *l, const char *src, double t)
+{
+        char state[16], temp[16], max[16], text[96];
+        field(l, "state", state, sizeof(state));
+        if (strcmp(state, "above"))
+                return;
+        field(l, "temp", temp, sizeof(temp));
+        field(l, "max", max, sizeof(max));
+        snprintf(text, sizeof(text), "%s, above its maximum operating temperature %s", temp, max);
+        findings_note(f, FINDING_ANOMALY, src, "TEMP_OVER_MAX", 0, t, text);
+}
+
 static void on_lost(struct findings *f, const struct ev_line *l, const char *src, double t)
 {
         char err[VAL_LEN];
@@ -248,6 +262,8 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
                 on_nvml_event(f, &l, src, t);
         } else if (!strcmp(type, "NVML_FAILED")) {
                 on_lost(f, &l, src, t);
+        } else if (!strcmp(type, "TEMP_OVER_MAX")) {
+                on_over_max(f, &l, src, t);
         } else if (!strcmp(type, "GPU_RECOVERED")) {
                 on_recovered(f, src, t);
         } else if (!strcmp(type, "CRASH_SNAPSHOT")) {

@@ -225,8 +225,8 @@ static void gpu_line(struct draw *d, const struct gpu_frame *g, const struct liv
                 return;
         }
         cell(&d->lb, w->temp_c, 4, 0, "C ");
-        cell(&d->lb, w->power_w, 5, 0, "/");
-        cell(&d->lb, w->limit_w, 0, 0, "W ");
+        live_gpu_power(&d->lb, w, 5);
+        sb_putc(&d->lb, ' ');
         cell(&d->lb, w->clock_mhz, 6, 0, "/");
         cell(&d->lb, g->mem_clock_mhz, 0, 0, " ");
         cell(&d->lb, g->util_gpu_pct, 4, 0, "% ");
@@ -246,8 +246,9 @@ static void gpu_line(struct draw *d, const struct gpu_frame *g, const struct liv
         if (!calm)
                 colour(d, C_WARN);
         throttle_decode(&d->lb, w->throttle);
+        colour(d, C_ALARM);
+        live_gpu_over_max(&d->lb, w);
         if (w->flags[0] || w->failures) {
-                colour(d, C_ALARM);
                 if (w->flags[0])
                         sb_printf(&d->lb, " %s", w->flags);
                 if (w->failures)
