@@ -47,6 +47,14 @@ struct host_acc {
         struct host_flag_change *changes; /* NULL unless charts are wanted */
 };
 
+/* What a slope per hour needs before it is printed, and a projection ("reaches 0 in
+ * ~1.8 h") before it is made: a span of rows (the leak rule's, detect/trend.c), a
+ * number of samples, and a trend the Mann-Kendall test finds at the 5 % level (|z| at
+ * least 1.96, util/stats.h). A 15 s run says it has not enough data. */
+#define HOST_ACC_TREND_MIN_SPAN_S  1800.0
+#define HOST_ACC_TREND_MIN_SAMPLES 30
+#define HOST_ACC_TREND_Z           1.96
+
 /* Keep a series of every numeric column, any of which the HTML report may chart (not
  * only the trend fields'): about 30 series. */
 #define HOST_ACC_CHARTS 0x1

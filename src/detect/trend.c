@@ -83,14 +83,17 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
 {
         const struct trend_rule *rule = &trend_rules[i];
         const struct stat_series *ser = &s->acc.series[rule->field];
-        double slope, level;
+        double slope, level, z;
         if (!ser->p || ser->n < 8 || s->acc.last_t - s->acc.first_t < TREND_MIN_SPAN_S)
                 return;
-        if (stat_series_theil_sen(ser, TREND_MAX_POINTS, &slope, &level) < 0)
+        if (stat_series_trend(ser, TREND_MAX_POINTS, &slope, &level, &z) < 0)
                 return;
         double per_h = slope * 3600.0;
         double limit = rule->pss ? ctx->opt->leak_pss_mb_per_hour : ctx->opt->leak_procs_per_hour;
-        bool rising = s->rising[i] ? per_h > limit / 2 : per_h > limit; /* hysteresis */
+        /* Rising takes a significant trend (Mann-Kendall, as the exit summary's
+         * projections); steady again below half the limit (hysteresis). */
+        bool rising = s->rising[i] ? per_h > limit / 2
+                                   : per_h > limit && isfinite(z) && z >= HOST_ACC_TREND_Z;
         if (rising == s->rising[i])
                 return;
         s->rising[i] = rising;
