@@ -283,7 +283,7 @@ static void put_span(struct strbuf *out, double s)
                 sb_printf(out, "%.1f h", s / 3600);
 }
 
-static void text_slopes(const struct host_acc *a, struct strbuf *out)
+static void text_slopes(const struct host_acc *a, struct strbuf *out, unsigned flags)
 {
         double span_s = a->last_t - a->first_t;
         sb_printf(out, "\n  Period: %s -> %s (%.1f h)\n", a->first_ts, a->last_ts,
@@ -294,6 +294,8 @@ static void text_slopes(const struct host_acc *a, struct strbuf *out)
                 enum host_col f = slope_fields[i].f;
                 const struct stat_series *s = &a->series[f];
                 double slope, level, z;
+                if (s->total == 0 && (flags & HOST_ACC_TEXT_NO_REF_TREND))
+                        continue; /* a GPU server has no player to watch */
                 if (s->total < 8 ||
                     stat_series_trend(s, STAT_TS_MAX_POINTS, &slope, &level, &z) < 0) {
                         sb_printf(out, "  %-18s (too few samples)\n", host_col_name(f));
@@ -330,6 +332,11 @@ static void text_slopes(const struct host_acc *a, struct strbuf *out)
 
 void host_acc_text(const struct host_acc *a, struct strbuf *out)
 {
+        host_acc_text_opt(a, out, 0);
+}
+
+void host_acc_text_opt(const struct host_acc *a, struct strbuf *out, unsigned flags)
+{
         if (a->rows == 0)
                 return;
         sb_putc(out, '\n');
@@ -341,8 +348,9 @@ void host_acc_text(const struct host_acc *a, struct strbuf *out)
         sb_puts(out, ")\n");
         sb_puts(out, rule);
         text_stats(a, out);
-        text_trend(a, out);
+        if (!(flags & HOST_ACC_TEXT_NO_REF_TREND))
+                text_trend(a, out);
         if (host_acc_is_pi(a))
                 text_flags(a, out);
-        text_slopes(a, out);
+        text_slopes(a, out, flags);
 }

@@ -78,4 +78,10 @@ bool host_acc_is_pi(const struct host_acc *a);
  * machines the Pi's rows and its throttle line are left out (not "(no data)"). */
 void host_acc_text(const struct host_acc *a, struct strbuf *out);
 
+/* host_acc_text() with HOST_ACC_TEXT_* flags. */
+#define HOST_ACC_TEXT_NO_REF_TREND                                                                 \
+        0x1 /* without the reference's leak-check rows (the Pi
+                                        * player's), for a GPU server's exit summary */
+void host_acc_text_opt(const struct host_acc *a, struct strbuf *out, unsigned flags);
+
 #endif
