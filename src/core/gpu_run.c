@@ -107,7 +107,7 @@ void gpu_run_text(const struct gpu_run *r, const struct frame *f, const struct c
                 if (!head)
                         sb_puts(out, "\n  GPUs over this run (min / avg / max of the samples):\n");
                 head = true;
-                sb_printf(out, "  gpu%u %s: %llu samples, %llu failed\n", g->index, g->name,
+                sb_printf(out, "  gpu%u: %s, %llu samples, %llu failed\n", g->index, g->name,
                           (unsigned long long)st->samples, (unsigned long long)st->failed_samples);
                 stat_line(out, "temperature", &r->temp_c[i], 1, "C");
                 if (r->temp_c[i].n && VAL_OK(g->temp_max_c))

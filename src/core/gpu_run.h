@@ -2,7 +2,7 @@
  * daemon's own values and counters (the Pi monitor's leak rows mean nothing there):
  *
  *   GPUs over this run (min / avg / max of the samples):
- *   gpu0 NVIDIA H100 80GB HBM3: 600 samples, 0 failed
+ *   gpu0: NVIDIA H100 80GB HBM3, 600 samples, 0 failed
  *     temperature      min     75.0C   avg     84.1C   max     91.0C   (max operating 87C)
  *     power            min    300.0W   avg    300.0W   max    300.0W   (limit 700W, enforced 350W)
  *     graphics clock   min     1755MHz   avg     1755MHz   max     1755MHz

@@ -84,7 +84,7 @@ else
 	check "healthy: clean, naming what was watched" grep -qx '  What happened: nothing — clean (watched: host, gpu0)' "$TMP/healthy.out"
 fi
 # A GPU server's exit summary: its GPUs' figures, not the Pi player's leak rows.
-check "healthy: the GPU's figures at exit" grep -q '^  gpu0 .*: [0-9]* samples, 0 failed$' "$TMP/healthy.out"
+check "healthy: the GPU's figures at exit" grep -q '^  gpu0: .*, [0-9]* samples, 0 failed$' "$TMP/healthy.out"
 check "healthy: its temperature with its maximum" grep -Eq '^    temperature +min +[0-9.]+C +avg +[0-9.]+C +max +[0-9.]+C +\(max operating [0-9]+C\)$' "$TMP/healthy.out"
 check "healthy: its power with its limit" grep -Eq '^    power +min .*\(limit [0-9]+W\)$' "$TMP/healthy.out"
 check "healthy: its clock-event time, Xids, anomalies" test "$(grep -cE '^    (clock events +GpuIdle|Xids +none|anomalies +none)' "$TMP/healthy.out")" -eq 3
