@@ -197,7 +197,8 @@ static void draw_screen(struct live *s, struct vigil_ctx *ctx)
                  * of width starts the kept rows again, in the new layout). */
                 sb_init_fixed(&sb, s->line, sizeof(s->line));
                 build_line(s, &sb, ctx->opt, false);
-                bool narrow = live_screen_fit(sb.buf, sb.len, cols) < sb.len;
+                size_t len = sb.len && sb.buf[sb.len - 1] == '\n' ? sb.len - 1 : sb.len;
+                bool narrow = live_screen_fit(sb.buf, len, cols) < len;
                 if (narrow != s->narrow)
                         s->ls.npi = 0;
                 s->narrow = narrow;
