@@ -73,7 +73,7 @@ int counters_add_xid(struct counters *x, unsigned gpu, uint32_t xid)
 const char *const gpu_anomaly_names[GPU_ANOM_COUNT] = {
     [GPU_ANOM_TDP_CHANGE] = "tdp_change",       [GPU_ANOM_FAN_SPIKE] = "fan_spike",
     [GPU_ANOM_FAN_INVERSION] = "fan_inversion", [GPU_ANOM_SPURIOUS_THROTTLE] = "spurious_throttle",
-    [GPU_ANOM_POWER_BREACH] = "power_breach",
+    [GPU_ANOM_POWER_BREACH] = "power_breach",   [GPU_ANOM_OVER_MAX_TEMP] = "over_max_temperature",
 };
 
 const char *const gpu_event_type_names[GPU_EV_COUNT] = {

@@ -12,10 +12,16 @@
 
 /* One entry per kind, in the enum's order (the order findings are listed in). */
 const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
-    [FINDING_GPU_LOST] = {.name = "gpu_lost", .title = "GPU lost", .alarm = true},
-    [FINDING_GPU_MISSING] = {.name = "gpus_missing", .title = "GPUs missing", .alarm = true},
-    [FINDING_XID] = {.name = "xid", .title = "Xid", .alarm = true},
-    [FINDING_CRASH_SNAPSHOT] = {.name = "crash_snapshot", .title = "crash snapshot", .alarm = true},
+    [FINDING_GPU_LOST] = {.name = "gpu_lost", .title = "GPU lost", .alarm = true, .critical = true},
+    [FINDING_GPU_MISSING] = {.name = "gpus_missing",
+                             .title = "GPUs missing",
+                             .alarm = true,
+                             .critical = true},
+    [FINDING_XID] = {.name = "xid", .title = "Xid", .alarm = true, .critical = true},
+    [FINDING_CRASH_SNAPSHOT] = {.name = "crash_snapshot",
+                                .title = "crash snapshot",
+                                .alarm = true,
+                                .critical = true},
     [FINDING_SPIKE_SNAPSHOT] = {.name = "spike_snapshot",
                                 .title = "fan-spike snapshots",
                                 .alarm = true},
@@ -50,7 +56,8 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
     [FINDING_KERNEL_GPU] = {.name = "kernel_gpu", .title = "kernel log", .alarm = true},
     [FINDING_POSTMORTEM] = {.name = "postmortem",
                             .title = "previous run ended uncleanly",
-                            .alarm = true},
+                            .alarm = true,
+                            .critical = true},
 };
 
 /* Clock-event reasons that are not a problem: an idle GPU, clocks set on purpose. */
@@ -118,6 +125,9 @@ struct finding *findings_get(struct findings *f, enum finding_kind kind, const c
         x->alarm = findings_kinds[kind].alarm &&
                    !(kind == FINDING_THROTTLE && benign_reason(key)) &&
                    !(kind == FINDING_KERNEL_GPU && !strcmp(key, "aer_corrected"));
+        x->severity = !x->alarm                       ? FINDING_FYI
+                      : findings_kinds[kind].critical ? FINDING_CRITICAL
+                                                      : FINDING_WARNING;
         x->first_t = x->last_t = x->open_t = NAN;
         findings_add_source(f, source);
         return x;
@@ -150,11 +160,18 @@ bool findings_clean(const struct findings *f)
         return f->dropped == 0;
 }
 
+const char *findings_severity_name(enum finding_severity s)
+{
+        static const char *const names[FINDING_SEVERITY_COUNT] = {
+            [FINDING_CRITICAL] = "critical", [FINDING_WARNING] = "warning", [FINDING_FYI] = "fyi"};
+        return (unsigned)s < FINDING_SEVERITY_COUNT ? names[s] : "?";
+}
+
 static int cmp_finding(const void *l, const void *r)
 {
         const struct finding *a = l, *b = r;
-        if (a->alarm != b->alarm)
-                return a->alarm ? -1 : 1;
+        if (a->severity != b->severity)
+                return a->severity < b->severity ? -1 : 1;
         if (a->kind != b->kind)
                 return a->kind < b->kind ? -1 : 1;
         int s = strverscmp(a->source, b->source);

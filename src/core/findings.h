@@ -52,6 +52,16 @@ struct finding_kind_info {
         const char *title; /* what a person reads: "GPU lost", "Xid" */
         bool alarm;        /* something went wrong (false: worth knowing, not an alarm) */
         bool share;        /* value is a share of time (0..1) to print as a percentage */
+        bool critical;     /* an alarm that needs someone now (a lost GPU, an Xid) */
+};
+
+/* How serious a finding is, most serious first: the order findings are listed in, and
+ * what a screen short of rows drops last (a critical one never). */
+enum finding_severity {
+        FINDING_CRITICAL, /* the machine or a GPU needs someone now */
+        FINDING_WARNING,  /* an alarm that is not critical */
+        FINDING_FYI,      /* worth knowing, not an alarm */
+        FINDING_SEVERITY_COUNT
 };
 
 extern const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT];
@@ -72,6 +82,9 @@ struct finding {
         double value;                 /* kind-specific: share, seconds lost, per hour */
         double open_t;                /* GPU lost: since when, NAN when back */
         char text[FINDING_TEXT_LEN];  /* the sentence: meaning and action, path, ... */
+
+        /* From the kind and key; an Xid's from its class (findings_events.c). */
+        enum finding_severity severity;
 };
 
 struct findings {
@@ -115,7 +128,10 @@ bool findings_event_field(const char *text, size_t len, const char *name, char *
 /* True when no finding is an alarm: nothing at all went wrong on any source. */
 bool findings_clean(const struct findings *f);
 
-/* Sort: alarms first, then by kind, source and first time. */
+/* "critical", "warning", "fyi" (a count of hidden findings says these). */
+const char *findings_severity_name(enum finding_severity s);
+
+/* Sort: by severity (critical first), then by kind, source and first time. */
 void findings_sort(struct findings *f);
 
 /* The text block, each line starting with indent: "What happened:" and one line per

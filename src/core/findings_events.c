@@ -77,11 +77,34 @@ static void on_nvml_event(struct findings *f, const struct ev_line *l, const cha
         if (field(l, "action", action, sizeof(action)) && action[0])
                 sb_printf(&sb, ". Action: %s", action);
         struct finding *x = findings_note(f, FINDING_XID, src, xid, 1, t, text);
-        /* An Xid NVIDIA's catalog asks nothing for (severity=info: 63, 92, ...) is worth
-         * knowing, not an alarm; lines without a severity (older logs) stay alarms. */
+        /* How serious (detect/xid_catalog.h's severity, from what it takes to get the
+         * GPU back): an Xid NVIDIA's catalog asks nothing for (severity=info: 63, 92,
+         * ...) is worth knowing, not an alarm; an application's fault or one to watch is
+         * a warning; a reset, a reboot, a person to look, and a code the catalog does
+         * not list (no severity) are critical. */
         char sev[16];
-        if (x && field(l, "severity", sev, sizeof(sev)))
-                x->alarm = strcmp(sev, "info") != 0;
+        if (x && field(l, "severity", sev, sizeof(sev))) {
+                if (!strcmp(sev, "info")) {
+                        x->alarm = false;
+                        x->severity = FINDING_FYI;
+                } else if (!strcmp(sev, "warning")) {
+                        x->severity = FINDING_WARNING;
+                }
+        }
+}
+
+/* "type=TEMP_OVER_MAX gpu=0 state=above temp=95C max=90C" (detect/gpu_rules.c): the
+ * anomaly the daemon counts per sample as TEMP_OVER_MAX, with its first time. */
+static void on_over_max(struct findings *f, const struct ev_line *l, const char *src, double t)
+{
+        char state[16], temp[16], max[16], text[96];
+        field(l, "state", state, sizeof(state));
+        if (strcmp(state, "above"))
+                return;
+        field(l, "temp", temp, sizeof(temp));
+        field(l, "max", max, sizeof(max));
+        snprintf(text, sizeof(text), "%s, above its maximum operating temperature %s", temp, max);
+        findings_note(f, FINDING_ANOMALY, src, "TEMP_OVER_MAX", 0, t, text);
 }
 
 static void on_lost(struct findings *f, const struct ev_line *l, const char *src, double t)
@@ -301,6 +324,8 @@ void findings_feed_event(struct findings *f, double t, const char *text, size_t 
                 on_nvml_event(f, &l, src, t);
         } else if (!strcmp(type, "NVML_FAILED")) {
                 on_lost(f, &l, src, t);
+        } else if (!strcmp(type, "TEMP_OVER_MAX")) {
+                on_over_max(f, &l, src, t);
         } else if (!strcmp(type, "GPU_RECOVERED")) {
                 on_recovered_kind(f, FINDING_GPU_LOST, src, t);
         } else if (!strcmp(type, "CRASH_SNAPSHOT")) {

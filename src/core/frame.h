@@ -119,7 +119,8 @@ enum gpu_anomaly {
         GPU_ANOM_FAN_SPIKE,
         GPU_ANOM_FAN_INVERSION,
         GPU_ANOM_SPURIOUS_THROTTLE,
-        GPU_ANOM_POWER_BREACH, /* every sample over the limit, flagged PWR+ or not */
+        GPU_ANOM_POWER_BREACH,  /* every sample over the limit, flagged PWR+ or not */
+        GPU_ANOM_OVER_MAX_TEMP, /* every sample above the GPU's own GPU_MAX threshold */
         GPU_ANOM_COUNT
 };
 #define GPU_THROTTLE_BITS 10 /* clock-event reason bits 0x1 .. 0x200 */

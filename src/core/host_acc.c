@@ -270,27 +270,56 @@ static void text_projection(const struct host_acc *a, enum host_col f, double le
                 sb_printf(out, "  (fills /dev/shm in ~%.1f h)", h);
 }
 
-static void text_slopes(const struct host_acc *a, struct strbuf *out)
+/* "39 s", "12 min", "2.5 h". */
+static void put_span(struct strbuf *out, double s)
 {
-        double span_h = (a->last_t - a->first_t) / 3600;
+        if (!(s >= 0))
+                s = 0;
+        if (s < 120)
+                sb_printf(out, "%.0f s", s);
+        else if (s < 7200)
+                sb_printf(out, "%.0f min", s / 60);
+        else
+                sb_printf(out, "%.1f h", s / 3600);
+}
+
+static void text_slopes(const struct host_acc *a, struct strbuf *out, unsigned flags)
+{
+        double span_s = a->last_t - a->first_t;
         sb_printf(out, "\n  Period: %s -> %s (%.1f h)\n", a->first_ts, a->last_ts,
-                  isfinite(span_h) ? span_h : 0.0);
+                  isfinite(span_s) ? span_s / 3600 : 0.0);
         sb_puts(out, "  Slope per hour (Theil-Sen, robust to spikes):\n");
         bool decimated = false;
         for (size_t i = 0; i < sizeof(slope_fields) / sizeof(slope_fields[0]); i++) {
                 enum host_col f = slope_fields[i].f;
                 const struct stat_series *s = &a->series[f];
-                double slope, level;
+                double slope, level, z;
+                if (s->total == 0 && (flags & HOST_ACC_TEXT_NO_REF_TREND))
+                        continue; /* a GPU server has no player to watch */
                 if (s->total < 8 ||
-                    stat_series_theil_sen(s, STAT_TS_MAX_POINTS, &slope, &level) < 0) {
+                    stat_series_trend(s, STAT_TS_MAX_POINTS, &slope, &level, &z) < 0) {
                         sb_printf(out, "  %-18s (too few samples)\n", host_col_name(f));
+                        continue;
+                }
+                /* A slope over seconds is noise; one over enough time is said, and
+                 * projected only when the data show a trend at all. */
+                if (!(span_s >= HOST_ACC_TREND_MIN_SPAN_S) ||
+                    s->total < HOST_ACC_TREND_MIN_SAMPLES) {
+                        sb_printf(out, "  %-18s (not enough data for a trend: ", host_col_name(f));
+                        put_span(out, span_s);
+                        sb_printf(out, ", %llu samples; it needs %.0f min, %d samples)\n",
+                                  (unsigned long long)s->total, HOST_ACC_TREND_MIN_SPAN_S / 60,
+                                  HOST_ACC_TREND_MIN_SAMPLES);
                         continue;
                 }
                 decimated |= !stat_series_exact(s);
                 double slope_h = slope * 3600;
                 sb_printf(out, "  %-18s %+8.1f %s", host_col_name(f), slope_h,
                           slope_fields[i].unit);
-                text_projection(a, f, level, slope_h, out);
+                if (isfinite(z) && fabs(z) >= HOST_ACC_TREND_Z && (z > 0) == (slope_h > 0))
+                        text_projection(a, f, level, slope_h, out);
+                else
+                        sb_puts(out, "  (no significant trend)");
                 sb_putc(out, '\n');
         }
         if (decimated)
@@ -303,6 +332,11 @@ static void text_slopes(const struct host_acc *a, struct strbuf *out)
 
 void host_acc_text(const struct host_acc *a, struct strbuf *out)
 {
+        host_acc_text_opt(a, out, 0);
+}
+
+void host_acc_text_opt(const struct host_acc *a, struct strbuf *out, unsigned flags)
+{
         if (a->rows == 0)
                 return;
         sb_putc(out, '\n');
@@ -314,8 +348,9 @@ void host_acc_text(const struct host_acc *a, struct strbuf *out)
         sb_puts(out, ")\n");
         sb_puts(out, rule);
         text_stats(a, out);
-        text_trend(a, out);
+        if (!(flags & HOST_ACC_TEXT_NO_REF_TREND))
+                text_trend(a, out);
         if (host_acc_is_pi(a))
                 text_flags(a, out);
-        text_slopes(a, out);
+        text_slopes(a, out, flags);
 }

@@ -47,6 +47,14 @@ struct host_acc {
         struct host_flag_change *changes; /* NULL unless charts are wanted */
 };
 
+/* What a slope per hour needs before it is printed, and a projection ("reaches 0 in
+ * ~1.8 h") before it is made: a span of rows (the leak rule's, detect/trend.c), a
+ * number of samples, and a trend the Mann-Kendall test finds at the 5 % level (|z| at
+ * least 1.96, util/stats.h). A 15 s run says it has not enough data. */
+#define HOST_ACC_TREND_MIN_SPAN_S  1800.0
+#define HOST_ACC_TREND_MIN_SAMPLES 30
+#define HOST_ACC_TREND_Z           1.96
+
 /* Keep a series of every numeric column, any of which the HTML report may chart (not
  * only the trend fields'): about 30 series. */
 #define HOST_ACC_CHARTS 0x1
@@ -69,5 +77,11 @@ bool host_acc_is_pi(const struct host_acc *a);
  * vigil's slopes per hour and projections. Nothing when no row was added. On other
  * machines the Pi's rows and its throttle line are left out (not "(no data)"). */
 void host_acc_text(const struct host_acc *a, struct strbuf *out);
+
+/* host_acc_text() with HOST_ACC_TEXT_* flags. */
+#define HOST_ACC_TEXT_NO_REF_TREND                                                                 \
+        0x1 /* without the reference's leak-check rows (the Pi
+                                        * player's), for a GPU server's exit summary */
+void host_acc_text_opt(const struct host_acc *a, struct strbuf *out, unsigned flags);
 
 #endif

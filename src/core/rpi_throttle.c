@@ -4,6 +4,8 @@
  *              HAS:throttling occurred */
 #include "core/rpi_throttle.h"
 
+#include <string.h>
+
 #include "util/strbuf.h"
 
 /* In the reference's THROTTLE_BITS order, which is the order it joins them in. */
@@ -11,11 +13,16 @@ static const struct {
         unsigned bit;
         const char *when;
         const char *label;
+        const char *brief; /* the live view's narrow table (rpi_throttle_flags_brief) */
 } bits[] = {
-    {0, "NOW", "under-voltage"},           {1, "NOW", "arm frequency capped"},
-    {2, "NOW", "currently throttled"},     {3, "NOW", "soft temperature limit"},
-    {16, "HAS", "under-voltage occurred"}, {17, "HAS", "arm frequency capping occurred"},
-    {18, "HAS", "throttling occurred"},    {19, "HAS", "soft temperature limit occurred"},
+    {0, "NOW", "under-voltage", "UV"},
+    {1, "NOW", "arm frequency capped", "CAP"},
+    {2, "NOW", "currently throttled", "THR"},
+    {3, "NOW", "soft temperature limit", "SOFT"},
+    {16, "HAS", "under-voltage occurred", "UV"},
+    {17, "HAS", "arm frequency capping occurred", "CAP"},
+    {18, "HAS", "throttling occurred", "THR"},
+    {19, "HAS", "soft temperature limit occurred", "SOFT"},
 };
 
 #define NBITS (sizeof(bits) / sizeof(bits[0]))
@@ -107,4 +114,47 @@ size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap)
         if (VAL_OK(p->undervolt_alarm) && p->undervolt_alarm != 0)
                 return rpi_throttle_flags(1u, out, cap);
         return 0;
+}
+
+/* The entry of one "NOW:label" / "HAS:label" flag of n bytes, or -1. */
+static int flag_entry(const char *p, size_t n)
+{
+        for (unsigned i = 0; i < NBITS; i++) {
+                size_t wl = strlen(bits[i].when), ll = strlen(bits[i].label);
+                if (n == wl + 1 + ll && !memcmp(p, bits[i].when, wl) && p[wl] == ':' &&
+                    !memcmp(p + wl + 1, bits[i].label, ll))
+                        return (int)i;
+        }
+        return -1;
+}
+
+/* Append the brief names of the flags of flags whose time is `when` ("NOW", "HAS";
+ * NULL: the flags the table does not know), each after sep, the first after first. */
+static void brief_group(struct strbuf *sb, const char *flags, const char *when, const char *first)
+{
+        const char *sep = first;
+        for (const char *p = flags; p && *p;) {
+                const char *comma = strchr(p, ',');
+                size_t n = comma ? (size_t)(comma - p) : strlen(p);
+                int e = flag_entry(p, n);
+                if (e >= 0 ? when && !strcmp(bits[e].when, when) : !when) {
+                        sb_puts(sb, sep);
+                        if (e >= 0)
+                                sb_puts(sb, bits[e].brief);
+                        else
+                                sb_put(sb, p, n);
+                        sep = ",";
+                }
+                p += n + (comma ? 1 : 0);
+        }
+}
+
+size_t rpi_throttle_flags_brief(const char *flags, char *out, size_t cap)
+{
+        struct strbuf sb;
+        sb_init_fixed(&sb, out, cap);
+        brief_group(&sb, flags, "NOW", "");
+        brief_group(&sb, flags, "HAS", sb.len ? " had:" : "had:");
+        brief_group(&sb, flags, NULL, sb.len ? " " : "");
+        return sb.len;
 }

@@ -43,6 +43,13 @@ bool rpi_frame_sticky_reliable(const struct rpi_frame *p);
  * rpi_volt alarm is set, else "". Returns the length. */
 size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap);
 
+/* A throttle_flags cell (rpi_throttle_flags()'s words) in brief, for a narrow screen:
+ * "UV,THR had:UV,THR" for the four flags of 0x50005 (under-voltage UV, ARM frequency
+ * capped CAP, throttled THR, soft temperature limit SOFT; now, then "had:" since boot);
+ * a flag it does not know is copied as it is, last. Returns the length (cut at cap - 1
+ * bytes). */
+size_t rpi_throttle_flags_brief(const char *flags, char *out, size_t cap);
+
 /* The reference's throttled_raw cell, as Python's hex(): "0x50000", "0x0". */
 size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap);
 

@@ -22,6 +22,8 @@ static const char *const anomaly_flags[GPU_ANOM_COUNT] = {
     [GPU_ANOM_FAN_INVERSION] = "TEMP_FAN_INV",
     [GPU_ANOM_SPURIOUS_THROTTLE] = "SPUR_THROT",
     [GPU_ANOM_POWER_BREACH] = "PWR+",
+    /* not a CSV flag: the key of the TEMP_OVER_MAX events.log line's finding */
+    [GPU_ANOM_OVER_MAX_TEMP] = "TEMP_OVER_MAX",
 };
 
 static void gpu_findings(const struct run_findings_in *in, unsigned slot, double up_s,

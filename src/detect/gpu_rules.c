@@ -320,6 +320,37 @@ static void enforced_transition(const struct gpu_rule_state *st, const struct gp
                   g->index, prev, now, now - prev);
 }
 
+/* A GPU above its own maximum operating temperature (NVML's GPU_MAX threshold, read on
+ * the slow cadence, core/gpu_values.def's temp_max_c): every such sample is counted,
+ * and a change of state is one events.log and one stderr line. Not a CSV flag: the
+ * reference's flags stay as they are. Back below is said once the temperature is
+ * OVER_MAX_BACK_C under the threshold, so a GPU that hovers on it does not flap. */
+#define OVER_MAX_BACK_C 2.0
+
+static void over_max_transition(struct gpu_rule_state *st, const struct gpu_frame *g,
+                                struct gpu_stats *s, struct gpu_rules_out *out)
+{
+        double t = g->temp_c, max = g->temp_max_c;
+        if (!VAL_OK(t) || !VAL_OK(max) || max <= 0)
+                return;
+        bool above = st->over_max ? t > max - OVER_MAX_BACK_C : t > max;
+        if (t > max) {
+                count(s, GPU_ANOM_OVER_MAX_TEMP);
+                out->counted |= 1u << GPU_ANOM_OVER_MAX_TEMP;
+        }
+        if (above == st->over_max)
+                return;
+        st->over_max = above;
+        if (above)
+                out_log(out, LOG_WARN, "TEMPERATURE %.0fC above the GPU's maximum operating %.0fC",
+                        t, max);
+        else
+                out_log(out, LOG_INFO, "temperature %.0fC back under the GPU's maximum %.0fC", t,
+                        max);
+        out_event(out, "type=TEMP_OVER_MAX gpu=%u state=%s temp=%.0fC max=%.0fC", g->index,
+                  above ? "above" : "back", t, max);
+}
+
 static void update_stats(struct gpu_stats *s, const struct gpu_frame *g, double interval_s)
 {
         s->samples++;
@@ -355,6 +386,7 @@ void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
         throttle_transition(st, g, stats->samples, out);
         run_rules(r, st, g, stats, mono_ns, out);
         enforced_transition(st, g, r->opt->tdp_epsilon_w, out);
+        over_max_transition(st, g, stats, out);
         remember(st, g);
         update_stats(stats, g, (double)r->opt->gpu_interval_ns / 1e9);
 }

@@ -38,6 +38,7 @@ struct gpu_rule_state {
                                               * last changed or was first read; NAN until */
         uint64_t prev_throttle;              /* the reference starts from 0 */
         unsigned prev_failures;              /* consecutive failures before this sample */
+        bool over_max;                       /* above its GPU_MAX threshold (said once) */
         struct ratelimit rl[GPU_ANOM_COUNT]; /* anomaly lines: once per 60 s per type */
 };
 

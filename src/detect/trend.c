@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/vigil.h"
+#include "core/gpu_run.h"
 #include "core/host_acc.h"
 #include "core/watch_acc.h"
 #include "core/eventlog.h"
@@ -44,6 +45,7 @@ struct trend {
         struct host_acc acc;
         struct watch_acc watches; /* the watches with columns of their own */
         struct host_row row;
+        struct gpu_run gpus; /* a GPU server's figures for the exit summary */
         int64_t next_eval_ns;
         bool rising[NRULES];
         bool print_summary;
@@ -61,6 +63,7 @@ static int trend_init(struct vigil_ctx *ctx, void **ret_state)
                 return -ENOMEM;
         }
         watch_acc_init(&s->watches, TREND_SERIES_CAP);
+        gpu_run_init(&s->gpus);
         s->print_summary = !ctx->opt->quiet;
         s->next_eval_ns = 0;
         s->ctx = ctx;
@@ -83,14 +86,17 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
 {
         const struct trend_rule *rule = &trend_rules[i];
         const struct stat_series *ser = &s->acc.series[rule->field];
-        double slope, level;
+        double slope, level, z;
         if (!ser->p || ser->n < 8 || s->acc.last_t - s->acc.first_t < TREND_MIN_SPAN_S)
                 return;
-        if (stat_series_theil_sen(ser, TREND_MAX_POINTS, &slope, &level) < 0)
+        if (stat_series_trend(ser, TREND_MAX_POINTS, &slope, &level, &z) < 0)
                 return;
         double per_h = slope * 3600.0;
         double limit = rule->pss ? ctx->opt->leak_pss_mb_per_hour : ctx->opt->leak_procs_per_hour;
-        bool rising = s->rising[i] ? per_h > limit / 2 : per_h > limit; /* hysteresis */
+        /* Rising takes a significant trend (Mann-Kendall, as the exit summary's
+         * projections); steady again below half the limit (hysteresis). */
+        bool rising = s->rising[i] ? per_h > limit / 2
+                                   : per_h > limit && isfinite(z) && z >= HOST_ACC_TREND_Z;
         if (rising == s->rising[i])
                 return;
         s->rising[i] = rising;
@@ -133,6 +139,10 @@ static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct trend *s = state;
         struct host_acc_row ar;
+        if (t->due & VCLOCK_BIT(VCLOCK_GPU))
+                gpu_run_add(&s->gpus, ctx->frame);
+        if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)))
+                return;
         host_row_build(&s->row, ctx->frame);
         fmt_time_iso_ms(s->ts, sizeof(s->ts), s->row.real_ns);
         to_acc_row(&s->row, s->ts, &ar);
@@ -152,8 +162,15 @@ static void trend_fini(void *state)
                 return;
         if (s->print_summary && s->acc.rows) {
                 struct strbuf sb;
+                /* A GPU server: its GPUs' figures, not the Pi player's leak rows. */
+                const struct frame *f = s->ctx->frame;
+                bool gpus = gpu_run_is_gpu_server(f);
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
-                        host_acc_text(&s->acc, &sb);
+                        host_acc_text_opt(&s->acc, &sb, gpus ? HOST_ACC_TEXT_NO_REF_TREND : 0);
+                        if (gpus)
+                                gpu_run_text(
+                                    &s->gpus, f, s->ctx->extra,
+                                    (double)(now_mono_ns() - f->self.started_mono_ns) / 1e9, &sb);
                         watch_acc_text(&s->watches, &sb);
                         fwrite(sb.buf, 1, sb.len, stdout);
                         fflush(stdout);
@@ -167,7 +184,7 @@ static void trend_fini(void *state)
 
 const struct vigil_detector vigil_detector_trend = {
     .name = "trend",
-    .clocks = VCLOCK_BIT(VCLOCK_HOST),
+    .clocks = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
     .init = trend_init,
     .feed = trend_feed,
     .fini = trend_fini,

@@ -33,8 +33,17 @@ void dash_gpu_now(struct strbuf *out, const struct frame *f, unsigned g)
         dash_value(out, gf->temp_c, 0, "&deg;C");
         sb_puts(out, " &middot; ");
         dash_value(out, gf->power_w, 1, "W");
+        /* Of the limit it runs under: the enforced one, and the configured one beside it
+         * when the enforced one is lower (a cap from another limiter). */
+        bool capped = VAL_OK(gf->enforced_limit_w) && VAL_OK(gf->power_limit_w) &&
+                      gf->enforced_limit_w < gf->power_limit_w - 0.5;
         sb_puts(out, " of ");
-        dash_value(out, gf->power_limit_w, 0, "W");
+        dash_value(out, capped ? gf->enforced_limit_w : gf->power_limit_w, 0, "W");
+        if (capped) {
+                sb_puts(out, " <span class=\"bad\">enforced</span> (limit ");
+                dash_value(out, gf->power_limit_w, 0, "W");
+                sb_puts(out, ")");
+        }
         sb_puts(out, " &middot; util ");
         dash_value(out, gf->util_gpu_pct, 0, "%");
         for (unsigned k = 0; k < gf->nfans && k < VIGIL_MAX_FANS; k++) {

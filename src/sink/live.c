@@ -12,6 +12,7 @@
 
 #include "core/vigil.h"
 #include "core/host_row.h"
+#include "core/rpi_throttle.h"
 #include "sink/live_gpu.h"
 #include "sink/live_screen.h"
 #include "sink/sinks.h"
@@ -24,6 +25,7 @@ struct live {
         bool colour;
         bool header_done;
         bool screen; /* full screen on a terminal (live_screen.h), else plain rows */
+        bool narrow; /* the screen's Pi table is the narrow one (narrow_header) */
         struct live_screen ls;
         struct host_row hr;
         struct live_gpu gpus; /* worst GPU values since the last line */
@@ -100,21 +102,29 @@ static void print_header(struct live *s, unsigned ncpu)
         s->header_done = true;
 }
 
-static void build_line(struct live *s, struct strbuf *sb, const struct vigil_options *o)
+/* The narrow screen's table (build_line with narrow): the reference's without the
+ * per-core cells, the governor and the indent, its flags in brief, so that the flags
+ * still fit in 80 columns. */
+static const char narrow_header[] =
+    "   time  CPU%    temp    ARM   V3D   volt   RAM player chrome flags";
+
+static void build_line(struct live *s, struct strbuf *sb, const struct vigil_options *o,
+                       bool narrow)
 {
         const struct host_row *r = &s->hr;
         char ts[40];
         fmt_time_iso_ms(ts, sizeof(ts), r->real_ns);
-        sb_printf(sb, "  %.8s ", ts + 11);
+        sb_printf(sb, "%s%.8s ", narrow ? "" : "  ", ts + 11);
         cell(sb, r->v[HC_CPU_TOTAL], 4, 0);
         sb_puts(sb, "  ");
         unsigned shown = r->ncpu < LIVE_MAX_CORES ? r->ncpu : LIVE_MAX_CORES;
-        for (unsigned i = 0; i < shown; i++) {
+        for (unsigned i = 0; i < shown && !narrow; i++) {
                 if (i)
                         sb_putc(sb, ' ');
                 cell(sb, r->cpu[i], 3, 0);
         }
-        sb_puts(sb, "  ");
+        if (!narrow)
+                sb_puts(sb, "  ");
         cell(sb, r->v[HC_TEMP], 5, 1);
         sb_puts(sb, "C ");
         cell(sb, r->v[HC_ARM], 6, 0);
@@ -129,9 +139,15 @@ static void build_line(struct live *s, struct strbuf *sb, const struct vigil_opt
         sb_puts(sb, "M ");
         cell(sb, r->v[HC_CHROMIUM_PSS], 5, 0);
         sb_puts(sb, "M ");
-        sb_printf(sb, "%-6.6s ", r->governor);
+        if (narrow) {
+                char brief[sizeof(r->throttle_flags)];
+                rpi_throttle_flags_brief(r->throttle_flags, brief, sizeof(brief));
+                sb_puts(sb, brief);
+        } else {
+                sb_printf(sb, "%-6.6s ", r->governor);
+        }
         /* The reference shows sticky flags as "had:". */
-        for (const char *p = r->throttle_flags; *p; p++) {
+        for (const char *p = narrow ? "" : r->throttle_flags; *p; p++) {
                 if (!strncmp(p, "HAS:", 4)) {
                         sb_puts(sb, "had:");
                         p += 3;
@@ -174,18 +190,31 @@ static void draw_screen(struct live *s, struct vigil_ctx *ctx)
         struct strbuf hb, sb;
         struct live_screen_in in = {
             .ctx = ctx, .missed = ctx->frame->self.missed_deadlines, .hr = &s->hr, .lg = &s->gpus};
+        unsigned rows, cols;
+        term_size(&rows, &cols);
         if (ctx->frame->rpi.present) {
-                sb_init_fixed(&hb, head, sizeof(head));
-                header_text(&hb, s->hr.ncpu);
+                /* The reference's table when its row fits, else the narrow one (a change
+                 * of width starts the kept rows again, in the new layout). */
                 sb_init_fixed(&sb, s->line, sizeof(s->line));
-                build_line(s, &sb, ctx->opt);
+                build_line(s, &sb, ctx->opt, false);
+                size_t len = sb.len && sb.buf[sb.len - 1] == '\n' ? sb.len - 1 : sb.len;
+                bool narrow = live_screen_fit(sb.buf, len, cols) < len;
+                if (narrow != s->narrow)
+                        s->ls.npi = 0;
+                s->narrow = narrow;
+                sb_init_fixed(&hb, head, sizeof(head));
+                if (narrow) {
+                        sb_puts(&hb, narrow_header);
+                        sb_init_fixed(&sb, s->line, sizeof(s->line));
+                        build_line(s, &sb, ctx->opt, true);
+                } else {
+                        header_text(&hb, s->hr.ncpu);
+                }
                 if (sb.len && sb.buf[sb.len - 1] == '\n')
                         sb.buf[--sb.len] = '\0';
                 in.pi_header = head;
                 in.pi_row = sb.buf;
         }
-        unsigned rows, cols;
-        term_size(&rows, &cols);
         live_screen_draw(&s->ls, &in, rows, cols);
         live_gpu_reset(&s->gpus);
 }
@@ -208,7 +237,7 @@ static int live_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         }
         struct strbuf sb;
         sb_init_fixed(&sb, s->line, sizeof(s->line));
-        build_line(s, &sb, ctx->opt);
+        build_line(s, &sb, ctx->opt, false);
         live_gpu_lines(&s->gpus, ctx->frame, &sb);
         fwrite(sb.buf, 1, sb.len, stdout);
         fflush(stdout);

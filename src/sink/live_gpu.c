@@ -9,6 +9,7 @@ static void worst_reset(struct live_gpu_worst *w)
 {
         memset(w, 0, sizeof(*w));
         w->temp_c = w->power_w = w->limit_w = w->clock_mhz = VAL_MISSING;
+        w->enforced_w = w->temp_max_c = VAL_MISSING;
         for (unsigned i = 0; i < VIGIL_MAX_FANS; i++)
                 w->fan_pct[i] = VAL_MISSING;
 }
@@ -83,6 +84,10 @@ static void feed_one(struct live_gpu_worst *w, const struct gpu_frame *g)
         w->clock_mhz = min_of(w->clock_mhz, g->gpu_clock_mhz);
         if (VAL_OK(g->power_limit_w))
                 w->limit_w = g->power_limit_w;
+        if (VAL_OK(g->enforced_limit_w))
+                w->enforced_w = g->enforced_limit_w;
+        if (VAL_OK(g->temp_max_c))
+                w->temp_max_c = g->temp_max_c;
         w->nfans = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
         for (unsigned i = 0; i < w->nfans; i++)
                 w->fan_pct[i] = g->fan_speed_pct[i];
@@ -106,6 +111,22 @@ static void cell(struct strbuf *sb, double v, int width, const char *unit)
                 sb_printf(sb, "%*s%s", width, "--", unit);
 }
 
+void live_gpu_power(struct strbuf *sb, const struct live_gpu_worst *w, int width)
+{
+        bool capped =
+            VAL_OK(w->enforced_w) && VAL_OK(w->limit_w) && w->enforced_w < w->limit_w - 0.5;
+        cell(sb, w->power_w, width, "/");
+        cell(sb, VAL_OK(w->enforced_w) ? w->enforced_w : w->limit_w, 0, "W");
+        if (capped)
+                sb_printf(sb, " (limit %.0fW)", w->limit_w);
+}
+
+void live_gpu_over_max(struct strbuf *sb, const struct live_gpu_worst *w)
+{
+        if (VAL_OK(w->temp_c) && VAL_OK(w->temp_max_c) && w->temp_c > w->temp_max_c)
+                sb_printf(sb, " TEMP_OVER_MAX(%.0fC>%.0fC)", w->temp_c, w->temp_max_c);
+}
+
 static void line(struct strbuf *sb, const struct live_gpu_worst *w, unsigned index)
 {
         sb_printf(sb, "  gpu%-2u ", index);
@@ -118,8 +139,8 @@ static void line(struct strbuf *sb, const struct live_gpu_worst *w, unsigned ind
                 return;
         }
         cell(sb, w->temp_c, 4, "C ");
-        cell(sb, w->power_w, 5, "/");
-        cell(sb, w->limit_w, 0, "W ");
+        live_gpu_power(sb, w, 5);
+        sb_putc(sb, ' ');
         cell(sb, w->clock_mhz, 6, "MHz ");
         if (w->nfans)
                 sb_puts(sb, " fans");
@@ -127,6 +148,7 @@ static void line(struct strbuf *sb, const struct live_gpu_worst *w, unsigned ind
                 cell(sb, w->fan_pct[i], 4, "%");
         sb_puts(sb, "  ");
         throttle_decode(sb, w->throttle);
+        live_gpu_over_max(sb, w);
         if (w->flags[0])
                 sb_printf(sb, "  %s", w->flags);
         if (w->failures)

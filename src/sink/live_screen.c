@@ -225,8 +225,8 @@ static void gpu_line(struct draw *d, const struct gpu_frame *g, const struct liv
                 return;
         }
         cell(&d->lb, w->temp_c, 4, 0, "C ");
-        cell(&d->lb, w->power_w, 5, 0, "/");
-        cell(&d->lb, w->limit_w, 0, 0, "W ");
+        live_gpu_power(&d->lb, w, 5);
+        sb_putc(&d->lb, ' ');
         cell(&d->lb, w->clock_mhz, 6, 0, "/");
         cell(&d->lb, g->mem_clock_mhz, 0, 0, " ");
         cell(&d->lb, g->util_gpu_pct, 4, 0, "% ");
@@ -246,8 +246,9 @@ static void gpu_line(struct draw *d, const struct gpu_frame *g, const struct liv
         if (!calm)
                 colour(d, C_WARN);
         throttle_decode(&d->lb, w->throttle);
+        colour(d, C_ALARM);
+        live_gpu_over_max(&d->lb, w);
         if (w->flags[0] || w->failures) {
-                colour(d, C_ALARM);
                 if (w->flags[0])
                         sb_printf(&d->lb, " %s", w->flags);
                 if (w->failures)
@@ -269,7 +270,46 @@ static void watches(struct draw *d, const struct frame *f)
         }
 }
 
-/* The latest findings, newest last, as many as the rows left allow. */
+/* The rows of the findings: with all, every one of them; else those the screen must
+ * show whatever its size: every critical one, under the "What happened:" line, and one
+ * line for the rest (shown, or counted). */
+static unsigned findings_rows(const struct findings *fs, bool all)
+{
+        if (findings_clean(fs))
+                return 1;
+        size_t crit = 0;
+        for (size_t i = 0; i < fs->n; i++)
+                crit += fs->items[i].severity == FINDING_CRITICAL;
+        size_t n = all ? fs->n : crit;
+        size_t rows = 1 + n + (fs->n > n || fs->dropped ? 1 : 0);
+        return rows < LIVE_SCREEN_MAX ? (unsigned)rows : LIVE_SCREEN_MAX;
+}
+
+/* "  (2 warning, 8 fyi not shown)": how many of each severity from items[from] on, and
+ * those the table had no room for. */
+static void hidden_line(struct draw *d, const struct findings *fs, size_t from)
+{
+        uint64_t n[FINDING_SEVERITY_COUNT] = {0};
+        for (size_t i = from; i < fs->n; i++)
+                n[fs->items[i].severity]++;
+        line_begin(d);
+        sb_puts(&d->lb, "  (");
+        const char *sep = "";
+        for (unsigned k = 0; k < FINDING_SEVERITY_COUNT; k++) {
+                if (!n[k])
+                        continue;
+                sb_printf(&d->lb, "%s%llu %s", sep, (unsigned long long)n[k],
+                          findings_severity_name(k));
+                sep = ", ";
+        }
+        if (fs->dropped)
+                sb_printf(&d->lb, "%s%llu unrecorded", sep, (unsigned long long)fs->dropped);
+        sb_puts(&d->lb, " not shown)");
+        line_end(d);
+}
+
+/* The findings, most severe first (the order findings_sort() leaves), as many as the
+ * rows left allow: the least severe are left out first, and counted by severity. */
 static void findings_part(struct draw *d)
 {
         const struct findings *fs = &d->ls->findings;
@@ -285,14 +325,10 @@ static void findings_part(struct draw *d)
         sb_puts(&d->lb, "What happened:");
         line_end(d);
         unsigned left = d->rows - d->used;
-        size_t n = fs->n, first = 0;
-        if (n > left) {
-                first = n - (left - 1); /* keep one row for the count of the rest */
-                line_begin(d);
-                sb_printf(&d->lb, "  (%zu earlier not shown)", first);
-                line_end(d);
-        }
-        for (size_t i = first; i < n && room(d, 1); i++) {
+        size_t n = fs->n, shown = n;
+        if (n > left || (fs->dropped && n >= left))
+                shown = left ? left - 1 : 0; /* keep one row for the count of the rest */
+        for (size_t i = 0; i < shown; i++) {
                 const struct finding *x = &fs->items[i];
                 line_begin(d);
                 if (x->alarm)
@@ -302,6 +338,8 @@ static void findings_part(struct draw *d)
                 findings_line(x, &d->lb);
                 line_end(d);
         }
+        if (shown < n || fs->dropped)
+                hidden_line(d, fs, shown);
 }
 
 static void keep_pi_row(struct live_screen *ls, const char *row)
@@ -328,8 +366,17 @@ void live_screen_draw(struct live_screen *ls, const struct live_screen_in *in, u
         unsigned ngpu = 0;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
                 ngpu += f->gpus[i].present;
-        /* Rows the parts below the host need: GPUs, watches, two for the findings. */
-        unsigned below = (ngpu ? ngpu + 1 : 0) + f->nwatches + 2;
+        /* The findings' rows that may not be given away (every critical one): the parts
+         * above them are fitted in what is left, and the screen is whole again for the
+         * findings. */
+        unsigned whole = d.rows, fmin = findings_rows(&ls->findings, false);
+        d.rows = whole > fmin + 1 ? whole - fmin : 1;
+        /* Rows the parts below the host need: GPUs, watches, and the findings (all of
+         * them while that is at most a third of the screen: the Pi table's older rows
+         * matter less). */
+        unsigned fall = findings_rows(&ls->findings, true);
+        unsigned fres = fmin > whole / 3 ? fmin : fall < whole / 3 ? fall : whole / 3;
+        unsigned below = (ngpu ? ngpu + 1 : 0) + f->nwatches + fres - fmin;
         if (in->pi_header) {
                 unsigned left = d.rows > d.used + below + 1 ? d.rows - d.used - below - 1 : 1;
                 host_pi(&d, in, left);
@@ -347,6 +394,7 @@ void live_screen_draw(struct live_screen *ls, const struct live_screen_in *in, u
                 gpu_line(&d, &f->gpus[i], &in->lg->gpu[i], wide);
         }
         watches(&d, f);
+        d.rows = whole;
         findings_part(&d);
         sb_puts(&ls->out, CLEAR_END);
         fwrite(ls->out.buf, 1, ls->out.len, stdout);

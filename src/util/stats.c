@@ -289,8 +289,49 @@ int stat_theil_sen(const double *x, const double *y, size_t n, double *ret_slope
         return 0;
 }
 
-int stat_series_theil_sen(const struct stat_series *s, size_t max_points, double *ret_slope,
-                          double *ret_level)
+static int cmp_double(const void *l, const void *r)
+{
+        double a = *(const double *)l, b = *(const double *)r;
+        return a < b ? -1 : a > b;
+}
+
+double stat_mann_kendall_z(const double *y, size_t n)
+{
+        if (n < 3 || n > 65536)
+                return NAN;
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+                for (size_t j = i + 1; j < n; j++)
+                        s += (y[j] > y[i]) - (y[j] < y[i]);
+        /* The variance of S with the correction for tied values: groups of t equal
+         * values take t(t-1)(2t+5) off n(n-1)(2n+5), over 18. */
+        double *v = malloc(n * sizeof(*v));
+        if (!v)
+                return NAN;
+        memcpy(v, y, n * sizeof(*v));
+        qsort(v, n, sizeof(*v), cmp_double);
+        double dn = (double)n, var = dn * (dn - 1) * (2 * dn + 5);
+        for (size_t i = 0; i < n;) {
+                size_t j = i + 1;
+                while (j < n && v[j] == v[i])
+                        j++;
+                double t = (double)(j - i);
+                var -= t * (t - 1) * (2 * t + 5);
+                i = j;
+        }
+        free(v);
+        var /= 18;
+        if (!(var > 0))
+                return 0;
+        /* With the continuity correction. */
+        return s > 0 ? (s - 1) / sqrt(var) : s < 0 ? (s + 1) / sqrt(var) : 0;
+}
+
+/* The points of a series grouped so at most max_points remain: each group's mean time
+ * (relative to the first point) into *ret_x, its mean value into *ret_y (one
+ * allocation at *ret_x, the caller's to free), their number into *ret_m. */
+static int series_points(const struct stat_series *s, size_t max_points, double **ret_x,
+                         double **ret_y, size_t *ret_m)
 {
         if (max_points < 2 || s->n < 2)
                 return -EINVAL;
@@ -313,9 +354,42 @@ int stat_series_theil_sen(const struct stat_series *s, size_t max_points, double
                 x[k] = tw / cnt;
                 y[k] = sum / cnt;
         }
-        int r = stat_theil_sen(x, y, m, ret_slope, ret_level);
+        *ret_x = x;
+        *ret_y = y;
+        *ret_m = m;
+        return 0;
+}
+
+int stat_series_theil_sen(const struct stat_series *s, size_t max_points, double *ret_slope,
+                          double *ret_level)
+{
+        double *x, *y;
+        size_t m;
+        int r = series_points(s, max_points, &x, &y, &m);
+        if (r < 0)
+                return r;
+        r = stat_theil_sen(x, y, m, ret_slope, ret_level);
         free(x);
         return r;
+}
+
+int stat_series_trend(const struct stat_series *s, size_t max_points, double *ret_slope,
+                      double *ret_level, double *ret_z)
+{
+        double *x, *y, slope, level;
+        size_t m;
+        int r = series_points(s, max_points, &x, &y, &m);
+        if (r < 0)
+                return r;
+        r = stat_theil_sen(x, y, m, &slope, &level);
+        double z = stat_mann_kendall_z(y, m);
+        free(x);
+        if (r < 0)
+                return r;
+        *ret_slope = slope;
+        *ret_level = level;
+        *ret_z = z;
+        return 0;
 }
 
 double stat_hours_to_zero(double level, double slope_per_h)

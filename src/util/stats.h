@@ -79,6 +79,19 @@ int stat_theil_sen(const double *x, const double *y, size_t n, double *ret_slope
 int stat_series_theil_sen(const struct stat_series *s, size_t max_points, double *ret_slope,
                           double *ret_level);
 
+/* The Mann-Kendall trend test on y[0..n) in time order: the normal score z of
+ * S = sum over i < j of sign(y[j] - y[i]), with the variance corrected for ties and a
+ * continuity correction (Kendall, Rank Correlation Methods, 1975; Gilbert, Statistical
+ * Methods for Environmental Pollution Monitoring, 1987, section 16.4). |z| >= 1.96: a
+ * monotonic trend at the 5 % level (two-sided). NAN when n < 3 (or out of memory);
+ * 0 when every value is the same. */
+double stat_mann_kendall_z(const double *y, size_t n);
+
+/* stat_series_theil_sen() and, on the same points, the Mann-Kendall z of the trend
+ * (ret_z NAN below 3 points). Outputs untouched on failure. */
+int stat_series_trend(const struct stat_series *s, size_t max_points, double *ret_slope,
+                      double *ret_level, double *ret_z);
+
 /* Hours until a level falling at slope_per_h (negative) reaches zero; 0 when it
  * already has; NAN when it is not falling or an input is missing. */
 double stat_hours_to_zero(double level, double slope_per_h);

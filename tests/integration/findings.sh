@@ -83,6 +83,13 @@ if grep -q '^    host: missed deadlines' "$TMP/healthy.out"; then
 else
 	check "healthy: clean, naming what was watched" grep -qx '  What happened: nothing — clean (watched: host, gpu0)' "$TMP/healthy.out"
 fi
+# A GPU server's exit summary: its GPUs' figures, not the Pi player's leak rows.
+check "healthy: the GPU's figures at exit" grep -q '^  gpu0: .*, [0-9]* samples, 0 failed$' "$TMP/healthy.out"
+check "healthy: its temperature with its maximum" grep -Eq '^    temperature +min +[0-9.]+C +avg +[0-9.]+C +max +[0-9.]+C +\(max operating [0-9]+C\)$' "$TMP/healthy.out"
+check "healthy: its power with its limit" grep -Eq '^    power +min .*\(limit [0-9]+W\)$' "$TMP/healthy.out"
+check "healthy: its clock-event time, Xids, anomalies" test "$(grep -cE '^    (clock events +GpuIdle|Xids +none|anomalies +none)' "$TMP/healthy.out")" -eq 3
+check_eq "healthy: no Pi leak rows" 0 "$(grep -c 'Trend (the leak check)\|player_pss_mb\|chromium' "$TMP/healthy.out")"
+check_eq "healthy: no slope or projection from seconds of data" 0 "$(grep -c 'MB/h\|reaches 0' "$TMP/healthy.out")"
 check "healthy: GpuIdle listed, not an alarm" grep -q '^    (fyi) gpu0: throttle reason GpuIdle' "$TMP/healthy.out"
 "$VIGIL" report "$TMP"/healthy/gpu0-*.csv >"$TMP/healthy.rep" 2>/dev/null
 check "healthy report: clean" grep -qx '  What happened: nothing — clean (watched: gpu0)' "$TMP/healthy.rep"
@@ -98,6 +105,24 @@ check_eq "enforced: only that one (the others follow the configured limit)" 1 "$
 check "enforced: on stderr" grep -q 'ENFORCED POWER LIMIT: 600W → 300W (-300W)' "$TMP/tdp.err"
 check "enforced: in the summary" grep -q '^    gpu0: enforced power limit changed (.*): 600W → 300W' "$TMP/tdp.out"
 check "enforced: no CSV flag for it" test "$(grep -c 'ENFORCED' "$TMP"/tdp/gpu0-*.csv)" -eq 0
+
+# --- a power cap below the configured limit, a GPU above its own maximum temperature ----
+# power-capped-hot: 700 W configured, 350 W enforced by another limiter; the temperature
+# passes the GPU_MAX threshold (87 C) at step 17 and is back at step 40.
+run hot "$SCEN/power-capped-hot" --count 12 --gpu-slow-interval 0.1 --live
+check_eq "over max: exit 0" 0 "$RC"
+ev="$TMP/hot/events.log"
+check "over max: an events.log line when it goes above" grep -q 'type=TEMP_OVER_MAX gpu=0 state=above temp=88C max=87C' "$ev"
+check "over max: and one when it is back" grep -q 'type=TEMP_OVER_MAX gpu=0 state=back temp=84C max=87C' "$ev"
+check_eq "over max: one line per change, not per sample" 2 "$(grep -c 'type=TEMP_OVER_MAX' "$ev")"
+check "over max: on stderr" grep -q "TEMPERATURE 88C above the GPU's maximum operating 87C" "$TMP/hot.err"
+check "over max: in the exit summary" grep -q '^    gpu0: anomaly TEMP_OVER_MAX (.*): 88C, above its maximum operating temperature 87C' "$TMP/hot.out"
+check "over max: no CSV flag (the reference's flags stay)" test "$(grep -c 'TEMP_OVER_MAX' "$TMP"/hot/gpu0-*.csv)" -eq 0
+check "over max: on the live GPU line" grep -Eq '^  gpu0 .*TEMP_OVER_MAX\(9[01]C>87C\)' "$TMP/hot.out"
+check "enforced below configured: the live GPU line shows both" grep -Eq '^  gpu0 +[0-9]+C +300/350W \(limit 700W\) ' "$TMP/hot.out"
+run capped "$SCEN/healthy-1gpu" --count 3 --live
+check "enforced equal to configured: one limit on the live GPU line" grep -Eq '^  gpu0 +[0-9]+C +[0-9]+/[0-9]+W +[0-9]+MHz' "$TMP/capped.out"
+check_eq "enforced equal to configured: no second limit" 0 "$(grep -c '^  gpu0 .*(limit ' "$TMP/capped.out")"
 
 # --- defects ---------------------------------------------------------------------------
 "$VIGIL" --root /nonexistent --count 1 --no-log >/dev/null 2>"$TMP/root.err"

@@ -102,13 +102,24 @@ wait_for 20 has_line pi 'What happened'
 sleep 1.5
 s=$(screen_of pi)
 check "Pi: header" grep -q '^ vigil .*Raspberry Pi 4' <<<"$(head -1 <<<"$s")"
-check "Pi: the reference's table header" grep -q '^   time    CPU%  cores(0-3)   temp    ARM    V3D  volt' <<<"$s"
-check "Pi: several recent rows" test "$(grep -cE '^  [0-9]{2}:[0-9]{2}:[0-9]{2} ' <<<"$s")" -ge 3
+check "Pi: several recent rows" test "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} ' <<<"$s")" -ge 3
 check "Pi: under-voltage among the findings" grep -q '^  pi: Pi under-voltage' <<<"$s"
+# The reference's row is 82 columns before its flags: at 80 the narrow table keeps them.
+check "Pi: the flags column at 80 columns" grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2} .*M UV,THR had:UV,THR$' <<<"$s"
+check "Pi: the narrow table's header names the flags" grep -qE '^   time  CPU%.* flags$' <<<"$s"
 check_eq "Pi: no GPU part" 0 "$(grep -c '^gpu' <<<"$s")"
 check "Pi: nothing wider than the terminal" test "$(awk '{ if (length($0) > 80) n++ } END { print n + 0 }' <<<"$s")" -eq 0
 kill -TERM "$(cat "$TMP/pi/vigil.pid")"
 T kill-session -t pi
+
+# --- a Pi on a terminal wide enough for the reference's own row -------------------------
+ROOT_OF="$FIXTURES/pi4-undervolt" term piw 200x30 -- --interval 0.3 --duration 30
+wait_for 20 has_line piw "NOW:under-voltage"
+s=$(screen_of piw)
+check "Pi 200 columns: the reference's table header" grep -q '^   time    CPU%  cores(0-3)   temp    ARM    V3D  volt' <<<"$s"
+check "Pi 200 columns: the reference's flags" grep -qE '^  [0-9]{2}:[0-9]{2}:[0-9]{2} .*NOW:under-voltage,NOW:currently throttled,had:under-voltage occurred' <<<"$s"
+kill -TERM "$(cat "$TMP/piw/vigil.pid")"
+T kill-session -t piw
 
 # --- into a pipe: today's plain rows ---------------------------------------------------
 "$VIGIL" --root "$FIXTURES/pi4-undervolt" --no-log --live --interval 0.05 --count 3 2>/dev/null | cat >"$TMP/pipe.out"

@@ -15,6 +15,7 @@
 
 #include "core/history.h"
 #include "sink/dashboard.h"
+#include "sink/dashboard_gpu.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 
@@ -323,12 +324,41 @@ static void test_legend_split(void **state)
         history_free(h);
 }
 
+/* The GPU's row of the page's "now" table: the power of the limit it runs under, and
+ * the configured limit beside it when another limiter holds it lower (350 W of 700). */
+static void test_enforced_limit_shown(void **state)
+{
+        (void)state;
+        char buf[4096];
+        struct strbuf sb;
+        frame_clear(&fr);
+        fr.ngpus = 1;
+        struct gpu_frame *g = &fr.gpus[0];
+        g->present = g->ok = true;
+        g->power_w = 120;
+        g->power_limit_w = 700;
+        g->enforced_limit_w = 350;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        dash_gpu_now(&sb, &fr, 0);
+        assert_non_null(
+            strstr(buf, "120.0 W of 350 W <span class=\"bad\">enforced</span> (limit 700 W)"));
+        g->enforced_limit_w = 700; /* the same: one limit */
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        dash_gpu_now(&sb, &fr, 0);
+        assert_non_null(strstr(buf, "120.0 W of 700 W &middot;"));
+        assert_null(strstr(buf, "enforced"));
+        g->enforced_limit_w = NAN; /* not read: the configured one */
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        dash_gpu_now(&sb, &fr, 0);
+        assert_non_null(strstr(buf, "120.0 W of 700 W &middot;"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_page),         cmocka_unit_test(test_empty_and_null),
             cmocka_unit_test(test_overflow),     cmocka_unit_test(test_legend_split),
-            cmocka_unit_test(test_early_marker),
+            cmocka_unit_test(test_early_marker), cmocka_unit_test(test_enforced_limit_shown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -442,6 +442,47 @@ static void test_stats_and_names(void **state)
         assert_string_equal(gpu_anomaly_names[GPU_ANOM_SPURIOUS_THROTTLE], "spurious_throttle");
 }
 
+/* A GPU above its own maximum operating temperature (the GPU_MAX threshold): every
+ * sample above it counted, one events.log line when it goes above and one when it is
+ * back OVER_MAX_BACK_C (2 C) under it, no CSV flag; no threshold read, no rule. */
+static void test_over_max_temperature(void **state)
+{
+        (void)state;
+        struct rig r;
+        rig_init(&r);
+        static const double temps[] = {80, 91, 93, 89, 91, 87, 86};
+        static const char *const events[] = {
+            "", "type=TEMP_OVER_MAX gpu=0 state=above temp=91C max=90C", "", "",
+            "", "type=TEMP_OVER_MAX gpu=0 state=back temp=87C max=90C",  ""};
+        for (size_t i = 0; i < sizeof(temps) / sizeof(temps[0]); i++) {
+                struct reading x = QUIET;
+                x.temp = temps[i];
+                frame_of(&r.g, &x);
+                r.g.temp_max_c = 90;
+                r.mono += NS / 10;
+                gpu_rules_step(&r.rules, 0, &r.g, &r.stats, r.mono, &r.out);
+                assert_string_equal(r.g.flags, "");
+                if (events[i][0]) {
+                        assert_int_equal(r.out.nevent, 1);
+                        assert_string_equal(r.out.event[0], events[i]);
+                } else {
+                        assert_int_equal(r.out.nevent, 0);
+                }
+                if (i == 1)
+                        assert_true(
+                            logged(&r, "TEMPERATURE 91C above the GPU's maximum operating 90C"));
+        }
+        assert_int_equal(r.stats.anomalies[GPU_ANOM_OVER_MAX_TEMP], 3); /* 91, 93, 91 */
+        assert_string_equal(gpu_anomaly_names[GPU_ANOM_OVER_MAX_TEMP], "over_max_temperature");
+        /* The threshold not read (NOT_SUPPORTED): nothing to compare with. */
+        struct reading hot = QUIET;
+        hot.temp = 120;
+        rig_init(&r);
+        feed(&r, &hot);
+        assert_int_equal(r.out.nevent, 0);
+        assert_int_equal(r.stats.anomalies[GPU_ANOM_OVER_MAX_TEMP], 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -459,6 +500,7 @@ int main(void)
             cmocka_unit_test(test_mask_63_bits),
             cmocka_unit_test(test_thresholds_from_options),
             cmocka_unit_test(test_stats_and_names),
+            cmocka_unit_test(test_over_max_temperature),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,19 +123,17 @@ static void test_host_vigil_additions(void **state)
         char *argv[] = {"report", fixture("host-2026-12-02.csv"), NULL};
         struct run_result r = run(2, argv);
         assert_int_equal(r.status, 0);
-        /* mem_avail_mb falls 0.5 MB/s (one spike does not move Theil-Sen): -1800 MB/h,
-         * from 2980.5 MB: 1.66 h. shm: +0.25 MB/s = 900 MB/h, (1900 - 22) / 900 = 2.09 h.
-         * chromium_procs (6, 7, 8, 9 by tens of seconds): 327.27/h, temp_c 214.05/h,
-         * as Python's statistics.median over the same pairs gives. */
+        /* 39 s of rows: no slope, no projection (it once said mem_avail_mb -1800 MB/h,
+         * "reaches 0 in ~1.7 h"). The slopes over enough time: test_acc_trend_gate. */
         assert_contains(r.out, "\n  Period: 2026-12-02T18:12:47.123 -> 2026-12-02T18:13:26.123 "
                                "(0.0 h)\n"
                                "  Slope per hour (Theil-Sen, robust to spikes):\n"
-                               "  mem_avail_mb        -1800.0 MB/h  (reaches 0 in ~1.7 h)\n"
-                               "  player_pss_mb        +360.0 MB/h\n"
-                               "  chromium_procs       +327.3 procs/h\n"
-                               "  chromium_pss_mb     +8100.0 MB/h\n"
-                               "  shm_used_mb          +900.0 MB/h  (fills /dev/shm in ~2.1 h)\n"
-                               "  temp_c               +214.1 C/h\n");
+                               "  mem_avail_mb       (not enough data for a trend: 39 s, 40 "
+                               "samples; it needs 30 min, 30 samples)\n"
+                               "  player_pss_mb      (not enough data for a trend: 39 s, 38 "
+                               "samples; it needs 30 min, 30 samples)\n");
+        assert_null(strstr(r.out, "reaches 0 in"));
+        assert_null(strstr(r.out, "fills /dev/shm in"));
         assert_contains(r.out, "host-2026-12-02.csv: 40 rows, 1 damaged row skipped, torn "
                                "last line dropped\n");
         result_free(&r);
@@ -356,14 +354,17 @@ static void test_acc_from_values(void **state)
             "\n"
             "  Period: 2026-12-02T10:00:00.000 -> 2026-12-02T10:01:10.000 (0.0 h)\n"
             "  Slope per hour (Theil-Sen, robust to spikes):\n"
-            /* -10 MB per 10 s; 930 MB left: 0.26 h. */
-            "  mem_avail_mb        -3600.0 MB/h  (reaches 0 in ~0.3 h)\n"
-            "  player_pss_mb        +360.0 MB/h\n"
-            /* 12 zero slopes and 2/dt for the 16 cross pairs: median 2/60 per s. */
-            "  chromium_procs       +120.0 procs/h\n"
-            "  chromium_pss_mb     +1800.0 MB/h\n"
+            "  mem_avail_mb       (not enough data for a trend: 70 s, 8 samples; it needs 30 "
+            "min, 30 samples)\n"
+            "  player_pss_mb      (not enough data for a trend: 70 s, 8 samples; it needs 30 "
+            "min, 30 samples)\n"
+            "  chromium_procs     (not enough data for a trend: 70 s, 8 samples; it needs 30 "
+            "min, 30 samples)\n"
+            "  chromium_pss_mb    (not enough data for a trend: 70 s, 8 samples; it needs 30 "
+            "min, 30 samples)\n"
             "  shm_used_mb        (too few samples)\n"
-            "  temp_c               +360.0 C/h\n";
+            "  temp_c             (not enough data for a trend: 70 s, 8 samples; it needs 30 "
+            "min, 30 samples)\n";
         if (strcmp(sb.buf, want) != 0) {
                 fprintf(stderr, "got:\n%s", sb.buf);
                 fail();
@@ -397,6 +398,53 @@ static void test_tstamp(void **state)
         assert_true(t == 5);
 }
 
+/* The slopes' gate: a 15 s run (the daemon's exit after 15 s) says it has not enough
+ * data; two hours of a steady fall with noise are projected; two hours of noise
+ * around a level are a slope without a projection. */
+static void test_acc_trend_gate(void **state)
+{
+        (void)state;
+        struct host_acc a;
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 4096, 1 << 20), 0);
+        /* 15 samples over 15 s, falling 55 MB in that time: -13200 MB/h once. */
+        assert_int_equal(host_acc_init(&a, STAT_SERIES_CAP, 0), 0);
+        for (int i = 0; i < 15; i++) {
+                struct host_acc_row row = {.t = 1000 + i, .timestamp = "2026-12-02T10:00:00.000"};
+                for (int f = 0; f < HC_COUNT; f++)
+                        row.v[f] = NAN;
+                row.v[HC_MEM_AVAIL] = 6600 - 55.0 * i / 14;
+                host_acc_add(&a, &row);
+        }
+        host_acc_text(&a, &sb);
+        assert_contains(sb.buf, "  mem_avail_mb       (not enough data for a trend: 14 s, 15 "
+                                "samples; it needs 30 min, 30 samples)\n");
+        assert_null(strstr(sb.buf, "reaches 0"));
+        host_acc_free(&a);
+        /* Two hours, one sample a minute: a fall of 100 MB/h under +-40 MB of noise, and a
+         * temperature of 50 C +-2 with no trend. */
+        assert_int_equal(host_acc_init(&a, STAT_SERIES_CAP, 0), 0);
+        uint32_t rng = 12345;
+        for (int i = 0; i < 120; i++) {
+                struct host_acc_row row = {.t = 1000 + 60.0 * i,
+                                           .timestamp = "2026-12-02T10:00:00.000"};
+                for (int f = 0; f < HC_COUNT; f++)
+                        row.v[f] = NAN;
+                rng = rng * 1103515245u + 12345u;
+                double u = (double)(rng >> 8) / (double)(1u << 24) - 0.5; /* -0.5 .. 0.5 */
+                row.v[HC_MEM_AVAIL] = 1000 - 100.0 * i / 60 + 80 * u;
+                row.v[HC_TEMP] = 50 + ((i * 7) % 5) - 2;
+                host_acc_add(&a, &row);
+        }
+        sb_reset(&sb);
+        host_acc_text(&a, &sb);
+        /* 1000 MB falling about 100 MB/h: some 8 h left. */
+        assert_contains(sb.buf, "  mem_avail_mb         -102.1 MB/h  (reaches 0 in ~7.8 h)\n");
+        assert_contains(sb.buf, "  temp_c                 +0.0 C/h  (no significant trend)\n");
+        host_acc_free(&a);
+        sb_free(&sb);
+}
+
 int main(void)
 {
         setenv("TZ", "UTC", 1);
@@ -409,6 +457,7 @@ int main(void)
             cmocka_unit_test(test_errors),
             cmocka_unit_test(test_html),
             cmocka_unit_test(test_acc_from_values),
+            cmocka_unit_test(test_acc_trend_gate),
             cmocka_unit_test(test_tstamp),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

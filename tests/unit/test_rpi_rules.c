@@ -41,6 +41,26 @@ static void test_flags(void **state)
         assert_string_equal(small, "NOW:under-voltage");
 }
 
+/* The live view's narrow table: the flags in brief, now first, then since boot. */
+static void test_flags_brief(void **state)
+{
+        (void)state;
+        char full[512], out[128];
+        rpi_throttle_flags(0x50005, full, sizeof(full));
+        assert_int_equal(rpi_throttle_flags_brief(full, out, sizeof(out)), 17);
+        assert_string_equal(out, "UV,THR had:UV,THR");
+        rpi_throttle_flags(0xf000f, full, sizeof(full));
+        rpi_throttle_flags_brief(full, out, sizeof(out));
+        assert_string_equal(out, "UV,CAP,THR,SOFT had:UV,CAP,THR,SOFT");
+        rpi_throttle_flags(0x50000, full, sizeof(full));
+        rpi_throttle_flags_brief(full, out, sizeof(out));
+        assert_string_equal(out, "had:UV,THR");
+        rpi_throttle_flags_brief("", out, sizeof(out));
+        assert_string_equal(out, "");
+        rpi_throttle_flags_brief("NOW:under-voltage,SOMETHING:else", out, sizeof(out));
+        assert_string_equal(out, "UV SOMETHING:else");
+}
+
 static void test_hex_and_since_boot(void **state)
 {
         (void)state;
@@ -437,6 +457,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_flags),
+            cmocka_unit_test(test_flags_brief),
             cmocka_unit_test(test_hex_and_since_boot),
             cmocka_unit_test(test_transitions),
             cmocka_unit_test_setup_teardown(test_temperature_hysteresis, setup, teardown),

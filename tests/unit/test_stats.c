@@ -214,6 +214,24 @@ static void test_hours_to_zero(void **state)
         assert_true(isnan(stat_hours_to_zero(5, NAN)));
 }
 
+/* Mann-Kendall: S and its variance by hand. */
+static void test_mann_kendall(void **state)
+{
+        (void)state;
+        double up[10], same[5] = {3, 3, 3, 3, 3}, ties[4] = {1, 2, 2, 3};
+        for (int i = 0; i < 10; i++)
+                up[i] = i;
+        /* S = 45, var = 10*9*25/18 = 125: z = 44 / sqrt(125). */
+        assert_true(fabs(stat_mann_kendall_z(up, 10) - 44 / sqrt(125)) < 1e-12);
+        for (int i = 0; i < 10; i++)
+                up[i] = -i;
+        assert_true(fabs(stat_mann_kendall_z(up, 10) + 44 / sqrt(125)) < 1e-12);
+        assert_true(stat_mann_kendall_z(same, 5) == 0);
+        /* S = 5; var = (4*3*13 - 2*1*9) / 18 = 138 / 18. */
+        assert_true(fabs(stat_mann_kendall_z(ties, 4) - 4 / sqrt(138.0 / 18)) < 1e-12);
+        assert_true(isnan(stat_mann_kendall_z(up, 2)));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -224,6 +242,7 @@ int main(void)
             cmocka_unit_test(test_median_selection),
             cmocka_unit_test(test_theil_sen),
             cmocka_unit_test(test_hours_to_zero),
+            cmocka_unit_test(test_mann_kendall),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
