@@ -103,10 +103,3 @@ const struct metric_table rpi_metrics = TABLE(rpi_rows);
 const struct metric_table fs_metrics = TABLE(fs_rows);
 const struct metric_table storage_metrics = TABLE(storage_rows);
 const struct metric_table gpu_metrics = TABLE(gpu_rows);
-
-#define FAMILY(id, name_, type_, help_)                                                            \
-        [CF_##id] = {.row = MR_CODE, .member = "", .name = name_, .type = #type_, .help = help_},
-const struct metric_def counter_families[CF_COUNT] = {
-#include "core/counter_metrics.def"
-};
-#undef FAMILY

@@ -45,14 +45,4 @@ extern const struct metric_table host_metrics, watch_metrics, rpi_metrics, gpu_m
  * storage_frame (core/storage_values.def): sink/metrics_storage.c renders both. */
 extern const struct metric_table fs_metrics, storage_metrics;
 
-/* The families of what is counted outside the frame's values (core/counter_metrics.def),
- * by CF_<ID>, in exposition order; their rows are MR_CODE with no member. */
-#define FAMILY(id, name, type, help) CF_##id,
-enum counter_family {
-#include "core/counter_metrics.def"
-        CF_COUNT
-};
-#undef FAMILY
-extern const struct metric_def counter_families[CF_COUNT];
-
 #endif

@@ -16,9 +16,6 @@
 #include "core/frame.h"
 #include "util/strbuf.h"
 
-/* Append the vigil_remote_write_* families of p (nothing when !p->on). */
-void metrics_render_push(struct strbuf *out, const struct push_counters *p);
-
 /* Append the exposition of frame f (and x, may be NULL) to out. Families appear in a
  * fixed order, each with one # HELP and one # TYPE line. Returns 0, -ENOBUFS when
  * out overflowed its bound, or -EINVAL when the code and an area's table of families
