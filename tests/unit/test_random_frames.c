@@ -30,6 +30,7 @@
 #include "util/clock.h"
 #include "util/sha256.h"
 #include "util/strbuf.h"
+#include "test_fixtures.h"
 #include "test_rng.h"
 
 #define NFILES          6   /* configurations: cores, watches, GPUs, fans */
@@ -76,6 +77,14 @@ static double rnd_double(void)
         default:
                 return (double)(rnd() >> 11) / 9007199254740992.0 * 1e4;
         }
+}
+
+/* A byte count: as rnd_double, but never +inf (whole MiB of +inf is a conversion C
+ * leaves undefined, which compilers answer differently; NVML reports integers). */
+static double rnd_bytes(void)
+{
+        double v = rnd_double();
+        return isinf(v) && v > 0 ? NAN : v;
 }
 
 static const char *const words[] = {
@@ -208,9 +217,9 @@ static void fill_gpu(struct gpu_frame *g, unsigned index, int64_t t)
         g->video_clock_mhz = rnd_double();
         g->util_gpu_pct = rnd_double();
         g->util_mem_pct = rnd_double();
-        g->vram_used_bytes = rnd_double();
-        g->vram_reserved_bytes = rnd_double();
-        g->vram_total_bytes = rnd_double();
+        g->vram_used_bytes = rnd_bytes();
+        g->vram_reserved_bytes = rnd_bytes();
+        g->vram_total_bytes = rnd_bytes();
         g->pcie_gen = rnd_double();
         g->pcie_width = rnd_double();
         g->pcie_replay = rnd_double();
@@ -267,8 +276,10 @@ static void fill_counters(struct counters *x, unsigned ngpus)
                         counters_add_event(x, g, (enum gpu_event_type)below(GPU_EV_COUNT));
         }
         static const char *const rules[] = {"temp_warn", "shm_full", "mem_low"};
-        for (unsigned k = below(4); k > 0; k--)
-                counters_set_rule(x, rules[below(3)], below(2) != 0);
+        for (unsigned k = below(4); k > 0; k--) {
+                const char *rule = rules[below(3)]; /* in this order, whatever the compiler */
+                counters_set_rule(x, rule, below(2) != 0);
+        }
         x->snapshots_suppressed = below(5);
         x->event_listener_restarts = below(5);
         x->runs_known = below(2) != 0;
@@ -383,26 +394,6 @@ static void dump_history(struct stream *st, struct strbuf *sb, const struct hist
         }
 }
 
-/* Where tests/golden is: from the repository root or from BUILD/tests/. */
-static void golden_path(char *out, size_t cap)
-{
-        snprintf(out, cap, "tests/golden/random-frames.txt");
-        if (access(out, R_OK) == 0)
-                return;
-        char exe[PATH_MAX - 64];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (n <= 0)
-                return;
-        exe[n] = '\0';
-        for (int up = 0; up < 3; up++) {
-                char *slash = strrchr(exe, '/');
-                if (!slash)
-                        return;
-                *slash = '\0';
-        }
-        snprintf(out, cap, "%s/tests/golden/random-frames.txt", exe);
-}
-
 enum { S_HOST, S_GPU, S_METRICS, S_HISTORY, S_COUNT };
 
 /* Large: kept out of the stack. */
@@ -434,7 +425,8 @@ static void test_random_frames(void **state)
                 assert_non_null(h);
                 for (unsigned i = 0; i < FRAMES_PER_FILE; i++) {
                         frame_clear(&f);
-                        t += (int64_t)below(2000) * 1000000LL + below(1000000);
+                        t += (int64_t)below(2000) * 1000000LL;
+                        t += below(1000000);
                         fill_host(&f.host, t);
                         f.nwatches = nwatches;
                         for (unsigned w = 0; w < nwatches; w++) {
@@ -495,7 +487,7 @@ static void test_random_frames(void **state)
                 return;
         }
         char path[PATH_MAX];
-        golden_path(path, sizeof(path));
+        test_repo_path(path, sizeof(path), "tests/golden/random-frames.txt");
         FILE *in = fopen(path, "re");
         if (!in)
                 fail_msg("cannot open %s", path);
