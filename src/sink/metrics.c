@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/frame_fields.h"
 #include "core/metric_defs.h"
 #include "sink/metrics_render.h"
 #include "core/throttle_reasons.h"
@@ -306,15 +307,20 @@ static void gpu_bases(const struct frame *f, char (*labs)[160], const char **bas
         }
 }
 
-static void render_gpu_special(struct render *r, struct rows *t, const struct frame *f,
-                               const char *const *bases)
+/* The code-rendered families of the GPU's table (MR_CODE rows of core/gpu_values.c), one
+ * function each, by the row's code. */
+typedef void (*gpu_code_fn)(struct render *r, const struct frame *f, const char *const *bases);
+
+static void gpu_up(struct render *r, const struct frame *f, const char *const *bases)
 {
-        fam_code(r, t); /* vigil_gpu_up */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 if (bases[i])
                         metrics_sample(r, bases[i], NULL, NULL, f->gpus[i].ok ? 1 : 0);
         }
-        fam_code(r, t); /* vigil_gpu_info */
+}
+
+static void gpu_info(struct render *r, const struct frame *f, const char *const *bases)
+{
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 char lab[320];
                 struct strbuf lb;
@@ -328,13 +334,19 @@ static void render_gpu_special(struct render *r, struct rows *t, const struct fr
                 if (!lb.overflow)
                         metrics_sample(r, lab, "pci_bus_id", f->gpus[i].pci_bus_id, 1);
         }
-        fam_code(r, t); /* vigil_gpu_pstate */
+}
+
+static void gpu_pstate(struct render *r, const struct frame *f, const char *const *bases)
+{
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 double p = f->gpus[i].pstate;
                 if (bases[i] && p >= 0 && p <= 15)
                         metrics_sample(r, bases[i], NULL, NULL, p);
         }
-        fam_code(r, t); /* vigil_gpu_processes */
+}
+
+static void gpu_processes(struct render *r, const struct frame *f, const char *const *bases)
+{
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 const struct gpu_proc_list *l = &f->gpu_procs[i];
                 for (unsigned ty = 0; bases[i] && l->valid && ty < GPU_PROC_TYPES; ty++)
@@ -345,10 +357,9 @@ static void render_gpu_special(struct render *r, struct rows *t, const struct fr
         }
 }
 
-static void render_gpu_arrays(struct render *r, struct rows *t, const struct frame *f,
-                              const char *const *bases)
+static void gpu_clocks_event_reason(struct render *r, const struct frame *f,
+                                    const char *const *bases)
 {
-        fam_code(r, t); /* vigil_gpu_clocks_event_reason */
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
                 uint64_t m = f->gpus[i].throttle_mask;
                 if (!bases[i] || !f->gpus[i].throttle_valid)
@@ -358,31 +369,104 @@ static void render_gpu_arrays(struct render *r, struct rows *t, const struct fra
                                 metrics_sample(r, bases[i], "reason", throttle_reasons[b].label,
                                                (m >> b) & 1);
         }
-        fam_code(r, t); /* vigil_gpu_recovery_action */
+}
+
+static void gpu_recovery_action(struct render *r, const struct frame *f, const char *const *bases)
+{
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++)
                 if (bases[i] && f->gpus[i].recovery_valid)
                         metrics_sample(r, bases[i], NULL, NULL, f->gpus[i].recovery_action);
-        /* vigil_gpu_fan_speed_ratio, then vigil_gpu_fan_target_ratio */
-        for (unsigned k = 0; k < 2; k++) {
-                fam_code(r, t);
-                for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                        const struct gpu_frame *g = &f->gpus[i];
-                        unsigned nf = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
-                        for (unsigned j = 0; bases[i] && j < nf; j++) {
-                                char idx[12];
-                                metrics_fmt_value(idx, sizeof(idx), j);
-                                metrics_sample(r, bases[i], "fan", idx,
-                                               (k ? g->fan_target_pct[j] : g->fan_speed_pct[j]) /
-                                                   100);
-                        }
+}
+
+/* fan="K" for each fan of each GPU: the array at off, in percent, as a ratio. */
+static void gpu_fans(struct render *r, const struct frame *f, const char *const *bases, size_t off)
+{
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct gpu_frame *g = &f->gpus[i];
+                unsigned nf = g->nfans < VIGIL_MAX_FANS ? g->nfans : VIGIL_MAX_FANS;
+                for (unsigned j = 0; bases[i] && j < nf; j++) {
+                        char idx[12];
+                        metrics_fmt_value(idx, sizeof(idx), j);
+                        metrics_sample(r, bases[i], "fan", idx,
+                                       field_at(g, off + j * sizeof(double)) / 100);
                 }
+        }
+}
+
+static void gpu_fan_speed(struct render *r, const struct frame *f, const char *const *bases)
+{
+        gpu_fans(r, f, bases, offsetof(struct gpu_frame, fan_speed_pct));
+}
+
+static void gpu_fan_target(struct render *r, const struct frame *f, const char *const *bases)
+{
+        gpu_fans(r, f, bases, offsetof(struct gpu_frame, fan_target_pct));
+}
+
+static const gpu_code_fn gpu_code[MC_COUNT] = {
+    [MC_GPU_UP] = gpu_up,
+    [MC_GPU_INFO] = gpu_info,
+    [MC_GPU_PSTATE] = gpu_pstate,
+    [MC_GPU_PROCESSES] = gpu_processes,
+    [MC_GPU_CLOCKS_EVENT_REASON] = gpu_clocks_event_reason,
+    [MC_GPU_RECOVERY_ACTION] = gpu_recovery_action,
+    [MC_GPU_FAN_SPEED] = gpu_fan_speed,
+    [MC_GPU_FAN_TARGET] = gpu_fan_target,
+};
+
+bool metrics_gpu_code_complete(void)
+{
+        for (unsigned c = MC_NONE + 1; c < MC_COUNT; c++)
+                if (!gpu_code[c])
+                        return false;
+        return true;
+}
+
+/* A row that starts a family: a code row, or a series row with a name. */
+static bool starts_family(const struct metric_def *m)
+{
+        return m->row == MR_CODE || (m->row == MR_SERIES && m->name);
+}
+
+/* The GPU's families, in the order of its table (core/gpu_values.c): a code row by its
+ * function, a series row with the name-less series rows after it, GPU by GPU. */
+static void render_gpus(struct render *r, const struct frame *f, const char *const *bases)
+{
+        const struct field_desc *end = gpu_fields + gpu_fields_count;
+        for (const struct field_desc *d = gpu_fields; d < end; d++) {
+                const struct metric_def *m = &d->metric;
+                if (!starts_family(m)) {
+                        if (m->row != MR_NONE)
+                                r->broken = true; /* a series before any family */
+                        continue;
+                }
+                metrics_family(r, m->name, m->type, m->help);
+                if (m->row == MR_CODE) {
+                        if (m->code > MC_NONE && m->code < MC_COUNT && gpu_code[m->code])
+                                gpu_code[m->code](r, f, bases);
+                        else
+                                r->broken = true;
+                        continue;
+                }
+                const struct field_desc *fam_end = d + 1;
+                while (fam_end < end && !starts_family(&fam_end->metric))
+                        fam_end++;
+                for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                        if (!bases[i])
+                                continue;
+                        for (const struct field_desc *k = d; k < fam_end; k++)
+                                if (k->metric.row == MR_SERIES)
+                                        metrics_sample(r, bases[i], k->metric.key, k->metric.val,
+                                                       field_at(&f->gpus[i], k->off) *
+                                                           k->metric.scale);
+                }
+                d = fam_end - 1;
         }
 }
 
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x)
 {
         struct render r = {.sb = out};
-        struct rows gt = {gpu_metrics.rows, gpu_metrics.rows + gpu_metrics.n};
         char labs[VIGIL_MAX_GPUS][160];
         const char *bases[VIGIL_MAX_GPUS];
 
@@ -391,10 +475,7 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct count
         render_rpi(&r, &f->rpi);
         metrics_render_storage(out, &f->storage);
         gpu_bases(f, labs, bases);
-        render_gpu_special(&r, &gt, f, bases);
-        render_series(&r, &gt, f->gpus, sizeof(f->gpus[0]), VIGIL_MAX_GPUS, bases);
-        render_gpu_arrays(&r, &gt, f, bases);
-        rows_done(&r, &gt);
+        render_gpus(&r, f, bases);
         struct render_src src = {.f = f, .x = x, .gpu_bases = bases};
         metrics_render_counters(&r, &src);
         if (r.broken)
