@@ -60,6 +60,8 @@ bool field_missing(const void *base, const struct field_desc *d)
         switch (d->kind) {
         case FK_KEEP:
                 return false;
+        case FK_NONE:
+                return true;
         case FK_DOUBLE:
                 for (size_t i = 0; i + sizeof(double) <= d->size; i += sizeof(double)) {
                         double v;

@@ -1,12 +1,15 @@
-/* Field descriptors: one entry per member of a frame struct (core/frame.h), saying what
- * "missing" is for it. The struct's members and its table come from the same X-macro
- * list (core/gpu_values.def, core/host_values.def), so a member cannot be added to one
- * without the other; frame clearing and its test walk the table. */
+/* Field descriptors: one row per member of a frame struct (core/frame.h), in member
+ * order, saying what "missing" is for it, and for the GPU's (core/gpu_values.c) all that
+ * vigil's outputs know of the value: its CSV columns, /metrics series, history and
+ * report. Frame clearing and its test walk the table (test_fields fails for a member
+ * no row describes). */
 #ifndef VIGIL_CORE_FIELDS_H
 #define VIGIL_CORE_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "core/metric_defs.h"
 
 enum field_kind {
         FK_KEEP,      /* identity (index, name): survives clearing */
@@ -16,6 +19,62 @@ enum field_kind {
         FK_VALIDATED, /* an integer or bit mask: 0, and its validity flag false */
         FK_VALID,     /* the validity flag of an FK_VALIDATED field */
         FK_STRUCT,    /* a struct or array of structs, each cleared by its own table */
+        FK_NONE,      /* no member: a row that only carries an output (a /metrics family
+                       * of several members), at its place in the table's order */
+};
+
+/* Which GPU CSV files carry a column (bits). */
+enum gpu_csv_file {
+        GPU_CSV_DAILY = 1u << 0,    /* gpuN-YYYY-MM-DD.csv and the crash snapshot's row */
+        GPU_CSV_RECORDER = 1u << 1, /* the flight recorder's dump */
+        GPU_CSV_ALL = GPU_CSV_DAILY | GPU_CSV_RECORDER,
+};
+
+/* How a GPU CSV column's cell is written from its member. Every cell is empty when its
+ * value is missing. */
+enum gpu_cell {
+        GC_TIME,       /* sampled_real_ns as "YYYY/MM/DD HH:MM:SS.mmm" local time */
+        GC_FIXED,      /* a double as "%.*f" with the column's decimals */
+        GC_MIB,        /* bytes as whole MiB, rounded down (Python's // (1024 * 1024)) */
+        GC_TLIMIT,     /* the reference's gpu_tlimit: temp_max_c - temp_c, empty when the
+                        * threshold reads 0 */
+        GC_MASK,       /* a validated bit mask as "0x%04llx" */
+        GC_MASK_NAMES, /* the mask's names, by the writer's mask_names */
+        GC_PER_FAN,    /* element K of a fan array, one column per fan; adjacent GC_PER_FAN
+                        * columns interleave: fan0_a,fan0_b,fan1_a,fan1_b... */
+        GC_FLAGS,      /* the flags text (the error row's "NVML_FAILED:<error>") */
+};
+
+/* A GPU CSV column (core/gpu_columns.h); none when name is NULL. pos: its position in
+ * the file (the reference logger's columns 0-20 in its order, then vigil's; never
+ * renumber or rename a reference column). name: the header's (GC_PER_FAN: the text
+ * after "fanK"). files: GPU_CSV_* bits (a column the recorder's dump carries must also
+ * be stored in core/ring.c's compact sample, or the dump writes it empty). */
+struct gpu_csv_slot {
+        unsigned pos;
+        const char *name;
+        enum gpu_cell cell;
+        int decimals; /* GC_FIXED */
+        unsigned files;
+};
+
+/* How the dashboard's history keeps a value (core/history.h): at slot id of the area's
+ * enum, reduced over a record's period by max, min or last (a double) or or (a
+ * validated bit word: the union of the words read, low 32 bits); HIST_none: not kept. */
+enum hist_reduce { HIST_none, HIST_max, HIST_min, HIST_last, HIST_or };
+struct hist_keep {
+        unsigned id;
+        enum hist_reduce reduce;
+};
+
+/* How `vigil report` reads a GPU column back and summarises it (report/gpu_acc.h): at
+ * GPU_F_<id> (core/gpu_columns.h), with decimals and unit on its summary line, flags
+ * REP_TEXT, REP_TEXT_LAST, REP_CHART; none when unit is NULL. */
+struct rep_slot {
+        unsigned id;
+        int decimals;
+        const char *unit;
+        unsigned flags;
 };
 
 struct field_desc {
@@ -27,6 +86,11 @@ struct field_desc {
         const struct field_desc *sub;
         const size_t *nsub;
         size_t elem;
+        /* The value's outputs (the GPU's table; zero: none). csv2: a second column. */
+        struct gpu_csv_slot csv, csv2;
+        struct metric_def metric;
+        struct hist_keep hist;
+        struct rep_slot rep;
 };
 
 /* Set every field of the struct at base (size bytes, its members described in member
@@ -40,7 +104,7 @@ void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, si
 /* Whether field d of the struct at base is missing, as fields_clear leaves it: every
  * element NAN (FK_DOUBLE), "" (FK_STRING), its flag false (FK_VALIDATED), all bytes
  * zero (FK_ZERO, FK_VALID), every field of every element but FK_KEEP ones (FK_STRUCT).
- * FK_KEEP fields are never missing. */
+ * FK_KEEP fields are never missing; an FK_NONE row (no member) always is. */
 bool field_missing(const void *base, const struct field_desc *d);
 
 #endif

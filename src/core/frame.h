@@ -42,8 +42,8 @@ struct host_temp {
  *                                       validity is the bool member valid
  *   FIELD_S(type, member, dims, table): a struct (or array of them) cleared by table
  *
- * The lists of the host, the watches, the Pi (core/host_values.def and the others) and
- * the GPU (core/gpu_values.def) carry each value's outputs too. */
+ * The lists of the host, the watches, the Pi (core/host_values.def and the others)
+ * carry each value's outputs too. */
 #define FIELD(type, member, dims, kind)    type member dims;
 #define FIELD_V(type, member, dims, valid) type member dims;
 #define FIELD_S(type, member, dims, table) type member dims;
@@ -100,17 +100,65 @@ struct storage_frame {
 #undef FIELD_V
 #undef FIELD_S
 
-/* One GPU, as NVML reports it: its members, their comments, what "missing" is for each
- * (the table gpu_frame_clear walks) and every output of each are core/gpu_values.def. */
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)    type member dims;
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report) type member dims;
-#define GPU_EXTRA(metric)
+/* One GPU, as NVML reports it. Every member is one row of gpu_fields[]
+ * (core/gpu_values.c), which says what "missing" is for it (gpu_frame_clear walks it)
+ * and carries its outputs: CSV columns, /metrics series, history, report. */
 struct gpu_frame {
-#include "core/gpu_values.def"
+        /* Bookkeeping and identity. */
+        bool present;                  /* the slot is in use */
+        bool ok;                       /* the last sample succeeded (false: every call failed) */
+        char error[96];                /* why the last sample failed */
+        bool sampled;                  /* sampled on this GPU tick (false while a failing GPU is
+                                        * backed off); meaningful on ticks where VCLOCK_GPU is due */
+        unsigned consecutive_failures; /* failed samples in a row, the last one included */
+        uint64_t crash_seq;            /* +1 at the first failed sample of each streak */
+        unsigned index;                /* NVML index */
+        char name[96];
+        char uuid[96];
+        char pci_bus_id[32];
+        int64_t sampled_real_ns;
+        /* The sample. */
+        double pstate; /* 0..15 */
+        double temp_c;
+        double temp_max_c;      /* GPU_MAX threshold */
+        double shutdown_temp_c; /* static thresholds, read at (re)init */
+        double slowdown_temp_c;
+        double power_w;
+        double power_limit_w; /* management limit */
+        double enforced_limit_w;
+        double energy_j; /* total since driver load */
+        double gpu_clock_mhz;
+        double mem_clock_mhz;
+        double sm_clock_mhz;
+        double video_clock_mhz;
+        double util_gpu_pct;
+        double util_mem_pct;
+        double vram_used_bytes;     /* NVML v1 `used`: reserved memory included (the reference) */
+        double vram_reserved_bytes; /* reserved by the driver (v2 only; missing with v1) */
+        double vram_total_bytes;
+        double pcie_gen;
+        double pcie_width;
+        double pcie_replay;
+        double ecc_corrected; /* volatile totals */
+        double ecc_uncorrected;
+        double remapped_correctable;
+        double remapped_uncorrectable;
+        double remap_pending;
+        double remap_failure;
+        uint64_t throttle_mask; /* clock-event reasons bitmask; a 64-bit mask never travels in
+                                 * a double */
+        bool throttle_valid;
+        bool recovery_valid;      /* recovery_action read (at start, then every 60 s) */
+        unsigned recovery_action; /* NVML_GPU_RECOVERY_ACTION_*: 0 none, 1 reset, ... */
+        unsigned nfans;
+        double fan_speed_pct[VIGIL_MAX_FANS]; /* fan columns: fanK_speed_pct, fanK_target_pct,
+                                               * interleaved per fan */
+        double fan_target_pct[VIGIL_MAX_FANS];
+        double s0_temp; /* thermal sensor 0 */
+        double s0_target;
+        double s0_controller;
+        char flags[256]; /* anomaly flags of this sample, '|'-joined */
 };
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
 
 /* Anomaly kinds counted per GPU (by detect/gpu_rules.c; names in gpu_anomaly_names[],
  * core/counters.c). */

@@ -60,24 +60,9 @@ const struct field_desc storage_fields[] = {
 #undef VALUE_S
 #undef EXTRA
 
-#define FIELD_OF struct gpu_frame
-#define GPU_VALUE(type, member, dims, kind, csv, metric, hist, report)                             \
-        FIELD(type, member, dims, kind)
-#define GPU_VALUE_V(type, member, dims, valid, csv, metric, hist, report)                          \
-        FIELD_V(type, member, dims, valid)
-#define GPU_EXTRA(metric)
-const struct field_desc gpu_fields[] = {
-#include "core/gpu_values.def"
-};
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
-#undef FIELD_OF
-
 const size_t host_fields_count = sizeof(host_fields) / sizeof(host_fields[0]);
 const size_t watch_fields_count = sizeof(watch_fields) / sizeof(watch_fields[0]);
 const size_t rpi_v3d_fields_count = sizeof(rpi_v3d_fields) / sizeof(rpi_v3d_fields[0]);
 const size_t rpi_fields_count = sizeof(rpi_fields) / sizeof(rpi_fields[0]);
 const size_t fs_fields_count = sizeof(fs_fields) / sizeof(fs_fields[0]);
 const size_t storage_fields_count = sizeof(storage_fields) / sizeof(storage_fields[0]);
-const size_t gpu_fields_count = sizeof(gpu_fields) / sizeof(gpu_fields[0]);

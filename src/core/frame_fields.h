@@ -1,7 +1,7 @@
 /* The tables of the frame's area structs (core/frame.h), one entry per member, in member
  * order, from the same lists that declare the structs (core/host_values.def,
  * core/watch_values.def, core/rpi_values.def, core/storage_values.def, core/fs_values.def,
- * core/gpu_values.def and the nested structs' lists): what clears a sample, and what its test
+ * core/gpu_values.c and the nested structs' lists): what clears a sample, and what its test
  * walks. */
 #ifndef VIGIL_CORE_FRAME_FIELDS_H
 #define VIGIL_CORE_FRAME_FIELDS_H
@@ -26,7 +26,7 @@ extern const struct field_desc fs_fields[];
 extern const size_t fs_fields_count;
 extern const struct field_desc storage_fields[];
 extern const size_t storage_fields_count;
-/* struct gpu_frame */
+/* struct gpu_frame: its values and their outputs (core/gpu_values.c) */
 extern const struct field_desc gpu_fields[];
 extern const size_t gpu_fields_count;
 

@@ -3,38 +3,64 @@
 
 #include <string.h>
 
-#include "core/value_def.h"
+#include <pthread.h>
+
+#include "core/frame_fields.h"
 #include "util/numfmt.h"
 
-/* The columns at their positions (core/gpu_values.def's csv slots). */
-#define VD_COL(ctx, pos, name_, cell_, decimals_, files_)                                          \
-        [pos] = {.name = name_,                                                                    \
-                 .cell = cell_,                                                                    \
-                 .off = offsetof(struct gpu_frame, VD_MEMBER(ctx)),                                \
-                 .decimals = decimals_,                                                            \
-                 .files = files_},
-#define VD_COL_V(ctx, pos, name_, cell_, files_)                                                   \
-        [pos] = {.name = name_,                                                                    \
-                 .cell = cell_,                                                                    \
-                 .off = offsetof(struct gpu_frame, VD_MEMBER(ctx)),                                \
-                 .valid_off = offsetof(struct gpu_frame, VD_VALID(ctx)),                           \
-                 .files = files_},
-#define VD_COL_V2(ctx, pos, name, cell, files, pos2, name2, cell2, files2)                         \
-        VD_COL_V(ctx, pos, name, cell, files) VD_COL_V(ctx, pos2, name2, cell2, files2)
-#define GPU_VALUE   VD_GPU_CSV
-#define GPU_VALUE_V VD_GPU_V_CSV
-#define GPU_EXTRA   VD_SKIP
-const struct gpu_column gpu_columns[] = {
-#include "core/gpu_values.def"
-};
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
+/* The columns at their positions, from the csv slots of gpu_fields[]. */
+#define GPU_COLUMNS_MAX 64
+static struct gpu_column columns[GPU_COLUMNS_MAX];
+static size_t ncolumns;
+static bool columns_ok;
+static pthread_once_t columns_once = PTHREAD_ONCE_INIT;
 
-const size_t gpu_columns_count = sizeof(gpu_columns) / sizeof(gpu_columns[0]);
+/* Put slot s of row d at its position; false when the position is taken or too far. */
+static bool place(const struct field_desc *d, const struct gpu_csv_slot *s, bool *taken)
+{
+        if (!s->name)
+                return true;
+        if (s->pos >= GPU_COLUMNS_MAX || taken[s->pos])
+                return false;
+        taken[s->pos] = true;
+        columns[s->pos] = (struct gpu_column){.name = s->name,
+                                              .cell = s->cell,
+                                              .off = d->off,
+                                              .valid_off = d->valid_off,
+                                              .decimals = s->decimals,
+                                              .files = s->files};
+        if (s->pos + 1 > ncolumns)
+                ncolumns = s->pos + 1;
+        return true;
+}
+
+static void build_columns(void)
+{
+        bool taken[GPU_COLUMNS_MAX] = {false};
+        bool ok = true;
+        for (size_t i = 0; i < gpu_fields_count; i++)
+                ok &= place(&gpu_fields[i], &gpu_fields[i].csv, taken) &&
+                      place(&gpu_fields[i], &gpu_fields[i].csv2, taken);
+        for (size_t i = 0; i < ncolumns; i++)
+                ok &= taken[i];
+        columns_ok = ok;
+}
+
+const struct gpu_column *gpu_columns_table(size_t *ret_n)
+{
+        pthread_once(&columns_once, build_columns);
+        *ret_n = columns_ok ? ncolumns : 0;
+        return columns_ok ? columns : NULL;
+}
+
+/* The table as the functions below walk it. */
+#define COLUMNS                                                                                    \
+        size_t gpu_columns_count;                                                                  \
+        const struct gpu_column *gpu_columns = gpu_columns_table(&gpu_columns_count)
 
 const char *gpu_column_name(enum gpu_cell cell, size_t off)
 {
+        COLUMNS;
         for (size_t i = 0; i < gpu_columns_count; i++)
                 if (gpu_columns[i].cell == cell && gpu_columns[i].off == off)
                         return gpu_columns[i].name;
@@ -43,6 +69,7 @@ const char *gpu_column_name(enum gpu_cell cell, size_t off)
 
 const char *gpu_column_name_of(size_t off)
 {
+        COLUMNS;
         for (size_t i = 0; i < gpu_columns_count; i++)
                 if (gpu_columns[i].off == off)
                         return gpu_columns[i].name;
@@ -54,6 +81,7 @@ const char *gpu_column_name_of(size_t off)
 
 unsigned gpu_csv_columns(enum gpu_csv_file file, unsigned nfans)
 {
+        COLUMNS;
         unsigned n = 0;
         for (size_t i = 0; i < gpu_columns_count; i++) {
                 if (!(gpu_columns[i].files & file))
@@ -66,6 +94,7 @@ unsigned gpu_csv_columns(enum gpu_csv_file file, unsigned nfans)
 /* The run of adjacent GC_PER_FAN columns starting at i in file: its end. */
 static size_t fan_run_end(size_t i, enum gpu_csv_file file)
 {
+        COLUMNS;
         size_t end = i;
         while (end < gpu_columns_count && gpu_columns[end].cell == GC_PER_FAN &&
                (gpu_columns[end].files & file))
@@ -75,6 +104,7 @@ static size_t fan_run_end(size_t i, enum gpu_csv_file file)
 
 void gpu_csv_header(struct strbuf *sb, enum gpu_csv_file file, unsigned nfans)
 {
+        COLUMNS;
         bool first = true;
         for (size_t i = 0; i < gpu_columns_count;) {
                 const struct gpu_column *c = &gpu_columns[i];
@@ -165,6 +195,7 @@ static void cell_mask_names(struct strbuf *sb, const struct gpu_frame *g,
 static void cells_fans(struct strbuf *sb, const struct gpu_frame *g, size_t i, size_t end,
                        unsigned nfans)
 {
+        COLUMNS;
         for (unsigned k = 0; k < nfans; k++) {
                 bool have = k < g->nfans && k < VIGIL_MAX_FANS;
                 for (size_t j = i; j < end; j++) {
@@ -228,6 +259,7 @@ static void cell_value(struct strbuf *sb, const struct gpu_frame *g, const struc
 void gpu_csv_row(struct strbuf *sb, const struct gpu_frame *g, const char *flags,
                  const struct gpu_csv_style *st)
 {
+        COLUMNS;
         for (size_t i = 0; i < gpu_columns_count;) {
                 const struct gpu_column *c = &gpu_columns[i];
                 size_t next = i + 1;

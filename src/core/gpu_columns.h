@@ -1,37 +1,16 @@
 /* The GPU CSV row, written once for every file that holds one: the daily gpuN-DATE.csv
  * (core/gpu_row.h) and the flight recorder's dump (core/ring.h). The columns, their
- * names, formats and positions are the csv slots of core/gpu_values.def. */
+ * names, formats and positions are the csv slots of core/gpu_values.c. */
 #ifndef VIGIL_CORE_GPU_COLUMNS_H
 #define VIGIL_CORE_GPU_COLUMNS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/fields.h"
 #include "core/frame.h"
 #include "util/fmt.h"
 #include "util/strbuf.h"
-
-/* Which files carry a column (bits). */
-enum gpu_csv_file {
-        GPU_CSV_DAILY = 1u << 0,    /* gpuN-YYYY-MM-DD.csv and the crash snapshot's row */
-        GPU_CSV_RECORDER = 1u << 1, /* the flight recorder's dump */
-        GPU_CSV_ALL = GPU_CSV_DAILY | GPU_CSV_RECORDER,
-};
-
-/* How a column's cell is written from its member. Every cell is empty when its value
- * is missing. */
-enum gpu_cell {
-        GC_TIME,       /* sampled_real_ns as "YYYY/MM/DD HH:MM:SS.mmm" local time */
-        GC_FIXED,      /* a double as "%.*f" with the column's decimals */
-        GC_MIB,        /* bytes as whole MiB, rounded down (Python's // (1024 * 1024)) */
-        GC_TLIMIT,     /* the reference's gpu_tlimit: temp_max_c - temp_c, empty when the
-                        * threshold reads 0 */
-        GC_MASK,       /* a validated bit mask as "0x%04llx" */
-        GC_MASK_NAMES, /* the mask's names, by the writer's mask_names */
-        GC_PER_FAN,    /* element K of a fan array, one column per fan; adjacent GC_PER_FAN
-                        * columns interleave: fan0_a,fan0_b,fan1_a,fan1_b... */
-        GC_FLAGS,      /* the flags text (the error row's "NVML_FAILED:<error>") */
-};
 
 struct gpu_column {
         const char *name; /* header name; GC_PER_FAN: the text after "fanK" */
@@ -42,9 +21,34 @@ struct gpu_column {
         unsigned files; /* enum gpu_csv_file bits */
 };
 
-/* The columns in file order (core/gpu_values.def's positions). */
-extern const struct gpu_column gpu_columns[];
-extern const size_t gpu_columns_count;
+/* The columns in file order, from the csv slots of gpu_fields[] (core/gpu_values.c) at
+ * their positions; *ret_n of them. NULL when two slots claim one position or a
+ * position is left out (test_fields fails then). */
+const struct gpu_column *gpu_columns_table(size_t *ret_n);
+
+/* The GPU columns `vigil report` reads back: the rows of gpu_fields[] with a report
+ * slot, by its id. */
+enum gpu_field {
+        GPU_F_PSTATE,
+        GPU_F_TEMP,
+        GPU_F_TLIMIT,
+        GPU_F_POWER,
+        GPU_F_POWER_LIMIT,
+        GPU_F_GPU_CLOCK,
+        GPU_F_MEM_CLOCK,
+        GPU_F_GPU_UTIL,
+        GPU_F_MEM_UTIL,
+        GPU_F_VRAM_USED,
+        GPU_F_PCIE_GEN,
+        GPU_F_PCIE_WIDTH,
+        GPU_F_S0_TEMP,
+        GPU_F_COUNT
+};
+
+/* A report slot's flags: the field is a line of the text summary, in the table's
+ * order, before the fans' lines (REP_TEXT) or after them (REP_TEXT_LAST); it is drawn
+ * in the HTML report (REP_CHART: its series are kept). */
+enum { REP_TEXT = 1u << 0, REP_TEXT_LAST = 1u << 1, REP_CHART = 1u << 2 };
 
 /* A GC_PER_FAN column's header name is this, the fan's number, then its name. */
 #define GPU_COL_FAN_PREFIX "fan"

@@ -5,7 +5,7 @@
  *   then HW_COUNT per watch: HW_*
  *   then per GPU: HG_*, HIST_GPU_* flags, one slot per fan
  * The HH_, HR_, HW_ and HG_ slots are folded by their tables (the hist slots of
- * core/host_values.def, rpi_values.def, watch_values.def and gpu_values.def). A bit
+ * core/host_values.def, rpi_values.def, watch_values.def and gpu_values.c). A bit
  * word's slot (reduce "or") means something only once a word was read in the period,
  * which a bit of the flags slot says: the record flags' bit 1 << (its HH_ or HR_ slot
  * number) for the host's and the Pi's, the GPU flags' bit 1 << (GPU_WORD_SHIFT + its
@@ -17,6 +17,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/frame_fields.h"
 
 #define SL_HOST   0
 #define SL_RPI    (SL_HOST + HH_COUNT)
@@ -35,9 +37,6 @@ union hist_slot {
         float f;
         uint32_t u;
 };
-
-/* How a record keeps the samples of its period (a hist slot's reduce). */
-enum hist_reduce { HIST_max, HIST_min, HIST_last, HIST_or };
 
 /* One kept value: the offset of its member in the area's struct (a double; for
  * HIST_or a uint64_t word, valid when the bool at valid_off is true), its reduction. */
@@ -76,17 +75,20 @@ static const struct hist_series watch_series[HW_COUNT] = {
 #undef VALUE_S
 #undef EXTRA
 
-#define VD_HIST(ctx, id, reduce_) [HG_##id] = SERIES(struct gpu_frame, ctx, reduce_),
-#define GPU_VALUE                 VD_GPU_HIST
-#define GPU_VALUE_V               VD_GPU_V_HIST
-#define GPU_EXTRA                 VD_SKIP
-static const struct hist_series gpu_series[HG_COUNT] = {
-#include "core/gpu_values.def"
-};
-#undef VD_HIST
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
+/* The GPU's, from the hist slots of gpu_fields[] (core/gpu_values.c), at their ids;
+ * built once. */
+static struct hist_series gpu_series[HG_COUNT];
+static pthread_once_t gpu_series_once = PTHREAD_ONCE_INIT;
+
+static void build_gpu_series(void)
+{
+        for (size_t i = 0; i < gpu_fields_count; i++) {
+                const struct field_desc *d = &gpu_fields[i];
+                if (d->hist.reduce != HIST_none && d->hist.id < HG_COUNT)
+                        gpu_series[d->hist.id] = (struct hist_series){
+                            .off = d->off, .reduce = d->hist.reduce, .valid_off = d->valid_off};
+        }
+}
 #undef SERIES
 
 struct hist_layout {
@@ -124,6 +126,7 @@ struct history {
 
 struct history *history_new(int64_t interval_ns, int64_t span_ns, unsigned max_records)
 {
+        pthread_once(&gpu_series_once, build_gpu_series);
         if (interval_ns <= 0 || span_ns <= 0 || max_records == 0)
                 return NULL;
         struct history *h = calloc(1, sizeof(*h));

@@ -48,7 +48,7 @@
 #define HISTORY_MARKER_LEN  160 /* bytes of a marker's text, NUL included */
 
 /* The values kept, one enum per area, from the hist slots of the area's list
- * (core/host_values.def, rpi_values.def, watch_values.def, gpu_values.def), which also
+ * (core/host_values.def, rpi_values.def, watch_values.def, gpu_values.c), which also
  * say how each is reduced over a record's period. */
 #define VALUE                    VD_AREA_HIST
 #define VALUE_V                  VD_AREA_V_HIST
@@ -77,19 +77,18 @@ enum hist_watch {
 #undef VALUE_S
 #undef EXTRA
 
-/* The GPU's: core/gpu_values.def's hist slots. */
-#define VD_HIST(ctx, id, reduce) HG_##id,
-#define GPU_VALUE                VD_GPU_HIST
-#define GPU_VALUE_V              VD_GPU_V_HIST
-#define GPU_EXTRA                VD_SKIP
+/* The GPU's: the hist slots of gpu_fields[] (core/gpu_values.c). */
 enum hist_gpu {
-#include "core/gpu_values.def"
+        HG_TEMP_C,
+        HG_POWER_W,
+        HG_POWER_LIMIT_W,
+        HG_GPU_CLOCK_MHZ,
+        HG_MEM_CLOCK_MHZ,
+        HG_UTIL_PCT,
+        HG_VRAM_USED_B,
+        HG_THROTTLE_MASK,
         HG_COUNT
 };
-#undef VD_HIST
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
 
 /* history_gpu_flags() bits. */
 #define HIST_GPU_SEEN    1u /* the GPU was present in the period */

@@ -80,19 +80,6 @@ static const struct metric_def storage_rows[] = {
 #undef VALUE_S
 #undef EXTRA
 
-/* The GPU's rows: core/gpu_values.def's metric slots, in its order. */
-#define GPU_VALUE   VD_GPU_METRIC
-#define GPU_VALUE_V VD_GPU_METRIC
-#define GPU_EXTRA   VD_EXTRA_METRIC
-static const struct metric_def gpu_rows[] = {
-#define METRIC_OF struct gpu_frame
-#include "core/gpu_values.def"
-#undef METRIC_OF
-};
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
-
 #define TABLE(rows)                                                                                \
         {                                                                                          \
                 rows, sizeof(rows) / sizeof(rows[0])                                               \
@@ -102,11 +89,3 @@ const struct metric_table watch_metrics = TABLE(watch_rows);
 const struct metric_table rpi_metrics = TABLE(rpi_rows);
 const struct metric_table fs_metrics = TABLE(fs_rows);
 const struct metric_table storage_metrics = TABLE(storage_rows);
-const struct metric_table gpu_metrics = TABLE(gpu_rows);
-
-#define FAMILY(id, name_, type_, help_)                                                            \
-        [CF_##id] = {.row = MR_CODE, .member = "", .name = name_, .type = #type_, .help = help_},
-const struct metric_def counter_families[CF_COUNT] = {
-#include "core/counter_metrics.def"
-};
-#undef FAMILY

@@ -1,30 +1,24 @@
 /* The slots of a value table's entries (core/host_values.def, watch_values.def,
- * rpi_values.def, fs_values.def, storage_values.def, gpu_values.def): each entry is one macro
+ * rpi_values.def, fs_values.def, storage_values.def; the GPU's table is data,
+ * core/gpu_values.c): each entry is one macro
  * call naming a member and carrying, in optional slots, everything an output needs to
  * know of it (its CSV columns, its /metrics series, its dashboard history). An includer
  * of a table defines the entry macro to pick the slot it wants and hand it to VD_SLOT
- * with a context, and defines the emitters of that slot's forms (VD_COL, VD_COL_V and
- * VD_COL_V2 for the GPU's CSV slot, VD_HCOL... and VD_WCOL... for the host log's; VD_MET... for /metrics; VD_HIST); an empty slot (NO_COL,
+ * with a context, and defines the emitters of that slot's forms (VD_HCOL... and
+ * VD_WCOL... for the host log's; VD_MET... for /metrics; VD_HIST); an empty slot (NO_COL,
  * NO_MET, NO_HIST) expands to nothing.
  *
- *   GPU_VALUE(double, temp_c, , FK_DOUBLE, COL(1, "gpu_temp", GC_FIXED, 0, GPU_CSV_ALL),
- *             MET("vigil_gpu_temperature_celsius", gauge, "GPU core temperature.", 1),
- *             HIST(TEMP_C, max), REP(TEMP, 1, "C", REP_TEXT | REP_CHART))
+ *   VALUE(double, load1, , FK_DOUBLE, HCOL(LOAD1, "load1", PY, 1),
+ *         MET("vigil_load1", gauge, "1-minute load average.", 1), NO_HIST)
  *
  * A slot written NAME(args) expands to "VD_NAME, (args)"; VD_SLOT(ctx, slot) calls
  * VD_NAME(ctx, args). ctx is what the emitter needs of the entry, in parentheses:
- * (member, validity member) for the GPU table; VD_MEMBER and VD_VALID take it apart. */
+ * (member, validity member); VD_MEMBER and VD_VALID take it apart. */
 #ifndef VIGIL_CORE_VALUE_DEF_H
 #define VIGIL_CORE_VALUE_DEF_H
 
-/* The slots. A CSV column: COL(position, "header name", cell, decimals, files);
- * COL_V(position, "name", cell, files) for a validated member (the cell reads its
- * flag); COL_V2 for a validated member with two columns (position, name, cell, files
- * twice). */
-#define NO_COL      VD_NONE, ()
-#define COL(...)    VD_COL, (__VA_ARGS__)
-#define COL_V(...)  VD_COL_V, (__VA_ARGS__)
-#define COL_V2(...) VD_COL_V2, (__VA_ARGS__)
+/* The slots. */
+#define NO_COL VD_NONE, ()
 /* A /metrics series: MET("name", type, "help", scale) starts a family of one series;
  * MET_L("name", type, "help", "key", "val", scale) a family's first labelled series;
  * MET_MORE("key", "val", scale) one more series of the family in the entry above;
@@ -36,10 +30,6 @@
 #define MET_MORE(...)    VD_MET_MORE, (__VA_ARGS__)
 #define MET_CODE(...)    VD_MET_CODE, (__VA_ARGS__)
 #define MET_CODE_OF(...) VD_MET_CODE_OF, (__VA_ARGS__)
-/* How `vigil report` reads the value back from the CSV and summarises it (GPU only:
- * report/gpu_acc.h): REP(ID, decimals, "unit", flags). */
-#define NO_REP   VD_NONE, ()
-#define REP(...) VD_REP, (__VA_ARGS__)
 /* A column of the host log (core/host_row.h), whose position is HC_ID's in enum
  * host_col; divisor turns the member into the column's unit (a number, MB or MHZ),
  * format is a HF_ of enum host_col_fmt:
@@ -77,8 +67,7 @@
 #define WREF(...)       VD_WREF, (__VA_ARGS__)
 #define WCOL_REF(...)   VD_WCOL_REF, (__VA_ARGS__)
 /* The dashboard's history (core/history.h): HIST(ID, reduce), reduce max, min or last
- * over a record's period for a double; or for a validated bit word (VALUE_V,
- * GPU_VALUE_V): the union of the words read in the period, low 32 bits. */
+ * over a record's period for a double; or for a validated bit word (VALUE_V): the union of the words read in the period, low 32 bits. */
 #define NO_HIST   VD_NONE, ()
 #define HIST(...) VD_HIST, (__VA_ARGS__)
 
@@ -97,8 +86,7 @@
 
 /* The entries reduced to one slot. An includer that wants one slot of a list aliases
  * the list's entry macros to these (#define VALUE VD_AREA_HIST, VALUE_V and VALUE_S
- * likewise, EXTRA VD_SKIP; #define GPU_VALUE VD_GPU_CSV, GPU_VALUE_V VD_GPU_V_CSV,
- * GPU_EXTRA VD_SKIP) and #undefs them after the #include. Only the CSV and history
+ * likewise, EXTRA VD_SKIP) and #undefs them after the #include. Only the CSV and history
  * slots read a validity member (the _V pickers): the others take (member, member) as
  * their context. */
 #define VD_SKIP(...)
@@ -109,17 +97,5 @@
         VD_SLOT((member, member), metric)
 #define VD_AREA_HIST(type, member, dims, kind, csv, metric, hist)    VD_SLOT((member, member), hist)
 #define VD_AREA_V_HIST(type, member, dims, valid, csv, metric, hist) VD_SLOT((member, valid), hist)
-#define VD_GPU_CSV(type, member, dims, kind, csv, metric, hist, report)                            \
-        VD_SLOT((member, member), csv)
-#define VD_GPU_V_CSV(type, member, dims, valid, csv, metric, hist, report)                         \
-        VD_SLOT((member, valid), csv)
-#define VD_GPU_METRIC(type, member, dims, kind, csv, metric, hist, report)                         \
-        VD_SLOT((member, member), metric)
-#define VD_GPU_HIST(type, member, dims, kind, csv, metric, hist, report)                           \
-        VD_SLOT((member, member), hist)
-#define VD_GPU_V_HIST(type, member, dims, valid, csv, metric, hist, report)                        \
-        VD_SLOT((member, valid), hist)
-#define VD_GPU_REPORT(type, member, dims, kind, csv, metric, hist, report)                         \
-        VD_SLOT((member, member), report)
 
 #endif

@@ -12,36 +12,44 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/frame_fields.h"
 #include "core/gpu_columns.h"
 #include "util/parse.h"
 
-/* Each field's member, summary format and flags: the report slots of
- * core/gpu_values.def. */
-static const struct {
-        size_t off; /* offsetof the struct gpu_frame member its column writes */
-        int decimals;
-        const char *unit;
-        unsigned flags; /* REP_TEXT, REP_TEXT_LAST, REP_CHART */
-} fields[GPU_F_COUNT] = {
-#define VD_REP(ctx, id, decimals_, unit_, flags_)                                                  \
-        [GPU_F_##id] = {offsetof(struct gpu_frame, VD_MEMBER(ctx)), decimals_, unit_, flags_},
-#define GPU_VALUE   VD_GPU_REPORT
-#define GPU_VALUE_V VD_GPU_REPORT
-#define GPU_EXTRA   VD_SKIP
-#include "core/gpu_values.def"
-#undef VD_REP
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
-};
+/* Each field's row of gpu_fields[] (its member, summary format and flags: the report
+ * slot), by its id; found once. */
+static const struct rep_slot *fields[GPU_F_COUNT];
+static size_t field_off[GPU_F_COUNT];
+static pthread_once_t fields_once = PTHREAD_ONCE_INIT;
+
+static void find_fields(void)
+{
+        for (size_t i = 0; i < gpu_fields_count; i++) {
+                const struct field_desc *d = &gpu_fields[i];
+                if (d->rep.unit && d->rep.id < GPU_F_COUNT) {
+                        fields[d->rep.id] = &d->rep;
+                        field_off[d->rep.id] = d->off;
+                }
+        }
+}
+
+/* Field f's report slot. */
+static const struct rep_slot *field(enum gpu_field f)
+{
+        pthread_once(&fields_once, find_fields);
+        return fields[f];
+}
 
 const char *gpu_field_name(enum gpu_field f)
 {
-        return (unsigned)f < GPU_F_COUNT ? gpu_column_name_of(fields[f].off) : "";
+        if ((unsigned)f >= GPU_F_COUNT || !field(f))
+                return "";
+        return gpu_column_name_of(field_off[f]);
 }
 
 /* The flag types always listed, in this order (the reference logger's anomaly flags). */
@@ -52,7 +60,7 @@ static const char *const known_types[] = {
 
 static bool chart_field(enum gpu_field f)
 {
-        return fields[f].flags & REP_CHART;
+        return field(f)->flags & REP_CHART;
 }
 
 int gpu_acc_init(struct gpu_acc *a, const char *name, size_t series_cap, unsigned flags)
@@ -314,9 +322,9 @@ static void stat_line(struct strbuf *out, const char *name, const struct stat_ac
 static void text_fields(const struct gpu_acc *a, struct strbuf *out, unsigned flag)
 {
         for (int f = 0; f < GPU_F_COUNT; f++)
-                if (fields[f].flags & flag)
-                        stat_line(out, gpu_field_name(f), &a->acc[f], fields[f].decimals,
-                                  fields[f].unit);
+                if (field(f)->flags & flag)
+                        stat_line(out, gpu_field_name(f), &a->acc[f], field(f)->decimals,
+                                  field(f)->unit);
 }
 
 static void put_clock(struct strbuf *out, const char *ts)

@@ -9,32 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/value_def.h"
+#include "core/gpu_columns.h"
 #include "util/stats.h"
 #include "util/strbuf.h"
 
-/* The GPU columns the report reads back: the values with a report slot in
- * core/gpu_values.def, REP(ID, decimals, "unit", flags), as GPU_F_<ID> in the table's
- * order (GPU_F_TEMP: gpu_temp, GPU_F_TLIMIT: gpu_tlimit, ...). */
-#define VD_REP(ctx, id, ...) GPU_F_##id,
-#define GPU_VALUE            VD_GPU_REPORT
-#define GPU_VALUE_V          VD_GPU_REPORT
-#define GPU_EXTRA            VD_SKIP
-enum gpu_field {
-#include "core/gpu_values.def"
-        GPU_F_COUNT
-};
-#undef VD_REP
-#undef GPU_VALUE
-#undef GPU_VALUE_V
-#undef GPU_EXTRA
+/* The GPU columns the report reads back: enum gpu_field (core/gpu_columns.h), from the
+ * report slots of gpu_fields[] (core/gpu_values.c). */
 
-/* A report slot's flags: the field is a line of the text summary, in the table's
- * order, before the fans' lines (REP_TEXT) or after them (REP_TEXT_LAST); it is drawn
- * in the HTML report (REP_CHART: its series are kept). */
-enum { REP_TEXT = 1u << 0, REP_TEXT_LAST = 1u << 1, REP_CHART = 1u << 2 };
-
-/* The CSV column name of a field: the writer's (core/gpu_values.def), "" if none. */
+/* The CSV column name of a field: the writer's (core/gpu_values.c), "" if none. */
 const char *gpu_field_name(enum gpu_field f);
 
 #define GPU_ACC_MAX_FANS    8

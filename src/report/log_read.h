@@ -1,6 +1,6 @@
 /* One of vigil's logs read back for `vigil report`: its header says whether it is a
  * host or a GPU log and where each column the summaries read stands, found by the
- * writers' own names (core/host_row.h, core/gpu_values.def); each row then becomes
+ * writers' own names (core/host_row.h, core/gpu_values.c); each row then becomes
  * the summaries' row (struct host_acc_row, struct gpu_row). The logs start with
  *   timestamp,uptime_s,cpu_total_pct,cpu0_pct,...,throttled_raw,throttle_flags
  *   timestamp,gpu_temp,gpu_tlimit,power_instant,...,sensor0_controller,flags */

@@ -16,9 +16,6 @@
 #include "core/frame.h"
 #include "util/strbuf.h"
 
-/* Append the vigil_remote_write_* families of p (nothing when !p->on). */
-void metrics_render_push(struct strbuf *out, const struct push_counters *p);
-
 /* Append the exposition of frame f (and x, may be NULL) to out. Families appear in a
  * fixed order, each with one # HELP and one # TYPE line. Returns 0, -ENOBUFS when
  * out overflowed its bound, or -EINVAL when the code and an area's table of families
@@ -26,6 +23,10 @@ void metrics_render_push(struct strbuf *out, const struct push_counters *p);
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x);
 /* The storage health families of s (metrics_storage.c), appended to out. */
 void metrics_render_storage(struct strbuf *out, const struct storage_frame *s);
+
+/* Whether every code-rendered family of the GPU's table (enum metric_code) has its
+ * render function (test_metrics checks it; a row without one fails the render). */
+bool metrics_gpu_code_complete(void);
 
 /* Format a sample value as Prometheus reads it: integers without a fraction, other
  * values with the fewest digits (up to 17) that read back to the same double, "+Inf",

@@ -294,6 +294,9 @@ static void test_host_round_trip(void **state)
  * value of its own, exact at the column's decimals; the rest are set by kind. */
 static void gpu_frame_known(struct gpu_frame *g)
 {
+        size_t gpu_columns_count;
+        const struct gpu_column *gpu_columns = gpu_columns_table(&gpu_columns_count);
+        assert_non_null(gpu_columns);
         memset(g, 0, sizeof(*g));
         gpu_frame_clear(g);
         g->present = g->ok = g->sampled = true;
@@ -328,6 +331,9 @@ static double value_of(struct readback *b, const char *name)
 
 static void test_gpu_round_trip(void **state)
 {
+        size_t gpu_columns_count;
+        const struct gpu_column *gpu_columns = gpu_columns_table(&gpu_columns_count);
+        assert_non_null(gpu_columns);
         (void)state;
         char buf[16384], names[256];
         struct strbuf sb, nb;

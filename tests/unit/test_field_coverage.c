@@ -203,6 +203,21 @@ static const struct field_desc *find_field(const struct field_desc *t, size_t n,
         return NULL;
 }
 
+/* A code row's space-separated member names, up to a "(" (a note), are members of the
+ * struct t describes. */
+static void check_members(const struct metric_def *d, const struct field_desc *t, size_t n)
+{
+        for (const char *w = d->member ? d->member : ""; *w && *w != '(';) {
+                size_t len = strcspn(w, " ");
+                if (!find_field(t, n, w, len)) {
+                        print_error("%s: no member %.*s\n", d->name, (int)len, w);
+                        fail();
+                }
+                w += len;
+                w += strspn(w, " ");
+        }
+}
+
 /* Every row of m names members of the struct t describes: a series a double at its
  * offset; a code row each of its space-separated names, up to a "(" (a note). */
 static void check_metric_table(const struct metric_table *m, const struct field_desc *t, size_t n)
@@ -217,16 +232,35 @@ static void check_metric_table(const struct metric_table *m, const struct field_
                         continue;
                 }
                 assert_non_null(d->name);
-                for (const char *w = d->member; *w && *w != '(';) {
-                        size_t len = strcspn(w, " ");
-                        if (!find_field(t, n, w, len)) {
-                                print_error("%s: no member %.*s\n", d->name, (int)len, w);
-                                fail();
-                        }
-                        w += len;
-                        w += strspn(w, " ");
+                check_members(d, t, n);
+        }
+}
+
+/* The GPU's rows (core/gpu_values.c): a series is a double; a code row has a render
+ * function of its own (each code once, every code used) and names members of the
+ * struct; no name-less series before the table's first family. */
+static void check_gpu_metrics(void)
+{
+        bool seen[MC_COUNT] = {false};
+        bool family = false;
+        assert_true(metrics_gpu_code_complete());
+        for (size_t i = 0; i < gpu_fields_count; i++) {
+                const struct field_desc *f = &gpu_fields[i];
+                const struct metric_def *d = &f->metric;
+                if (d->row == MR_SERIES) {
+                        assert_int_equal(f->kind, FK_DOUBLE);
+                        assert_true(d->name || family);
+                        family = true;
+                } else if (d->row == MR_CODE) {
+                        assert_true(d->code > MC_NONE && d->code < MC_COUNT);
+                        assert_false(seen[d->code]);
+                        seen[d->code] = true;
+                        family = true;
+                        check_members(d, gpu_fields, gpu_fields_count);
                 }
         }
+        for (unsigned c = MC_NONE + 1; c < MC_COUNT; c++)
+                assert_true(seen[c]);
 }
 
 static void metric_tables_name_members(void **state)
@@ -235,7 +269,7 @@ static void metric_tables_name_members(void **state)
         check_metric_table(&host_metrics, host_fields, host_fields_count);
         check_metric_table(&watch_metrics, watch_fields, watch_fields_count);
         check_metric_table(&rpi_metrics, rpi_fields, rpi_fields_count);
-        check_metric_table(&gpu_metrics, gpu_fields, gpu_fields_count);
+        check_gpu_metrics();
 }
 
 int main(void)

@@ -35,6 +35,8 @@ static void check_layout(const struct field_desc *t, size_t n, size_t size)
 {
         size_t end = 0;
         for (size_t i = 0; i < n; i++) {
+                if (t[i].kind == FK_NONE) /* no member: an output's row */
+                        continue;
                 assert_true(t[i].off >= end);
                 assert_true(t[i].off - end < 8);
                 assert_true(t[i].size > 0);
@@ -53,6 +55,8 @@ static void check_cleared(const struct field_desc *t, size_t n, const void *base
 {
         for (size_t i = 0; i < n; i++) {
                 const unsigned char *p = (const unsigned char *)base + t[i].off;
+                if (t[i].kind == FK_NONE)
+                        continue;
                 if (t[i].kind == FK_KEEP) {
                         assert_true(all_bytes(p, t[i].size, GARBAGE));
                         continue;
@@ -147,6 +151,9 @@ static void test_gpu_identity(void **state)
 /* The column a header name stands for: a plain name, or "fanK" and a GC_PER_FAN name. */
 static const struct gpu_column *column_named(const char *name, enum gpu_csv_file file)
 {
+        size_t gpu_columns_count;
+        const struct gpu_column *gpu_columns = gpu_columns_table(&gpu_columns_count);
+        assert_non_null(gpu_columns);
         for (size_t i = 0; i < gpu_columns_count; i++) {
                 const struct gpu_column *c = &gpu_columns[i];
                 const char *n = name;
@@ -206,6 +213,9 @@ static void test_gpu_header_round_trip(void **state)
  * struct gpu_frame the field table holds, of its type. */
 static void test_gpu_columns_in_fields(void **state)
 {
+        size_t gpu_columns_count;
+        const struct gpu_column *gpu_columns = gpu_columns_table(&gpu_columns_count);
+        assert_non_null(gpu_columns);
         (void)state;
         for (size_t i = 0; i < gpu_columns_count; i++) {
                 const struct gpu_column *c = &gpu_columns[i];

@@ -8,16 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The directory into out[0..cap): "" when it cannot be told. */
-static inline void test_csv_fixtures(char *out, size_t cap)
+/* The path of rel (a path from the repository root) into out[0..cap): rel itself from
+ * the root, else from the binary's place in BUILD/tests/. */
+static inline void test_repo_path(char *out, size_t cap, const char *rel)
 {
-        if (access("tests/fixtures/csv/host-2026-12-02.csv", R_OK) == 0) {
-                snprintf(out, cap, "tests/fixtures/csv");
+        snprintf(out, cap, "%s", rel);
+        if (access(rel, R_OK) == 0)
                 return;
-        }
-        char exe[PATH_MAX];
+        char exe[PATH_MAX - 64];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        out[0] = '\0';
         if (n <= 0)
                 return;
         exe[n] = '\0';
@@ -27,7 +26,13 @@ static inline void test_csv_fixtures(char *out, size_t cap)
                         return;
                 *slash = '\0';
         }
-        snprintf(out, cap, "%s/tests/fixtures/csv", exe);
+        snprintf(out, cap, "%s/%s", exe, rel);
+}
+
+/* The directory into out[0..cap). */
+static inline void test_csv_fixtures(char *out, size_t cap)
+{
+        test_repo_path(out, cap, "tests/fixtures/csv");
 }
 
 #endif

@@ -646,7 +646,7 @@ static void test_label_escaping(void **state)
 
 /* The kernel log's GPU errors: a GPU's device with its labels, every kind; other
  * devices by address; past the table "other"; the skipped records. After the push's
- * families (the order of counter_metrics.def). */
+ * families (the order of sink/metrics_counters.c's table). */
 static void test_kernel_log_families(void **state)
 {
         (void)state;

@@ -1,0 +1,41 @@
+/* The /metrics renderer's state, shared by sink/metrics.c (the frame's values) and
+ * sink/metrics_counters.c (what is counted outside them). Private to the sink. */
+#ifndef VIGIL_SINK_METRICS_RENDER_H
+#define VIGIL_SINK_METRICS_RENDER_H
+
+#include <stdbool.h>
+
+#include "core/counters.h"
+#include "core/frame.h"
+#include "util/strbuf.h"
+
+/* The family being written: its header goes out with its first sample. broken: the
+ * code and an area's table disagree (no sample is written, the render fails). */
+struct render {
+        struct strbuf *sb;
+        const char *name;
+        const char *type;
+        const char *help;
+        bool header_done;
+        bool broken;
+};
+
+/* What a family's samples are made of: the frame, the counters (NULL: none), and the
+ * label list of each GPU slot (NULL: no GPU there). */
+struct render_src {
+        const struct frame *f;
+        const struct counters *x;
+        const char *const *gpu_bases;
+};
+
+/* Make name (type, help) the current family; its header goes out with its first
+ * sample. */
+void metrics_family(struct render *r, const char *name, const char *type, const char *help);
+/* One sample of the current family: name{base,key="val"} v. base is a pre-escaped
+ * label list (or NULL); key/val an optional label with a raw value. NAN is skipped. */
+void metrics_sample(struct render *r, const char *base, const char *key, const char *val, double v);
+/* Every family of what is counted outside the frame's values, in the table's order
+ * (sink/metrics_counters.c). */
+void metrics_render_counters(struct render *r, const struct render_src *s);
+
+#endif
