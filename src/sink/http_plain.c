@@ -13,7 +13,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "sink/http_request.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define LISTEN_BACKLOG  64
 #define DRAIN_NS        (2 * NSEC_PER_SEC)  /* a closing connection's last reads */
@@ -465,11 +465,7 @@ int http_plain_start(struct http_handler *h, const struct sockaddr_storage *addr
         if (!r && getsockname(p->lfd, (struct sockaddr *)&bound, &blen) < 0)
                 r = -errno;
         if (!r) {
-                sigset_t all, old;
-                sigfillset(&all);
-                pthread_sigmask(SIG_SETMASK, &all, &old);
-                r = -pthread_create(&p->thread, NULL, serve, p);
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
+                r = vigil_thread_create(&p->thread, serve, p);
                 p->started = r == 0;
         }
         if (r < 0) {
