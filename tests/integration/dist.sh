@@ -7,6 +7,12 @@ rules="$TOP/dist/prometheus"
 check "promtool check rules" promtool check rules "$rules/vigil-rules.yml"
 out=$(cd "$rules" && promtool test rules vigil-rules.test.yml 2>&1)
 check "promtool test rules" grep -q SUCCESS <<<"$out" || echo "$out" | head -20
+# The Xid alert's codes are the catalog's reset and reboot classes, no more, no less.
+want=$(for x in $(seq 1 255); do "$VIGIL" xid "$x" 2>/dev/null | grep -q 'Severity: critical (re\(set\|boot\))' && printf '%s|' "$x"; done)
+got=$(grep -m1 -o 'vigil_gpu_xid_errors_total{xid=~"[0-9|]*"' "$rules/vigil-rules.yml" | sed 's/.*"\(.*\)"/\1/')
+check_eq "VigilGpuXidResetClass's codes are the catalog's reset and reboot classes" "${want%|}" "$got"
+# Every alert says what to do.
+check_eq "every alert has a runbook" "$(grep -c '^ *- alert:' "$rules/vigil-rules.yml")" "$(grep -c '^ *runbook:' "$rules/vigil-rules.yml")"
 # Every rule has a test that fires it.
 for alert in $(sed -n 's/^ *- alert: //p' "$rules/vigil-rules.yml"); do
 	check "rule $alert is tested" grep -q "alertname: $alert\$" "$rules/vigil-rules.test.yml"
