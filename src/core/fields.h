@@ -1,14 +1,16 @@
 /* Field descriptors: one row per member of a frame struct (core/frame.h), in member
- * order, saying what "missing" is for it, and for the GPU's (core/gpu_values.c) all that
- * vigil's outputs know of the value: its CSV columns, /metrics series, history and
- * report. Frame clearing and its test walk the table (test_fields fails for a member
- * no row describes). */
+ * order, saying what "missing" is for it and all that vigil's outputs know of the value:
+ * its CSV columns, /metrics series, history and report. The tables are plain data, one
+ * file per area: core/host_values.c, watch_values.c, rpi_values.c, storage_values.c
+ * (file systems and storage) and gpu_values.c. Frame clearing and its test walk them
+ * (test_fields fails for a member no row describes). */
 #ifndef VIGIL_CORE_FIELDS_H
 #define VIGIL_CORE_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/host_row.h"
 #include "core/metric_defs.h"
 
 enum field_kind {
@@ -67,6 +69,54 @@ struct hist_keep {
         enum hist_reduce reduce;
 };
 
+/* How a value makes its columns of the host log (core/host_row.h). col is an enum
+ * host_col position, fmt its enum host_col_fmt, div what the member is divided by for
+ * the column's unit (HOST_DIV_MB, HOST_DIV_MHZ; 0: as it is). */
+enum host_cell {
+        HCELL_NONE,
+        HCELL_VALUE, /* the member, at col */
+        HCELL_AT,    /* element index of an array member, when index < the unsigned member at
+                      * count_off; else empty */
+        HCELL_ELSE,  /* the member at col where the column is still empty: a second source of
+                      * a column an area read before this one declares (no name) */
+        HCELL_FS,    /* one column per watched file system: FS_ROOT's at col, FS_LOG's at
+                      * col2 (name2) */
+        HCELL_SUM,   /* the sum of the member's n doubles, empty when one is missing */
+        HCELL_TIME,  /* the row's time (ns since the epoch), ISO 8601 to the ms */
+        HCELL_CORES, /* one column per core, name N suffix; the unsigned member at count_off
+                      * counts them */
+        HCELL_TEXT,  /* a string, copied into struct host_row at text (text_size bytes) */
+        HCELL_WORD,  /* a validated bit word in hex at col, and its set conditions' names at
+                      * col2 (name2), which names writes into struct host_row at text */
+        HCELL_WATCH, /* a watch's value: with suffix, column wcol of each watch without
+                      * reference columns (NAME suffix, rule); with watch, the reference
+                      * monitor's column col of the watch so named (ref_rule) */
+};
+
+/* What a watch matching nothing has in a column: ANY the value as it is, SUM 0 (a sum
+ * over no process), RUNNING empty. */
+enum watch_rule { WR_ANY, WR_SUM, WR_RUNNING };
+
+struct host_csv_slot {
+        enum host_cell cell;
+        enum host_col col;
+        const char *name; /* the header's (HCELL_CORES: before the core's number) */
+        enum host_col_fmt fmt;
+        double div;
+        enum host_col col2; /* HCELL_FS, HCELL_WORD */
+        const char *name2;
+        unsigned index;   /* HCELL_AT */
+        size_t count_off; /* HCELL_AT, HCELL_CORES */
+        unsigned n;       /* HCELL_SUM */
+        const char *suffix;
+        size_t text, text_size;
+        size_t (*names)(const void *area, char *out, size_t cap); /* HCELL_WORD */
+        enum watch_col wcol;
+        enum watch_rule rule;
+        const char *watch;
+        enum watch_rule ref_rule;
+};
+
 /* How `vigil report` reads a GPU column back and summarises it (report/gpu_acc.h): at
  * GPU_F_<id> (core/gpu_columns.h), with decimals and unit on its summary line, flags
  * REP_TEXT, REP_TEXT_LAST, REP_CHART; none when unit is NULL. */
@@ -86,12 +136,18 @@ struct field_desc {
         const struct field_desc *sub;
         const size_t *nsub;
         size_t elem;
-        /* The value's outputs (the GPU's table; zero: none). csv2: a second column. */
+        /* The value's outputs (zero: none). csv2: a second column of the GPU CSV;
+         * host_csv: its columns of the host log (the host's, the Pi's, the watches' and
+         * storage's tables). */
         struct gpu_csv_slot csv, csv2;
+        struct host_csv_slot host_csv;
         struct metric_def metric;
         struct hist_keep hist;
         struct rep_slot rep;
 };
+
+/* A row's member of struct type st: its name, place and size. */
+#define FIELD_MEMBER(st, m) .name = #m, .off = offsetof(st, m), .size = sizeof(((st *)0)->m)
 
 /* Set every field of the struct at base (size bytes, its members described in member
  * order by t[0..n)) to missing: FK_DOUBLE elements NAN, FK_KEEP fields untouched,

@@ -32,35 +32,49 @@ struct host_temp {
         double celsius;
 };
 
-/* The area structs below are declared from member lists (core/host_values.def and the
- * others), one line per member with what "missing" is for it, which also build the
- * tables frame_clear() walks (core/frame_fields.h): a member cannot be added to a
- * struct without saying how it is cleared. The members' comments are in the lists.
- *
- *   FIELD(type, member, dims, kind): dims is empty or "[N]", kind a core/fields.h FK_*
- *   FIELD_V(type, member, dims, valid): an FK_VALIDATED integer or bit mask whose
- *                                       validity is the bool member valid
- *   FIELD_S(type, member, dims, table): a struct (or array of them) cleared by table
- *
- * The lists of the host, the watches, the Pi (core/host_values.def and the others)
- * carry each value's outputs too. */
-#define FIELD(type, member, dims, kind)    type member dims;
-#define FIELD_V(type, member, dims, valid) type member dims;
-#define FIELD_S(type, member, dims, table) type member dims;
-/* The areas whose lists carry their outputs (core/host_values.def for the forms). */
-#define VALUE(type, member, dims, kind, csv, metric, hist)    type member dims;
-#define VALUE_V(type, member, dims, valid, csv, metric, hist) type member dims;
-#define VALUE_S(type, member, dims, table, csv, metric, hist) type member dims;
-#define EXTRA(metric)
+/* The area structs below: each member is one row of its area's table
+ * (core/host_values.c, watch_values.c, rpi_values.c, storage_values.c, and
+ * core/gpu_values.c for struct gpu_frame), which says what "missing" is for it (frame
+ * clearing walks it, core/frame_fields.h) and carries its outputs: host-log columns,
+ * /metrics series, history. The members' comments are in the tables. */
 
-/* The host's values: core/host_values.def. */
+/* The host's values: core/host_values.c. */
 struct host_frame {
-#include "core/host_values.def"
+        int64_t sampled_real_ns;
+        unsigned ncpu;
+        double cpu_total_pct;
+        double cpu_pct[VIGIL_MAX_CPUS];
+        double load1;
+        double load5;
+        double load15;
+        double mem_total_bytes;
+        double mem_avail_bytes;
+        double mem_used_bytes;
+        double swap_total_bytes;
+        double swap_free_bytes;
+        double shm_total_bytes;
+        double shm_used_bytes;
+        double shm_avail_bytes;
+        double cpu_max_freq_hz;
+        double uptime_s;
+        unsigned nfreq;
+        double cpu_freq_hz[VIGIL_MAX_CPUS];
+        unsigned ntemps;
+        struct host_temp temps[VIGIL_MAX_TEMPS];
+        double temp_c;
+        char governor[24];
 };
 
-/* A process watch (--watch NAME=PATTERN): the processes whose cmdline contains PATTERN. */
+/* A process watch (--watch NAME=PATTERN): the processes whose cmdline contains PATTERN;
+ * core/watch_values.c. */
 struct watch_frame {
-#include "core/watch_values.def" /* its members: name, count, pss_bytes, cpu_pct, ... */
+        char name[32];
+        double count;
+        double pss_bytes;
+        double first_pss_bytes;
+        double cpu_pct;
+        double threads;
+        double oldest_age_s;
 };
 
 /* Raspberry Pi firmware values and where each came from: the firmware's text commands
@@ -68,37 +82,60 @@ struct watch_frame {
  * a spawned vcgencmd. */
 enum rpi_origin { RPI_SRC_NONE, RPI_SRC_MAILBOX, RPI_SRC_SYSFS, RPI_SRC_VCGENCMD, RPI_SRC_GENCMD };
 
-/* One V3D queue (Pi 5): core/rpi_v3d_fields.def. */
+/* One V3D queue (Pi 5): rpi_v3d_fields[], core/rpi_values.c. */
 struct rpi_v3d_queue {
-#include "core/rpi_v3d_fields.def"
+        char queue[16];
+        double busy_ratio;
+        double jobs;
 };
 
-/* The members, their comments, what "missing" is for each and their /metrics series
- * and history: core/rpi_values.def. */
+/* The Pi's values: core/rpi_values.c. */
 struct rpi_frame {
-#include "core/rpi_values.def"
+        bool present;
+        double temp_c;
+        double volt_core_v;
+        double arm_hz;
+        double core_hz;
+        double v3d_hz;
+        double h264_hz;
+        double pixel_hz;
+        double arm_max_hz;
+        uint64_t throttled;
+        bool throttled_valid;
+        double undervolt_alarm;
+        enum rpi_origin temp_src;
+        enum rpi_origin volt_src;
+        enum rpi_origin clock_src;
+        enum rpi_origin throttle_src;
+        enum rpi_origin arm_max_src;
+        unsigned nv3d;
+        struct rpi_v3d_queue v3d[VIGIL_V3D_QUEUES];
+        char model[64];
 };
 
-/* A file system vigil watches (collect/storage.c): the root's, the log directory's. */
+/* A file system vigil watches (collect/storage.c), the root's, the log directory's:
+ * fs_fields[], core/storage_values.c. */
 struct fs_frame {
-#include "core/fs_values.def" /* mount, fstype, device, size_bytes, avail_bytes, ... */
+        char mount[64];
+        char fstype[16];
+        char device[64];
+        double size_bytes;
+        double avail_bytes;
+        double readonly;
+        double full_in_s;
 };
 
 enum { FS_ROOT, FS_LOG, FS_COUNT };
 #define STORAGE_KINDS 4 /* enum storage_err (collect/storage_parse.h) */
 
-/* Storage health: file systems and the kernel log's storage error lines. */
+/* Storage health: file systems and the kernel log's storage error lines;
+ * storage_fields[], core/storage_values.c. */
 struct storage_frame {
-#include "core/storage_values.def" /* fs[], errors[], errors_new, last_error */
+        struct fs_frame fs[FS_COUNT];
+        double errors[STORAGE_KINDS];
+        double errors_new;
+        char last_error[160];
 };
-#undef VALUE
-#undef VALUE_V
-#undef VALUE_S
-#undef EXTRA
-
-#undef FIELD
-#undef FIELD_V
-#undef FIELD_S
 
 /* One GPU, as NVML reports it. Every member is one row of gpu_fields[]
  * (core/gpu_values.c), which says what "missing" is for it (gpu_frame_clear walks it)

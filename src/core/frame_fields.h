@@ -1,8 +1,7 @@
-/* The tables of the frame's area structs (core/frame.h), one entry per member, in member
- * order, from the same lists that declare the structs (core/host_values.def,
- * core/watch_values.def, core/rpi_values.def, core/storage_values.def, core/fs_values.def,
- * core/gpu_values.c and the nested structs' lists): what clears a sample, and what its test
- * walks. */
+/* The tables of the frame's area structs (core/frame.h), one row per member, in member
+ * order, with what "missing" is for it and its outputs: core/host_values.c,
+ * watch_values.c, rpi_values.c, storage_values.c, gpu_values.c. What clears a sample,
+ * and what its test walks. */
 #ifndef VIGIL_CORE_FRAME_FIELDS_H
 #define VIGIL_CORE_FRAME_FIELDS_H
 

@@ -30,8 +30,7 @@
 #include "core/history.h"
 
 /* The member's name, place and size. */
-#define GPU_MEMBER(m)                                                                              \
-        .name = #m, .off = offsetof(struct gpu_frame, m), .size = sizeof(((struct gpu_frame *)0)->m)
+#define GPU_MEMBER(m) FIELD_MEMBER(struct gpu_frame, m)
 
 const struct field_desc gpu_fields[] = {
     /* Bookkeeping and identity. */

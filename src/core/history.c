@@ -5,7 +5,7 @@
  *   then HW_COUNT per watch: HW_*
  *   then per GPU: HG_*, HIST_GPU_* flags, one slot per fan
  * The HH_, HR_, HW_ and HG_ slots are folded by their tables (the hist slots of
- * core/host_values.def, rpi_values.def, watch_values.def and gpu_values.c). A bit
+ * core/host_values.c, rpi_values.c, watch_values.c and gpu_values.c). A bit
  * word's slot (reduce "or") means something only once a word was read in the period,
  * which a bit of the flags slot says: the record flags' bit 1 << (its HH_ or HR_ slot
  * number) for the host's and the Pi's, the GPU flags' bit 1 << (GPU_WORD_SHIFT + its
@@ -46,50 +46,29 @@ struct hist_series {
         size_t valid_off;
 };
 
-/* Each area's kept values, from the hist slots of its table. */
-#define SERIES(st, ctx, reduce_)                                                                   \
-        {                                                                                          \
-                offsetof(st, VD_MEMBER(ctx)), HIST_##reduce_, offsetof(st, VD_VALID(ctx))          \
-        }
-#define VALUE                     VD_AREA_HIST
-#define VALUE_V                   VD_AREA_V_HIST
-#define VALUE_S                   VD_AREA_HIST
-#define EXTRA                     VD_SKIP
-#define VD_HIST(ctx, id, reduce_) [HH_##id] = SERIES(struct host_frame, ctx, reduce_),
-static const struct hist_series host_series[HH_COUNT] = {
-#include "core/host_values.def"
-};
-#undef VD_HIST
-#define VD_HIST(ctx, id, reduce_) [HR_##id] = SERIES(struct rpi_frame, ctx, reduce_),
-static const struct hist_series rpi_series[HR_COUNT] = {
-#include "core/rpi_values.def"
-};
-#undef VD_HIST
-#define VD_HIST(ctx, id, reduce_) [HW_##id] = SERIES(struct watch_frame, ctx, reduce_),
-static const struct hist_series watch_series[HW_COUNT] = {
-#include "core/watch_values.def"
-};
-#undef VD_HIST
-#undef VALUE
-#undef VALUE_V
-#undef VALUE_S
-#undef EXTRA
-
-/* The GPU's, from the hist slots of gpu_fields[] (core/gpu_values.c), at their ids;
- * built once. */
+/* Each area's kept values, from the hist slots of its table (core/host_values.c,
+ * rpi_values.c, watch_values.c, gpu_values.c), at their ids; built once. */
+static struct hist_series host_series[HH_COUNT], rpi_series[HR_COUNT], watch_series[HW_COUNT];
 static struct hist_series gpu_series[HG_COUNT];
-static pthread_once_t gpu_series_once = PTHREAD_ONCE_INIT;
+static pthread_once_t series_once = PTHREAD_ONCE_INIT;
 
-static void build_gpu_series(void)
+static void build_area(struct hist_series *out, unsigned n, const struct field_desc *t, size_t nt)
 {
-        for (size_t i = 0; i < gpu_fields_count; i++) {
-                const struct field_desc *d = &gpu_fields[i];
-                if (d->hist.reduce != HIST_none && d->hist.id < HG_COUNT)
-                        gpu_series[d->hist.id] = (struct hist_series){
+        for (size_t i = 0; i < nt; i++) {
+                const struct field_desc *d = &t[i];
+                if (d->hist.reduce != HIST_none && d->hist.id < n)
+                        out[d->hist.id] = (struct hist_series){
                             .off = d->off, .reduce = d->hist.reduce, .valid_off = d->valid_off};
         }
 }
-#undef SERIES
+
+static void build_series(void)
+{
+        build_area(host_series, HH_COUNT, host_fields, host_fields_count);
+        build_area(rpi_series, HR_COUNT, rpi_fields, rpi_fields_count);
+        build_area(watch_series, HW_COUNT, watch_fields, watch_fields_count);
+        build_area(gpu_series, HG_COUNT, gpu_fields, gpu_fields_count);
+}
 
 struct hist_layout {
         unsigned nwatches, ngpus;
@@ -126,7 +105,7 @@ struct history {
 
 struct history *history_new(int64_t interval_ns, int64_t span_ns, unsigned max_records)
 {
-        pthread_once(&gpu_series_once, build_gpu_series);
+        pthread_once(&series_once, build_series);
         if (interval_ns <= 0 || span_ns <= 0 || max_records == 0)
                 return NULL;
         struct history *h = calloc(1, sizeof(*h));

@@ -2,8 +2,8 @@
  * over the last 15 minutes, and a ring of recent event markers (events.log lines).
  *
  * A record is not a frame (a frame is ~25 KB): it holds only what the dashboard draws,
- * as 4-byte floats and words: the values with a hist slot in the area lists
- * (core/host_values.def and the others: host CPU %, memory
+ * as 4-byte floats and words: the values with a hist slot in the area tables
+ * (core/host_values.c and the others: host CPU %, memory
  * available, temperature and /dev/shm used; the Pi's temperature, ARM clock and core
  * voltage and throttled word; count and PSS of each watch; per GPU temperature, power,
  * power limit, graphics and memory clocks, utilisation, VRAM used, the clock-event
@@ -39,7 +39,6 @@
 #include <stdint.h>
 
 #include "core/frame.h"
-#include "core/value_def.h"
 #include "core/vigil.h"
 
 #define HISTORY_SPAN_NS     (900LL * 1000000000LL) /* 15 minutes */
@@ -47,35 +46,12 @@
 #define HISTORY_MAX_MARKERS 128
 #define HISTORY_MARKER_LEN  160 /* bytes of a marker's text, NUL included */
 
-/* The values kept, one enum per area, from the hist slots of the area's list
- * (core/host_values.def, rpi_values.def, watch_values.def, gpu_values.c), which also
- * say how each is reduced over a record's period. */
-#define VALUE                    VD_AREA_HIST
-#define VALUE_V                  VD_AREA_V_HIST
-#define VALUE_S                  VD_AREA_HIST
-#define EXTRA                    VD_SKIP
-#define VD_HIST(ctx, id, reduce) HH_##id,
-enum hist_host {
-#include "core/host_values.def"
-        HH_COUNT
-};
-#undef VD_HIST
-#define VD_HIST(ctx, id, reduce) HR_##id,
-enum hist_rpi {
-#include "core/rpi_values.def"
-        HR_COUNT
-};
-#undef VD_HIST
-#define VD_HIST(ctx, id, reduce) HW_##id,
-enum hist_watch {
-#include "core/watch_values.def"
-        HW_COUNT
-};
-#undef VD_HIST
-#undef VALUE
-#undef VALUE_V
-#undef VALUE_S
-#undef EXTRA
+/* The values kept, one enum per area: the hist slots of the area's table
+ * (core/host_values.c, rpi_values.c, watch_values.c, gpu_values.c), which also say how
+ * each is reduced over a record's period. */
+enum hist_host { HH_CPU_PCT, HH_MEM_AVAIL_BYTES, HH_SHM_USED_BYTES, HH_TEMP_C, HH_COUNT };
+enum hist_rpi { HR_TEMP_C, HR_VOLT_V, HR_ARM_HZ, HR_THROTTLED, HR_COUNT };
+enum hist_watch { HW_PROCS, HW_PSS_BYTES, HW_COUNT };
 
 /* The GPU's: the hist slots of gpu_fields[] (core/gpu_values.c). */
 enum hist_gpu {

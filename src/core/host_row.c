@@ -1,6 +1,6 @@
 /* The host row and its CSV form, driven by the columns the area tables declare (the
- * csv slot of core/host_values.def, rpi_values.def, watch_values.def, fs_values.def
- * and storage_values.def; the forms are core/value_def.h's). Formats follow the
+ * host_csv slots of core/host_values.c, rpi_values.c, watch_values.c and
+ * storage_values.c; the forms are core/fields.h's enum host_cell). Formats follow the
  * reference monitor's Python csv.DictWriter output: repr() of floats, psutil's
  * one-decimal percentages, hex(). */
 #include "core/host_row.h"
@@ -10,13 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/rpi_throttle.h"
-#include "core/value_def.h"
-#include "util/fmt.h"
+#include <pthread.h>
 
-/* The tables' divisors. */
-#define MB  (1024.0 * 1024.0)
-#define MHZ 1e6
+#include "core/frame_fields.h"
+#include "util/fmt.h"
 
 /* ---- the columns' names and formats ---- */
 
@@ -27,85 +24,105 @@ struct col {
         size_t text;        /* HF_TEXT, HF_FLAGS: the string's offset in struct host_row */
 };
 
-/* Each column's name and format, from the tables' csv slots. */
-#define VALUE   VD_AREA_CSV
-#define VALUE_V VD_AREA_V_CSV
-#define VALUE_S VD_AREA_CSV
-#define EXTRA   VD_SKIP
-#include "core/host_col_off.h"
-#undef VD_HCOL
-#undef VD_HCOL_AT
-#undef VD_HCOL_SUM
-#undef VD_HCOL_TIME
-#undef VD_HCOL_TEXT
-#undef VD_HCOL_CORES
-#undef VD_HCOL_FS
-#undef VD_HCOL_WORD
-#undef VD_WREF
-#undef VD_WCOL_REF
-#define VD_HCOL(ctx, id, name_, fmt_, div)    [HC_##id] = {.name = name_, .fmt = HF_##fmt_},
-#define VD_HCOL_AT(ctx, id, name_, fmt_, ...) [HC_##id] = {.name = name_, .fmt = HF_##fmt_},
-#define VD_HCOL_SUM(ctx, id, name_, fmt_, n)  [HC_##id] = {.name = name_, .fmt = HF_##fmt_},
-#define VD_HCOL_TIME(ctx, id, name_)          [HC_##id] = {.name = name_, .fmt = HF_TIME},
-#define VD_HCOL_TEXT(ctx, id, name_, buf)                                                          \
-        [HC_##id] = {.name = name_, .fmt = HF_TEXT, .text = offsetof(struct host_row, buf)},
-#define VD_HCOL_CORES(ctx, id, pre, suf, count)                                                    \
-        [HC_##id] = {.name = pre, .fmt = HF_CORES, .suffix = suf},
-#define VD_HCOL_FS(ctx, rid, rname, lid, lname, fmt_, div)                                         \
-        [HC_##rid] = {.name = rname, .fmt = HF_##fmt_},                                            \
-        [HC_##lid] = {.name = lname, .fmt = HF_##fmt_},
-#define VD_HCOL_WORD(ctx, id, name_, fid, fname, buf)                                              \
-        [HC_##id] = {.name = name_, .fmt = HF_HEX},                                                \
-        [HC_##fid] = {.name = fname, .fmt = HF_FLAGS, .text = offsetof(struct host_row, buf)},
-#define VD_WREF(ctx, id, name_, fmt_, div, watch, rule)                                            \
-        [HC_##id] = {.name = name_, .fmt = HF_##fmt_},
-#define VD_WCOL_REF(ctx, wid, suf, wfmt, div, rule, id, name_, watch, refrule)                     \
-        [HC_##id] = {.name = name_, .fmt = HF_##wfmt},
-static const struct col cols[HC_COUNT] = {
-#include "core/host_values.def"
-#include "core/rpi_values.def"
-#include "core/watch_values.def"
-#include "core/fs_values.def"
-#include "core/storage_values.def"
+/* The areas whose tables declare columns, in the order the row is built: the host
+ * first, since a Pi value fills only what it left empty (HCELL_ELSE). */
+static const struct area {
+        const struct field_desc *t;
+        const size_t *n;
+} areas[] = {
+    {host_fields, &host_fields_count},       {rpi_fields, &rpi_fields_count},
+    {watch_fields, &watch_fields_count},     {fs_fields, &fs_fields_count},
+    {storage_fields, &storage_fields_count},
 };
+#define NAREAS (sizeof(areas) / sizeof(areas[0]))
 
-/* A watch's own columns: suffix and format. */
-#include "core/host_col_off.h"
-#undef VD_WCOL
-#undef VD_WCOL_REF
-#define VD_WCOL(ctx, wid, suf, fmt_, div, rule)          [WC_##wid] = {.name = suf, .fmt = HF_##fmt_},
-#define VD_WCOL_REF(ctx, wid, suf, fmt_, div, rule, ...) VD_WCOL(ctx, wid, suf, fmt_, div, rule)
-static const struct col watch_cols[WC_COUNT] = {
-#include "core/watch_values.def"
-};
+/* Each column's name and format, a watch's own columns' suffixes and formats, and the
+ * watches whose values go to the reference's columns instead of their own: built once
+ * from the tables' host_csv slots. */
+static struct col cols[HC_COUNT];
+static struct col watch_cols[WC_COUNT];
+static const char *ref_watches[HC_COUNT];
+static size_t nref_watches;
+static pthread_once_t cols_once = PTHREAD_ONCE_INIT;
 
-/* The watches whose values go to the reference's columns instead of their own. */
-#include "core/host_col_off.h"
-#undef VD_WREF
-#undef VD_WCOL_REF
-#define VD_WREF(ctx, id, name_, fmt_, div, watch, rule)                        watch,
-#define VD_WCOL_REF(ctx, wid, suf, fmt_, div, rule, id, name_, watch, refrule) watch,
-static const char *const ref_watches[] = {
-#include "core/watch_values.def"
-};
+static void set_col(enum host_col c, const char *name, enum host_col_fmt fmt)
+{
+        if ((unsigned)c < HC_COUNT)
+                cols[c] = (struct col){.name = name, .fmt = fmt};
+}
+
+static void declare(const struct host_csv_slot *c)
+{
+        switch (c->cell) {
+        case HCELL_VALUE:
+        case HCELL_AT:
+        case HCELL_SUM:
+                set_col(c->col, c->name, c->fmt);
+                break;
+        case HCELL_TIME:
+                set_col(c->col, c->name, HF_TIME);
+                break;
+        case HCELL_TEXT:
+                set_col(c->col, c->name, HF_TEXT);
+                cols[c->col].text = c->text;
+                break;
+        case HCELL_CORES:
+                set_col(c->col, c->name, HF_CORES);
+                cols[c->col].suffix = c->suffix;
+                break;
+        case HCELL_FS:
+                set_col(c->col, c->name, c->fmt);
+                set_col(c->col2, c->name2, c->fmt);
+                break;
+        case HCELL_WORD:
+                set_col(c->col, c->name, HF_HEX);
+                set_col(c->col2, c->name2, HF_FLAGS);
+                cols[c->col2].text = c->text;
+                break;
+        case HCELL_WATCH:
+                if (c->suffix && (unsigned)c->wcol < WC_COUNT)
+                        watch_cols[c->wcol] = (struct col){.name = c->suffix, .fmt = c->fmt};
+                if (c->watch && nref_watches < HC_COUNT) {
+                        set_col(c->col, c->name, c->fmt);
+                        ref_watches[nref_watches++] = c->watch;
+                }
+                break;
+        case HCELL_NONE:
+        case HCELL_ELSE:
+                break;
+        }
+}
+
+static void build_cols(void)
+{
+        for (size_t a = 0; a < NAREAS; a++)
+                for (size_t i = 0; i < *areas[a].n; i++)
+                        declare(&areas[a].t[i].host_csv);
+}
+
+#define COLS pthread_once(&cols_once, build_cols)
 
 const char *watch_col_suffix(enum watch_col c)
 {
-        return (unsigned)c < WC_COUNT ? watch_cols[c].name : "";
+        COLS;
+        return (unsigned)c < WC_COUNT && watch_cols[c].name ? watch_cols[c].name : "";
 }
 
 const char *host_col_name(enum host_col c)
 {
+        COLS;
         return (unsigned)c < HC_COUNT && cols[c].name ? cols[c].name : "";
 }
 
 enum host_col_fmt host_col_fmt(enum host_col c)
 {
+        COLS;
         return (unsigned)c < HC_COUNT ? cols[c].fmt : HF_TEXT;
 }
 
 bool host_col_numeric(enum host_col c)
 {
+        COLS;
         return (unsigned)c < HC_COUNT && cols[c].name && cols[c].fmt <= HF_INT;
 }
 
@@ -122,20 +139,38 @@ double host_col_logged(enum host_col c, double v)
 
 double watch_col_logged(enum watch_col c, double v)
 {
+        COLS;
         return (unsigned)c < WC_COUNT ? logged(watch_cols[c].fmt, v) : v;
 }
 
 void host_core_col_name(char *buf, size_t cap, unsigned i)
 {
+        COLS;
         snprintf(buf, cap, "%s%u%s", cols[HC_CPUS].name, i, cols[HC_CPUS].suffix);
 }
 
 /* ---- the row ---- */
 
-enum watch_rule { WR_ANY, WR_SUM, WR_RUNNING };
+/* The member at off of the struct at base. */
+static double dbl_at(const void *base, size_t off)
+{
+        double v;
+        memcpy(&v, (const char *)base + off, sizeof(v));
+        return v;
+}
 
+static unsigned uint_at(const void *base, size_t off)
+{
+        unsigned v;
+        memcpy(&v, (const char *)base + off, sizeof(v));
+        return v;
+}
+
+/* v in the column's unit (div 0: as it is). */
 static double scaled(double v, double div)
 {
+        if (div == 0)
+                return v;
         return VAL_OK(v) ? v / div : VAL_MISSING;
 }
 
@@ -152,12 +187,14 @@ static double watch_cell(const struct watch_frame *w, double v, double div, enum
         return scaled(v, div);
 }
 
-/* The sum of v[0..n), NAN when one is missing. */
-static double sum(const double *v, unsigned n)
+/* The sum of the n doubles at p, NAN when one is missing. */
+static double sum(const char *p, unsigned n)
 {
         double total = 0;
-        for (unsigned k = 0; k < n; k++)
-                total = VAL_OK(v[k]) ? total + v[k] : VAL_MISSING;
+        for (unsigned k = 0; k < n; k++) {
+                double v = dbl_at(p, k * sizeof(double));
+                total = VAL_OK(v) ? total + v : VAL_MISSING;
+        }
         return total;
 }
 
@@ -171,90 +208,94 @@ static const struct watch_frame *find_watch(const struct frame *f, const char *n
 
 static bool is_ref_watch(const char *name)
 {
-        for (size_t i = 0; i < sizeof(ref_watches) / sizeof(ref_watches[0]); i++)
+        for (size_t i = 0; i < nref_watches; i++)
                 if (strcmp(ref_watches[i], name) == 0)
                         return true;
         return false;
 }
 
-/* The columns of one area's table whose values are its members (src). */
-#include "core/host_col_off.h"
-#undef VD_HCOL
-#undef VD_HCOL_AT
-#undef VD_HCOL_ELSE
-#undef VD_HCOL_SUM
-#undef VD_HCOL_TIME
-#undef VD_HCOL_TEXT
-#undef VD_HCOL_CORES
-#undef VD_HCOL_WORD
-#define VD_HCOL(ctx, id, name_, fmt_, div) r->v[HC_##id] = scaled(src->VD_MEMBER(ctx), div);
-#define VD_HCOL_AT(ctx, id, name_, fmt_, div, index, count)                                        \
-        r->v[HC_##id] =                                                                            \
-            (index) < src->count ? scaled(src->VD_MEMBER(ctx)[index], div) : VAL_MISSING;
-#define VD_HCOL_ELSE(ctx, id, div)                                                                 \
-        if (!VAL_OK(r->v[HC_##id]))                                                                \
-                r->v[HC_##id] = scaled(src->VD_MEMBER(ctx), div);
-#define VD_HCOL_SUM(ctx, id, name_, fmt_, n) r->v[HC_##id] = sum(src->VD_MEMBER(ctx), n);
-#define VD_HCOL_TIME(ctx, id, name_)         r->real_ns = src->VD_MEMBER(ctx);
-#define VD_HCOL_TEXT(ctx, id, name_, buf)                                                          \
-        snprintf(r->buf, sizeof(r->buf), "%s", src->VD_MEMBER(ctx));
-#define VD_HCOL_CORES(ctx, id, pre, suf, count)                                                    \
-        r->count = src->count < VIGIL_MAX_CPUS ? src->count : VIGIL_MAX_CPUS;                      \
-        for (unsigned i = 0; i < r->count; i++)                                                    \
-                r->cpu[i] = src->VD_MEMBER(ctx)[i];
-/* 32 bits: exact in the row's double cell. */
-#define VD_HCOL_WORD(ctx, id, name_, fid, fname, buf)                                              \
-        r->v[HC_##id] = src->VD_VALID(ctx) ? (double)src->VD_MEMBER(ctx) : VAL_MISSING;            \
-        rpi_frame_flags(src, r->buf, sizeof(r->buf));
-
-static void build_host(struct host_row *r, const struct host_frame *src)
+/* The columns of one area's table whose values are the members of src (the forms of
+ * one struct; HCELL_FS and HCELL_WATCH are the passes below). */
+static void build_area(struct host_row *r, const struct field_desc *t, size_t n, const void *src)
 {
-#include "core/host_values.def"
-}
-
-static void build_rpi(struct host_row *r, const struct rpi_frame *src)
-{
-#include "core/rpi_values.def"
-}
-
-static void build_storage(struct host_row *r, const struct storage_frame *src)
-{
-#include "core/storage_values.def"
+        for (size_t i = 0; i < n; i++) {
+                const struct host_csv_slot *c = &t[i].host_csv;
+                const char *m = (const char *)src + t[i].off;
+                switch (c->cell) {
+                case HCELL_VALUE:
+                        r->v[c->col] = scaled(dbl_at(m, 0), c->div);
+                        break;
+                case HCELL_AT:
+                        r->v[c->col] = c->index < uint_at(src, c->count_off)
+                                           ? scaled(dbl_at(m, c->index * sizeof(double)), c->div)
+                                           : VAL_MISSING;
+                        break;
+                case HCELL_ELSE:
+                        if (!VAL_OK(r->v[c->col]))
+                                r->v[c->col] = scaled(dbl_at(m, 0), c->div);
+                        break;
+                case HCELL_SUM:
+                        r->v[c->col] = sum(m, c->n);
+                        break;
+                case HCELL_TIME:
+                        memcpy(&r->real_ns, m, sizeof(r->real_ns));
+                        break;
+                case HCELL_TEXT:
+                        snprintf((char *)r + c->text, c->text_size, "%s", m);
+                        break;
+                case HCELL_CORES: {
+                        unsigned count = uint_at(src, c->count_off);
+                        r->ncpu = count < VIGIL_MAX_CPUS ? count : VIGIL_MAX_CPUS;
+                        for (unsigned k = 0; k < r->ncpu; k++)
+                                r->cpu[k] = dbl_at(m, k * sizeof(double));
+                        break;
+                }
+                case HCELL_WORD: {
+                        /* 32 bits: exact in the row's double cell. */
+                        bool valid;
+                        uint64_t word;
+                        memcpy(&valid, (const char *)src + t[i].valid_off, sizeof(valid));
+                        memcpy(&word, m, sizeof(word));
+                        r->v[c->col] = valid ? (double)word : VAL_MISSING;
+                        if (c->names)
+                                c->names(src, (char *)r + c->text, c->text_size);
+                        break;
+                }
+                case HCELL_NONE:
+                case HCELL_FS:
+                case HCELL_WATCH:
+                        break;
+                }
+        }
 }
 
 /* One column per watched file system. */
-#include "core/host_col_off.h"
-#undef VD_HCOL_FS
-#define VD_HCOL_FS(ctx, rid, rname, lid, lname, fmt_, div)                                         \
-        r->v[HC_##rid] = scaled(root->VD_MEMBER(ctx), div);                                        \
-        r->v[HC_##lid] = scaled(log->VD_MEMBER(ctx), div);
 static void build_fs(struct host_row *r, const struct fs_frame *root, const struct fs_frame *log)
 {
-#include "core/fs_values.def"
+        for (size_t i = 0; i < fs_fields_count; i++) {
+                const struct host_csv_slot *c = &fs_fields[i].host_csv;
+                if (c->cell != HCELL_FS)
+                        continue;
+                r->v[c->col] = scaled(dbl_at(root, fs_fields[i].off), c->div);
+                r->v[c->col2] = scaled(dbl_at(log, fs_fields[i].off), c->div);
+        }
 }
 
 /* The reference's columns of the watches it names. */
-#include "core/host_col_off.h"
-#undef VD_WREF
-#undef VD_WCOL_REF
-#define VD_WREF(ctx, id, name_, fmt_, div, watch, rule)                                            \
-        w = find_watch(f, watch);                                                                  \
-        r->v[HC_##id] = w ? watch_cell(w, w->VD_MEMBER(ctx), div, WR_##rule) : VAL_MISSING;
-#define VD_WCOL_REF(ctx, wid, suf, fmt_, div, rule, id, name_, watch, refrule)                     \
-        VD_WREF(ctx, id, name_, fmt_, div, watch, refrule)
 static void build_ref_watches(struct host_row *r, const struct frame *f)
 {
-        const struct watch_frame *w;
-#include "core/watch_values.def"
+        for (size_t i = 0; i < watch_fields_count; i++) {
+                const struct host_csv_slot *c = &watch_fields[i].host_csv;
+                if (c->cell != HCELL_WATCH || !c->watch)
+                        continue;
+                const struct watch_frame *w = find_watch(f, c->watch);
+                r->v[c->col] =
+                    w ? watch_cell(w, dbl_at(w, watch_fields[i].off), c->div, c->ref_rule)
+                      : VAL_MISSING;
+        }
 }
 
 /* Every other watch is recorded in columns of its own. */
-#include "core/host_col_off.h"
-#undef VD_WCOL
-#undef VD_WCOL_REF
-#define VD_WCOL(ctx, wid, suf, fmt_, div, rule)                                                    \
-        o->v[WC_##wid] = watch_cell(w, w->VD_MEMBER(ctx), div, WR_##rule);
-#define VD_WCOL_REF(ctx, wid, suf, fmt_, div, rule, ...) VD_WCOL(ctx, wid, suf, fmt_, div, rule)
 static void build_own_watches(struct host_row *r, const struct frame *f)
 {
         r->nwatch = 0;
@@ -264,14 +305,14 @@ static void build_own_watches(struct host_row *r, const struct frame *f)
                         continue;
                 struct host_row_watch *o = &r->w[r->nwatch++];
                 snprintf(o->name, sizeof(o->name), "%s", w->name);
-#include "core/watch_values.def"
+                for (size_t k = 0; k < watch_fields_count; k++) {
+                        const struct host_csv_slot *c = &watch_fields[k].host_csv;
+                        if (c->cell == HCELL_WATCH && c->suffix)
+                                o->v[c->wcol] =
+                                    watch_cell(w, dbl_at(w, watch_fields[k].off), c->div, c->rule);
+                }
         }
 }
-#include "core/host_col_off.h"
-#undef VALUE
-#undef VALUE_V
-#undef VALUE_S
-#undef EXTRA
 
 void host_row_build(struct host_row *r, const struct frame *f)
 {
@@ -280,13 +321,14 @@ void host_row_build(struct host_row *r, const struct frame *f)
         r->real_ns = 0;
         r->ncpu = 0;
         r->governor[0] = r->throttle_flags[0] = '\0';
-        /* The host first: a Pi value fills only what it left empty (HCOL_ELSE). */
-        build_host(r, &f->host);
-        build_rpi(r, &f->rpi);
+        COLS;
+        /* The host first: a Pi value fills only what it left empty (HCELL_ELSE). */
+        build_area(r, host_fields, host_fields_count, &f->host);
+        build_area(r, rpi_fields, rpi_fields_count, &f->rpi);
         build_ref_watches(r, f);
         build_own_watches(r, f);
         build_fs(r, &f->storage.fs[FS_ROOT], &f->storage.fs[FS_LOG]);
-        build_storage(r, &f->storage);
+        build_area(r, storage_fields, storage_fields_count, &f->storage);
 }
 
 /* ---- the CSV ---- */
@@ -294,6 +336,7 @@ void host_row_build(struct host_row *r, const struct frame *f)
 void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r)
 {
         char name[48];
+        COLS;
         for (unsigned c = 0; c < HC_COUNT; c++) {
                 if (cols[c].fmt != HF_CORES) {
                         sb_printf(out, c ? ",%s" : "%s", cols[c].name);
@@ -337,6 +380,7 @@ static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
 void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
 {
         char ts[40];
+        COLS;
         for (unsigned c = 0; c < HC_COUNT; c++) {
                 if (cols[c].fmt == HF_CORES) { /* as many cells as the header has */
                         for (unsigned i = 0; i < ncpu; i++) {

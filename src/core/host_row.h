@@ -11,10 +11,10 @@
 #include "util/strbuf.h"
 
 /* The host log's columns, in the file's order: the reference monitor's, then vigil's.
- * Each is declared, with its name, format and the value it is made of, by the value it
- * comes from in its area's table (core/host_values.def, rpi_values.def,
- * watch_values.def, fs_values.def, storage_values.def); a column no table declares
- * fails test_csv_roundtrip. */
+ * Each is declared, with its name, format and the value it is made of, by the host_csv
+ * slot of the value's row in its area's table (core/host_values.c, rpi_values.c,
+ * watch_values.c, storage_values.c); a column no table declares fails
+ * test_csv_roundtrip. */
 enum host_col {
         HC_TIMESTAMP, /* the host sample's time */
         HC_UPTIME,    /* uptime_s: age of the oldest "player" process */
@@ -61,6 +61,10 @@ enum host_col {
  * to the ms, HF_CORES one HF_PCT1 column per core, HF_TEXT and HF_FLAGS a string. */
 enum host_col_fmt { HF_PY, HF_PCT1, HF_INT, HF_HEX, HF_TIME, HF_CORES, HF_TEXT, HF_FLAGS };
 
+/* The divisors of the tables' host_csv slots (core/fields.h): bytes to MB, Hz to MHz. */
+#define HOST_DIV_MB  (1024.0 * 1024.0)
+#define HOST_DIV_MHZ 1e6
+
 /* The header's name of a column ("uptime_s", "cpu_total_pct", ...; for HC_CPUS the
  * part before the core's number, "cpu"); "" for no column. */
 const char *host_col_name(enum host_col c);
@@ -80,7 +84,7 @@ void host_core_col_name(char *buf, size_t cap, unsigned i);
  * order the watches were given. */
 enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
 
-/* A column's name suffix, "_procs" ... "_threads" (core/watch_values.def); "" for none. */
+/* A column's name suffix, "_procs" ... "_threads" (core/watch_values.c); "" for none. */
 const char *watch_col_suffix(enum watch_col c);
 /* A watch's value as its column holds it once written and read back (as
  * host_col_logged). */

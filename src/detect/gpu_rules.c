@@ -321,7 +321,7 @@ static void enforced_transition(const struct gpu_rule_state *st, const struct gp
 }
 
 /* A GPU above its own maximum operating temperature (NVML's GPU_MAX threshold, read on
- * the slow cadence, core/gpu_values.def's temp_max_c): every such sample is counted,
+ * the slow cadence, core/gpu_values.c's temp_max_c): every such sample is counted,
  * and a change of state is one events.log and one stderr line. Not a CSV flag: the
  * reference's flags stay as they are. Back below is said once the temperature is
  * OVER_MAX_BACK_C under the threshold, so a GPU that hovers on it does not flap. */

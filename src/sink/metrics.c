@@ -6,8 +6,8 @@
  *
  * Families are written family by family (all GPUs of one family together), as the
  * format requires. The families of the frame's values, and their order, come from the
- * areas' tables (core/metric_defs.h): a plain series is a table line, and the code here
- * renders the families a table marks MR_CODE where the table has them. Rendering
+ * metric slots of the areas' tables (core/metric_defs.h): a plain series is a row, and
+ * a family a row marks MR_CODE is rendered here by the function of its code. Rendering
  * allocates nothing: it appends to the caller's buffer. */
 #include "sink/metrics.h"
 
@@ -21,11 +21,6 @@
 #include "sink/metrics_render.h"
 #include "core/throttle_reasons.h"
 #include "core/rpi_throttle.h"
-
-/* A walk through one area's table (core/metric_defs.h), row d next. */
-struct rows {
-        const struct metric_def *d, *end;
-};
 
 /* ---- samples ---- */
 
@@ -136,55 +131,12 @@ static double field_at(const void *obj, size_t off)
         return v;
 }
 
-/* Begin the family of the table's next row, a code-rendered one (MR_CODE). */
-static void fam_code(struct render *r, struct rows *t)
-{
-        if (t->d >= t->end || t->d->row != MR_CODE) {
-                r->broken = true;
-                return;
-        }
-        metrics_family(r, t->d->name, t->d->type, t->d->help);
-        t->d++;
-}
-
-/* The table's series rows from the next one up to the next code row (or the end), over
- * count objects of the given stride, family by family; bases[i] is object i's label list
- * (NULL: skip it; bases NULL: no labels). */
-static void render_series(struct render *r, struct rows *t, const void *objs, size_t stride,
-                          unsigned count, const char *const *bases)
-{
-        while (t->d < t->end && t->d->row == MR_SERIES) {
-                const struct metric_def *first = t->d, *end = t->d + 1;
-                while (end < t->end && end->row == MR_SERIES && !end->name)
-                        end++;
-                metrics_family(r, first->name, first->type, first->help);
-                for (unsigned i = 0; i < count; i++) {
-                        const char *obj = (const char *)objs + i * stride;
-                        if (bases && !bases[i])
-                                continue;
-                        for (const struct metric_def *k = first; k < end; k++)
-                                metrics_sample(r, bases ? bases[i] : NULL, k->key, k->val,
-                                               field_at(obj, k->off) * k->scale);
-                }
-                t->d = end;
-        }
-}
-
-/* The table's rows were all rendered, or the render is broken. */
-static void rows_done(struct render *r, const struct rows *t)
-{
-        if (t->d != t->end)
-                r->broken = true;
-}
-
 /* ---- host ---- */
 
 /* A family over the CPUs: cpu="all" (all, when not NAN), then one series per core. */
-static void render_cpus(struct render *r, struct rows *t, const double *v, unsigned n, double scale,
-                        double all)
+static void render_cpus(struct render *r, const double *v, unsigned n, double scale, double all)
 {
         char idx[12];
-        fam_code(r, t);
         metrics_sample(r, NULL, "cpu", "all", all * scale);
         if (n > VIGIL_MAX_CPUS)
                 n = VIGIL_MAX_CPUS;
@@ -194,17 +146,28 @@ static void render_cpus(struct render *r, struct rows *t, const double *v, unsig
         }
 }
 
-static void render_host(struct render *r, const struct host_frame *h)
+static void host_cpu_usage(struct render *r, const struct frame *f, const char *const *bases)
 {
-        struct rows t = {host_metrics.rows, host_metrics.rows + host_metrics.n};
-        render_cpus(r, &t, h->cpu_pct, h->ncpu, 0.01, h->cpu_total_pct);
-        render_series(r, &t, h, 0, 1, NULL);
-        fam_code(r, &t); /* vigil_swap_used_bytes */
-        metrics_sample(r, NULL, NULL, NULL, h->swap_total_bytes - h->swap_free_bytes);
-        render_series(r, &t, h, 0, 1, NULL);
-        render_cpus(r, &t, h->cpu_freq_hz, h->nfreq, 1, NAN);
+        (void)bases;
+        render_cpus(r, f->host.cpu_pct, f->host.ncpu, 0.01, f->host.cpu_total_pct);
+}
 
-        fam_code(r, &t); /* vigil_temperature_celsius */
+static void host_swap_used(struct render *r, const struct frame *f, const char *const *bases)
+{
+        (void)bases;
+        metrics_sample(r, NULL, NULL, NULL, f->host.swap_total_bytes - f->host.swap_free_bytes);
+}
+
+static void host_cpu_frequency(struct render *r, const struct frame *f, const char *const *bases)
+{
+        (void)bases;
+        render_cpus(r, f->host.cpu_freq_hz, f->host.nfreq, 1, NAN);
+}
+
+static void host_temperature(struct render *r, const struct frame *f, const char *const *bases)
+{
+        const struct host_frame *h = &f->host;
+        (void)bases;
         unsigned nt = h->ntemps < VIGIL_MAX_TEMPS ? h->ntemps : VIGIL_MAX_TEMPS;
         for (unsigned i = 0; i < nt; i++) {
                 char lab[200];
@@ -216,11 +179,13 @@ static void render_host(struct render *r, const struct host_frame *h)
                 if (!lb.overflow)
                         metrics_sample(r, lab, "sensor", h->temps[i].sensor, h->temps[i].celsius);
         }
+}
 
-        fam_code(r, &t); /* vigil_cpu_governor_info */
-        if (h->governor[0])
-                metrics_sample(r, NULL, "governor", h->governor, 1);
-        rows_done(r, &t);
+static void host_governor(struct render *r, const struct frame *f, const char *const *bases)
+{
+        (void)bases;
+        if (f->host.governor[0])
+                metrics_sample(r, NULL, "governor", f->host.governor, 1);
 }
 
 /* ---- process watches ---- */
@@ -238,23 +203,18 @@ static void render_watches(struct render *r, const struct frame *f)
                 sb_putc(&lb, '"');
                 bases[i] = lb.overflow ? NULL : labs[i];
         }
-        struct rows t = {watch_metrics.rows, watch_metrics.rows + watch_metrics.n};
-        render_series(r, &t, f->watches, sizeof(f->watches[0]), n, bases);
-        rows_done(r, &t);
+        metrics_render_table(r, f, watch_fields, watch_fields_count, f->watches,
+                             sizeof(f->watches[0]), n, bases);
 }
 
 /* ---- Raspberry Pi ---- */
 
-static void render_rpi(struct render *r, const struct rpi_frame *p)
+static void rpi_throttled(struct render *r, const struct frame *f, const char *const *bases)
 {
         static const char *const conds[4] = {RPI_COND_UNDER_VOLTAGE, RPI_COND_ARM_FREQ_CAPPED,
                                              RPI_COND_THROTTLED, RPI_COND_SOFT_TEMP_LIMIT};
-        struct rows t = {rpi_metrics.rows, rpi_metrics.rows + rpi_metrics.n};
-        if (!p->present)
-                return;
-        render_series(r, &t, p, 0, 1, NULL);
-
-        fam_code(r, &t); /* vigil_rpi_throttled */
+        const struct rpi_frame *p = &f->rpi;
+        (void)bases;
         if (p->throttled_valid && p->throttled <= 0xffffffffu) {
                 uint32_t word = (uint32_t)p->throttled;
                 /* since="boot" only where the sticky bits mean that (gencmd). */
@@ -272,16 +232,22 @@ static void render_rpi(struct render *r, const struct rpi_frame *p)
                 metrics_sample(r, "condition=\"" RPI_COND_UNDER_VOLTAGE "\"", "since", "now",
                                p->undervolt_alarm);
         }
+}
 
-        fam_code(r, &t); /* vigil_rpi_v3d_busy_ratio */
+static void rpi_v3d_busy(struct render *r, const struct frame *f, const char *const *bases)
+{
+        const struct rpi_frame *p = &f->rpi;
+        (void)bases;
         unsigned nq = p->nv3d < VIGIL_V3D_QUEUES ? p->nv3d : VIGIL_V3D_QUEUES;
         for (unsigned i = 0; i < nq; i++)
                 metrics_sample(r, NULL, "queue", p->v3d[i].queue, p->v3d[i].busy_ratio);
+}
 
-        fam_code(r, &t); /* vigil_rpi_info */
-        if (p->model[0])
-                metrics_sample(r, NULL, "model", p->model, 1);
-        rows_done(r, &t);
+static void rpi_info(struct render *r, const struct frame *f, const char *const *bases)
+{
+        (void)bases;
+        if (f->rpi.model[0])
+                metrics_sample(r, NULL, "model", f->rpi.model, 1);
 }
 
 /* ---- GPUs ---- */
@@ -306,10 +272,6 @@ static void gpu_bases(const struct frame *f, char (*labs)[160], const char **bas
                         bases[i] = labs[i];
         }
 }
-
-/* The code-rendered families of the GPU's table (MR_CODE rows of core/gpu_values.c), one
- * function each, by the row's code. */
-typedef void (*gpu_code_fn)(struct render *r, const struct frame *f, const char *const *bases);
 
 static void gpu_up(struct render *r, const struct frame *f, const char *const *bases)
 {
@@ -403,7 +365,20 @@ static void gpu_fan_target(struct render *r, const struct frame *f, const char *
         gpu_fans(r, f, bases, offsetof(struct gpu_frame, fan_target_pct));
 }
 
-static const gpu_code_fn gpu_code[MC_COUNT] = {
+/* The code-rendered families of the areas' tables (MR_CODE rows), one function each,
+ * by the row's code. */
+typedef void (*code_fn)(struct render *r, const struct frame *f, const char *const *bases);
+
+static const code_fn codes[MC_COUNT] = {
+    [MC_HOST_CPU_USAGE] = host_cpu_usage,
+    [MC_HOST_SWAP_USED] = host_swap_used,
+    [MC_HOST_CPU_FREQUENCY] = host_cpu_frequency,
+    [MC_HOST_TEMPERATURE] = host_temperature,
+    [MC_HOST_GOVERNOR] = host_governor,
+    [MC_RPI_THROTTLED] = rpi_throttled,
+    [MC_RPI_V3D_BUSY] = rpi_v3d_busy,
+    [MC_RPI_INFO] = rpi_info,
+    [MC_STORAGE_ERRORS] = metrics_storage_errors,
     [MC_GPU_UP] = gpu_up,
     [MC_GPU_INFO] = gpu_info,
     [MC_GPU_PSTATE] = gpu_pstate,
@@ -414,10 +389,10 @@ static const gpu_code_fn gpu_code[MC_COUNT] = {
     [MC_GPU_FAN_TARGET] = gpu_fan_target,
 };
 
-bool metrics_gpu_code_complete(void)
+bool metrics_code_complete(void)
 {
         for (unsigned c = MC_NONE + 1; c < MC_COUNT; c++)
-                if (!gpu_code[c])
+                if (!codes[c])
                         return false;
         return true;
 }
@@ -428,12 +403,12 @@ static bool starts_family(const struct metric_def *m)
         return m->row == MR_CODE || (m->row == MR_SERIES && m->name);
 }
 
-/* The GPU's families, in the order of its table (core/gpu_values.c): a code row by its
- * function, a series row with the name-less series rows after it, GPU by GPU. */
-static void render_gpus(struct render *r, const struct frame *f, const char *const *bases)
+void metrics_render_table(struct render *r, const struct frame *f, const struct field_desc *t,
+                          size_t n, const void *objs, size_t stride, unsigned count,
+                          const char *const *bases)
 {
-        const struct field_desc *end = gpu_fields + gpu_fields_count;
-        for (const struct field_desc *d = gpu_fields; d < end; d++) {
+        const struct field_desc *end = t + n;
+        for (const struct field_desc *d = t; d < end; d++) {
                 const struct metric_def *m = &d->metric;
                 if (!starts_family(m)) {
                         if (m->row != MR_NONE)
@@ -442,8 +417,8 @@ static void render_gpus(struct render *r, const struct frame *f, const char *con
                 }
                 metrics_family(r, m->name, m->type, m->help);
                 if (m->row == MR_CODE) {
-                        if (m->code > MC_NONE && m->code < MC_COUNT && gpu_code[m->code])
-                                gpu_code[m->code](r, f, bases);
+                        if (m->code > MC_NONE && m->code < MC_COUNT && codes[m->code])
+                                codes[m->code](r, f, bases);
                         else
                                 r->broken = true;
                         continue;
@@ -451,14 +426,15 @@ static void render_gpus(struct render *r, const struct frame *f, const char *con
                 const struct field_desc *fam_end = d + 1;
                 while (fam_end < end && !starts_family(&fam_end->metric))
                         fam_end++;
-                for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
-                        if (!bases[i])
+                for (unsigned i = 0; i < count; i++) {
+                        const char *obj = (const char *)objs + i * stride;
+                        if (bases && !bases[i])
                                 continue;
                         for (const struct field_desc *k = d; k < fam_end; k++)
                                 if (k->metric.row == MR_SERIES)
-                                        metrics_sample(r, bases[i], k->metric.key, k->metric.val,
-                                                       field_at(&f->gpus[i], k->off) *
-                                                           k->metric.scale);
+                                        metrics_sample(r, bases ? bases[i] : NULL, k->metric.key,
+                                                       k->metric.val,
+                                                       field_at(obj, k->off) * k->metric.scale);
                 }
                 d = fam_end - 1;
         }
@@ -470,12 +446,14 @@ int metrics_render(struct strbuf *out, const struct frame *f, const struct count
         char labs[VIGIL_MAX_GPUS][160];
         const char *bases[VIGIL_MAX_GPUS];
 
-        render_host(&r, &f->host);
+        metrics_render_table(&r, f, host_fields, host_fields_count, &f->host, 0, 1, NULL);
         render_watches(&r, f);
-        render_rpi(&r, &f->rpi);
-        metrics_render_storage(out, &f->storage);
+        if (f->rpi.present) /* the Pi's families only on a Pi */
+                metrics_render_table(&r, f, rpi_fields, rpi_fields_count, &f->rpi, 0, 1, NULL);
+        metrics_render_storage(&r, f);
         gpu_bases(f, labs, bases);
-        render_gpus(&r, f, bases);
+        metrics_render_table(&r, f, gpu_fields, gpu_fields_count, f->gpus, sizeof(f->gpus[0]),
+                             VIGIL_MAX_GPUS, bases);
         struct render_src src = {.f = f, .x = x, .gpu_bases = bases};
         metrics_render_counters(&r, &src);
         if (r.broken)

@@ -21,12 +21,10 @@
  * out overflowed its bound, or -EINVAL when the code and an area's table of families
  * (core/metric_defs.h) disagree (the output is then incomplete and must not be served). */
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x);
-/* The storage health families of s (metrics_storage.c), appended to out. */
-void metrics_render_storage(struct strbuf *out, const struct storage_frame *s);
 
-/* Whether every code-rendered family of the GPU's table (enum metric_code) has its
- * render function (test_metrics checks it; a row without one fails the render). */
-bool metrics_gpu_code_complete(void);
+/* Whether every code-rendered family of the areas' tables (enum metric_code) has its
+ * render function (test_field_coverage checks it; a row without one fails the render). */
+bool metrics_code_complete(void);
 
 /* Format a sample value as Prometheus reads it: integers without a fraction, other
  * values with the fewest digits (up to 17) that read back to the same double, "+Inf",

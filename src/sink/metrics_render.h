@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "core/counters.h"
+#include "core/fields.h"
 #include "core/frame.h"
 #include "util/strbuf.h"
 
@@ -34,6 +35,17 @@ void metrics_family(struct render *r, const char *name, const char *type, const 
 /* One sample of the current family: name{base,key="val"} v. base is a pre-escaped
  * label list (or NULL); key/val an optional label with a raw value. NAN is skipped. */
 void metrics_sample(struct render *r, const char *base, const char *key, const char *val, double v);
+/* The families of an area's table t[0..n) (core/fields.h), in its order, over count
+ * objects of the area's struct at objs, stride bytes apart: a series row samples each
+ * object's member, labelled by bases[i] (NULL: object i is skipped; bases NULL: no
+ * labels); a code row calls its render function with f and bases. */
+void metrics_render_table(struct render *r, const struct frame *f, const struct field_desc *t,
+                          size_t n, const void *objs, size_t stride, unsigned count,
+                          const char *const *bases);
+/* The storage health families of f (sink/metrics_storage.c), and the render function of
+ * its code family (MC_STORAGE_ERRORS). */
+void metrics_render_storage(struct render *r, const struct frame *f);
+void metrics_storage_errors(struct render *r, const struct frame *f, const char *const *bases);
 /* Every family of what is counted outside the frame's values, in the table's order
  * (sink/metrics_counters.c). */
 void metrics_render_counters(struct render *r, const struct render_src *s);

@@ -3,35 +3,22 @@
  *   vigil_filesystem_avail_bytes{...}, vigil_filesystem_readonly{...} (0/1),
  *   vigil_filesystem_full_in_seconds{...} (only while free space falls),
  *   vigil_storage_kernel_errors_total{kind="mmc|ext4|f2fs|io"}
- * The families, their names and help are the metric slots of core/fs_values.def and
- * core/storage_values.def. The label names are node_exporter's filesystem collector's,
- * plus fs (root or log). */
+ * The families, their names and help are the metric slots of fs_fields[] and
+ * storage_fields[] (core/storage_values.c). The label names are node_exporter's
+ * filesystem collector's, plus fs (root or log). */
 #include <stddef.h>
-#include <string.h>
 
 #include "collect/storage_parse.h"
-#include "core/metric_defs.h"
+#include "core/frame_fields.h"
 #include "sink/metrics.h"
+#include "sink/metrics_render.h"
 
 static const char *const fs_label[FS_COUNT] = {[FS_ROOT] = "root", [FS_LOG] = "log"};
 
-static void header(struct strbuf *out, const char *name, const char *type, const char *help)
-{
-        sb_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void value(struct strbuf *out, double v)
-{
-        char num[40];
-        size_t n = metrics_fmt_value(num, sizeof(num), v);
-        sb_putc(out, ' ');
-        sb_put(out, num, n);
-        sb_putc(out, '\n');
-}
-
+/* The label list of file system i (no braces). */
 static void fs_labels(struct strbuf *out, unsigned i, const struct fs_frame *fs)
 {
-        sb_printf(out, "{fs=\"%s\"", fs_label[i]);
+        sb_printf(out, "fs=\"%s\"", fs_label[i]);
         if (fs->mount[0]) {
                 sb_puts(out, ",mountpoint=\"");
                 metrics_put_label_value(out, fs->mount);
@@ -41,47 +28,27 @@ static void fs_labels(struct strbuf *out, unsigned i, const struct fs_frame *fs)
                 metrics_put_label_value(out, fs->fstype);
                 sb_putc(out, '"');
         }
-        sb_putc(out, '}');
 }
 
-/* The code family of the storage table whose member is member (its name and help). */
-static const struct metric_def *storage_code(const char *member)
+void metrics_storage_errors(struct render *r, const struct frame *f, const char *const *bases)
 {
-        for (size_t d = 0; d < storage_metrics.n; d++)
-                if (storage_metrics.rows[d].row == MR_CODE &&
-                    strcmp(storage_metrics.rows[d].member, member) == 0)
-                        return &storage_metrics.rows[d];
-        return NULL;
+        (void)bases;
+        for (unsigned k = 0; k < STORAGE_ERR_COUNT; k++)
+                metrics_sample(r, NULL, "kind", storage_err_names[k], f->storage.errors[k]);
 }
 
-void metrics_render_storage(struct strbuf *out, const struct storage_frame *s)
+void metrics_render_storage(struct render *r, const struct frame *f)
 {
-        /* core/fs_values.def: one-series families, each series a file system. */
-        for (size_t d = 0; d < fs_metrics.n; d++) {
-                const struct metric_def *m = &fs_metrics.rows[d];
-                bool head = false;
-                for (unsigned i = 0; i < FS_COUNT && m->row == MR_SERIES && m->name; i++) {
-                        double v;
-                        memcpy(&v, (const char *)&s->fs[i] + m->off, sizeof(v));
-                        if (!VAL_OK(v))
-                                continue;
-                        if (!head)
-                                header(out, m->name, m->type, m->help);
-                        head = true;
-                        sb_puts(out, m->name);
-                        fs_labels(out, i, &s->fs[i]);
-                        value(out, v * m->scale);
-                }
+        /* One-series families, each series a file system. */
+        char labs[FS_COUNT][512];
+        const char *bases[FS_COUNT];
+        for (unsigned i = 0; i < FS_COUNT; i++) {
+                struct strbuf lb;
+                sb_init_fixed(&lb, labs[i], sizeof(labs[i]));
+                fs_labels(&lb, i, &f->storage.fs[i]);
+                bases[i] = lb.overflow ? NULL : labs[i];
         }
-        const struct metric_def *errs = storage_code("errors");
-        bool head = false;
-        for (unsigned k = 0; errs && k < STORAGE_ERR_COUNT; k++) {
-                if (!VAL_OK(s->errors[k]))
-                        continue;
-                if (!head)
-                        header(out, errs->name, errs->type, errs->help);
-                head = true;
-                sb_printf(out, "%s{kind=\"%s\"}", errs->name, storage_err_names[k]);
-                value(out, s->errors[k]);
-        }
+        metrics_render_table(r, f, fs_fields, fs_fields_count, f->storage.fs,
+                             sizeof(f->storage.fs[0]), FS_COUNT, bases);
+        metrics_render_table(r, f, storage_fields, storage_fields_count, &f->storage, 0, 1, NULL);
 }

@@ -14,7 +14,7 @@ DAY=$(date -d '2 days ago' +%F) # a past day within the default retention
 LOGS=$TMP/logs
 mkdir -p "$LOGS"
 
-# The GPU log as vigil writes it (sink/gpu_csv.c, the header of core/gpu_values.def):
+# The GPU log as vigil writes it (sink/gpu_csv.c, the header of core/gpu_values.c):
 # idle fields, a temperature that steps every 10 minutes, power cycling 300-396 W and
 # one sample of 999 W at noon.
 python3 - "$LOGS" "$DAY" 8 864000 <<'PY'

@@ -1,12 +1,12 @@
 /* Unit test: every measured value of the frame reaches an output. Each double and each
- * validated integer of the frame's field tables (core/frame_fields.c, nested tables
+ * validated integer of the frame's field tables (core/frame_fields.h, nested tables
  * included) is set alone on a frame whose other values are missing; the test renders
  * the CSV rows (core/host_row.c, core/gpu_row.c) and /metrics (sink/metrics.c, which
- * renders the tables of core/metric_defs.h) and fails for a value that changes none
- * of them, unless the value is on the commented list of internal values below. An
- * internal value that is rendered fails too, so the list stays true. The metric tables
- * are also held to the field tables: a series names a double member at its offset, a
- * code-rendered family names members that exist. */
+ * renders the tables' metric slots) and fails for a value that changes none of them,
+ * unless the value is on the commented list of internal values below. An internal
+ * value that is rendered fails too, so the list stays true. The metric slots are also
+ * checked: a series is a double member, a code-rendered family has a render function
+ * of its own and names members that exist. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -218,58 +218,43 @@ static void check_members(const struct metric_def *d, const struct field_desc *t
         }
 }
 
-/* Every row of m names members of the struct t describes: a series a double at its
- * offset; a code row each of its space-separated names, up to a "(" (a note). */
-static void check_metric_table(const struct metric_table *m, const struct field_desc *t, size_t n)
+/* The metric slots of table t[0..n): a series is a double; a code row has a render
+ * function of its own (each code once over all tables, in seen) and names members of
+ * the struct; no name-less series before the table's first family. */
+static void check_metrics(const struct field_desc *t, size_t n, bool *seen)
 {
-        for (size_t i = 0; i < m->n; i++) {
-                const struct metric_def *d = &m->rows[i];
-                if (d->row == MR_SERIES) {
-                        const struct field_desc *f = find_field(t, n, d->member, strlen(d->member));
-                        assert_non_null(f);
-                        assert_int_equal(f->kind, FK_DOUBLE);
-                        assert_int_equal(f->off, d->off);
-                        continue;
-                }
-                assert_non_null(d->name);
-                check_members(d, t, n);
-        }
-}
-
-/* The GPU's rows (core/gpu_values.c): a series is a double; a code row has a render
- * function of its own (each code once, every code used) and names members of the
- * struct; no name-less series before the table's first family. */
-static void check_gpu_metrics(void)
-{
-        bool seen[MC_COUNT] = {false};
         bool family = false;
-        assert_true(metrics_gpu_code_complete());
-        for (size_t i = 0; i < gpu_fields_count; i++) {
-                const struct field_desc *f = &gpu_fields[i];
+        for (size_t i = 0; i < n; i++) {
+                const struct field_desc *f = &t[i];
                 const struct metric_def *d = &f->metric;
                 if (d->row == MR_SERIES) {
                         assert_int_equal(f->kind, FK_DOUBLE);
                         assert_true(d->name || family);
                         family = true;
                 } else if (d->row == MR_CODE) {
+                        assert_non_null(d->name);
                         assert_true(d->code > MC_NONE && d->code < MC_COUNT);
                         assert_false(seen[d->code]);
                         seen[d->code] = true;
                         family = true;
-                        check_members(d, gpu_fields, gpu_fields_count);
+                        check_members(d, t, n);
                 }
         }
-        for (unsigned c = MC_NONE + 1; c < MC_COUNT; c++)
-                assert_true(seen[c]);
 }
 
 static void metric_tables_name_members(void **state)
 {
+        bool seen[MC_COUNT] = {false};
         (void)state;
-        check_metric_table(&host_metrics, host_fields, host_fields_count);
-        check_metric_table(&watch_metrics, watch_fields, watch_fields_count);
-        check_metric_table(&rpi_metrics, rpi_fields, rpi_fields_count);
-        check_gpu_metrics();
+        assert_true(metrics_code_complete());
+        check_metrics(host_fields, host_fields_count, seen);
+        check_metrics(watch_fields, watch_fields_count, seen);
+        check_metrics(rpi_fields, rpi_fields_count, seen);
+        check_metrics(fs_fields, fs_fields_count, seen);
+        check_metrics(storage_fields, storage_fields_count, seen);
+        check_metrics(gpu_fields, gpu_fields_count, seen);
+        for (unsigned c = MC_NONE + 1; c < MC_COUNT; c++)
+                assert_true(seen[c]);
 }
 
 int main(void)

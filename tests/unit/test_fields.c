@@ -1,4 +1,4 @@
-/* Unit tests: the frame's field tables (core/fields.c, core/frame_fields.c) and the GPU
+/* Unit tests: the frame's field tables (core/fields.c, core/frame_fields.h) and the GPU
  * columns: a cleared frame has every value missing, identity survives, the tables cover
  * the structs, the GPU header round-trips through its table, and vigil report reads
  * only GPU columns that are written. */
@@ -208,7 +208,7 @@ static void test_gpu_header_round_trip(void **state)
         }
 }
 
-/* Each position from 0 to the last is one column (core/gpu_values.def numbers them: a
+/* Each position from 0 to the last is one column (core/gpu_values.c numbers them: a
  * number left out would be a hole the writer meets), and each column writes a member of
  * struct gpu_frame the field table holds, of its type. */
 static void test_gpu_columns_in_fields(void **state)
@@ -324,7 +324,7 @@ static void test_rpi_storage_cleared(void **state)
 }
 
 /* vigil report reads the GPU columns by the writer's names (report/gpu_acc.c finds them by
- * member in core/gpu_values.def): each one it reads is a column the daily file writes. */
+ * member in core/gpu_values.c): each one it reads is a column the daily file writes. */
 static void test_report_reads_written_columns(void **state)
 {
         (void)state;

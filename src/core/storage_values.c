@@ -1,0 +1,99 @@
+/* Every value of struct fs_frame and struct storage_frame (core/frame.h), one row each,
+ * in member order; the slots are core/host_values.c's.
+ *
+ * struct fs_frame is a file system vigil watches (collect/storage.c), the root's or the
+ * log directory's. /metrics has one series per file system of each family, labelled
+ * fs="root|log" and, when known, node_exporter's mountpoint, device and fstype
+ * (sink/metrics_storage.c); a missing value has no series. */
+#include <stddef.h>
+
+#include "core/frame.h"
+#include "core/frame_fields.h"
+
+#define FS_MEMBER(m)      FIELD_MEMBER(struct fs_frame, m)
+#define STORAGE_MEMBER(m) FIELD_MEMBER(struct storage_frame, m)
+
+const struct field_desc fs_fields[] = {
+    /* its mount point in the mounts table; "" unknown */
+    {FS_MEMBER(mount), .kind = FK_STRING},
+    /* "ext4", "f2fs" */
+    {FS_MEMBER(fstype), .kind = FK_STRING},
+    /* "/dev/mmcblk0p2" */
+    {FS_MEMBER(device), .kind = FK_STRING},
+    /* statvfs f_blocks x f_frsize */
+    {FS_MEMBER(size_bytes), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_filesystem_size_bytes",
+                .type = "gauge",
+                .help = "Size of the file system (statvfs).",
+                .scale = 1}},
+    /* f_bavail x f_frsize: what a non-root writer may still use */
+    {FS_MEMBER(avail_bytes), .kind = FK_DOUBLE,
+     .host_csv = {.cell = HCELL_FS,
+                  .col = HC_ROOTFS_AVAIL,
+                  .name = "rootfs_avail_mb",
+                  .col2 = HC_LOGFS_AVAIL,
+                  .name2 = "logfs_avail_mb",
+                  .fmt = HF_PY,
+                  .div = HOST_DIV_MB},
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_filesystem_avail_bytes",
+                .type = "gauge",
+                .help = "Free space of the file system available to a non-root writer (statvfs).",
+                .scale = 1}},
+    /* 1 mounted read-only, 0 read-write */
+    {FS_MEMBER(readonly), .kind = FK_DOUBLE,
+     .host_csv = {.cell = HCELL_FS,
+                  .col = HC_ROOTFS_RO,
+                  .name = "rootfs_ro",
+                  .col2 = HC_LOGFS_RO,
+                  .name2 = "logfs_ro",
+                  .fmt = HF_INT},
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_filesystem_readonly",
+                .type = "gauge",
+                .help = "1 when the file system is mounted read-only.",
+                .scale = 1}},
+    /* time to full at the last hour's rate; NAN when not filling */
+    {FS_MEMBER(full_in_s), .kind = FK_DOUBLE,
+     .host_csv = {.cell = HCELL_FS,
+                  .col = HC_ROOTFS_FULL_H,
+                  .name = "rootfs_full_in_h",
+                  .col2 = HC_LOGFS_FULL_H,
+                  .name2 = "logfs_full_in_h",
+                  .fmt = HF_PCT1,
+                  .div = 3600},
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_filesystem_full_in_seconds",
+                .type = "gauge",
+                .help = "Time until the file system is full at the last hour's rate (only while "
+                        "it fills).",
+                .scale = 1}},
+};
+
+const size_t fs_fields_count = sizeof(fs_fields) / sizeof(fs_fields[0]);
+
+const struct field_desc storage_fields[] = {
+    /* fs_fields above */
+    {STORAGE_MEMBER(fs), .kind = FK_STRUCT, .sub = fs_fields, .nsub = &fs_fields_count,
+     .elem = sizeof(struct fs_frame)},
+    /* lines seen since boot (as far as the ring held), one per kind */
+    {STORAGE_MEMBER(errors), .kind = FK_DOUBLE,
+     .host_csv = {.cell = HCELL_SUM,
+                  .col = HC_STORAGE_ERRORS,
+                  .name = "storage_errors",
+                  .fmt = HF_INT,
+                  .n = STORAGE_KINDS},
+     .metric = {.row = MR_CODE,
+                .name = "vigil_storage_kernel_errors_total",
+                .type = "counter",
+                .help = "Kernel-log lines reporting storage errors, by subsystem, since boot as "
+                        "far as the kernel's ring held them.",
+                .code = MC_STORAGE_ERRORS}},
+    /* of which in this sample (0 in the first) */
+    {STORAGE_MEMBER(errors_new), .kind = FK_DOUBLE},
+    /* the newest such line's text */
+    {STORAGE_MEMBER(last_error), .kind = FK_STRING},
+};
+
+const size_t storage_fields_count = sizeof(storage_fields) / sizeof(storage_fields[0]);
