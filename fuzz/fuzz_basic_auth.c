@@ -6,6 +6,7 @@
  * crypt budget is spent, deferred.
  * Link: -lcrypt */
 #include <crypt.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,7 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * once, so the deferral path is taken too. */
         if (size % 4)
                 now_ns += 1000000000;
-        enum auth_result a = basic_auth_check(&auth, user, password, now_ns);
+        /* Two client addresses, by the input's length: each has its own budget. */
+        struct sockaddr_in peer = {.sin_family = AF_INET, .sin_port = htons(40000)};
+        peer.sin_addr.s_addr = htonl(size % 2 ? 0x7f000001u : 0x7f000002u);
+        enum auth_result a =
+            basic_auth_check(&auth, user, password, (const struct sockaddr *)&peer, now_ns);
         if ((a == AUTH_OK) != right && !(right && a == AUTH_BUSY))
                 __builtin_trap();
         free(buf);
