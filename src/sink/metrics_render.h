@@ -7,12 +7,17 @@
 
 #include "core/counters.h"
 #include "core/frame.h"
+#include "sink/metrics.h"
 #include "util/strbuf.h"
 
 /* The family being written: its header goes out with its first sample. broken: the
- * code and an area's table disagree (no sample is written, the render fails). */
+ * code and an area's table disagree (no sample is written, the render fails). The
+ * output is the text in sb, or, with visit set, one call of visit per sample (sb then
+ * only carries the overflow flag of a series key too long to write). */
 struct render {
         struct strbuf *sb;
+        metrics_visit_fn visit;
+        void *arg;
         const char *name;
         const char *type;
         const char *help;
@@ -34,6 +39,8 @@ void metrics_family(struct render *r, const char *name, const char *type, const 
 /* One sample of the current family: name{base,key="val"} v. base is a pre-escaped
  * label list (or NULL); key/val an optional label with a raw value. NAN is skipped. */
 void metrics_sample(struct render *r, const char *base, const char *key, const char *val, double v);
+/* The storage health families of s (metrics_storage.c). */
+void metrics_render_storage(struct render *r, const struct storage_frame *s);
 /* Every family of what is counted outside the frame's values, in the table's order
  * (sink/metrics_counters.c). */
 void metrics_render_counters(struct render *r, const struct render_src *s);

@@ -12,36 +12,27 @@
 #include "collect/storage_parse.h"
 #include "core/metric_defs.h"
 #include "sink/metrics.h"
+#include "sink/metrics_render.h"
 
 static const char *const fs_label[FS_COUNT] = {[FS_ROOT] = "root", [FS_LOG] = "log"};
 
-static void header(struct strbuf *out, const char *name, const char *type, const char *help)
+/* The file system's labels, escaped: fs, and where it is known mountpoint, device and
+ * fstype. false when they do not fit cap. */
+static bool fs_labels(char *out, size_t cap, unsigned i, const struct fs_frame *fs)
 {
-        sb_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void value(struct strbuf *out, double v)
-{
-        char num[40];
-        size_t n = metrics_fmt_value(num, sizeof(num), v);
-        sb_putc(out, ' ');
-        sb_put(out, num, n);
-        sb_putc(out, '\n');
-}
-
-static void fs_labels(struct strbuf *out, unsigned i, const struct fs_frame *fs)
-{
-        sb_printf(out, "{fs=\"%s\"", fs_label[i]);
+        struct strbuf sb;
+        sb_init_fixed(&sb, out, cap);
+        sb_printf(&sb, "fs=\"%s\"", fs_label[i]);
         if (fs->mount[0]) {
-                sb_puts(out, ",mountpoint=\"");
-                metrics_put_label_value(out, fs->mount);
-                sb_puts(out, "\",device=\"");
-                metrics_put_label_value(out, fs->device);
-                sb_puts(out, "\",fstype=\"");
-                metrics_put_label_value(out, fs->fstype);
-                sb_putc(out, '"');
+                sb_puts(&sb, ",mountpoint=\"");
+                metrics_put_label_value(&sb, fs->mount);
+                sb_puts(&sb, "\",device=\"");
+                metrics_put_label_value(&sb, fs->device);
+                sb_puts(&sb, "\",fstype=\"");
+                metrics_put_label_value(&sb, fs->fstype);
+                sb_putc(&sb, '"');
         }
-        sb_putc(out, '}');
+        return !sb.overflow;
 }
 
 /* The code family of the storage table whose member is member (its name and help). */
@@ -54,34 +45,26 @@ static const struct metric_def *storage_code(const char *member)
         return NULL;
 }
 
-void metrics_render_storage(struct strbuf *out, const struct storage_frame *s)
+void metrics_render_storage(struct render *r, const struct storage_frame *s)
 {
         /* core/fs_values.def: one-series families, each series a file system. */
         for (size_t d = 0; d < fs_metrics.n; d++) {
                 const struct metric_def *m = &fs_metrics.rows[d];
-                bool head = false;
-                for (unsigned i = 0; i < FS_COUNT && m->row == MR_SERIES && m->name; i++) {
+                if (m->row != MR_SERIES || !m->name)
+                        continue;
+                metrics_family(r, m->name, m->type, m->help);
+                for (unsigned i = 0; i < FS_COUNT; i++) {
+                        char labs[METRICS_KEY_MAX];
                         double v;
                         memcpy(&v, (const char *)&s->fs[i] + m->off, sizeof(v));
-                        if (!VAL_OK(v))
-                                continue;
-                        if (!head)
-                                header(out, m->name, m->type, m->help);
-                        head = true;
-                        sb_puts(out, m->name);
-                        fs_labels(out, i, &s->fs[i]);
-                        value(out, v * m->scale);
+                        if (VAL_OK(v) && fs_labels(labs, sizeof(labs), i, &s->fs[i]))
+                                metrics_sample(r, labs, NULL, NULL, v * m->scale);
                 }
         }
         const struct metric_def *errs = storage_code("errors");
-        bool head = false;
-        for (unsigned k = 0; errs && k < STORAGE_ERR_COUNT; k++) {
-                if (!VAL_OK(s->errors[k]))
-                        continue;
-                if (!head)
-                        header(out, errs->name, errs->type, errs->help);
-                head = true;
-                sb_printf(out, "%s{kind=\"%s\"}", errs->name, storage_err_names[k]);
-                value(out, s->errors[k]);
-        }
+        if (!errs)
+                return;
+        metrics_family(r, errs->name, errs->type, errs->help);
+        for (unsigned k = 0; k < STORAGE_ERR_COUNT; k++)
+                metrics_sample(r, NULL, "kind", storage_err_names[k], s->errors[k]);
 }
