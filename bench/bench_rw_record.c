@@ -122,12 +122,12 @@ int main(int argc, char **argv)
         }
         qsort(ratio, rounds, sizeof(double), cmp_double);
         double n = (double)rounds * frames;
-        printf("frame of %zu samples (8 GPUs, 64 CPUs), %u rounds of %u frames\n", nsamples,
-               rounds, frames);
+        printf("frame of %zu samples (8 GPUs, 64 CPUs), %u rounds of %u frames\n", nsamples, rounds,
+               frames);
         printf("text (render, parse back): %.1f us per frame; exposition %zu bytes\n",
                t_text / n / 1e3, text_len);
-        printf("record (visit, read):      %.1f us per frame; record %zu bytes\n",
-               t_rec / n / 1e3, rec_len);
+        printf("record (visit, read):      %.1f us per frame; record %zu bytes\n", t_rec / n / 1e3,
+               rec_len);
         printf("ratio text/record: %.2fx (median of rounds)\n", ratio[rounds / 2]);
         sb_free(&sb);
         free(rec);

@@ -139,6 +139,22 @@ static void fill_frame(struct frame *f, struct counters *x)
         f->self.sample_seconds[0] = rnd_double();
 }
 
+/* et and er (freed here) hold the same samples and give the same WriteRequest bytes. */
+static void assert_same_request(struct rw_encoder *et, struct rw_encoder *er)
+{
+        uint8_t *bt, *br;
+        size_t lt, lr;
+        assert_int_equal(et->nsamples, er->nsamples);
+        assert_int_equal(rw_enc_finish(et, &bt, &lt), 0);
+        assert_int_equal(rw_enc_finish(er, &br, &lr), 0);
+        assert_int_equal(lt, lr);
+        assert_memory_equal(bt, br, lt);
+        free(bt);
+        free(br);
+        rw_enc_free(et);
+        rw_enc_free(er);
+}
+
 /* The protobuf of both paths for n frames, one encoder each: equal bytes. */
 static void test_same_request(void **state)
 {
@@ -171,17 +187,7 @@ static void test_same_request(void **state)
                         rw_enc_free(&junk);
                         assert_int_equal(rw_enc_add_payload(&er, rec, len, ts), 0);
                 }
-                uint8_t *bt, *br;
-                size_t lt, lr;
-                assert_int_equal(rw_enc_finish(&et, &bt, &lt), 0);
-                assert_int_equal(rw_enc_finish(&er, &br, &lr), 0);
-                assert_int_equal(et.nsamples, er.nsamples);
-                assert_int_equal(lt, lr);
-                assert_memory_equal(bt, br, lt);
-                free(bt);
-                free(br);
-                rw_enc_free(&et);
-                rw_enc_free(&er);
+                assert_same_request(&et, &er);
         }
         sb_free(&sb);
         free(rec);
@@ -235,21 +241,12 @@ static void test_old_text_record(void **state)
         assert_int_equal(rw_rec_put(rec, sizeof(rec), &len, "t{a=\"q\\\"\"}", 11, 2.5), 0);
         assert_int_equal(rw_rec_put(rec, sizeof(rec), &len, "t{a=\"b\"}", 8, stale), 0);
         struct rw_encoder et, er;
-        uint8_t *bt, *br;
-        size_t lt, lr;
         assert_int_equal(rw_enc_init(&et, NULL, 0), 0);
         assert_int_equal(rw_enc_init(&er, NULL, 0), 0);
         assert_int_equal(rw_enc_add_payload(&et, text, strlen(text), 7), 0);
         assert_int_equal(rw_enc_add_payload(&er, rec, len, 7), 0);
         assert_int_equal(et.nsamples, 3);
-        assert_int_equal(rw_enc_finish(&et, &bt, &lt), 0);
-        assert_int_equal(rw_enc_finish(&er, &br, &lr), 0);
-        assert_int_equal(lt, lr);
-        assert_memory_equal(bt, br, lt);
-        free(bt);
-        free(br);
-        rw_enc_free(&et);
-        rw_enc_free(&er);
+        assert_same_request(&et, &er);
 }
 
 int main(void)
