@@ -25,8 +25,9 @@
 
 /* A staleness marker: the NaN Prometheus reads as "this series ended here"
  * (prometheus/model/value/value.go, StaleNaN = 0x7ff0000000000002; the remote-write
- * 1.0 spec requires a sender to write one when a series disappears). The queue writes
- * it as the value RW_STALE_TOKEN, which no exposition line has. */
+ * 1.0 spec requires a sender to write one when a series disappears). A sample record
+ * holds these bits; the text records of an older queue wrote the value RW_STALE_TOKEN,
+ * which no exposition line has. */
 #define RW_STALE_NAN_BITS 0x7ff0000000000002ULL
 #define RW_STALE_TOKEN    "StaleNaN"
 

@@ -1,6 +1,6 @@
 /* Staleness markers for the push. See rw_stale.h.
  *
- *   vigil_temperature_celsius{chip="nvme_nvme0",sensor="Composite"} = StaleNaN
+ *   vigil_temperature_celsius{chip="nvme_nvme0",sensor="Composite"}: value StaleNaN (bits)
  */
 #include "sink/rw_stale.h"
 
