@@ -1,11 +1,13 @@
-/* libFuzzer harness: the remote-write encoder (sink/rw_proto.c) on arbitrary exposition
- * text, as the queue could hand it back: lines in, a WriteRequest out, every length
- * prefix within the buffer. The input is added twice (two frames) to group samples. */
+/* libFuzzer harness: the remote-write encoder (sink/rw_proto.c) on an arbitrary queue
+ * payload, as the queue could hand it back: a sample record (sink/rw_record.c) or an
+ * older vigil's exposition text in, a WriteRequest out, every length prefix within the
+ * buffer. The input is added twice (two frames) to group samples. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "sink/rw_proto.h"
+#include "sink/rw_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len;
         if (rw_enc_init(&e, extra, 2) < 0)
                 return 0;
-        if (rw_enc_add_text(&e, (const char *)data, size, 1000) == 0 &&
-            rw_enc_add_text(&e, (const char *)data, size, 2000) == 0 &&
+        if (rw_enc_add_payload(&e, (const char *)data, size, 1000) == 0 &&
+            rw_enc_add_payload(&e, (const char *)data, size, 2000) == 0 &&
             rw_enc_finish(&e, &buf, &len) == 0) {
                 walk(buf, len);
                 free(buf);

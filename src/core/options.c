@@ -15,6 +15,7 @@
 
 #include "core/gpu_count.h"
 #include "util/clock.h"
+#include "util/conffile.h"
 #include "util/parse.h"
 
 enum opt_kind {
@@ -454,30 +455,6 @@ static char *ini_read_line(char *str, int num, void *stream)
         return str;
 }
 
-/* Open a config file: a regular file of at most 1 MB (not a directory, not a FIFO that
- * would block). NULL with *err set on failure. */
-static FILE *open_config(const char *path, char *err, unsigned cap)
-{
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat st;
-        const char *why = NULL;
-        if (fd < 0 || fstat(fd, &st) < 0)
-                why = strerror(errno);
-        else if (!S_ISREG(st.st_mode))
-                why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
-        else if (st.st_size > CONFIG_MAX_BYTES)
-                why = "larger than 1 MB";
-        FILE *fp = why ? NULL : fdopen(fd, "r");
-        if (!why && !fp)
-                why = strerror(errno);
-        if (why) {
-                snprintf(err, cap, "config %.512s: %s", path, why);
-                if (fd >= 0)
-                        close(fd);
-        }
-        return fp;
-}
-
 static int on_ini_key(void *user, const char *section, const char *name, const char *value)
 {
         struct ini_ctx *ctx = user;
@@ -503,34 +480,71 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
         return 1;
 }
 
-/* Read the options of fp (named name in errors) into o, marking them in given. */
-static int load_stream(struct vigil_options *o, FILE *fp, const char *name, struct opt_given *given,
-                       char *err, unsigned cap)
+/* Read the options of fp into o, marking them in given. On failure msg (cap bytes)
+ * says what and on which line. 0 or -EINVAL. */
+static int load_ini(struct vigil_options *o, FILE *fp, struct opt_given *given, char *msg,
+                    unsigned cap)
 {
-        char msg[300];
-        struct ini_ctx ctx = {o, given, fp, 0, msg, sizeof(msg), 0};
+        struct ini_ctx ctx = {o, given, fp, 0, msg, cap, 0};
         msg[0] = '\0';
         int r = ini_parse_stream(ini_read_line, &ctx, on_ini_key, &ctx);
-        if (ctx.failed) {
-                snprintf(err, cap, "config %.512s: %s", name, msg);
+        if (ctx.failed)
                 return -EINVAL;
-        }
         if (r != 0) {
-                snprintf(err, cap, "config %.512s: line %d: not an INI line", name, r);
+                snprintf(msg, cap, "line %d: not an INI line", r);
                 return -EINVAL;
         }
         return 0;
 }
 
+/* Read the options of fp (named name in errors) into o, marking them in given. */
+static int load_stream(struct vigil_options *o, FILE *fp, const char *name, struct opt_given *given,
+                       char *err, unsigned cap)
+{
+        char msg[300];
+        int r = load_ini(o, fp, given, msg, sizeof(msg));
+        if (r < 0)
+                snprintf(err, cap, "config %.512s: %s", name, msg);
+        return r;
+}
+
+/* What conf_load hands the INI text to: o and given of the file being read. */
+struct ini_file {
+        struct vigil_options *o;
+        struct opt_given *given;
+};
+
+static int parse_ini(const char *text, size_t len, const char *base_dir, void *cfg, char *err,
+                     size_t cap)
+{
+        struct ini_file *f = cfg;
+        (void)base_dir;
+        /* An empty file: fmemopen refuses a zero-length buffer, and there is nothing to read. */
+        if (len == 0)
+                return 0;
+        FILE *fp = fmemopen((void *)text, len, "r");
+        if (!fp) {
+                snprintf(err, cap, "%s", strerror(errno));
+                return -errno;
+        }
+        int r = load_ini(f->o, fp, f->given, err, cap > 300 ? 300 : (unsigned)cap);
+        fclose(fp);
+        return r;
+}
+
+/* The file at path, read by the config reader every config file goes through
+ * (util/conffile.c: a regular file, at most CONFIG_MAX_BYTES). */
 static int load_file(struct vigil_options *o, const char *path, struct opt_given *given, char *err,
                      unsigned cap)
 {
-        FILE *fp = open_config(path, err, cap);
-        if (!fp)
+        char msg[900];
+        struct ini_file f = {o, given};
+        int r = conf_load(path, CONFIG_MAX_BYTES, parse_ini, &f, msg, sizeof(msg));
+        if (r < 0) {
+                snprintf(err, cap, "config %.*s", (int)(cap > 8 ? cap - 8 : 0), msg);
                 return -EINVAL;
-        int r = load_stream(o, fp, path, given, err, cap);
-        fclose(fp);
-        return r;
+        }
+        return 0;
 }
 
 int options_load_stream(struct vigil_options *o, FILE *fp, const char *name, char *err,

@@ -81,11 +81,49 @@ static void flush_line(struct render *r, struct line *l)
                 sb_put(r->sb, l->b, l->n);
 }
 
+/* The series key of p: name, then {base,key="val"} when it has labels. */
+static void lput_key(struct line *l, const struct metric_point *p)
+{
+        lputs(l, p->name);
+        bool has_base = p->base && p->base[0];
+        if (!has_base && !p->key)
+                return;
+        lput(l, "{", 1);
+        if (has_base)
+                lputs(l, p->base);
+        if (has_base && p->key)
+                lput(l, ",", 1);
+        if (p->key) {
+                lputs(l, p->key);
+                lput(l, "=\"", 2);
+                lput_label(l, p->val);
+                lput(l, "\"", 1);
+        }
+        lput(l, "}", 1);
+}
+
+size_t metrics_series_key(char *out, size_t cap, const struct metric_point *p)
+{
+        struct line l;
+        l.n = 0;
+        l.over = false;
+        lput_key(&l, p);
+        if (l.over || l.n > cap)
+                return 0;
+        memcpy(out, l.b, l.n);
+        return l.n;
+}
+
 void metrics_sample(struct render *r, const char *base, const char *key, const char *val, double v)
 {
         struct line l;
         if (isnan(v) || r->broken)
                 return;
+        struct metric_point p = {r->name, r->type, base, key, val, v};
+        if (r->visit) {
+                r->visit(r->arg, &p);
+                return;
+        }
         l.n = 0;
         l.over = false;
         if (!r->header_done) {
@@ -100,22 +138,7 @@ void metrics_sample(struct render *r, const char *base, const char *key, const c
                 lput(&l, "\n", 1);
                 r->header_done = true;
         }
-        lputs(&l, r->name);
-        bool has_base = base && base[0];
-        if (has_base || key) {
-                lput(&l, "{", 1);
-                if (has_base)
-                        lputs(&l, base);
-                if (has_base && key)
-                        lput(&l, ",", 1);
-                if (key) {
-                        lputs(&l, key);
-                        lput(&l, "=\"", 2);
-                        lput_label(&l, val);
-                        lput(&l, "\"", 1);
-                }
-                lput(&l, "}", 1);
-        }
+        lput_key(&l, &p);
         char num[40];
         size_t nn = metrics_fmt_value(num, sizeof(num), v);
         lput(&l, " ", 1);
@@ -440,23 +463,39 @@ void metrics_render_table(struct render *r, const struct frame *f, const struct 
         }
 }
 
-int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x)
+/* Every family of f and x, in exposition order, into r's output. */
+static void render_all(struct render *r, const struct frame *f, const struct counters *x)
 {
-        struct render r = {.sb = out};
         char labs[VIGIL_MAX_GPUS][160];
         const char *bases[VIGIL_MAX_GPUS];
 
-        metrics_render_table(&r, f, host_fields, host_fields_count, &f->host, 0, 1, NULL);
-        render_watches(&r, f);
+        metrics_render_table(r, f, host_fields, host_fields_count, &f->host, 0, 1, NULL);
+        render_watches(r, f);
         if (f->rpi.present) /* the Pi's families only on a Pi */
-                metrics_render_table(&r, f, rpi_fields, rpi_fields_count, &f->rpi, 0, 1, NULL);
-        metrics_render_storage(&r, f);
+                metrics_render_table(r, f, rpi_fields, rpi_fields_count, &f->rpi, 0, 1, NULL);
+        metrics_render_storage(r, f);
         gpu_bases(f, labs, bases);
-        metrics_render_table(&r, f, gpu_fields, gpu_fields_count, f->gpus, sizeof(f->gpus[0]),
+        metrics_render_table(r, f, gpu_fields, gpu_fields_count, f->gpus, sizeof(f->gpus[0]),
                              VIGIL_MAX_GPUS, bases);
         struct render_src src = {.f = f, .x = x, .gpu_bases = bases};
-        metrics_render_counters(&r, &src);
+        metrics_render_counters(r, &src);
+}
+
+int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x)
+{
+        struct render r = {.sb = out};
+        render_all(&r, f, x);
         if (r.broken)
                 return -EINVAL;
         return out->overflow ? -ENOBUFS : 0;
+}
+
+int metrics_visit(const struct frame *f, const struct counters *x, metrics_visit_fn fn, void *arg)
+{
+        struct strbuf none;
+        char b[1];
+        sb_init_fixed(&none, b, sizeof(b));
+        struct render r = {.sb = &none, .visit = fn, .arg = arg};
+        render_all(&r, f, x);
+        return r.broken ? -EINVAL : 0;
 }

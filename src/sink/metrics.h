@@ -21,6 +21,30 @@
  * out overflowed its bound, or -EINVAL when the code and an area's table of families
  * (core/metric_defs.h) disagree (the output is then incomplete and must not be served). */
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x);
+/* One sample as the renderer produces it: the family (name, "gauge"/"counter"), its
+ * labels as the exposition writes them (base: a pre-escaped list or NULL; key/val: one
+ * more label with a raw value, or NULL) and the value (never NAN). The strings live
+ * only for the call. */
+struct metric_point {
+        const char *name, *type;
+        const char *base, *key, *val;
+        double v;
+};
+
+typedef void (*metrics_visit_fn)(void *arg, const struct metric_point *p);
+
+/* The samples of frame f (and x, may be NULL) handed to fn one by one, in the order
+ * and with the labels metrics_render writes them, without any text: what the
+ * remote-write push records. 0, or -EINVAL as metrics_render (fn may have been called:
+ * the samples must then be thrown away). */
+int metrics_visit(const struct frame *f, const struct counters *x, metrics_visit_fn fn, void *arg);
+
+#define METRICS_KEY_MAX 1024 /* bytes of one series key, and of one exposition line */
+
+/* Write p's series key, name{base,key="val"} as the exposition line has it before the
+ * value (the one writer of a key, for /metrics and the push), into out (cap bytes, no
+ * NUL). Returns its length, or 0 when it does not fit. */
+size_t metrics_series_key(char *out, size_t cap, const struct metric_point *p);
 
 /* Whether every code-rendered family of the areas' tables (enum metric_code) has its
  * render function (test_field_coverage checks it; a row without one fails the render). */

@@ -8,12 +8,17 @@
 #include "core/counters.h"
 #include "core/fields.h"
 #include "core/frame.h"
+#include "sink/metrics.h"
 #include "util/strbuf.h"
 
 /* The family being written: its header goes out with its first sample. broken: the
- * code and an area's table disagree (no sample is written, the render fails). */
+ * code and an area's table disagree (no sample is written, the render fails). The
+ * output is the text in sb, or, with visit set, one call of visit per sample (sb then
+ * only carries the overflow flag of a series key too long to write). */
 struct render {
         struct strbuf *sb;
+        metrics_visit_fn visit;
+        void *arg;
         const char *name;
         const char *type;
         const char *help;

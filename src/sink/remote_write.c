@@ -3,7 +3,8 @@
  *   vigil: remote-write: pushing to https://prom.example/api/v1/write every 15 s,
  *          queue /var/log/vigil/remote-write (bound 64 MiB)
  *
- * The main loop renders and queues (a few KB, one writev); the sender thread reads the
+ * The main loop records the frame's samples (the renderer's visitor, no text: see
+ * sink/rw_record.h) and queues them (a few KB, one writev); the sender thread reads the
  * queue, encodes, compresses and POSTs, so a slow or dead receiver never delays a
  * sample. They share the queue (its own lock) and the counters below (s->lock). */
 #include "sink/remote_write.h"
@@ -14,21 +15,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sink/metrics.h"
 #include "sink/rw_config.h"
 #include "sink/rw_identity.h"
 #include "sink/rw_lib.h"
 #include "sink/rw_queue.h"
+#include "sink/rw_record.h"
 #include "sink/rw_send.h"
 #include "sink/rw_stale.h"
 #include "util/thread.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/retry.h"
-#include "util/strbuf.h"
 
 #define MS_NS       1000000LL
-#define TEXT_MAX    (8u << 20) /* one frame's /metrics text */
+#define REC_MAX     (8u << 20) /* one frame's sample record (sink/rw_record.h) */
 #define QUEUE_RETRY (60LL * 1000000000LL)
 
 struct rw_sink {
@@ -68,10 +68,9 @@ struct rw_sink {
         uint64_t rng;
 
         /* Main loop only. */
-        uint64_t every_ticks; /* host samples per queued frame */
-        struct strbuf text;
+        uint64_t every_ticks;  /* host samples per queued frame */
         struct rw_stale stale; /* the series of the last frame queued */
-        char *lines, *comp;
+        char *rec, *comp;
         size_t comp_cap;
         int queue_err; /* the last append error logged; 0 when appends work */
         int sync_err;  /* the last rwq_sync error logged; 0 when it works */
@@ -303,26 +302,6 @@ static void open_queue(struct rw_sink *s, bool first)
         pthread_mutex_unlock(&s->lock);
 }
 
-/* Keep the sample lines of s->text (no # lines) in s->lines. Returns their count. */
-static uint32_t sample_lines(struct rw_sink *s, size_t *ret_len)
-{
-        const char *p = s->text.buf, *end = s->text.buf + s->text.len;
-        size_t o = 0;
-        uint32_t n = 0;
-        while (p < end) {
-                const char *nl = memchr(p, '\n', (size_t)(end - p));
-                size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-                if (len > 1 && p[0] != '#') {
-                        memcpy(s->lines + o, p, len);
-                        o += len;
-                        n++;
-                }
-                p += len;
-        }
-        *ret_len = o;
-        return n;
-}
-
 static void queue_error(struct rw_sink *s, int r)
 {
         if (r == s->queue_err)
@@ -339,19 +318,18 @@ static void queue_error(struct rw_sink *s, int r)
 
 static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *t)
 {
-        size_t len, cl;
+        size_t len = 0, cl;
         uint64_t dropped = 0;
-        int r;
-        sb_reset(&s->text);
-        if (metrics_render(&s->text, ctx->frame, ctx->extra) < 0)
+        int r = rw_rec_frame(s->rec, REC_MAX, &len, ctx->frame, ctx->extra);
+        if (r < 0)
                 return;
-        uint32_t n = sample_lines(s, &len);
-        int marks = rw_stale_mark(&s->stale, s->lines, len, s->lines, &len, TEXT_MAX);
+        uint32_t n = (uint32_t)r;
+        int marks = rw_stale_mark(&s->stale, s->rec, &len, REC_MAX);
         n += marks > 0 ? (uint32_t)marks : 0;
         int64_t real =
             ctx->frame->host.sampled_real_ns ? ctx->frame->host.sampled_real_ns : t->real_ns;
         cl = s->comp_cap;
-        if (s->lib.snappy_compress(s->lines, len, s->comp, &cl) != SNAPPY_OK)
+        if (s->lib.snappy_compress(s->rec, len, s->comp, &cl) != SNAPPY_OK)
                 return;
         if (!s->q) {
                 r = -ENOENT;
@@ -445,9 +423,8 @@ static void rw_free(struct rw_sink *s)
         rwq_batch_free(&s->pending);
         rw_body_free(&s->body);
         rwq_close(s->q);
-        sb_free(&s->text);
         rw_stale_free(&s->stale);
-        free(s->lines);
+        free(s->rec);
         free(s->comp);
         rw_lib_close(&s->lib);
         pthread_cond_destroy(&s->cond);
@@ -505,10 +482,10 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 r = -EINVAL;
                 goto out;
         }
-        s->lines = malloc(TEXT_MAX);
-        s->comp_cap = s->lib.snappy_max_compressed_length(TEXT_MAX);
+        s->rec = malloc(REC_MAX);
+        s->comp_cap = s->lib.snappy_max_compressed_length(REC_MAX);
         s->comp = malloc(s->comp_cap);
-        if (!s->lines || !s->comp || sb_init_heap(&s->text, 64 * 1024, TEXT_MAX) < 0) {
+        if (!s->rec || !s->comp) {
                 r = -ENOMEM;
                 goto out;
         }

@@ -154,11 +154,36 @@ size_t rw_series_key_len(const char *line, size_t n)
         return 0;
 }
 
+int rw_enc_add_sample(struct rw_encoder *e, const char *key, size_t keylen, double v, int64_t ts_ms)
+{
+        int err = 0;
+        if (keylen == 0 || keylen > MAX_KEY_LEN)
+                return -EINVAL;
+        struct rw_series *s = find_or_add(e, key, keylen, &err);
+        if (!s)
+                return err;
+        /* A series twice in one frame (two sensors of one name): the receiver would
+         * refuse the whole request ("duplicate sample for timestamp"); keep the first. */
+        if (s->nsamples && s->samples[s->nsamples - 1].ts_ms == ts_ms)
+                return 0;
+        if (s->nsamples == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : SAMPLES_INIT;
+                struct rw_sample *ns = realloc(s->samples, cap * sizeof(*ns));
+                if (!ns)
+                        return -ENOMEM;
+                s->samples = ns;
+                s->cap = cap;
+        }
+        s->samples[s->nsamples++] = (struct rw_sample){v, ts_ms};
+        e->nsamples++;
+        return 0;
+}
+
+/* One exposition sample line of an older queue: its key, then its value as text. */
 static int add_line(struct rw_encoder *e, const char *line, size_t n, int64_t ts_ms)
 {
         size_t k = rw_series_key_len(line, n);
         double v;
-        int err = 0;
         if (k == 0 || k > MAX_KEY_LEN)
                 return -EINVAL;
         struct cursor c = cur_make(line + k, n - k);
@@ -177,24 +202,7 @@ static int add_line(struct rw_encoder *e, const char *line, size_t n, int64_t ts
                 memcpy(&v, &(uint64_t){RW_STALE_NAN_BITS}, sizeof(v));
         else if (parse_double(w, wl, &v) < 0)
                 return -EINVAL;
-        struct rw_series *s = find_or_add(e, line, k, &err);
-        if (!s)
-                return err;
-        /* A series twice in one frame (two sensors of one name): the receiver would
-         * refuse the whole request ("duplicate sample for timestamp"); keep the first. */
-        if (s->nsamples && s->samples[s->nsamples - 1].ts_ms == ts_ms)
-                return 0;
-        if (s->nsamples == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : SAMPLES_INIT;
-                struct rw_sample *ns = realloc(s->samples, cap * sizeof(*ns));
-                if (!ns)
-                        return -ENOMEM;
-                s->samples = ns;
-                s->cap = cap;
-        }
-        s->samples[s->nsamples++] = (struct rw_sample){v, ts_ms};
-        e->nsamples++;
-        return 0;
+        return rw_enc_add_sample(e, line, k, v, ts_ms);
 }
 
 int rw_enc_add_text(struct rw_encoder *e, const char *text, size_t len, int64_t ts_ms)

@@ -1,12 +1,13 @@
 /* The Prometheus remote-write 1.0 request body, before compression: a protobuf
- * WriteRequest built from the /metrics text of one or more frames.
+ * WriteRequest built from the samples of one or more frames.
  *
- * Input is the sample lines of the exposition format, as metrics_render writes them
- * ("name{k=\"v\"} value", comments skipped), each batch of lines with the frame's own
- * time. Samples of one series are grouped into one TimeSeries in the order they were
- * added (time order when frames are added oldest first). Labels are __name__, the
- * line's labels and the extra labels (a line's own label wins a clash), sorted by name
- * as the protocol requires. A series repeated within one timestamp keeps its first
+ * Input is samples, each a series key as the exposition writes it ("name{k=\"v\"}") and
+ * a double (rw_enc_add_sample, fed from the queue's sample records, sink/rw_record.h),
+ * or the sample lines of the exposition format an older vigil queued
+ * (rw_enc_add_text), each batch with the frame's own time. Samples of one series are
+ * grouped into one TimeSeries in the order they were added (time order when frames are
+ * added oldest first). Labels are __name__, the key's labels and the extra labels (a
+ * key's own label wins a clash), sorted by name as the protocol requires. A series repeated within one timestamp keeps its first
  * sample: a receiver refuses a whole request with a duplicate in it.
  *
  * Hand-encoded rather than generated with protobuf-c: the message is four small types
@@ -24,8 +25,9 @@
 
 /* A staleness marker: the NaN Prometheus reads as "this series ended here"
  * (prometheus/model/value/value.go, StaleNaN = 0x7ff0000000000002; the remote-write
- * 1.0 spec requires a sender to write one when a series disappears). The queue writes
- * it as the value RW_STALE_TOKEN, which no exposition line has. */
+ * 1.0 spec requires a sender to write one when a series disappears). A sample record
+ * holds these bits; the text records of an older queue wrote the value RW_STALE_TOKEN,
+ * which no exposition line has. */
 #define RW_STALE_NAN_BITS 0x7ff0000000000002ULL
 #define RW_STALE_TOKEN    "StaleNaN"
 
@@ -49,6 +51,13 @@ struct rw_encoder {
 /* Start an empty request; extra (nextra labels, borrowed until rw_enc_free) goes on
  * every series. 0 or -ENOMEM. */
 int rw_enc_init(struct rw_encoder *e, const struct rw_label *extra, size_t nextra);
+
+/* Add one sample of series key[0..keylen) (name{labels} as metrics_series_key writes
+ * it) with value v (RW_STALE_NAN_BITS: a staleness marker) at ts_ms. 0, -EINVAL for an
+ * empty or too long key, -E2BIG past RW_MAX_SERIES, -ENOMEM. The key's labels are
+ * split once per series, by rw_enc_finish. */
+int rw_enc_add_sample(struct rw_encoder *e, const char *key, size_t keylen, double v,
+                      int64_t ts_ms);
 
 /* Add the sample lines of text[0..len) with timestamp ts_ms (ms since the epoch).
  * A value RW_STALE_TOKEN is a staleness marker. Comment and blank lines are skipped.

@@ -6,7 +6,7 @@
  *   LOGDIR/remote-write/cursor                   "7 18432\n": the first record not yet
  *                                                accepted by the receiver
  *
- * A record is one frame's /metrics sample lines, snappy-compressed by the caller,
+ * A record is one frame's samples (sink/rw_record.h), snappy-compressed by the caller,
  * behind a 24-byte header (magic, payload length, timestamp, sample count, checksum;
  * host byte order: the queue never leaves the machine), written with one writev.
  * The cursor moves only after the receiver accepted a batch (rename of a temporary

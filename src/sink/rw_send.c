@@ -14,12 +14,13 @@
 #include <string.h>
 
 #include "sink/rw_proto.h"
+#include "sink/rw_record.h"
 
 #ifndef VIGIL_VERSION
 #define VIGIL_VERSION "unknown"
 #endif
 
-#define MAX_TEXT   (16u << 20) /* one record's /metrics text, uncompressed */
+#define MAX_TEXT   (16u << 20) /* one record, uncompressed */
 #define REPLY_KEEP 200         /* bytes of an error reply kept for the log */
 
 /* curl_easy_setopt and _getinfo are also macros in curl's headers (type checks); the
@@ -183,7 +184,7 @@ static int build_body(const struct rw_lib *lib, const struct rwq_batch *b,
                     SNAPPY_OK)
                         r = -EBADMSG;
                 else
-                        r = rw_enc_add_text(&e, text, tl, rec->ts_ms);
+                        r = rw_enc_add_payload(&e, text, tl, rec->ts_ms);
         }
         free(text);
         if (r == 0)

@@ -52,7 +52,7 @@ struct rw_body {
         size_t len;
 };
 
-/* Encode the records of b (snappy payloads of /metrics lines) with the extra labels
+/* Encode the records of b (snappy payloads: sample records, sink/rw_record.h) with the extra labels
  * into *body, unless body already holds them (a retry: the same bytes go again), and
  * POST it, waiting at most timeout_ms. Fills *res. *body stays the caller's
  * (rw_body_free). */

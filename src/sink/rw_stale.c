@@ -1,6 +1,6 @@
 /* Staleness markers for the push. See rw_stale.h.
  *
- *   vigil_temperature_celsius{chip="nvme_nvme0",sensor="Composite"} StaleNaN
+ *   vigil_temperature_celsius{chip="nvme_nvme0",sensor="Composite"}: value StaleNaN (bits)
  */
 #include "sink/rw_stale.h"
 
@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "sink/rw_proto.h"
-
-#define MARK_SUFFIX " " RW_STALE_TOKEN "\n"
+#include "sink/rw_record.h"
 
 static uint64_t key_hash(const char *s, size_t n)
 {
@@ -27,10 +26,15 @@ static size_t line_len(const char *p, const char *end)
         return nl ? (size_t)(nl - p) : (size_t)(end - p);
 }
 
-/* The keys of lines[0..n) into st->next, one a line. Their count, or -errno. */
-static long collect(struct rw_stale *st, const char *lines, size_t n)
+/* The keys of the record rec[0..n) into st->next, one a line (a key never holds a
+ * newline: label values are escaped). Their count, or -errno. */
+static long collect(struct rw_stale *st, const char *rec, size_t n)
 {
         long count = 0;
+        size_t pos = 0, kl;
+        const char *key;
+        double v;
+        int r;
         if (n + 1 > st->cap) {
                 char *a = realloc(st->next, n + 1), *b;
                 if (!a)
@@ -43,18 +47,13 @@ static long collect(struct rw_stale *st, const char *lines, size_t n)
                 st->cap = n + 1;
         }
         st->next_len = 0;
-        for (const char *p = lines, *end = lines + n; p < end;) {
-                size_t l = line_len(p, end);
-                size_t k = l && p[0] != '#' ? rw_series_key_len(p, l) : 0;
-                if (k) {
-                        memcpy(st->next + st->next_len, p, k);
-                        st->next_len += k;
-                        st->next[st->next_len++] = '\n';
-                        count++;
-                }
-                p += l + 1;
+        while ((r = rw_rec_next(rec, n, &pos, &key, &kl, &v)) == 1) {
+                memcpy(st->next + st->next_len, key, kl);
+                st->next_len += kl;
+                st->next[st->next_len++] = '\n';
+                count++;
         }
-        return count;
+        return r < 0 ? r : count;
 }
 
 /* Index st->next's keys in an open-addressing table at least twice their count. */
@@ -95,10 +94,9 @@ static int present(const struct rw_stale *st, const char *key, size_t n)
         return 0;
 }
 
-int rw_stale_mark(struct rw_stale *st, const char *lines, size_t n, char *out, size_t *len,
-                  size_t cap)
+int rw_stale_mark(struct rw_stale *st, char *rec, size_t *len, size_t cap)
 {
-        long count = collect(st, lines, n);
+        long count = collect(st, rec, *len);
         if (count < 0)
                 return (int)count;
         if (count > RW_STALE_MAX_SERIES)
@@ -108,15 +106,14 @@ int rw_stale_mark(struct rw_stale *st, const char *lines, size_t n, char *out, s
                 return r;
         size_t o = *len;
         int marks = 0;
+        double stale;
+        memcpy(&stale, &(uint64_t){RW_STALE_NAN_BITS}, sizeof(stale));
         const char *end = st->prev + st->prev_len;
         for (const char *p = st->prev; p < end;) {
                 size_t l = line_len(p, end);
                 if (!present(st, p, l)) {
-                        if (o + l + sizeof(MARK_SUFFIX) - 1 > cap)
+                        if (rw_rec_put(rec, cap, &o, p, l, stale) < 0)
                                 return -E2BIG;
-                        memcpy(out + o, p, l);
-                        memcpy(out + o + l, MARK_SUFFIX, sizeof(MARK_SUFFIX) - 1);
-                        o += l + sizeof(MARK_SUFFIX) - 1;
                         marks++;
                 }
                 p += l + 1;

@@ -1,6 +1,6 @@
 /* Staleness markers for the remote-write push: the series that were in the last frame
  * queued and are not in this one (a GPU lost, a sensor gone, a watch with no process
- * left) each get one line "KEY StaleNaN" in this frame, so the receiver ends them at
+ * left) each get one sample of value StaleNaN in this frame, so the receiver ends them at
  * once instead of showing the last value for its lookback (5 minutes in Prometheus).
  * Prometheus does the same for a scrape target's series that vanish
  * (scrape/scrape.go, staleness markers); remote-write 1.0 requires it of a sender.
@@ -22,13 +22,12 @@ struct rw_stale {
         size_t nslots;
 };
 
-/* Append to out (at *len, cap bytes in all) a line "KEY StaleNaN\n" for each series of
- * the last frame kept (rw_stale_keep) that is not in lines[0..n), the sample lines of
- * this frame, and remember this frame's series for rw_stale_keep. Returns the number
- * of lines added; 0 when none, or -ENOMEM / -E2BIG (nothing added: past
- * RW_STALE_MAX_SERIES, or out has no room). */
-int rw_stale_mark(struct rw_stale *st, const char *lines, size_t n, char *out, size_t *len,
-                  size_t cap);
+/* Append to the sample record rec[0..*len) (sink/rw_record.h; cap bytes in all) a
+ * marker (the series' key, value StaleNaN) for each series of the last frame kept
+ * (rw_stale_keep) that is not in this record, and remember this frame's series for
+ * rw_stale_keep. Returns the number of markers added; 0 when none, or -ENOMEM / -E2BIG
+ * / -EBADMSG (nothing added: past RW_STALE_MAX_SERIES, no room, not a record). */
+int rw_stale_mark(struct rw_stale *st, char *rec, size_t *len, size_t cap);
 
 /* The frame of the last rw_stale_mark was queued: it is now the one to compare with.
  * Not called when it could not be queued, so its markers go with the next frame. */

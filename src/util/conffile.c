@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/pfile.h"
 
@@ -23,11 +24,26 @@ int conf_load(const char *path, size_t max_bytes, conf_parse_fn parse, void *cfg
 {
         char dir[sizeof(((struct pfile *)0)->path)], msg[400];
         struct pfile f = {.fd = -1};
+        struct stat st;
+        const char *why = NULL;
         int r = pfile_open(&f, NULL, path, max_bytes + 2);
+        /* A regular file (or a character device: /dev/null for "none"); a directory, or a
+         * FIFO that would read as empty, is no config. */
+        if (r >= 0 && fstat(f.fd, &st) < 0)
+                r = -errno;
+        else if (r >= 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+                why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+                r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        }
         if (r >= 0)
                 r = pfile_read(&f);
-        if (r >= 0 && (size_t)r > max_bytes) {
-                snprintf(err, cap, "%s: larger than %zu bytes", path, max_bytes);
+        if (why) {
+                snprintf(err, cap, "%s: %s", path, why);
+        } else if (r >= 0 && (size_t)r > max_bytes) {
+                if (max_bytes % (1024 * 1024) == 0)
+                        snprintf(err, cap, "%s: larger than %zu MB", path, max_bytes >> 20);
+                else
+                        snprintf(err, cap, "%s: larger than %zu bytes", path, max_bytes);
                 r = -EFBIG;
         } else if (r < 0) {
                 snprintf(err, cap, "%s: %s", path, strerror(-r));

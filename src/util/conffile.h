@@ -1,4 +1,4 @@
-/* Small config files read whole (--web-config, --remote-write-config): the bounded
+/* Small config files read whole (--config, --web-config, --remote-write-config): the bounded
  * read, the file name in every error, and the file names a config gives resolved
  * against the config's own directory, as Prometheus resolves them in its web and
  * remote-write configs. The formats themselves are their readers' (sink/). */
@@ -13,9 +13,11 @@
 typedef int (*conf_parse_fn)(const char *text, size_t len, const char *base_dir, void *cfg,
                              char *err, size_t cap);
 
-/* Read the file at path, at most max_bytes, and hand it to parse with cfg and the
- * file's directory. Returns 0, or -errno: the read's (-ENOENT, -EACCES, ...), -EFBIG
- * past max_bytes, or parse's. On failure err holds "PATH: what happened". */
+/* Read the file at path, a regular file (or a character device, /dev/null) of at most
+ * max_bytes, and hand it to parse with cfg and the file's directory. Returns 0, or
+ * -errno: the read's (-ENOENT, -EACCES, ...), -EISDIR or -EINVAL for a directory or a
+ * FIFO or socket (not waited on), -EFBIG past max_bytes ("larger than N MB" when the bound
+ * is whole MB, else N bytes), or parse's. On failure err holds "PATH: what happened". */
 int conf_load(const char *path, size_t max_bytes, conf_parse_fn parse, void *cfg, char *err,
               size_t cap);
 

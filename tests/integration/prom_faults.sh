@@ -377,3 +377,35 @@ if mount -t tmpfs -o ro,size=1m vigil-rw-ro "$TMP/ro.log/remote-write"; then
 else
 	not_ok "read-only queue: mount a tmpfs"
 fi
+
+# ---- upgrade: a queue written by a vigil before sample records (text lines) ----
+# One record as sink/rw_queue.c wrote it then: the 24-byte header (magic "VRW1", payload
+# length, ts_ms, samples, FNV-1a of the payload; host byte order) and the frame's
+# /metrics sample lines, snappy-compressed (block format, literals only: a valid
+# encoding, github.com/google/snappy format_description.txt, section 2.1).
+recv upgrade
+mkdir -p "$TMP/upgrade.log/remote-write"
+python3 - "$TMP/upgrade.log/remote-write/seg-0000000000000001.q" <<'PY'
+import struct, sys, time
+text = b'vigil_upgrade_probe{upgrade_probe="old \\"queue\\""} 42\nvigil_load1 0.5\n'
+def varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+assert 60 < len(text) <= 256
+comp = varint(len(text)) + bytes([60 << 2, len(text) - 1]) + text  # one literal, 1-byte length
+h = 2166136261
+for c in comp:
+    h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+ts = int(time.time() * 1000) - 5000
+open(sys.argv[1], "wb").write(struct.pack("<IIqII", 0x31575256, len(comp), ts, 2, h) + comp)
+PY
+vig upgrade "http://127.0.0.1:$RPORT/api/v1/write" "$BASE"
+has_label() { [ -e "$RDIR/requests.log" ] && python3 "$RQ" "$RDIR/requests.log" labels | grep -q "$1"; }
+check "upgrade: the old queue's record is sent" wait_for 20 has_label upgrade_probe
+check "upgrade: new frames are sent after it" wait_for 20 has_req 204 2
+check "upgrade: nothing refused" test "$(grep -c 'refused\|cannot encode' "$TMP/upgrade.err")" -eq 0
+stop_v upgrade

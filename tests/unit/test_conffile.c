@@ -1,5 +1,5 @@
 /* Unit tests: loading a small config file and resolving the file names it gives
- * (util/conffile.c), shared by the web config and the remote-write config. */
+ * (util/conffile.c), shared by --config, the web config and the remote-write config. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/conffile.h"
@@ -88,6 +89,33 @@ static void test_load(void **state)
         assert_string_equal(s.text, "");
         snprintf(want, sizeof(want), "%s: larger than 16 bytes", path);
         assert_string_equal(err, want);
+
+        /* A bound of whole MB is said in MB, as --config's has always been. */
+        char *big = malloc((1 << 20) + 2);
+        assert_non_null(big);
+        memset(big, '#', (1 << 20) + 1);
+        big[(1 << 20) + 1] = '\0';
+        write_file(path, big);
+        free(big);
+        assert_int_equal(conf_load(path, 1 << 20, record, &s, err, sizeof(err)), -EFBIG);
+        snprintf(want, sizeof(want), "%s: larger than 1 MB", path);
+        assert_string_equal(err, want);
+
+        /* A directory, or a FIFO (which would read as empty, or block): no config. */
+        char other[300];
+        snprintf(other, sizeof(other), "%s/d.yml", dir);
+        assert_int_equal(mkdir(other, 0700), 0);
+        assert_int_equal(conf_load(other, 16, record, &s, err, sizeof(err)), -EISDIR);
+        snprintf(want, sizeof(want), "%s: is a directory", other);
+        assert_string_equal(err, want);
+        rmdir(other);
+        assert_int_equal(mkfifo(other, 0600), 0);
+        s.text[0] = 'x';
+        assert_int_equal(conf_load(other, 16, record, &s, err, sizeof(err)), -EINVAL);
+        snprintf(want, sizeof(want), "%s: not a regular file", other);
+        assert_string_equal(err, want);
+        assert_int_equal(s.text[0], 'x'); /* never parsed */
+        unlink(other);
 
         unlink(path);
         assert_int_equal(conf_load(path, 16, record, &s, err, sizeof(err)), -ENOENT);

@@ -19,6 +19,7 @@
 #include "sink/rw_identity.h"
 #include "sink/rw_proto.h"
 #include "sink/rw_queue.h"
+#include "sink/rw_record.h"
 #include "sink/rw_stale.h"
 
 /* ---- a minimal reader of the encoder's output, to check structure ---- */
@@ -182,14 +183,48 @@ static void test_encode_stale(void **state)
         rw_enc_free(&e);
 }
 
-/* mark FRAME on st into a fresh buffer; the markers are returned in out. */
-static int mark(struct rw_stale *st, const char *frame, char *out, size_t cap)
+/* The sample record of TEXT's sample lines ("key value", # lines skipped) into rec
+ * (cap bytes). Returns its length. */
+static size_t to_rec(const char *text, char *rec, size_t cap)
 {
-        size_t n = strlen(frame), len = n;
-        memcpy(out, frame, n);
-        int r = rw_stale_mark(st, out, n, out, &len, cap - 1);
-        memmove(out, out + n, len - n);
-        out[len - n] = '\0';
+        size_t len = 0;
+        for (const char *p = text; *p;) {
+                const char *nl = strchr(p, '\n');
+                size_t n = nl ? (size_t)(nl - p) : strlen(p);
+                if (n && p[0] != '#') {
+                        size_t k = rw_series_key_len(p, n);
+                        assert_true(k > 0);
+                        assert_int_equal(rw_rec_put(rec, cap, &len, p, k, strtod(p + k, NULL)), 0);
+                }
+                p += n + (nl != NULL);
+        }
+        return len;
+}
+
+/* The samples of rec from off on as "KEY StaleNaN\n" lines into out (each must be a
+ * marker). */
+static void markers_text(const char *rec, size_t len, size_t off, char *out, size_t cap)
+{
+        const char *key;
+        size_t kl, pos = off, o = 0;
+        double v;
+        uint64_t bits;
+        out[0] = '\0';
+        while (rw_rec_next(rec, len, &pos, &key, &kl, &v) == 1) {
+                memcpy(&bits, &v, 8);
+                assert_true(bits == RW_STALE_NAN_BITS);
+                o += (size_t)snprintf(out + o, cap - o, "%.*s StaleNaN\n", (int)kl, key);
+        }
+}
+
+/* mark FRAME (sample lines) on st, with room bytes left in its record for markers; the
+ * markers are returned in out as text. */
+static int mark(struct rw_stale *st, const char *frame, char *out, size_t room)
+{
+        char rec[4096];
+        size_t n = to_rec(frame, rec, sizeof(rec)), len = n;
+        int r = rw_stale_mark(st, rec, &len, n + room);
+        markers_text(rec, len, n, out, 512);
         return r;
 }
 
@@ -198,21 +233,22 @@ static void test_stale_marks(void **state)
         (void)state;
         struct rw_stale st = {0};
         char out[512];
-        assert_int_equal(mark(&st, "a 1\nb{x=\"1 }\"} 2\n# c\nc 3\n", out, sizeof(out)), 0);
+        assert_int_equal(mark(&st, "a 1\nb{x=\"1 }\"} 2\n# c\nc 3\n", out, 512), 0);
         assert_string_equal(out, "");
         rw_stale_keep(&st);
         /* b went: one marker, with its labels as they were written. */
-        assert_int_equal(mark(&st, "a 5\nc 6\n", out, sizeof(out)), 1);
+        assert_int_equal(mark(&st, "a 5\nc 6\n", out, 512), 1);
         assert_string_equal(out, "b{x=\"1 }\"} StaleNaN\n");
         /* That frame was not queued (no keep): the next one still ends b, and c too. */
-        assert_int_equal(mark(&st, "a 7\n", out, sizeof(out)), 2);
+        assert_int_equal(mark(&st, "a 7\n", out, 512), 2);
         assert_string_equal(out, "b{x=\"1 }\"} StaleNaN\nc StaleNaN\n");
         rw_stale_keep(&st);
         /* Once ended, no marker again; a series back is no marker either. */
-        assert_int_equal(mark(&st, "a 8\nc 9\n", out, sizeof(out)), 0);
+        assert_int_equal(mark(&st, "a 8\nc 9\n", out, 512), 0);
         rw_stale_keep(&st);
-        /* No room for the markers: none at all, the frame's text untouched. */
-        assert_int_equal(mark(&st, "a 8\n", out, 7), -E2BIG);
+        /* No room for the markers: none at all, the frame's record untouched. */
+        assert_int_equal(mark(&st, "a 8\n", out, 2), -E2BIG);
+        assert_string_equal(out, "");
         rw_stale_free(&st);
         rw_stale_free(&st);
 }
@@ -223,22 +259,32 @@ static void test_stale_many(void **state)
         (void)state;
         struct rw_stale st = {0};
         size_t cap = 1 << 20, len = 0, n2 = 0;
-        char *f = malloc(cap), *g = malloc(cap);
+        char *f = malloc(cap), *g = malloc(cap), *rf = malloc(cap), *rg = malloc(cap);
+        char *out = malloc(cap);
         assert_non_null(f);
         assert_non_null(g);
+        assert_non_null(rf);
+        assert_non_null(rg);
+        assert_non_null(out);
         for (unsigned i = 0; i < 3000; i++) {
                 len += (size_t)snprintf(f + len, cap - len, "s{i=\"%u\"} 1\n", i);
                 if (i % 3 == 0)
                         n2 += (size_t)snprintf(g + n2, cap - n2, "s{i=\"%u\"} 1\n", i);
         }
-        assert_int_equal(rw_stale_mark(&st, f, len, f, &len, cap), 0);
+        len = to_rec(f, rf, cap);
+        assert_int_equal(rw_stale_mark(&st, rf, &len, cap), 0);
         rw_stale_keep(&st);
+        n2 = to_rec(g, rg, cap);
         size_t l2 = n2;
-        assert_int_equal(rw_stale_mark(&st, g, n2, g, &l2, cap), 2000);
-        assert_non_null(strstr(g + n2, "s{i=\"2999\"} StaleNaN\n"));
-        assert_null(memmem(g + n2, l2 - n2, "s{i=\"3\"} ", 9));
+        assert_int_equal(rw_stale_mark(&st, rg, &l2, cap), 2000);
+        markers_text(rg, l2, n2, out, cap);
+        assert_non_null(strstr(out, "s{i=\"2999\"} StaleNaN\n"));
+        assert_null(strstr(out, "s{i=\"3\"} "));
         free(f);
         free(g);
+        free(rf);
+        free(rg);
+        free(out);
         rw_stale_free(&st);
 }
 
