@@ -9,7 +9,10 @@ requests.py LOG gap_after STATUS  seconds from the first request with STATUS to 
 requests.py LOG labels            the label names seen, comma-separated
 requests.py LOG same_after MODE   1 when the request after the first one in MODE had the
                                   same body (sent again unchanged), else 0
-requests.py LOG dups              samples accepted as identical copies, not stored again"""
+requests.py LOG dups              samples accepted as identical copies, not stored again
+requests.py LOG caught_up MODE    1 when, after the first request in MODE, the receiver
+                                  accepted a request of at most 2 host samples (the sender
+                                  is back to one frame a push), else 0"""
 import json
 import sys
 
@@ -48,5 +51,9 @@ elif what == "same_after":
             break
     else:
         print("none")
+elif what == "caught_up":
+    first = next((i for i, r in enumerate(recs) if r["mode"] == sys.argv[3]), None)
+    print(int(first is not None and any(r["status"] == 204 and len(r.get("values", [])) <= 2
+                                        for r in recs[first + 1:] if r["mode"] != sys.argv[3])))
 elif what == "dups":
     print(sum(r.get("dups", 0) for r in recs))
