@@ -8,7 +8,7 @@
 #                            the integration tests on the ASan+UBSan build, the ARM cross
 #                            builds under qemu-user (cross.sh) and the Debian packages (deb.sh)
 #
-# Tests run TEST_JOBS at a time (default 1; 2 to 4 fit a quiet 2-core machine; every test picks its own free
+# Tests run TEST_JOBS at a time (default: the CPUs, nproc; every test picks its own free
 # ports and temporary directories, so they do not see each other). Each test's output is
 # in tests/out/LABEL-NAME.log; the tally is printed in a fixed order whatever finished first.
 set -uo pipefail
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 full=0
 [ "${1:-}" = --full ] && full=1
-JOBS=${TEST_JOBS:-1}
+JOBS=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 log_dir=tests/out
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
