@@ -297,6 +297,20 @@ static void fill_counters(struct counters *x, unsigned ngpus)
         x->push.dropped_reject = below(100);
         x->push.failed = below(100);
         x->push.last_success_s = rnd_double();
+        /* The GPU count check and the kernel log's GPU errors: devices of a GPU, one of
+         * none (and "" for a GSP timeout, which names no address), some kinds each. */
+        x->gpus_known = below(2) != 0;
+        x->gpus_expected = below(9);
+        x->gpus_answering = below(9);
+        x->klog_on = below(2) != 0;
+        static const char *const pci[] = {"0000:01:00.0", "0000:41:00.0", "0000:c5:00.0", ""};
+        for (unsigned k = below(6); k > 0; k--) {
+                unsigned d = below(4);
+                int slot = d < 2 && d < ngpus ? (int)d : -1;
+                counters_add_klog(x, pci[d], slot, below(COUNTERS_KLOG_KINDS + 1));
+        }
+        for (unsigned k = 0; k < KLOG_SKIP_COUNT; k++)
+                x->klog_skipped[k] = below(3);
 }
 
 static void fill_self(struct self_frame *s)
