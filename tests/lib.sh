@@ -27,3 +27,16 @@ col = rows[0].index(sys.argv[3])
 print(rows[int(sys.argv[2])][col])
 PY
 }
+
+# need_nvml_sim NAME [PATH...]: go on only when the simulated NVML is built (and each
+# PATH, a scenario, exists); else one "not ok NAME: ..." line and the test ends here.
+need_nvml_sim() {
+	local name=$1 p
+	shift
+	for p in "$NVML_SIM" "$@"; do
+		[ -e "$p" ] || {
+			not_ok "$name: the simulated NVML is not built ($NVML_SIM)"
+			exit 0
+		}
+	done
+}

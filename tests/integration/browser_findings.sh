@@ -13,10 +13,7 @@ if [ -z "$CHROMIUM" ]; then
 	not_ok "browser findings: chromium is installed (scripts/packages.test)"
 	exit 0
 fi
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "browser findings: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "browser findings"
 OUT="$TOP/tests/out"
 mkdir -p "$OUT"
 DOM_CHECK="$TOP/tests/integration/dom_check.py"

@@ -7,10 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
-	not_ok "findings: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "findings" "$SCEN"
 ROOT="$TMP/root"
 mkdir -p "$ROOT"
 cp -a "$FIXTURES/x86-server/." "$ROOT/"

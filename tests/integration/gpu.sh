@@ -6,10 +6,7 @@
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
 NVML_OLD="$BUILD_DIR/nvml-sim/old/libnvidia-ml.so.1"
-if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
-	not_ok "gpu: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu" "$SCEN"
 
 # sim NAME SCENARIO COUNT [ARGS...]: run vigil for COUNT host samples (GPU at 10 ms,
 # host at 50 ms) into $TMP/NAME, stderr to $TMP/NAME.err.

@@ -5,10 +5,7 @@
 # the processes, that field disagrees and the exit status is 1.
 . "$(dirname "$0")/../lib.sh"
 
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "gpu_check: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_check"
 SCEN="$TMP/scen"
 cat "$TOP/tests/nvml-sim/scenarios/healthy-1gpu" >"$SCEN"
 printf 'proc 0 pid=4242 type=compute mem=8589934592\nproc 0 pid=4343 type=compute mem=na\nproc 0 pid=1234 type=graphics mem=268435456\n' >>"$SCEN"

@@ -12,10 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/faults/helpers.sh"
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "gpu_count: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_count"
 
 # Two GPUs: healthy-1gpu's GPU 0, and a second one like it on bus 0x41.
 {

@@ -8,10 +8,7 @@
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
 NVML_OLD="$BUILD_DIR/nvml-sim/old/libnvidia-ml.so.1"
-if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
-	not_ok "gpu_events: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_events" "$SCEN"
 BASE='gpu="0",uuid="GPU-3f5c8e2a-9d41-4b7e-a6c0-12d4e8f0b9a1"'
 
 # A root with a kernel log, PCIe state, modules, memory and load for the snapshots.

@@ -6,10 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
-	not_ok "gpu_parity: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_parity" "$SCEN"
 
 # sim NAME SCENARIO COUNT [ARGS...]: vigil for COUNT host samples (GPU at 10 ms, host at
 # 50 ms) into $TMP/NAME; stderr (what the journal gets) in $TMP/NAME.err.

@@ -7,10 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios/gpu-procs"
-if [ ! -f "$NVML_SIM" ] || [ ! -f "$SCEN" ]; then
-	not_ok "gpu_procs: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_procs" "$SCEN"
 BASE='gpu="0",uuid="GPU-3f5c8e2a-9d41-4b7e-a6c0-12d4e8f0b9a1"'
 
 # A root whose /proc has the training job and the display server; 5555 and 7777 are

@@ -5,10 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "gpu_reprobe: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_reprobe"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 VIGIL_NVML_SIM_LOG="$TMP/calls" VIGIL_NVML_SCENARIO="$SCEN/reprobe-60s" "$VIGIL" --nvml "$NVML_SIM" \
 	--root / --gpu-interval 0.1 --interval 1 --log-dir "$TMP/log" --quiet \

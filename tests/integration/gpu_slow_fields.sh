@@ -6,10 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "gpu_slow_fields: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_slow_fields"
 
 # -- the option
 for bad in 0 0.01 7200 abc -1; do

@@ -7,10 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "gpu_stall: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "gpu_stall"
 rows() { python3 -c 'import csv,sys; print(len(list(csv.reader(open(sys.argv[1])))) - 1)' "$1"; }
 # two_gpus STALL_LINE: GPU 0 and 1 of healthy-8gpu, then STALL_LINE.
 two_gpus() {

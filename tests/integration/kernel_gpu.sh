@@ -9,10 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
-if [ ! -f "$NVML_SIM" ] || [ ! -d "$SCEN" ]; then
-	not_ok "kernel_gpu: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "kernel_gpu" "$SCEN"
 UUID='gpu="0",uuid="GPU-3f5c8e2a-9d41-4b7e-a6c0-12d4e8f0b9a1"'
 GPU="$UUID,pci=\"0000:01:00.0\""
 

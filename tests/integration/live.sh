@@ -10,10 +10,7 @@ if ! command -v tmux >/dev/null; then
 	not_ok "live: tmux is missing (scripts/packages.test lists it)"
 	exit 0
 fi
-if [ ! -f "$NVML_SIM" ]; then
-	not_ok "live: the simulated NVML is not built ($NVML_SIM)"
-	exit 0
-fi
+need_nvml_sim "live"
 ROOT="$TMP/root"
 mkdir -p "$ROOT"
 cp -a "$FIXTURES/x86-server/." "$ROOT/"
