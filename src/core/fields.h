@@ -47,7 +47,7 @@ enum gpu_cell {
         GC_FLAGS,      /* the flags text (the error row's "NVML_FAILED:<error>") */
 };
 
-/* A GPU CSV column (core/gpu_columns.h); none when name is NULL. pos: its position in
+/* A GPU CSV column (encode/gpu_columns.h); none when name is NULL. pos: its position in
  * the file (the reference logger's columns 0-20 in its order, then vigil's; never
  * renumber or rename a reference column). name: the header's (GC_PER_FAN: the text
  * after "fanK"). files: GPU_CSV_* bits (a column the recorder's dump carries must also
@@ -117,8 +117,32 @@ struct host_csv_slot {
         enum watch_rule ref_rule;
 };
 
+/* The GPU columns `vigil report` reads back: the rows of gpu_fields[] with a report
+ * slot, by its id. */
+enum gpu_field {
+        GPU_F_PSTATE,
+        GPU_F_TEMP,
+        GPU_F_TLIMIT,
+        GPU_F_POWER,
+        GPU_F_POWER_LIMIT,
+        GPU_F_GPU_CLOCK,
+        GPU_F_MEM_CLOCK,
+        GPU_F_GPU_UTIL,
+        GPU_F_MEM_UTIL,
+        GPU_F_VRAM_USED,
+        GPU_F_PCIE_GEN,
+        GPU_F_PCIE_WIDTH,
+        GPU_F_S0_TEMP,
+        GPU_F_COUNT
+};
+
+/* A report slot's flags: the field is a line of the text summary, in the table's
+ * order, before the fans' lines (REP_TEXT) or after them (REP_TEXT_LAST); it is drawn
+ * in the HTML report (REP_CHART: its series are kept). */
+enum { REP_TEXT = 1u << 0, REP_TEXT_LAST = 1u << 1, REP_CHART = 1u << 2 };
+
 /* How `vigil report` reads a GPU column back and summarises it (report/gpu_acc.h): at
- * GPU_F_<id> (core/gpu_columns.h), with decimals and unit on its summary line, flags
+ * GPU_F_<id> (above), with decimals and unit on its summary line, flags
  * REP_TEXT, REP_TEXT_LAST, REP_CHART; none when unit is NULL. */
 struct rep_slot {
         unsigned id;

@@ -3,7 +3,7 @@
  *
  *   .kind: what "missing" is for it (core/fields.h), which frame clearing and its test
  *          walk; FK_VALIDATED with .valid_off, the bool that says it was read.
- *   .csv (and .csv2): its columns of the GPU CSV files (core/gpu_columns.h), at their
+ *   .csv (and .csv2): its columns of the GPU CSV files (encode/gpu_columns.h), at their
  *          positions in the file: the reference logger's columns in its order and
  *          formats (0-20), then vigil's additions. Never renumber or rename a reference
  *          column: its users' scripts parse these files.
@@ -15,7 +15,7 @@
  *          the rules' statistics) follow them.
  *   .hist: how the dashboard's history ring keeps it (enum hist_gpu, core/history.h).
  *   .rep: how `vigil report` reads its column back and summarises it (GPU_F_<ID>,
- *          core/gpu_columns.h): the summary line's decimals and unit, REP_TEXT (a line of
+ *          core/fields.h): the summary line's decimals and unit, REP_TEXT (a line of
  *          the text summary, in this order, before the fans), REP_TEXT_LAST (one after
  *          them), REP_CHART (a chart of the HTML report).
  *
@@ -26,7 +26,6 @@
 
 #include "core/frame.h"
 #include "core/frame_fields.h"
-#include "core/gpu_columns.h"
 #include "core/history.h"
 
 /* The member's name, place and size. */

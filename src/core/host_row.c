@@ -1,8 +1,7 @@
-/* The host row and its CSV form, driven by the columns the area tables declare (the
+/* The host row and its columns, driven by the columns the area tables declare (the
  * host_csv slots of core/host_values.c, rpi_values.c, watch_values.c and
- * storage_values.c; the forms are core/fields.h's enum host_cell). Formats follow the
- * reference monitor's Python csv.DictWriter output: repr() of floats, psutil's
- * one-decimal percentages, hex(). */
+ * storage_values.c; the forms are core/fields.h's enum host_cell). The row's CSV text
+ * is encode/host_row_csv.c's. */
 #include "core/host_row.h"
 
 #include <math.h>
@@ -141,6 +140,20 @@ double watch_col_logged(enum watch_col c, double v)
 {
         COLS;
         return (unsigned)c < WC_COUNT ? logged(watch_cols[c].fmt, v) : v;
+}
+
+enum host_col_fmt watch_col_fmt(enum watch_col c)
+{
+        COLS;
+        return (unsigned)c < WC_COUNT ? watch_cols[c].fmt : HF_TEXT;
+}
+
+const char *host_row_string(const struct host_row *r, enum host_col c)
+{
+        COLS;
+        if ((unsigned)c >= HC_COUNT || (cols[c].fmt != HF_TEXT && cols[c].fmt != HF_FLAGS))
+                return "";
+        return (const char *)r + cols[c].text;
 }
 
 void host_core_col_name(char *buf, size_t cap, unsigned i)
@@ -329,86 +342,4 @@ void host_row_build(struct host_row *r, const struct frame *f)
         build_own_watches(r, f);
         build_fs(r, &f->storage.fs[FS_ROOT], &f->storage.fs[FS_LOG]);
         build_area(r, storage_fields, storage_fields_count, &f->storage);
-}
-
-/* ---- the CSV ---- */
-
-void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r)
-{
-        char name[48];
-        COLS;
-        for (unsigned c = 0; c < HC_COUNT; c++) {
-                if (cols[c].fmt != HF_CORES) {
-                        sb_printf(out, c ? ",%s" : "%s", cols[c].name);
-                        continue;
-                }
-                for (unsigned i = 0; i < ncpu; i++) {
-                        host_core_col_name(name, sizeof(name), i);
-                        sb_printf(out, ",%s", name);
-                }
-        }
-        for (unsigned i = 0; i < r->nwatch; i++)
-                for (unsigned k = 0; k < WC_COUNT; k++)
-                        sb_printf(out, ",%s%s", r->w[i].name, watch_col_suffix(k));
-        sb_putc(out, '\n');
-}
-
-static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
-{
-        char buf[48];
-        if (!VAL_OK(v))
-                return;
-        switch (fmt) {
-        case HF_PY:
-                fmt_pyfloat(buf, sizeof(buf), v);
-                sb_puts(out, buf);
-                break;
-        case HF_PCT1:
-                sb_fixed(out, '\0', v, 1);
-                break;
-        case HF_INT:
-                sb_fixed(out, '\0', v, 0);
-                break;
-        case HF_HEX:
-                sb_printf(out, "0x%llx", (unsigned long long)v);
-                break;
-        default:
-                break;
-        }
-}
-
-void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
-{
-        char ts[40];
-        COLS;
-        for (unsigned c = 0; c < HC_COUNT; c++) {
-                if (cols[c].fmt == HF_CORES) { /* as many cells as the header has */
-                        for (unsigned i = 0; i < ncpu; i++) {
-                                sb_putc(out, ',');
-                                if (i < r->ncpu)
-                                        put_value(out, HF_PCT1, r->cpu[i]);
-                        }
-                        continue;
-                }
-                if (c)
-                        sb_putc(out, ',');
-                switch (cols[c].fmt) {
-                case HF_TIME:
-                        fmt_time_iso_ms(ts, sizeof(ts), r->real_ns);
-                        sb_puts(out, ts);
-                        break;
-                case HF_TEXT:
-                case HF_FLAGS:
-                        sb_csv_cell(out, (const char *)r + cols[c].text);
-                        break;
-                default:
-                        put_value(out, cols[c].fmt, r->v[c]);
-                }
-        }
-        for (unsigned i = 0; i < r->nwatch; i++)
-                for (unsigned k = 0; k < WC_COUNT; k++) {
-                        sb_putc(out, ',');
-                        put_value(out, watch_cols[k].fmt, r->w[i].v[k]);
-                }
-        sb_putc(out, '\n');
 }

@@ -1,5 +1,6 @@
 /* The host row: the reference Pi monitor's columns computed once per host tick from
- * the frame, shared by the host CSV, the live view and the exit summary. */
+ * the frame, shared by the host CSV (encode/host_row_csv.h writes it), the live view
+ * and the exit summary. */
 #ifndef VIGIL_CORE_HOST_ROW_H
 #define VIGIL_CORE_HOST_ROW_H
 
@@ -8,7 +9,6 @@
 #include <stdint.h>
 
 #include "core/frame.h"
-#include "util/strbuf.h"
 
 /* The host log's columns, in the file's order: the reference monitor's, then vigil's.
  * Each is declared, with its name, format and the value it is made of, by the host_csv
@@ -86,6 +86,8 @@ enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
 
 /* A column's name suffix, "_procs" ... "_threads" (core/watch_values.c); "" for none. */
 const char *watch_col_suffix(enum watch_col c);
+/* A watch column's format. */
+enum host_col_fmt watch_col_fmt(enum watch_col c);
 /* A watch's value as its column holds it once written and read back (as
  * host_col_logged). */
 double watch_col_logged(enum watch_col c, double v);
@@ -109,9 +111,8 @@ struct host_row {
 
 /* Fill a row from the frame. NAN where the frame has no value. */
 void host_row_build(struct host_row *r, const struct frame *f);
-/* The CSV header for ncpu cores and r's watches, ending with '\n'. */
-void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r);
-/* One CSV row for ncpu cores (the file's header width), ending with '\n'. */
-void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu);
+/* The text of r's HF_TEXT or HF_FLAGS column c (the governor, the throttle flags'
+ * names); "" for any other column. */
+const char *host_row_string(const struct host_row *r, enum host_col c);
 
 #endif

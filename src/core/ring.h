@@ -13,7 +13,8 @@
  *   (8 GPUs: 1.75 MiB). At 1 s the same window takes 300 samples (about 30 KiB).
  *   Faster than 100 ms, the window shrinks to RING_MAX_SAMPLES samples.
  *
- * Main-loop only (no locking): push after each GPU sample, dump in a snapshot. */
+ * Main-loop only (no locking): push after each GPU sample, dump in a snapshot
+ * (encode/ring_csv.h writes the dump). */
 #ifndef VIGIL_CORE_RING_H
 #define VIGIL_CORE_RING_H
 
@@ -21,7 +22,6 @@
 #include <stdint.h>
 
 #include "core/frame.h"
-#include "util/strbuf.h"
 
 #define RING_MAX_SAMPLES 3000
 #define RING_WINDOW_NS   (300LL * 1000000000LL) /* 5 minutes */
@@ -103,20 +103,5 @@ size_t ring_count(const struct gpu_ring *r);
 const struct ring_sample *ring_get(const struct gpu_ring *r, size_t i);
 /* Sample i's flags or error text ("" when none). */
 const char *ring_text_of(const struct gpu_ring *r, size_t i);
-
-/* The CSV header of the dump: the reference logger's GPU columns in its order
- * (without throttle_reasons), fanK columns for the ring's fans, then flags. */
-void ring_csv_header(const struct gpu_ring *r, struct strbuf *out);
-/* Sample i as one CSV row ending in '\n', in the reference's formats (timestamp
- * "YYYY/MM/DD HH:MM:SS.mmm" local time, power "%.2f", limit "%.0f", throttle
- * "0x%04x"); missing values are empty cells; a failed sample is the timestamp, empty
- * cells and "NVML_FAILED:<error>" in flags. */
-void ring_csv_row(const struct gpu_ring *r, size_t i, struct strbuf *out);
-/* Header and rows first..count-1 (oldest first) into out until out would overflow;
- * returns the index of the first row not written (count when all were), so a
- * caller can stream a large ring through a small buffer:
- *   for (size_t i = 0; i < n; ) { sb_reset(&sb); i = ring_write_csv(r, i, &sb); put(sb); }
- * The header is written when first is 0. */
-size_t ring_write_csv(const struct gpu_ring *r, size_t first, struct strbuf *out);
 
 #endif

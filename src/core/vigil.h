@@ -69,7 +69,7 @@ struct vigil_ctx {
         /* Counters that live outside the frame (core/counters.h: Xids, NVML events, rules),
          * owned by the main loop like the frame; detectors add to them. */
         struct counters *extra;
-        /* The host row's text of the current host tick (core/host_row_text.h), shared by
+        /* The host row's text of the current host tick (encode/host_row_text.h), shared by
          * its writers so it is formatted once; NULL outside the daemon, where each
          * writer formats its own. Main loop only. */
         struct host_row_text *host_text;

@@ -24,7 +24,7 @@
 #include "daemon/control.h"
 #include "daemon/diskguard.h"
 #include "core/history.h"
-#include "core/host_row_text.h"
+#include "encode/host_row_text.h"
 #include "daemon/lock.h"
 #include "core/run_findings.h"
 #include "daemon/sched.h"

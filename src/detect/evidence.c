@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "collect/pcie.h"
+#include "encode/ring_csv.h"
 #include "util/fmt.h"
 #include "util/spawn.h"
 

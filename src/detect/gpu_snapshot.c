@@ -11,7 +11,8 @@
 #include "collect/kmsg.h"
 #include "collect/nvml_lib.h"
 #include "detect/evidence.h"
-#include "core/gpu_row.h"
+#include "encode/gpu_row.h"
+#include "encode/ring_csv.h"
 #include "util/clock.h"
 #include "util/pfile.h"
 

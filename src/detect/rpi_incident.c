@@ -33,7 +33,8 @@
 #include "core/eventlog.h"
 #include "detect/evidence.h"
 #include "core/host_row.h"
-#include "core/host_row_text.h"
+#include "encode/host_row_csv.h"
+#include "encode/host_row_text.h"
 #include "detect/snapshot.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -82,7 +83,7 @@ static void push_text(struct logring *r, const char *text, size_t n)
 }
 
 /* The tick's host row, formatted once for this detector and the host CSV
- * (core/host_row_text.h). */
+ * (encode/host_row_text.h). */
 static void keep_row(struct incident *in, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct host_row_text *c = ctx->host_text ? ctx->host_text : &in->own;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/frame_fields.h"
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "util/parse.h"
 
 /* Each field's row of gpu_fields[] (its member, summary format and flags: the report

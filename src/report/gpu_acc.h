@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "util/stats.h"
 #include "util/strbuf.h"
 
-/* The GPU columns the report reads back: enum gpu_field (core/gpu_columns.h), from the
+/* The GPU columns the report reads back: enum gpu_field (core/fields.h), from the
  * report slots of gpu_fields[] (core/gpu_values.c). */
 
 /* The CSV column name of a field: the writer's (core/gpu_values.c), "" if none. */

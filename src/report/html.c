@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/findings.h"
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "report/html_marks.h"
 #include "report/html_style.h"
 #include "report/report_data.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "core/host_row.h"
 #include "util/parse.h"
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "core/host_row.h"
 #include "core/throttle_reasons.h"
 #include "report/tstamp.h"

@@ -8,7 +8,7 @@
 #include "collect/nvml_lib.h"
 #include "core/vigil.h"
 #include "sink/csvlog.h"
-#include "core/gpu_row.h"
+#include "encode/gpu_row.h"
 #include "sink/gpu_sinks.h"
 
 struct gpu_csv {

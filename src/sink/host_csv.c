@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "core/vigil.h"
+#include "encode/host_row_csv.h"
 #include "sink/csvlog.h"
 #include "core/host_row.h"
-#include "core/host_row_text.h"
+#include "encode/host_row_text.h"
 #include "sink/sinks.h"
 #include "util/log.h"
 

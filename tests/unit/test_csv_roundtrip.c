@@ -1,5 +1,5 @@
 /* Unit tests: the CSV round trip. A known frame is written by the real writers (the
- * host row, core/host_row.c; the GPU row, core/gpu_columns.c) and read back by the
+ * host row, encode/host_row_csv.c; the GPU row, encode/gpu_columns.c) and read back by the
  * report's reader (report/csv_read.c, report/log_read.c): every column, found by the
  * writer's name, holds the frame's value, and the report's rows hold the same. The
  * writers still write every column of the recorded logs in tests/fixtures/csv, in
@@ -16,12 +16,13 @@
 #include <string.h>
 
 #include "core/frame.h"
-#include "core/gpu_columns.h"
-#include "core/gpu_row.h"
+#include "encode/gpu_columns.h"
+#include "encode/gpu_row.h"
 #include "core/host_acc.h"
 #include "core/host_row.h"
 #include "core/throttle_reasons.h"
 #include "core/watch_acc.h"
+#include "encode/host_row_csv.h"
 #include "report/csv_read.h"
 #include "report/log_read.h"
 #include "report/tstamp.h"

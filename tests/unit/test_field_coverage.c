@@ -1,7 +1,7 @@
 /* Unit test: every measured value of the frame reaches an output. Each double and each
  * validated integer of the frame's field tables (core/frame_fields.h, nested tables
  * included) is set alone on a frame whose other values are missing; the test renders
- * the CSV rows (core/host_row.c, core/gpu_row.c) and /metrics (sink/metrics.c, which
+ * the CSV rows (encode/host_row_csv.c, encode/gpu_row.c) and /metrics (sink/metrics.c, which
  * renders the tables' metric slots) and fails for a value that changes none of them,
  * unless the value is on the commented list of internal values below. An internal
  * value that is rendered fails too, so the list stays true. The metric slots are also
@@ -18,9 +18,10 @@
 #include "core/fields.h"
 #include "core/frame.h"
 #include "core/frame_fields.h"
-#include "core/gpu_row.h"
+#include "encode/gpu_row.h"
 #include "core/host_row.h"
 #include "core/metric_defs.h"
+#include "encode/host_row_csv.h"
 #include "sink/metrics.h"
 #include "util/strbuf.h"
 

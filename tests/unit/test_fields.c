@@ -14,7 +14,7 @@
 #include "core/counters.h"
 #include "core/fields.h"
 #include "core/frame.h"
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "report/gpu_acc.h"
 #include "core/frame_fields.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests: the GPU CSV row (core/gpu_row.c), throttle names, the status and
+/* Unit tests: the GPU CSV row (encode/gpu_row.c), throttle names, the status and
  * summary.log lines (core/gpu_status.c) and system-info.txt (sink/sysinfo.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "core/throttle_reasons.h"
-#include "core/gpu_row.h"
+#include "encode/gpu_row.h"
 #include "sink/gpu_summary.h"
 #include "sink/sysinfo.h"
 #include "util/fmt.h"

@@ -1,4 +1,4 @@
-/* Unit tests: the host row's text (core/host_row_text.c) is formatted once per host tick
+/* Unit tests: the host row's text (encode/host_row_text.c) is formatted once per host tick
  * and width, whoever asks, and formatted anew for the next tick or another width; the
  * header names each watch. */
 #include <setjmp.h>
@@ -11,7 +11,8 @@
 
 #include "core/frame.h"
 #include "core/host_row.h"
-#include "core/host_row_text.h"
+#include "encode/host_row_csv.h"
+#include "encode/host_row_text.h"
 #include "util/strbuf.h"
 
 static struct frame f;

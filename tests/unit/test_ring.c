@@ -10,8 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/gpu_columns.h"
 #include "core/ring.h"
+#include "encode/gpu_columns.h"
+#include "encode/ring_csv.h"
 #include "util/clock.h"
 
 #define SEC NSEC_PER_SEC

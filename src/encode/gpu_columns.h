@@ -1,8 +1,8 @@
 /* The GPU CSV row, written once for every file that holds one: the daily gpuN-DATE.csv
- * (core/gpu_row.h) and the flight recorder's dump (core/ring.h). The columns, their
+ * (encode/gpu_row.h) and the flight recorder's dump (encode/ring_csv.h). The columns, their
  * names, formats and positions are the csv slots of core/gpu_values.c. */
-#ifndef VIGIL_CORE_GPU_COLUMNS_H
-#define VIGIL_CORE_GPU_COLUMNS_H
+#ifndef VIGIL_ENCODE_GPU_COLUMNS_H
+#define VIGIL_ENCODE_GPU_COLUMNS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,30 +25,6 @@ struct gpu_column {
  * their positions; *ret_n of them. NULL when two slots claim one position or a
  * position is left out (test_fields fails then). */
 const struct gpu_column *gpu_columns_table(size_t *ret_n);
-
-/* The GPU columns `vigil report` reads back: the rows of gpu_fields[] with a report
- * slot, by its id. */
-enum gpu_field {
-        GPU_F_PSTATE,
-        GPU_F_TEMP,
-        GPU_F_TLIMIT,
-        GPU_F_POWER,
-        GPU_F_POWER_LIMIT,
-        GPU_F_GPU_CLOCK,
-        GPU_F_MEM_CLOCK,
-        GPU_F_GPU_UTIL,
-        GPU_F_MEM_UTIL,
-        GPU_F_VRAM_USED,
-        GPU_F_PCIE_GEN,
-        GPU_F_PCIE_WIDTH,
-        GPU_F_S0_TEMP,
-        GPU_F_COUNT
-};
-
-/* A report slot's flags: the field is a line of the text summary, in the table's
- * order, before the fans' lines (REP_TEXT) or after them (REP_TEXT_LAST); it is drawn
- * in the HTML report (REP_CHART: its series are kept). */
-enum { REP_TEXT = 1u << 0, REP_TEXT_LAST = 1u << 1, REP_CHART = 1u << 2 };
 
 /* A GC_PER_FAN column's header name is this, the fan's number, then its name. */
 #define GPU_COL_FAN_PREFIX "fan"

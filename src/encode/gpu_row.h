@@ -10,11 +10,12 @@
  *   remap_pending,remap_failure,vram_reserved_mb (vram_used_mb is NVML v1 `used`:
  *   reserved memory included, as the reference wrote it)
  *
- * The columns are core/gpu_values.c's csv slots, written by core/gpu_columns.c (the
- * flight recorder's dump shares it). A failed sample is the reference's failure row: the timestamp, empty cells, and
- * "NVML_FAILED:<error, at most 80 characters>" in the flags column. */
-#ifndef VIGIL_CORE_GPU_ROW_H
-#define VIGIL_CORE_GPU_ROW_H
+ * The columns are core/gpu_values.c's csv slots, written by encode/gpu_columns.c (the
+ * flight recorder's dump shares it). A failed sample is the reference's failure row:
+ * the timestamp, empty cells, and "NVML_FAILED:<error, at most 80 characters>" in the
+ * flags column. */
+#ifndef VIGIL_ENCODE_GPU_ROW_H
+#define VIGIL_ENCODE_GPU_ROW_H
 
 #include "core/frame.h"
 #include "util/fmt.h"

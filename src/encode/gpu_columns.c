@@ -1,5 +1,5 @@
 /* The GPU CSV row writer. See gpu_columns.h. */
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 
 #include <string.h>
 

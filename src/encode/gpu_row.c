@@ -1,7 +1,7 @@
 /* GPU CSV rows. See gpu_row.h. */
-#include "core/gpu_row.h"
+#include "encode/gpu_row.h"
 
-#include "core/gpu_columns.h"
+#include "encode/gpu_columns.h"
 #include "core/throttle_reasons.h"
 
 unsigned gpu_row_columns(unsigned nfans)

@@ -1,5 +1,6 @@
 /* One formatting of the host row per host tick; see host_row_text.h. */
-#include "core/host_row_text.h"
+#include "encode/host_row_csv.h"
+#include "encode/host_row_text.h"
 #include "util/strbuf.h"
 
 const char *host_row_text(struct host_row_text *c, const struct frame *f, uint64_t seq,

@@ -2,15 +2,15 @@
  * need it: the host CSV sink and the Pi incident detector (which keeps the last rows for
  * its snapshots) both write the same row, and formatting it (printf of some 40 doubles)
  * is the largest part of a quiet Pi tick's own work (bench/RESULTS.md, section 16). */
-#ifndef VIGIL_CORE_HOST_ROW_TEXT_H
-#define VIGIL_CORE_HOST_ROW_TEXT_H
+#ifndef VIGIL_ENCODE_HOST_ROW_TEXT_H
+#define VIGIL_ENCODE_HOST_ROW_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/frame.h"
-#include "core/host_row.h"
+#include "encode/host_row_csv.h"
 
 /* Room for one row: VIGIL_MAX_CPUS cores and every watch's columns. */
 #define HOST_ROW_TEXT_MAX (VIGIL_MAX_CPUS * 8 + 1024 + VIGIL_MAX_WATCHES * 100)
