@@ -12,7 +12,7 @@
 # ports and temporary directories, so they do not see each other). Each test's output is
 # in tests/out/LABEL-NAME.log; the tally is printed in a fixed order whatever finished first.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 full=0
 [ "${1:-}" = --full ] && full=1
@@ -43,12 +43,15 @@ run_one() {
 	*) name=$(basename "$path" .sh) ;;
 	esac
 	out="$log_dir/$label-$name.log"
+	local t0=$EPOCHREALTIME rc
 	if [ "$kind" = unit ]; then
 		"$path" >"$out" 2>&1
 	else
 		VIGIL_BUILD="$build" VIGIL_LABEL="$label" timeout 900 bash "$path" >"$out" 2>&1
 	fi
-	echo $? >"$out.rc"
+	rc=$?
+	echo "$t0 $EPOCHREALTIME $label-$name" >"$out.time"
+	echo $rc >"$out.rc"
 }
 export -f run_one
 export log_dir
@@ -144,16 +147,22 @@ if [ $full -eq 1 ]; then
 	fi
 fi
 
-# 3. The plain build (made by the Makefile before this script): units and integration.
-run_pool build plain 1
-
-# 4. ASan + UBSan: the unit tests (and the simulated NVML they load); with --full the
-#    daemon and the integration tests too.
+# 3. ASan + UBSan build of the unit tests (and the simulated NVML they load; with --full
+#    the daemon too), started now beside the plain tests: those mostly wait on daemons
+#    and timers, so the compiler takes CPU they leave idle (bench/RESULTS.md, section 27).
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 targets="unit build-asan/nvml-sim/libnvidia-ml.so.1 build-asan/nvml-sim/old/libnvidia-ml.so.1"
 [ $full -eq 1 ] && targets="all unit"
 # shellcheck disable=SC2086 # targets is a list
-if make -s -j"$(nproc)" BUILD=build-asan OPT="-O1 -g $san" EXTRA_LDFLAGS="$san" $targets >"$log_dir/asan-build.log" 2>&1; then
+nice make -s -j"$(nproc)" BUILD=build-asan OPT="-O1 -g $san" EXTRA_LDFLAGS="$san" $targets \
+	>"$log_dir/asan-build.log" 2>&1 &
+asan_build=$!
+
+# 4. The plain build (made by the Makefile before this script): units and integration.
+run_pool build plain 1
+
+# 5. The ASan + UBSan unit tests; with --full the integration tests too.
+if wait "$asan_build"; then
 	record "asan build" 0
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 	run_pool build-asan asan $full
@@ -161,6 +170,12 @@ else
 	record "asan build (see $log_dir/asan-build.log)" 1
 	tail -20 "$log_dir/asan-build.log"
 fi
+
+# The slowest tests, for whoever wants the suite faster (each log's .time file holds its
+# start and end).
+echo
+echo "Slowest (seconds):"
+cat "$log_dir"/*.time 2>/dev/null | awk '{ printf "  %7.1f  %s\n", $2 - $1, $3 }' | sort -rn | head -8
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo
