@@ -129,9 +129,10 @@ static char *join_path(const char *dir, const char *name)
         return p;
 }
 
-/* Server thread: GET /report?day=DAY, the HTML report of that day's logs in the log
- * directory (read only; vigil's own file names only, regular files only, at most
- * REPORT_MAX_FILES files and REPORT_MAX_BYTES bytes, which bounds the time too). */
+/* The report's own thread (sink/http_later.c): GET /report?day=DAY, the HTML report of
+ * that day's logs in the log directory (read only; vigil's own file names only, regular
+ * files only, at most REPORT_MAX_FILES files and REPORT_MAX_BYTES bytes, which bounds
+ * the time too). Reads h->ctx->log_dir only, which never changes while serving. */
 static int http_report(void *arg, const char *day, struct strbuf *out)
 {
         struct http_sink *h = arg;

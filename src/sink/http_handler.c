@@ -3,7 +3,8 @@
  *   GET /metrics        ->  200, text/plain; version=0.0.4 (gzip if accepted and the
  *                           body is large enough to gain from it)
  *   GET /               ->  200, text/html: the dashboard (gzip the same way)
- *   GET /report?day=D   ->  200, text/html: that day's report
+ *   GET /report?day=D   ->  200, text/html: that day's report, made on a thread of its
+ *                           own (http_later.h); 503 while another is being made
  *
  * A scrape costs one copy of the published frame, one render into a reused buffer
  * (and a deflate into another). */
@@ -44,16 +45,17 @@ int http_handler_init(struct http_handler *h, const struct http_server_config *c
                 }
                 h->auth_on = true;
         }
+        if (h->report && (r = http_later_init(&h->later, h->report, h->arg)) < 0) {
+                snprintf(err, cap, "report thread: %s", strerror(-r));
+                return r;
+        }
         return sb_init_heap(&h->body, 16384, HTTP_MAX_BODY);
 }
 
 void http_handler_fini(struct http_handler *h)
 {
-        if (h->z_ready)
-                h->zlib.deflateEnd(&h->z);
-        zlib_lib_close(&h->zlib);
-        free(h->gz);
-        h->gz = NULL;
+        http_later_fini(&h->later);
+        http_gzip_fini(&h->gz);
         sb_free(&h->body);
         basic_auth_fini(&h->auth);
 }
@@ -66,63 +68,11 @@ static void reply_text(struct http_reply *rp, unsigned status, const char *text)
         rp->len = strlen(text);
 }
 
-/* zlib, opened at the first body worth compressing. False when it cannot be: the
- * bodies then go out uncompressed, which every client accepts. */
-static bool have_zlib(struct http_handler *h)
-{
-        char why[256];
-        if (h->zlib_state == 0) {
-                h->zlib_state = zlib_lib_open(&h->zlib, why, sizeof(why)) == 0 ? 1 : -1;
-                if (h->zlib_state < 0)
-                        vlog(LOG_WARN, "http: no gzip: %s", why);
-        }
-        return h->zlib_state > 0;
-}
-
-/* Compress in[0..n) into h->gz as a gzip member; the stream's state is reused. */
-static int gzip_body(struct http_handler *h, const char *in, size_t n, size_t *ret_len)
-{
-        if (!have_zlib(h))
-                return -ENOENT;
-        if (!h->z_ready) {
-                /* A 4 KiB window: ~32 KiB of state, and metric lines repeat nearby. */
-                if (zlib_deflate_init2(&h->zlib, &h->z, 1, 16 + 12, 5, Z_DEFAULT_STRATEGY) != Z_OK)
-                        return -ENOMEM;
-                h->z_ready = true;
-        } else if (h->zlib.deflateReset(&h->z) != Z_OK) {
-                return -EIO;
-        }
-        size_t bound = h->zlib.deflateBound(&h->z, (uLong)n);
-        if (bound > h->gz_cap) {
-                unsigned char *nb = realloc(h->gz, bound);
-                if (!nb)
-                        return -ENOMEM;
-                h->gz = nb;
-                h->gz_cap = bound;
-        }
-        h->z.next_in = (const Bytef *)in;
-        h->z.avail_in = (uInt)n;
-        h->z.next_out = h->gz;
-        h->z.avail_out = (uInt)bound;
-        if (h->zlib.deflate(&h->z, Z_FINISH) != Z_STREAM_END)
-                return -EIO;
-        *ret_len = bound - h->z.avail_out;
-        return 0;
-}
-
 /* h->body as type, gzipped when the client accepts it and it is worth it. */
 static void reply_body(struct http_handler *h, const struct http_request *rq, struct http_reply *rp,
                        const char *type)
 {
-        size_t zlen;
-        *rp = (struct http_reply){
-            .status = 200, .type = type, .body = h->body.buf, .len = h->body.len, .vary = true};
-        if (h->body.len >= HTTP_GZIP_MIN_BYTES && http_accepts_gzip(rq->accept_encoding) &&
-            gzip_body(h, h->body.buf, h->body.len, &zlen) == 0) {
-                rp->body = h->gz;
-                rp->len = zlen;
-                rp->gzip = true;
-        }
+        http_gzip_reply(&h->gz, &h->body, rq->accept_encoding, type, rp);
 }
 
 /* A copy of the last published data in h->frame and h->extra; HTTP_SNAP_* bits. */
@@ -162,6 +112,7 @@ static void serve_page(struct http_handler *h, const struct http_request *rq, st
         reply_body(h, rq, rp, HTML_CONTENT_TYPE);
 }
 
+/* /report: deferred to its own thread (http_later.h), or 503 while one is made. */
 static void serve_report(struct http_handler *h, const struct http_request *rq,
                          struct http_reply *rp)
 {
@@ -169,29 +120,12 @@ static void serve_report(struct http_handler *h, const struct http_request *rq,
                 reply_text(rp, 404, "not found\n");
                 return;
         }
-        sb_reset(&h->body);
-        int r = h->report(h->arg, rq->day, &h->body);
-        if (r == -EINVAL) {
-                reply_text(rp, 400, "day must be YYYY-MM-DD\n");
+        if (!http_later_start(&h->later, rq->day, rq->accept_encoding)) {
+                reply_text(rp, 503, "another report is being made; try again shortly\n");
+                rp->retry_after = true;
                 return;
         }
-        if (r == -ENOENT) {
-                reply_text(rp, 404, "nothing recorded that day\n");
-                return;
-        }
-        if (r == -EFBIG) {
-                reply_text(rp, 413, "that day's logs are too large\n");
-                return;
-        }
-        if (r == -ENOSPC) {
-                reply_text(rp, 413, "that day's report page is too large\n");
-                return;
-        }
-        if (r < 0 || h->body.overflow) {
-                reply_text(rp, 500, "report failed\n");
-                return;
-        }
-        reply_body(h, rq, rp, HTML_CONTENT_TYPE);
+        *rp = (struct http_reply){.deferred = true};
 }
 
 /* True when the request may go on; otherwise *rp holds the refusal. */
@@ -238,4 +172,26 @@ void http_handle(struct http_handler *h, const struct http_request *rq, struct h
                 return;
         }
         reply_text(rp, 404, "not found\n");
+}
+
+void http_handler_on_ready(struct http_handler *h, http_ready_fn fn, void *arg)
+{
+        h->later.ready = fn;
+        h->later.ready_arg = arg;
+}
+
+void http_handler_run(struct http_handler *h)
+{
+        http_later_run(&h->later);
+}
+
+void http_handler_take(struct http_handler *h, struct http_reply *rp)
+{
+        http_later_take(&h->later, rp);
+}
+
+void http_handler_wait(struct http_handler *h)
+{
+        if (h->later.report)
+                http_later_wait(&h->later);
 }

@@ -4,7 +4,9 @@
  * (http_plain.h, every run without TLS) and libmicrohttpd (http_mhd.h, TLS only).
  *
  * Single-threaded: one transport thread calls http_handle at a time; the reply's body
- * lives in the handler until the next call. */
+ * lives in the handler until the next call. The one exception is /report, which takes
+ * seconds: its reply is deferred (http_later.h) and made on a thread of its own while
+ * the transport goes on with the other connections. */
 #ifndef VIGIL_SINK_HTTP_HANDLER_H
 #define VIGIL_SINK_HTTP_HANDLER_H
 
@@ -13,9 +15,10 @@
 #include <sys/socket.h>
 
 #include "sink/basic_auth.h"
+#include "sink/http_gzip.h"
+#include "sink/http_later.h"
 #include "sink/http_server.h"
 #include "util/strbuf.h"
-#include "util/zlib_lib.h"
 
 #define HTTP_REALM "vigil"
 
@@ -42,8 +45,10 @@ struct http_reply {
         bool gzip;        /* Content-Encoding: gzip */
         bool vary;        /* Vary: Accept-Encoding */
         bool allow;       /* Allow: GET, HEAD (405) */
-        bool retry_after; /* Retry-After: 1 (429) */
+        bool retry_after; /* Retry-After: 1 (429, 503) */
         bool www_auth;    /* WWW-Authenticate: Basic realm="vigil" (401) */
+        bool deferred;    /* no reply yet: park the connection, call http_handler_run,
+                           * and on the handler's ready call send http_handler_take's */
 };
 
 struct http_handler {
@@ -58,12 +63,8 @@ struct http_handler {
         struct frame frame;
         struct counters extra;
         struct strbuf body;
-        struct zlib_lib zlib; /* opened at the first body worth compressing */
-        int zlib_state;       /* 0 not tried yet, 1 open, -1 not available: never gzip */
-        z_stream z;
-        bool z_ready;
-        unsigned char *gz;
-        size_t gz_cap;
+        struct http_gzip gz;
+        struct http_later later; /* /report */
 };
 
 /* Set h up for cfg (its callbacks and web config); opens libcrypt when the web config
@@ -80,5 +81,17 @@ void http_handler_fini(struct http_handler *h);
  * the route (404 for an unknown path). HEAD is answered as GET: the transport leaves
  * the body out. */
 void http_handle(struct http_handler *h, const struct http_request *rq, struct http_reply *rp);
+
+/* The transport's wake-up for a deferred reply: fn(arg) is called on the report's
+ * thread when the reply can be taken. Set once, before serving. */
+void http_handler_on_ready(struct http_handler *h, http_ready_fn fn, void *arg);
+/* Start making the deferred reply, once its connection is parked. Transport thread. */
+void http_handler_run(struct http_handler *h);
+/* The deferred reply, after the ready call; its body lives in h until the next
+ * deferred request. Transport thread. */
+void http_handler_take(struct http_handler *h, struct http_reply *rp);
+/* Wait until no deferred reply is being made: a stopping transport calls this before
+ * it gives back what the ready callback uses. */
+void http_handler_wait(struct http_handler *h);
 
 #endif

@@ -1,7 +1,14 @@
 /* The HTTPS transport on libmicrohttpd. See http_mhd.h.
  *
  * MHD runs one internal polling thread; every callback below runs on it, so the
- * handler's render buffers need no lock. MHD copies each reply's body. */
+ * handler's render buffers need no lock. MHD copies each reply's body.
+ *
+ * A deferred reply (/report, http_later.h) suspends its connection from the access
+ * handler, the report's thread resumes it, and MHD calls the handler again, which
+ * queues the reply. libmicrohttpd 0.9.75's <microhttpd.h>: MHD_suspend_connection only
+ * from the access handler, with MHD_ALLOW_SUSPEND_RESUME (which brings MHD_USE_ITC so
+ * a resume wakes the polling thread); MHD_resume_connection from any thread; and never
+ * MHD_stop_daemon while a connection is suspended. */
 #include "sink/http_mhd.h"
 
 #include <errno.h>
@@ -30,6 +37,10 @@ struct http_mhd {
         pthread_t starter;
         char start_err[160];
         struct ratelimit log_rl;
+        /* The connection suspended for a deferred reply (one at a time), and the marker
+         * its con_cls holds while it waits. */
+        struct MHD_Connection *waiting;
+        char waiting_marker;
 };
 
 /* ---- requests ---- */
@@ -44,8 +55,40 @@ static bool has_body(struct http_mhd *m, struct MHD_Connection *c)
                                                   MHD_HTTP_HEADER_TRANSFER_ENCODING);
 }
 
+/* Queue rp on c. */
+static enum MHD_Result queue_reply(struct http_mhd *m, struct MHD_Connection *c,
+                                   const struct http_reply *rp)
+{
+        struct MHD_Response *r = m->lib.MHD_create_response_from_buffer(rp->len, (void *)rp->body,
+                                                                        MHD_RESPMEM_MUST_COPY);
+        if (!r)
+                return MHD_NO;
+        m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rp->type);
+        m->lib.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+        if (rp->vary)
+                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+        if (rp->gzip)
+                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+        if (rp->allow)
+                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        if (rp->retry_after)
+                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+        enum MHD_Result ret = rp->www_auth
+                                  ? m->lib.MHD_queue_basic_auth_fail_response(c, HTTP_REALM, r)
+                                  : m->lib.MHD_queue_response(c, rp->status, r);
+        m->lib.MHD_destroy_response(r);
+        return ret;
+}
+
+/* The report's thread: the deferred reply is ready; MHD calls on_request again. */
+static void on_ready(void *arg)
+{
+        struct http_mhd *m = arg;
+        m->lib.MHD_resume_connection(m->waiting);
+}
+
 static enum MHD_Result respond(struct http_mhd *m, struct MHD_Connection *c, const char *url,
-                               const char *method)
+                               const char *method, void **con_cls)
 {
         char *password = NULL;
         char *user =
@@ -71,25 +114,14 @@ static enum MHD_Result respond(struct http_mhd *m, struct MHD_Connection *c, con
         }
         if (user)
                 m->lib.MHD_free(user);
-        struct MHD_Response *r =
-            m->lib.MHD_create_response_from_buffer(rp.len, (void *)rp.body, MHD_RESPMEM_MUST_COPY);
-        if (!r)
-                return MHD_NO;
-        m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rp.type);
-        m->lib.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-        if (rp.vary)
-                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
-        if (rp.gzip)
-                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-        if (rp.allow)
-                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-        if (rp.retry_after)
-                m->lib.MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-        enum MHD_Result ret = rp.www_auth
-                                  ? m->lib.MHD_queue_basic_auth_fail_response(c, HTTP_REALM, r)
-                                  : m->lib.MHD_queue_response(c, rp.status, r);
-        m->lib.MHD_destroy_response(r);
-        return ret;
+        if (rp.deferred) {
+                m->waiting = c;
+                *con_cls = &m->waiting_marker;
+                m->lib.MHD_suspend_connection(c);
+                http_handler_run(m->h);
+                return MHD_YES;
+        }
+        return queue_reply(m, c, &rp);
 }
 
 /* MHD calls this once when the headers are in and again when the (empty) body is.
@@ -103,6 +135,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         struct http_mhd *m = cls;
         (void)version;
         (void)upload_data;
+        if (*con_cls == &m->waiting_marker) { /* resumed: the deferred reply is ready */
+                struct http_reply rp;
+                http_handler_take(m->h, &rp);
+                *con_cls = m;
+                m->waiting = NULL;
+                *upload_data_size = 0;
+                return queue_reply(m, c, &rp);
+        }
         bool plain =
             (!strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD)) &&
             !has_body(m, c);
@@ -111,7 +151,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 return MHD_YES;
         }
         *upload_data_size = 0;
-        return respond(m, c, url, method);
+        return respond(m, c, url, method, con_cls);
+}
+
+/* MHD is done with a request. One whose deferred reply was never taken (the client went
+ * away while it waited, and MHD closed the connection on resuming it without calling
+ * on_request again) gives the reply back here, or no report could be made after it. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+        struct http_mhd *m = cls;
+        (void)c;
+        (void)toe;
+        if (*con_cls != &m->waiting_marker)
+                return;
+        struct http_reply rp;
+        http_handler_take(m->h, &rp);
+        *con_cls = m;
+        m->waiting = NULL;
 }
 
 __attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -163,13 +220,14 @@ static struct MHD_Daemon *start_mhd(struct http_mhd *m, const struct sockaddr_st
             {MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONNECTION_MEMORY, NULL},
             {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
             {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
+            {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, m},
             {MHD_OPTION_HTTPS_MEM_CERT, 0, m->tls_cert},
             {MHD_OPTION_HTTPS_MEM_KEY, 0, m->tls_key},
             {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES},
             {MHD_OPTION_END, 0, NULL},
         };
-        unsigned flags =
-            MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_TLS;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+                         MHD_USE_TLS | MHD_ALLOW_SUSPEND_RESUME;
         if (addr->ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         /* MHD's thread inherits this mask: it must never take the daemon's signals. */
@@ -214,6 +272,7 @@ int http_mhd_start(struct http_handler *h, const struct sockaddr_storage *addr, 
                 r = -ENOTSUP;
                 goto out_free;
         }
+        http_handler_on_ready(h, on_ready, m);
         if ((r = read_pem(h->web.cert_file, &m->tls_cert, err, cap)) < 0 ||
             (r = read_pem(h->web.key_file, &m->tls_key, err, cap)) < 0)
                 goto out_free;
@@ -243,6 +302,9 @@ void http_mhd_stop(struct http_mhd *m)
 {
         if (!m)
                 return;
+        /* The report's thread resumes its connection before it ends: none is left
+         * suspended when the daemon stops. */
+        http_handler_wait(m->h);
         if (m->mhd)
                 m->lib.MHD_stop_daemon(m->mhd);
         free(m->tls_cert);

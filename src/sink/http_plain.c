@@ -6,7 +6,11 @@
  * once (only then is the reply copied), or DRAINING: a reply that ends the connection
  * was sent and the write side shut, and whatever the client still sends is read and
  * dropped for a moment before the close, so that unread bytes do not make the kernel
- * reset the connection under the reply (RFC 9112, section 9.6). */
+ * reset the connection under the reply (RFC 9112, section 9.6), or WAITING for a reply
+ * the handler defers (/report, made on a thread of its own: http_later.h); the report's
+ * thread wakes this one through a second eventfd, and the connection takes its reply
+ * (and then its pipelined requests, if any). A waiting connection reads nothing and
+ * never times out: the report ends, and the client's patience is its own. */
 #include "sink/http_plain.h"
 
 #include <errno.h>
@@ -35,7 +39,7 @@
 #define HEAD_NS         ((int64_t)HTTP_HEAD_TIMEOUT_S * NSEC_PER_SEC)
 #define HEAD_MAX        1024 /* the reply's status line and headers */
 
-enum conn_state { READING, SENDING, DRAINING };
+enum conn_state { READING, SENDING, DRAINING, WAITING };
 
 struct conn {
         int fd;
@@ -47,6 +51,7 @@ struct conn {
         size_t out_len, out_off;
         bool close_after;  /* shut down once the reply is out */
         bool http10;       /* the request being answered is HTTP/1.0 */
+        bool head_only;    /* WAITING: the request was HEAD */
         int64_t active_ns; /* the last byte in or out */
         int64_t head_ns;   /* the first byte of the head being read, or the accept for
                             * the first head; 0: none yet */
@@ -55,7 +60,8 @@ struct conn {
 struct http_plain {
         struct http_handler *h;
         int lfd;
-        int wake; /* eventfd: stop */
+        int wake;  /* eventfd: stop */
+        int ready; /* eventfd: a deferred reply is ready (the report's thread) */
         pthread_t thread;
         bool started;
         struct conn conns[HTTP_MAX_CONNECTIONS];
@@ -181,6 +187,8 @@ static const char *reason(unsigned status)
                 return "Too Many Requests";
         case 431:
                 return "Request Header Fields Too Large";
+        case 503:
+                return "Service Unavailable";
         case 505:
                 return "HTTP Version Not Supported";
         default:
@@ -253,9 +261,45 @@ static void conn_serve(struct http_plain *p, struct conn *c, int64_t now)
                 memmove(c->in, c->in + used, c->in_len - used);
                 c->in_len -= used;
                 c->head_ns = c->in_len ? now : 0;
+                if (rp.deferred) {
+                        c->state = WAITING;
+                        c->head_only = head;
+                        http_handler_run(p->h);
+                        return;
+                }
                 conn_reply(c, &rp, head, now);
                 if (c->fd < 0 || c->close_after)
                         return;
+        }
+}
+
+/* The report's thread: the deferred reply is ready. */
+static void on_ready(void *arg)
+{
+        struct http_plain *p = arg;
+        uint64_t one = 1;
+        while (write(p->ready, &one, sizeof(one)) < 0 && errno == EINTR)
+                ;
+}
+
+/* Send the deferred reply to the connection waiting for it (none when it broke
+ * meanwhile: the reply is taken all the same), then its pipelined requests. */
+static void deliver(struct http_plain *p, int64_t now)
+{
+        uint64_t n;
+        while (read(p->ready, &n, sizeof(n)) < 0 && errno == EINTR)
+                ;
+        struct http_reply rp;
+        http_handler_take(p->h, &rp);
+        for (unsigned i = 0; i < p->nconns; i++) {
+                struct conn *c = &p->conns[i];
+                if (c->fd < 0 || c->state != WAITING)
+                        continue;
+                c->state = READING;
+                conn_reply(c, &rp, c->head_only, now);
+                if (c->fd >= 0 && c->state == READING && !c->close_after)
+                        conn_serve(p, c, now);
+                return;
         }
 }
 
@@ -308,14 +352,14 @@ static unsigned count_from(const struct http_plain *p, const struct sockaddr_sto
  * when that is more than the newcomer would hold, the longest-waiting one of them; so
  * a few addresses that never finish their heads cannot keep everyone else out, and a
  * client never takes the place of one from an address with fewer. A connection that is
- * sending a reply is never chosen. True when one was closed. */
+ * sending a reply or waiting for one is never chosen. True when one was closed. */
 static bool make_room(struct http_plain *p, unsigned same)
 {
         struct conn *victim = NULL;
         unsigned most = same + 1;
         for (unsigned i = 0; i < p->nconns; i++) {
                 struct conn *c = &p->conns[i];
-                if (c->fd < 0 || c->state == SENDING)
+                if (c->fd < 0 || c->state == SENDING || c->state == WAITING)
                         continue;
                 unsigned n = count_from(p, &c->peer);
                 if (n > most || (victim && n == most && c->active_ns < victim->active_ns)) {
@@ -372,7 +416,7 @@ static int64_t expire(struct http_plain *p, int64_t now)
         int64_t next = INT64_MAX;
         for (unsigned i = 0; i < p->nconns; i++) {
                 struct conn *c = &p->conns[i];
-                if (c->fd < 0)
+                if (c->fd < 0 || c->state == WAITING)
                         continue; /* closed while serving: compact() drops it */
                 int64_t end = c->active_ns + (c->state == DRAINING ? DRAIN_NS : IDLE_NS);
                 if (c->state == READING && c->head_ns && c->head_ns + HEAD_NS < end)
@@ -388,7 +432,7 @@ static int64_t expire(struct http_plain *p, int64_t now)
 static void *serve(void *arg)
 {
         struct http_plain *p = arg;
-        struct pollfd fds[2 + HTTP_MAX_CONNECTIONS];
+        struct pollfd fds[3 + HTTP_MAX_CONNECTIONS];
         for (;;) {
                 int64_t now = now_mono_ns();
                 int64_t next = expire(p, now);
@@ -398,16 +442,20 @@ static void *serve(void *arg)
                         next = p->accept_after_ns;
                 fds[0] = (struct pollfd){.fd = p->wake, .events = POLLIN};
                 fds[1] = (struct pollfd){.fd = accepting ? p->lfd : -1, .events = POLLIN};
-                for (unsigned i = 0; i < p->nconns; i++)
-                        fds[2 + i] = (struct pollfd){
-                            .fd = p->conns[i].fd,
-                            .events = p->conns[i].state == SENDING ? POLLOUT : POLLIN};
+                fds[2] = (struct pollfd){.fd = p->ready, .events = POLLIN};
+                for (unsigned i = 0; i < p->nconns; i++) {
+                        enum conn_state st = p->conns[i].state;
+                        fds[3 + i] = (struct pollfd){.fd = p->conns[i].fd,
+                                                     .events = st == SENDING   ? POLLOUT
+                                                               : st == WAITING ? 0
+                                                                               : POLLIN};
+                }
                 int timeout = -1;
                 if (next != INT64_MAX)
                         timeout = next <= now
                                       ? 0
                                       : (int)((next - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) + 1;
-                int n = poll(fds, 2 + p->nconns, timeout);
+                int n = poll(fds, 3 + p->nconns, timeout);
                 if (n < 0 && errno != EINTR) {
                         vlog(LOG_ERR, "http: poll: %s", strerror(errno));
                         return NULL;
@@ -420,10 +468,12 @@ static void *serve(void *arg)
                 unsigned had = p->nconns; /* accept_all appends after these */
                 for (unsigned i = 0; i < had; i++) {
                         struct conn *c = &p->conns[i];
-                        short ev = fds[2 + i].revents;
+                        short ev = fds[3 + i].revents;
                         if (!ev || c->fd < 0)
                                 continue;
-                        if (c->state == SENDING && (ev & (POLLOUT | POLLERR | POLLHUP))) {
+                        if (c->state == WAITING) {
+                                conn_close(c); /* POLLERR or POLLHUP: the reply has nowhere to go */
+                        } else if (c->state == SENDING && (ev & (POLLOUT | POLLERR | POLLHUP))) {
                                 conn_flush(c, now);
                                 if (c->fd >= 0 && c->state == READING)
                                         conn_serve(p, c, now); /* pipelined heads */
@@ -431,6 +481,8 @@ static void *serve(void *arg)
                                 conn_read(p, c, now);
                         }
                 }
+                if (fds[2].revents)
+                        deliver(p, now);
                 if (fds[1].revents)
                         accept_all(p, now);
         }
@@ -448,9 +500,10 @@ int http_plain_start(struct http_handler *h, const struct sockaddr_storage *addr
         p->h = h;
         p->log_rl.interval_ns = 10 * NSEC_PER_SEC;
         p->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        p->ready = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         p->lfd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         int one = 1, r = 0;
-        if (p->wake < 0 || p->lfd < 0)
+        if (p->wake < 0 || p->ready < 0 || p->lfd < 0)
                 r = -errno;
         if (!r && setsockopt(p->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
                 r = -errno;
@@ -465,6 +518,7 @@ int http_plain_start(struct http_handler *h, const struct sockaddr_storage *addr
         if (!r && getsockname(p->lfd, (struct sockaddr *)&bound, &blen) < 0)
                 r = -errno;
         if (!r) {
+                http_handler_on_ready(h, on_ready, p);
                 r = vigil_thread_create(&p->thread, serve, p);
                 p->started = r == 0;
         }
@@ -489,11 +543,14 @@ void http_plain_stop(struct http_plain *p)
                         ;
                 pthread_join(p->thread, NULL);
         }
+        http_handler_wait(p->h); /* a report's thread may still call on_ready */
         for (unsigned i = 0; i < p->nconns; i++)
                 conn_close(&p->conns[i]);
         if (p->lfd >= 0)
                 close(p->lfd);
         if (p->wake >= 0)
                 close(p->wake);
+        if (p->ready >= 0)
+                close(p->ready);
         free(p);
 }

@@ -56,8 +56,10 @@ typedef int (*http_snapshot_fn)(void *arg, struct frame *f, struct counters *x);
  * 0, or -errno (the server answers 500). */
 typedef int (*http_page_fn)(void *arg, struct strbuf *out, const struct frame *f);
 
-/* Render the report of one recorded day (server thread) for GET /report?day=DAY into
- * out (bounded by HTTP_MAX_BODY); day is the query value as sent (may be NULL). 0
+/* Render the report of one recorded day for GET /report?day=DAY into out (bounded by
+ * HTTP_MAX_BODY), on a thread of its own (sink/http_later.h): it may read files and
+ * state that does not change while serving, nothing else. day is the query value as
+ * sent (may be NULL). 0
  * (200), -EINVAL (400: not a YYYY-MM-DD day), -ENOENT (404: nothing recorded that
  * day), -EFBIG (413: the day's files are beyond the limit), -ENOSPC (413: the page
  * outgrew out), another -errno (500). */

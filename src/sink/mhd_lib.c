@@ -23,6 +23,8 @@ static const struct dynlib_sym mhd_syms[] = {
     SYM(MHD_basic_auth_get_username_password),
     SYM(MHD_queue_basic_auth_fail_response),
     SYM(MHD_free),
+    SYM(MHD_suspend_connection),
+    SYM(MHD_resume_connection),
 };
 
 int mhd_lib_open(struct mhd_lib *lib, const char *soname, char *err, size_t cap)

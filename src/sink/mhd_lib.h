@@ -30,6 +30,8 @@ struct mhd_lib {
         __typeof__(MHD_basic_auth_get_username_password) *MHD_basic_auth_get_username_password;
         __typeof__(MHD_queue_basic_auth_fail_response) *MHD_queue_basic_auth_fail_response;
         __typeof__(MHD_free) *MHD_free;
+        __typeof__(MHD_suspend_connection) *MHD_suspend_connection;
+        __typeof__(MHD_resume_connection) *MHD_resume_connection;
 };
 
 /* Open soname (NULL: MHD_LIB_SONAME) and fill *lib. 0, or -ENOENT with one line in err

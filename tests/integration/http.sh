@@ -286,6 +286,17 @@ if start_vigil tls "https://127.0.0.1:$PORT" --listen "127.0.0.1:$PORT" --web-co
 	out=$(curl -s --cacert "$TMP/cert.pem" --tls-max 1.1 -u prometheus:secret -o /dev/null \
 		-w '%{http_code}' "https://127.0.0.1:$PORT/metrics")
 	check "TLS: 1.1 refused ($out)" test "$out" != 200
+	# /report is answered from its own thread: the connection is suspended, resumed
+	# and answered (no logs here: 404; a bad day: 400), and the next scrape still is.
+	check_eq "TLS: /report of a day with no logs 404" 404 \
+		"$(curl -s --cacert "$TMP/cert.pem" -u prometheus:secret -o /dev/null -w '%{http_code}' \
+			"https://127.0.0.1:$PORT/report?day=2026-01-01")"
+	check_eq "TLS: /report of a bad day 400" 400 \
+		"$(curl -s --cacert "$TMP/cert.pem" -u prometheus:secret -o /dev/null -w '%{http_code}' \
+			"https://127.0.0.1:$PORT/report?day=yesterday")"
+	check_eq "TLS: a scrape after the reports 200" 200 \
+		"$(curl -s --cacert "$TMP/cert.pem" -u prometheus:secret -o /dev/null -w '%{http_code}' \
+			"https://127.0.0.1:$PORT/metrics")"
 	stop_vigil
 else
 	not_ok "TLS: starts"

@@ -56,8 +56,19 @@ for _ in $(seq 100); do
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")" = 200 ] && break
 	sleep 0.1
 done
-code=$(curl -s -o "$TMP/page.html" -w '%{http_code}' --max-time 280 "$URL/report?day=$DAY")
+# The report is made on a thread of its own: scrapes made meanwhile are answered.
+curl -s -o "$TMP/page.html" -w '%{http_code}' --max-time 280 "$URL/report?day=$DAY" >"$TMP/code" &
+REPORT=$!
+scrapes=""
+while kill -0 "$REPORT" 2>/dev/null; do
+	scrapes+=" $(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "$URL/metrics")"
+	sleep 0.2
+done
+wait "$REPORT"
+code=$(cat "$TMP/code")
 check_eq "/report?day= of the whole day: 200" 200 "$code"
+check "scrapes while the report was made: all 200 (${scrapes# })" \
+	test -n "$scrapes" -a -z "$(tr ' ' '\n' <<<"$scrapes" | grep -v '^200$' | grep -v '^$')"
 size=$(stat -c %s "$TMP/page.html" 2>/dev/null || echo 0)
 check "the page is bounded: $size bytes, at most 4 MiB" test "$size" -gt 0 -a "$size" -le $((4 << 20))
 check "the page has all 8 GPUs" bash -c "grep -q '<h2>GPU gpu0</h2>' '$TMP/page.html' && grep -q '<h2>GPU gpu7</h2>' '$TMP/page.html'"

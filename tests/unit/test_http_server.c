@@ -1,6 +1,7 @@
 /* Unit tests: the HTTP server (sink/http_server.c) over real loopback sockets: the
  * /metrics response and its headers, gzip, HEAD, refused methods and paths, oversized
- * and half-sent requests, connection limits, basic auth, TLS set-up, signal masks. */
+ * and half-sent requests, connection limits, basic auth, TLS set-up, signal masks, and
+ * /report made off the server's thread. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -724,6 +725,129 @@ static void test_pipelined_and_slow_reader(void **state)
         http_server_stop(s);
 }
 
+/* The report renderer of these tests: waits for a byte on report_gate (the test lets it
+ * finish), then writes the day; -EINVAL for "bad". report_entered counts its calls. */
+static int report_gate[2] = {-1, -1};
+static volatile int report_entered;
+
+static int report(void *arg, const char *day, struct strbuf *out)
+{
+        (void)arg;
+        char b;
+        __atomic_add_fetch(&report_entered, 1, __ATOMIC_SEQ_CST);
+        if (read(report_gate[0], &b, 1) != 1)
+                return -EIO;
+        if (!day || !strcmp(day, "bad"))
+                return -EINVAL;
+        sb_printf(out, "<html>day=%s</html>", day);
+        return 0;
+}
+
+static void let_report_finish(void)
+{
+        assert_int_equal(write(report_gate[1], "x", 1), 1);
+}
+
+/* Wait (5 s at most) until the renderer has been called n times in all. */
+static void wait_entered(int n)
+{
+        for (int i = 0; i < 500 && __atomic_load_n(&report_entered, __ATOMIC_SEQ_CST) < n; i++)
+                usleep(10000);
+        assert_int_equal(__atomic_load_n(&report_entered, __ATOMIC_SEQ_CST), n);
+}
+
+static int connect_send(unsigned port, const char *req)
+{
+        int fd = connect_from("127.0.0.1", port);
+        send_all(fd, req, strlen(req));
+        return fd;
+}
+
+/* /report is made on a thread of its own: while it is being made /metrics is answered
+ * (the renderer here waits for the test, so a report made on the server's thread would
+ * leave the scrape unanswered); a second report meanwhile is 503 with Retry-After; the
+ * first's reply then arrives whole, and a request pipelined behind it after it. */
+static void test_report_off_thread(void **state)
+{
+        (void)state;
+        char v[64], buf[8192] = "";
+        build_data();
+        assert_int_equal(pipe(report_gate), 0);
+        report_entered = 0;
+        struct http_server_config cfg = {
+            .listen = "127.0.0.1:0", .snapshot = snapshot, .report = report, .arg = NULL};
+        struct http_server *s = NULL;
+        char err[256] = "";
+        assert_int_equal(http_server_start(&cfg, &s, err, sizeof(err)), 0);
+        unsigned port = http_server_port(s);
+
+        int a = connect_send(port, "GET /report?day=2026-12-05 HTTP/1.1\r\nHost: x\r\n"
+                                   "Connection: close\r\n\r\n");
+        wait_entered(1);
+        request(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &rep);
+        assert_int_equal(rep.status, 200);
+        assert_non_null(strstr(rep.body, "vigil_gpu_power_watts"));
+        request(port, "GET /report?day=2026-12-04 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 503);
+        assert_string_equal(header(&rep, "Retry-After", v, sizeof(v)), "1");
+        let_report_finish();
+        read_all(a, buf, sizeof(buf));
+        close(a);
+        assert_int_equal(strncmp(buf, "HTTP/1.1 200 ", 13), 0);
+        assert_non_null(strstr(buf, "\r\nContent-Type: text/html; charset=utf-8\r\n"));
+        assert_non_null(strstr(buf, "\r\nConnection: close\r\n"));
+        assert_non_null(strstr(buf, "\r\n\r\n<html>day=2026-12-05</html>"));
+
+        /* The next report is made (the first's reply was taken); a bad day is 400. */
+        let_report_finish();
+        request(port, "GET /report?day=bad HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &rep);
+        assert_int_equal(rep.status, 400);
+        assert_string_equal(rep.body, "day must be YYYY-MM-DD\n");
+
+        /* HEAD: the headers only; then a request pipelined behind a report. */
+        let_report_finish();
+        int b = connect_send(port, "HEAD /report?day=2026-12-03 HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   "GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        size_t n = read_all(b, buf, sizeof(buf));
+        close(b);
+        assert_true(n > 0);
+        assert_int_equal(strncmp(buf, "HTTP/1.1 200 ", 13), 0);
+        assert_non_null(strstr(buf, "\r\nContent-Length: 27\r\n"));
+        char *second = strstr(buf, "\r\n\r\n");
+        assert_non_null(second);
+        assert_int_equal(strncmp(second + 4, "HTTP/1.1 404 ", 13), 0);
+
+        /* A client that goes away while its report is made: the reply is dropped and
+         * the next report is made. */
+        int c = connect_send(port, "GET /report?day=2026-12-02 HTTP/1.1\r\nHost: x\r\n\r\n");
+        wait_entered(4);
+        close(c);
+        let_report_finish();
+        let_report_finish();
+        /* 503 until the server has taken the dropped reply, as Retry-After says. */
+        for (int i = 0; i < 500; i++) {
+                request(
+                    port,
+                    "GET /report?day=2026-12-01 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                    &rep);
+                if (rep.status != 503)
+                        break;
+                usleep(10000);
+        }
+        assert_int_equal(rep.status, 200);
+        assert_string_equal(rep.body, "<html>day=2026-12-01</html>");
+
+        /* Stopping while a report is being made waits for it. */
+        int d = connect_send(port, "GET /report?day=2026-11-30 HTTP/1.1\r\nHost: x\r\n\r\n");
+        wait_entered(6);
+        let_report_finish();
+        http_server_stop(s);
+        close(d);
+        close(report_gate[0]);
+        close(report_gate[1]);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -740,6 +864,7 @@ int main(void)
             cmocka_unit_test(test_signal_mask),
             cmocka_unit_test(test_page),
             cmocka_unit_test(test_pipelined_and_slow_reader),
+            cmocka_unit_test(test_report_off_thread),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
