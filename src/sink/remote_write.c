@@ -504,12 +504,33 @@ out:
         return r;
 }
 
+/* A clean stop ends every series pushed: one record of staleness markers, at the stop's
+ * time, for each series of the last frame queued, which the exit attempt sends with
+ * whatever else is queued (or the next start does). Without it a receiver shows each
+ * series' last value for its lookback, 5 minutes in Prometheus, as if vigil still ran;
+ * Prometheus itself marks a scrape target's series stale the same way when a scrape
+ * fails (scrape/scrape.go). Not after a crash: nothing runs then. */
+static void end_series(struct rw_sink *s, struct vigil_ctx *ctx)
+{
+        size_t len = RW_REC_MAGIC_LEN, cl = s->comp_cap;
+        uint64_t dropped = 0;
+        if (!s->q || ctx->disk_paused || !s->stale.prev_len)
+                return;
+        memcpy(s->rec, RW_REC_MAGIC, RW_REC_MAGIC_LEN); /* a frame without samples */
+        int marks = rw_stale_mark(&s->stale, s->rec, &len, REC_MAX);
+        if (marks <= 0 || s->lib.snappy_compress(s->rec, len, s->comp, &cl) != SNAPPY_OK)
+                return;
+        if (rwq_append(s->q, now_real_ns() / MS_NS, (uint32_t)marks, s->comp, cl, &dropped) == 0)
+                vlog(LOG_DEBUG, "remote-write: %d series end here (staleness markers queued)",
+                     marks);
+}
+
 static void rw_fini(void *state, struct vigil_ctx *ctx)
 {
         struct rw_sink *s = state;
-        (void)ctx;
         if (!s)
                 return;
+        end_series(s, ctx);
         if (s->thread_on) {
                 pthread_mutex_lock(&s->lock);
                 s->stop = true;

@@ -134,8 +134,12 @@ check "stale: the series ends within seconds of the sensor going, not after 5 mi
 	wait_until 15 gone
 check_eq "stale: the other sensors stay" "$((n_before - 1))" \
 	"$(pq "$PORT" count "vigil_temperature_celsius{site=\"$SITE\"}")"
+# A clean stop ends every series at once (its last frame's series get markers, sent by
+# the exit attempt), as a failed scrape does in Prometheus.
 kill -TERM "$VPID"
 wait "$VPID"
+ended() { ! pq "$PORT" count "{site=\"$SITE\"}" >/dev/null 2>&1; }
+check "stale: a clean stop ends every series at once, not after 5 minutes" wait_until 5 ended
 prom_stop "$PROM_PID"
 
 # ---- two machines cloned from one image: one host name, two machine IDs ----
