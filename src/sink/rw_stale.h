@@ -5,8 +5,10 @@
  * Prometheus does the same for a scrape target's series that vanish
  * (scrape/scrape.go, staleness markers); remote-write 1.0 requires it of a sender.
  *
- * Main loop only. The set of the last frame's series lives in memory: after a restart
- * the first frame has no markers (the receiver's lookback ends those series). */
+ * A clean stop marks every series of the last frame (sink/remote_write.c: rw_stale_mark
+ * on a record without samples). Main loop only. The set of the last frame's series lives
+ * in memory: after a crash and restart the first frame has no markers (the receiver's
+ * lookback ends those series). */
 #ifndef VIGIL_SINK_RW_STALE_H
 #define VIGIL_SINK_RW_STALE_H
 
