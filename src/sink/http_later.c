@@ -60,8 +60,9 @@ void http_later_run(struct http_later *l)
 {
         if (!l->body_ok)
                 l->body_ok = sb_init_heap(&l->body, 16384, HTTP_MAX_BODY) == 0;
-        int r = l->body_ok ? vigil_thread_create(&l->thread, make_report, l) : -ENOMEM;
+        /* Under the lock, so a join never misses the thread (it never takes the lock). */
         pthread_mutex_lock(&l->lock);
+        int r = l->body_ok ? vigil_thread_create(&l->thread, make_report, l) : -ENOMEM;
         l->joinable = r == 0;
         pthread_mutex_unlock(&l->lock);
         if (r < 0) { /* no thread: the reply is a 500, ready at once */
