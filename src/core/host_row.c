@@ -16,13 +16,6 @@
 
 /* ---- the columns' names and formats ---- */
 
-struct col {
-        const char *name;
-        enum host_col_fmt fmt;
-        const char *suffix; /* HF_CORES: after the core's number */
-        size_t text;        /* HF_TEXT, HF_FLAGS: the string's offset in struct host_row */
-};
-
 /* The areas whose tables declare columns, in the order the row is built: the host
  * first, since a Pi value fills only what it left empty (HCELL_ELSE). */
 static const struct area {
@@ -38,8 +31,8 @@ static const struct area {
 /* Each column's name and format, a watch's own columns' suffixes and formats, and the
  * watches whose values go to the reference's columns instead of their own: built once
  * from the tables' host_csv slots. */
-static struct col cols[HC_COUNT];
-static struct col watch_cols[WC_COUNT];
+static struct host_col_info cols[HC_COUNT];
+static struct host_col_info watch_cols[WC_COUNT];
 static const char *ref_watches[HC_COUNT];
 static size_t nref_watches;
 static pthread_once_t cols_once = PTHREAD_ONCE_INIT;
@@ -47,7 +40,7 @@ static pthread_once_t cols_once = PTHREAD_ONCE_INIT;
 static void set_col(enum host_col c, const char *name, enum host_col_fmt fmt)
 {
         if ((unsigned)c < HC_COUNT)
-                cols[c] = (struct col){.name = name, .fmt = fmt};
+                cols[c] = (struct host_col_info){.name = name, .fmt = fmt};
 }
 
 static void declare(const struct host_csv_slot *c)
@@ -80,7 +73,8 @@ static void declare(const struct host_csv_slot *c)
                 break;
         case HCELL_WATCH:
                 if (c->suffix && (unsigned)c->wcol < WC_COUNT)
-                        watch_cols[c->wcol] = (struct col){.name = c->suffix, .fmt = c->fmt};
+                        watch_cols[c->wcol] =
+                            (struct host_col_info){.name = c->suffix, .fmt = c->fmt};
                 if (c->watch && nref_watches < HC_COUNT) {
                         set_col(c->col, c->name, c->fmt);
                         ref_watches[nref_watches++] = c->watch;
@@ -142,18 +136,16 @@ double watch_col_logged(enum watch_col c, double v)
         return (unsigned)c < WC_COUNT ? logged(watch_cols[c].fmt, v) : v;
 }
 
-enum host_col_fmt watch_col_fmt(enum watch_col c)
+const struct host_col_info *host_cols(void)
 {
         COLS;
-        return (unsigned)c < WC_COUNT ? watch_cols[c].fmt : HF_TEXT;
+        return cols;
 }
 
-const char *host_row_string(const struct host_row *r, enum host_col c)
+const struct host_col_info *host_watch_cols(void)
 {
         COLS;
-        if ((unsigned)c >= HC_COUNT || (cols[c].fmt != HF_TEXT && cols[c].fmt != HF_FLAGS))
-                return "";
-        return (const char *)r + cols[c].text;
+        return watch_cols;
 }
 
 void host_core_col_name(char *buf, size_t cap, unsigned i)

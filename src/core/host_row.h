@@ -61,6 +61,20 @@ enum host_col {
  * to the ms, HF_CORES one HF_PCT1 column per core, HF_TEXT and HF_FLAGS a string. */
 enum host_col_fmt { HF_PY, HF_PCT1, HF_INT, HF_HEX, HF_TIME, HF_CORES, HF_TEXT, HF_FLAGS };
 
+/* A column as the area tables declare it. */
+struct host_col_info {
+        const char *name; /* the header's; NULL for a column no table declares */
+        enum host_col_fmt fmt;
+        const char *suffix; /* HF_CORES: after the core's number */
+        size_t text;        /* HF_TEXT, HF_FLAGS: the string's offset in struct host_row */
+};
+
+/* The HC_COUNT columns, and the WC_COUNT columns of a watch of its own (name: the
+ * suffix), built once from the tables: what an encoder of the row reads (with the row's
+ * values) to write it, without a call per cell. */
+const struct host_col_info *host_cols(void);
+const struct host_col_info *host_watch_cols(void);
+
 /* The divisors of the tables' host_csv slots (core/fields.h): bytes to MB, Hz to MHz. */
 #define HOST_DIV_MB  (1024.0 * 1024.0)
 #define HOST_DIV_MHZ 1e6
@@ -86,8 +100,6 @@ enum watch_col { WC_PROCS, WC_PSS_MB, WC_CPU_PCT, WC_THREADS, WC_COUNT };
 
 /* A column's name suffix, "_procs" ... "_threads" (core/watch_values.c); "" for none. */
 const char *watch_col_suffix(enum watch_col c);
-/* A watch column's format. */
-enum host_col_fmt watch_col_fmt(enum watch_col c);
 /* A watch's value as its column holds it once written and read back (as
  * host_col_logged). */
 double watch_col_logged(enum watch_col c, double v);
@@ -111,8 +123,5 @@ struct host_row {
 
 /* Fill a row from the frame. NAN where the frame has no value. */
 void host_row_build(struct host_row *r, const struct frame *f);
-/* The text of r's HF_TEXT or HF_FLAGS column c (the governor, the throttle flags'
- * names); "" for any other column. */
-const char *host_row_string(const struct host_row *r, enum host_col c);
 
 #endif

@@ -49,9 +49,10 @@ static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
 
 void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
 {
+        const struct host_col_info *cols = host_cols(), *wcols = host_watch_cols();
         char ts[40];
         for (unsigned c = 0; c < HC_COUNT; c++) {
-                if (host_col_fmt(c) == HF_CORES) { /* as many cells as the header has */
+                if (cols[c].fmt == HF_CORES) { /* as many cells as the header has */
                         for (unsigned i = 0; i < ncpu; i++) {
                                 sb_putc(out, ',');
                                 if (i < r->ncpu)
@@ -61,23 +62,23 @@ void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
                 }
                 if (c)
                         sb_putc(out, ',');
-                switch (host_col_fmt(c)) {
+                switch (cols[c].fmt) {
                 case HF_TIME:
                         fmt_time_iso_ms(ts, sizeof(ts), r->real_ns);
                         sb_puts(out, ts);
                         break;
                 case HF_TEXT:
                 case HF_FLAGS:
-                        sb_csv_cell(out, host_row_string(r, c));
+                        sb_csv_cell(out, (const char *)r + cols[c].text);
                         break;
                 default:
-                        put_value(out, host_col_fmt(c), r->v[c]);
+                        put_value(out, cols[c].fmt, r->v[c]);
                 }
         }
         for (unsigned i = 0; i < r->nwatch; i++)
                 for (unsigned k = 0; k < WC_COUNT; k++) {
                         sb_putc(out, ',');
-                        put_value(out, watch_col_fmt(k), r->w[i].v[k]);
+                        put_value(out, wcols[k].fmt, r->w[i].v[k]);
                 }
         sb_putc(out, '\n');
 }
