@@ -18,10 +18,6 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
-#define HTML_CONTENT_TYPE    "text/html; charset=utf-8"
-#define TEXT_CONTENT_TYPE    "text/plain; charset=utf-8"
-
 static const char index_html[] =
     "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>vigil</title></head>\n"
     "<body><h1>vigil</h1><p><a href=\"/metrics\">Metrics</a></p></body></html>\n";
@@ -62,10 +58,10 @@ void http_handler_fini(struct http_handler *h)
 
 /* ---- replies ---- */
 
-static void reply_text(struct http_reply *rp, unsigned status, const char *text)
+void http_reply_text(struct http_reply *rp, unsigned status, const char *text)
 {
-        *rp = (struct http_reply){.status = status, .type = TEXT_CONTENT_TYPE, .body = text};
-        rp->len = strlen(text);
+        *rp = (struct http_reply){
+            .status = status, .type = HTTP_TEXT_TYPE, .body = text, .len = strlen(text)};
 }
 
 /* h->body as type, gzipped when the client accepts it and it is worth it. */
@@ -90,26 +86,26 @@ static void serve_metrics(struct http_handler *h, const struct http_request *rq,
         int have = take_snapshot(h);
         sb_reset(&h->body);
         if (metrics_render(&h->body, &h->frame, (have & HTTP_SNAP_EXTRA) ? &h->extra : NULL) < 0) {
-                reply_text(rp, 500, "metrics too large\n");
+                http_reply_text(rp, 500, "metrics too large\n");
                 return;
         }
-        reply_body(h, rq, rp, METRICS_CONTENT_TYPE);
+        reply_body(h, rq, rp, HTTP_METRICS_TYPE);
 }
 
 static void serve_page(struct http_handler *h, const struct http_request *rq, struct http_reply *rp)
 {
         if (!h->page) {
-                reply_text(rp, 200, index_html);
-                rp->type = HTML_CONTENT_TYPE;
+                http_reply_text(rp, 200, index_html);
+                rp->type = HTTP_HTML_TYPE;
                 return;
         }
         take_snapshot(h);
         sb_reset(&h->body);
         if (h->page(h->arg, &h->body, &h->frame) < 0 || h->body.overflow) {
-                reply_text(rp, 500, "page too large\n");
+                http_reply_text(rp, 500, "page too large\n");
                 return;
         }
-        reply_body(h, rq, rp, HTML_CONTENT_TYPE);
+        reply_body(h, rq, rp, HTTP_HTML_TYPE);
 }
 
 /* /report: deferred to its own thread (http_later.h), or 503 while one is made. */
@@ -117,11 +113,11 @@ static void serve_report(struct http_handler *h, const struct http_request *rq,
                          struct http_reply *rp)
 {
         if (!h->report) {
-                reply_text(rp, 404, "not found\n");
+                http_reply_text(rp, 404, "not found\n");
                 return;
         }
         if (!http_later_start(&h->later, rq->day, rq->accept_encoding)) {
-                reply_text(rp, 503, "another report is being made; try again shortly\n");
+                http_reply_text(rp, 503, "another report is being made; try again shortly\n");
                 rp->retry_after = true;
                 return;
         }
@@ -136,11 +132,11 @@ static bool authorized(struct http_handler *h, const struct http_request *rq, st
         if (a == AUTH_OK)
                 return true;
         if (a == AUTH_BUSY) {
-                reply_text(rp, 429, "too many attempts\n");
+                http_reply_text(rp, 429, "too many attempts\n");
                 rp->retry_after = true;
                 return false;
         }
-        reply_text(rp, 401, "unauthorized\n");
+        http_reply_text(rp, 401, "unauthorized\n");
         rp->www_auth = true;
         return false;
 }
@@ -151,12 +147,12 @@ void http_handle(struct http_handler *h, const struct http_request *rq, struct h
                 return;
         bool head = !strcmp(rq->method, "HEAD");
         if (!head && strcmp(rq->method, "GET") != 0) {
-                reply_text(rp, 405, "method not allowed\n");
+                http_reply_text(rp, 405, "method not allowed\n");
                 rp->allow = true;
                 return;
         }
         if (rq->has_body) {
-                reply_text(rp, 400, "request body not allowed\n");
+                http_reply_text(rp, 400, "request body not allowed\n");
                 return;
         }
         if (!strcmp(rq->path, "/metrics")) {
@@ -171,7 +167,7 @@ void http_handle(struct http_handler *h, const struct http_request *rq, struct h
                 serve_report(h, rq, rp);
                 return;
         }
-        reply_text(rp, 404, "not found\n");
+        http_reply_text(rp, 404, "not found\n");
 }
 
 void http_handler_on_ready(struct http_handler *h, http_ready_fn fn, void *arg)

@@ -22,6 +22,10 @@
 
 #define HTTP_REALM "vigil"
 
+#define HTTP_METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define HTTP_HTML_TYPE    "text/html; charset=utf-8"
+#define HTTP_TEXT_TYPE    "text/plain; charset=utf-8"
+
 /* One request as the transport parsed it. Strings are NUL-terminated; NULL: absent. */
 struct http_request {
         const char *method;          /* as sent, case-sensitive ("GET", "HEAD", ...) */
@@ -66,6 +70,9 @@ struct http_handler {
         struct http_gzip gz;
         struct http_later later; /* /report */
 };
+
+/* Fill *rp as status with a static plain-text body. */
+void http_reply_text(struct http_reply *rp, unsigned status, const char *text);
 
 /* Set h up for cfg (its callbacks and web config); opens libcrypt when the web config
  * has users. 0, or -errno with one line in err (cap bytes). h must stay where it is

@@ -8,8 +8,18 @@
 #include "sink/http_handler.h"
 #include "util/thread.h"
 
-#define HTML_CONTENT_TYPE "text/html; charset=utf-8"
-#define TEXT_CONTENT_TYPE "text/plain; charset=utf-8"
+/* What the report's -errno tells the client (http_server.h, http_report_fn); any
+ * other error is a 500. */
+static const struct {
+        int err;
+        unsigned status;
+        const char *text;
+} refusals[] = {
+    {-EINVAL, 400, "day must be YYYY-MM-DD\n"},
+    {-ENOENT, 404, "nothing recorded that day\n"},
+    {-EFBIG, 413, "that day's logs are too large\n"},
+    {-ENOSPC, 413, "that day's report page is too large\n"},
+};
 
 int http_later_init(struct http_later *l, http_report_fn report, void *arg)
 {
@@ -30,7 +40,7 @@ static void *make_report(void *arg)
                 l->result = -ENOSPC;
         if (l->result == 0) {
                 struct http_reply rp;
-                http_gzip_reply(&l->gz, &l->body, l->accept_encoding, HTML_CONTENT_TYPE, &rp);
+                http_gzip_reply(&l->gz, &l->body, l->accept_encoding, HTTP_HTML_TYPE, &rp);
                 l->out = rp.body;
                 l->out_len = rp.len;
                 l->gzipped = rp.gzip;
@@ -82,38 +92,21 @@ static void join(struct http_later *l)
                 pthread_join(l->thread, NULL);
 }
 
-static void reply_text(struct http_reply *rp, unsigned status, const char *text)
-{
-        *rp = (struct http_reply){
-            .status = status, .type = TEXT_CONTENT_TYPE, .body = text, .len = strlen(text)};
-}
-
 void http_later_take(struct http_later *l, struct http_reply *rp)
 {
         join(l);
-        switch (l->result) {
-        case 0:
+        if (l->result == 0) {
                 *rp = (struct http_reply){.status = 200,
-                                          .type = HTML_CONTENT_TYPE,
+                                          .type = HTTP_HTML_TYPE,
                                           .body = l->out,
                                           .len = l->out_len,
                                           .gzip = l->gzipped,
                                           .vary = true};
-                break;
-        case -EINVAL:
-                reply_text(rp, 400, "day must be YYYY-MM-DD\n");
-                break;
-        case -ENOENT:
-                reply_text(rp, 404, "nothing recorded that day\n");
-                break;
-        case -EFBIG:
-                reply_text(rp, 413, "that day's logs are too large\n");
-                break;
-        case -ENOSPC:
-                reply_text(rp, 413, "that day's report page is too large\n");
-                break;
-        default:
-                reply_text(rp, 500, "report failed\n");
+        } else {
+                http_reply_text(rp, 500, "report failed\n");
+                for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+                        if (l->result == refusals[i].err)
+                                http_reply_text(rp, refusals[i].status, refusals[i].text);
         }
         pthread_mutex_lock(&l->lock);
         l->busy = false;
