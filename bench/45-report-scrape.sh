@@ -17,29 +17,7 @@ mkdir -p "$OUT/logs"
 DAY=$(date -d '2 days ago' +%F)
 
 # The day, as tests/integration/report_day.sh makes it (one file, seven links).
-"$PY" - "$OUT/logs" "$DAY" 8 864000 <<'PY'
-import os, sys
-out, day, ngpu, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-hdr = ("timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,mem_clock,"
-       "gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,throttle_bitmask,throttle_reasons,"
-       "sensor0_temp,sensor0_target,sensor0_controller,flags\n")
-y, m, d = day.split("-")
-row = "%s/%s/%s %%02d:%%02d:%%02d.%%03d,%%d,20,%%d.00,700,0,1980,2619,97,40,40000,5,16,0x0000,None,60,1,1,\n" % (y, m, d)
-path = os.path.join(out, "gpu0-%s.csv" % day)
-with open(path, "w") as f:
-    f.write(hdr)
-    buf = []
-    for i in range(rows):
-        ms = i * 100
-        s = ms // 1000
-        buf.append(row % (s // 3600, s // 60 % 60, s % 60, ms % 1000, 50 + (i // 6000) % 30, 300 + i % 97))
-        if len(buf) == 20000:
-            f.write("".join(buf))
-            buf = []
-    f.write("".join(buf))
-for g in range(1, ngpu):
-    os.link(path, os.path.join(out, "gpu%d-%s.csv" % (g, day)))
-PY
+"$PY" tests/fixtures/gpu_day.py "$OUT/logs" "$DAY" 8 864000
 
 # phase PORT SECONDS|report: scrape every 50 ms for SECONDS (or while one report is
 # made), print "N MEDIAN_MS MAX_MS" of the scrapes' wall times.

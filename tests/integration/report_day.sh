@@ -14,38 +14,9 @@ DAY=$(date -d '2 days ago' +%F) # a past day within the default retention
 LOGS=$TMP/logs
 mkdir -p "$LOGS"
 
-# The GPU log as vigil writes it (sink/gpu_csv.c, the header of core/gpu_values.c):
-# idle fields, a temperature that steps every 10 minutes, power cycling 300-396 W and
-# one sample of 999 W at noon.
-python3 - "$LOGS" "$DAY" 8 864000 <<'PY'
-import os, sys
-out, day, ngpu, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-hdr = ("timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,mem_clock,"
-       "gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,throttle_bitmask,throttle_reasons,"
-       "sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,"
-       "power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,ecc_uncorrected,"
-       "remapped_correctable,remapped_uncorrectable,remap_pending,remap_failure,vram_reserved_mb\n")
-y, m, d = day.split("-")
-row = ("%s/%s/%s %%02d:%%02d:%%02d.%%03d,%%d,%%d,%%d.00,700,0,1980,2619,97,40,40000,5,16,"
-       "0x0000,None,%%d,1,1,,1980,1500,700,%%d.000,81559,0,0,0,0,0,0,0,540\n") % (y, m, d)
-path = os.path.join(out, "gpu0-%s.csv" % day)
-with open(path, "w") as f:
-    f.write(hdr)
-    buf = []
-    for i in range(rows):
-        ms = i * 100
-        s = ms // 1000
-        temp = 50 + (i // 6000) % 30
-        power = 999 if i == rows // 2 else 300 + i % 97
-        buf.append(row % (s // 3600, s // 60 % 60, s % 60, ms % 1000, temp, 87 - temp, power,
-                          temp, 5000 + i))
-        if len(buf) == 20000:
-            f.write("".join(buf))
-            buf = []
-    f.write("".join(buf))
-for g in range(1, ngpu):
-    os.link(path, os.path.join(out, "gpu%d-%s.csv" % (g, day)))
-PY
+# The GPU log as vigil writes it, with one sample of 999 W at noon (the generator says
+# what else is in it).
+python3 "$FIXTURES/gpu_day.py" "$LOGS" "$DAY" 8 864000
 check_eq "the day is generated: 8 logs" 8 "$(ls "$LOGS"/gpu*-"$DAY".csv | wc -l)"
 check_eq "864000 rows a GPU" 864001 "$(wc -l <"$LOGS/gpu0-$DAY.csv")"
 
