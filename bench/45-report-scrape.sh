@@ -4,7 +4,7 @@
 # 1 GB read), against the same scrapes with nothing else asked, in one run of one vigil.
 # Prints the worst and the median scrape of each phase and their ratio: a report made on
 # the server's own thread holds every scrape for its seconds; made on its own thread
-# (sink/http_later.c) the scrapes do not wait for it. REPORT_OLD=PATH runs another
+# (web/http_later.c) the scrapes do not wait for it. REPORT_OLD=PATH runs another
 # vigil binary the same way (a build from before the change) for comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."

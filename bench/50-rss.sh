@@ -5,7 +5,7 @@
 # RSS_SECONDS; the HTTP servers are scraped 20 times first. RssAnon/RssFile (current,
 # not peak) show what the peak is made of: file pages are mostly shared libraries.
 #
-# --listen: plain HTTP is served by vigil's own transport (src/sink/http_plain.c), so it
+# --listen: plain HTTP is served by vigil's own transport (src/web/http_plain.c), so it
 # maps no TLS library. With TLS, libmicrohttpd links GnuTLS, and its library constructor
 # MHD_init calls gnutls_global_init() (libmicrohttpd 0.9.75, src/microhttpd/daemon.c:
 # MHD_init and _SET_INIT_AND_DEINIT_FUNCS (MHD_init, MHD_fini)). The script prints where

@@ -33,7 +33,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "daemon/registry.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "util/clock.h"
 
 #include "nvml_calls.h"

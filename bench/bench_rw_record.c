@@ -17,9 +17,9 @@
 #include "core/frame.h"
 #include "core/frame_fields.h"
 #include "core/metric_defs.h"
-#include "sink/metrics.h"
-#include "sink/rw_proto.h"
-#include "sink/rw_record.h"
+#include "metrics/metrics.h"
+#include "push/rw_proto.h"
+#include "push/rw_record.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 

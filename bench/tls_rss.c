@@ -1,6 +1,6 @@
 /* Where the resident memory of --listen goes, step by step, in a bare process.
  *
- * vigil opens libmicrohttpd with dlopen when --listen is given (src/sink/mhd_lib.c).
+ * vigil opens libmicrohttpd with dlopen when --listen is given (src/web/mhd_lib.c).
  * libmicrohttpd links GnuTLS, and loading it costs three things, each measured here as
  * the growth of VmRSS (/proc/self/status) across one step:
  *   1. mapping GnuTLS and what it links (p11-kit, nettle, hogweed, gmp, tasn1, idn2,

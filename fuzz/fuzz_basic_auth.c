@@ -1,4 +1,4 @@
-/* libFuzzer harness: HTTP basic authentication (sink/basic_auth.c basic_auth_check) on
+/* libFuzzer harness: HTTP basic authentication (web/basic_auth.c basic_auth_check) on
  * the user and password a client sends, split at the input's first ':' as in the
  * Authorization header's decoded credentials. One user "prometheus" with password
  * "secret" (a cheap sha256crypt hash, so a run is not all crypt time). Exactly that pair
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink/basic_auth.h"
-#include "sink/webconfig.h"
+#include "web/basic_auth.h"
+#include "web/webconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the plain transport's request-head parser (sink/http_request.c
+/* libFuzzer harness: the plain transport's request-head parser (web/http_request.c
  * http_request_parse) on whatever a client sends, parsed as the server does: with the
  * buffer's capacity the input's own size and, separately, a larger one. A parsed head
  * lies within the input, its strings are NUL-terminated inside the buffer (or the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink/http_request.h"
+#include "web/http_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

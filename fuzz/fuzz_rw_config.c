@@ -1,11 +1,11 @@
-/* libFuzzer harness: the --remote-write-config file (sink/rw_config.c rwconfig_parse).
+/* libFuzzer harness: the --remote-write-config file (push/rw_config.c rwconfig_parse).
  * A rejection names its line; an accepted file's strings are NUL-terminated within their
  * fields, its labels within the table, its durations and bound within their limits. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "sink/rw_config.h"
+#include "push/rw_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,13 +1,13 @@
-/* libFuzzer harness: the remote-write encoder (sink/rw_proto.c) on an arbitrary queue
- * payload, as the queue could hand it back: a sample record (sink/rw_record.c) or an
+/* libFuzzer harness: the remote-write encoder (push/rw_proto.c) on an arbitrary queue
+ * payload, as the queue could hand it back: a sample record (push/rw_record.c) or an
  * older vigil's exposition text in, a WriteRequest out, every length prefix within the
  * buffer. The input is added twice (two frames) to group samples. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sink/rw_proto.h"
-#include "sink/rw_record.h"
+#include "push/rw_proto.h"
+#include "push/rw_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,11 @@
-/* libFuzzer harness: the --web-config file (sink/webconfig.c webconfig_parse), the
+/* libFuzzer harness: the --web-config file (web/webconfig.c webconfig_parse), the
  * Prometheus-style YAML subset. A rejection names its line; an accepted file's strings
  * are NUL-terminated within their fields and its users within the table. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "sink/webconfig.h"
+#include "web/webconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

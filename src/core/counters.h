@@ -1,7 +1,7 @@
 /* Counters that outlive a sample and are not part of the GPU rules' statistics (struct
  * gpu_stats in core/frame.h): Xids and NVML events by type, host rules, snapshots held
  * back, how earlier runs ended, the remote-write push. Owned by the main loop like the
- * frame and published with it; /metrics (sink/metrics.c) renders them, the exit summary
+ * frame and published with it; /metrics (metrics/metrics.c) renders them, the exit summary
  * and `vigil status` (core/run_findings.c) read them. Each count is kept here or in
  * struct gpu_stats, never in both. */
 #ifndef VIGIL_CORE_COUNTERS_H
@@ -47,7 +47,7 @@ struct counter_rule {
         uint64_t fired;               /* times it became active */
 };
 
-/* The remote-write push (sink/remote_write.c), copied in by the main loop each tick. */
+/* The remote-write push (push/remote_write.c), copied in by the main loop each tick. */
 struct push_counters {
         bool on;                 /* --remote-write given: the families below are shown */
         uint64_t queue_bytes;    /* the on-disk queue */

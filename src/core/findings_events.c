@@ -295,7 +295,7 @@ static void on_kernel_gpu(struct findings *f, const struct ev_line *l, const cha
 }
 
 /* type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/...
- * (sink/postmortem_sink.c): how the previous run ended, and where its post-mortem is. */
+ * (local/postmortem_sink.c): how the previous run ended, and where its post-mortem is. */
 static void on_postmortem(struct findings *f, const struct ev_line *l, double t)
 {
         char end[24], quiet[40], file[VAL_LEN], text[FINDING_TEXT_LEN];

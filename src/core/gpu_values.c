@@ -10,7 +10,7 @@
  *   .metric: its /metrics series, one per present GPU labelled gpu="N",uuid="...";
  *          families are exposed in the order of this table (core/metric_defs.h): an
  *          MR_SERIES row with a name starts a family, one without adds a labelled series
- *          to the family above; an MR_CODE row is rendered by sink/metrics.c's function
+ *          to the family above; an MR_CODE row is rendered by metrics/metrics.c's function
  *          for its .code. The counters kept outside the GPU's frame (Xids, NVML events,
  *          the rules' statistics) follow them.
  *   .hist: how the dashboard's history ring keeps it (enum hist_gpu, core/history.h).

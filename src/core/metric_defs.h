@@ -1,17 +1,17 @@
 /* The /metrics slot of a value's row (struct field_desc, core/fields.h): a value's
- * metric is defined once, in its row, and sink/metrics.c renders each area's table in
+ * metric is defined once, in its row, and metrics/metrics.c renders each area's table in
  * its order. Rows come in two forms:
  *
  *   MR_SERIES: one series, the row's double member times scale, with an optional label
  *              key="val"; a row with a name starts a family, the rows after it without a
  *              name add series to that family.
- *   MR_CODE:   a family whose samples sink/metrics.c builds in code (arrays, text
+ *   MR_CODE:   a family whose samples metrics/metrics.c builds in code (arrays, text
  *              labels, values derived from several members) by the render function of
  *              its code, at this place in the order; member names the members it reads
  *              when not only the row's own, space-separated (what it reads outside the
  *              area's struct in parentheses, last).
  *
- * Names follow the Prometheus conventions of sink/metrics.h. */
+ * Names follow the Prometheus conventions of metrics/metrics.h. */
 #ifndef VIGIL_CORE_METRIC_DEFS_H
 #define VIGIL_CORE_METRIC_DEFS_H
 
@@ -19,7 +19,7 @@
 
 enum metric_row { MR_NONE, MR_SERIES, MR_CODE };
 
-/* The code-rendered families (MR_CODE rows of the area tables): sink/metrics.c has one
+/* The code-rendered families (MR_CODE rows of the area tables): metrics/metrics.c has one
  * render function for each, by id. */
 enum metric_code {
         MC_NONE,

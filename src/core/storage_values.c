@@ -4,7 +4,7 @@
  * struct fs_frame is a file system vigil watches (collect/storage.c), the root's or the
  * log directory's. /metrics has one series per file system of each family, labelled
  * fs="root|log" and, when known, node_exporter's mountpoint, device and fstype
- * (sink/metrics_storage.c); a missing value has no series. */
+ * (metrics/metrics_storage.c); a missing value has no series. */
 #include <stddef.h>
 
 #include "core/frame.h"

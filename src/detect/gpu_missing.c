@@ -6,7 +6,7 @@
  *   type=GPU_COUNT state=back answering=2 expected=2 from=state
  * The counts go to /metrics through the counters (vigil_gpus_expected,
  * vigil_gpus_answering). The state file itself is written by the postmortem sink,
- * which keeps the count (sink/postmortem_sink.c). */
+ * which keeps the count (local/postmortem_sink.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -64,7 +64,7 @@ by_copytruncate() {
 }
 
 run_case rename by_rename 0.3
-# vigil looks at its file's size once a second (sink/csvlog.h): the header goes back in
+# vigil looks at its file's size once a second (local/csvlog.h): the header goes back in
 # front of the rows written after a cut at the next look, so the copies come more than a
 # second apart (logrotate's come hours apart).
 run_case copytruncate by_copytruncate 1.3

@@ -382,7 +382,7 @@ else
 fi
 
 # ---- upgrade: a queue written by a vigil before sample records (text lines) ----
-# One record as sink/rw_queue.c wrote it then: the 24-byte header (magic "VRW1", payload
+# One record as push/rw_queue.c wrote it then: the 24-byte header (magic "VRW1", payload
 # length, ts_ms, samples, FNV-1a of the payload; host byte order) and the frame's
 # /metrics sample lines, snappy-compressed (block format, literals only: a valid
 # encoding, github.com/google/snappy format_description.txt, section 2.1).

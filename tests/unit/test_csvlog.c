@@ -1,4 +1,4 @@
-/* Unit tests: daily CSV files (sink/csvlog.c) and events.log (core/eventlog.c). */
+/* Unit tests: daily CSV files (local/csvlog.c) and events.log (core/eventlog.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sink/csvlog.h"
+#include "local/csvlog.h"
 #include "core/eventlog.h"
 #include "util/pfile.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests: the dashboard page (sink/dashboard*.c) from a hand-built history: the
+/* Unit tests: the dashboard page (web/dashboard*.c) from a hand-built history: the
  * charts of each group, markers on the right GPU, throttle and lost bands, escaping of
  * hostile names, the empty and overflowing cases. With VIGIL_TEST_OUT set, the page is
  * also written there as dashboard-synthetic.html (the browser test loads it). */
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/history.h"
-#include "sink/dashboard.h"
-#include "sink/dashboard_gpu.h"
+#include "web/dashboard.h"
+#include "web/dashboard_gpu.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 

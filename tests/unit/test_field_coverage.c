@@ -1,7 +1,7 @@
 /* Unit test: every measured value of the frame reaches an output. Each double and each
  * validated integer of the frame's field tables (core/frame_fields.h, nested tables
  * included) is set alone on a frame whose other values are missing; the test renders
- * the CSV rows (encode/host_row_csv.c, encode/gpu_row.c) and /metrics (sink/metrics.c, which
+ * the CSV rows (encode/host_row_csv.c, encode/gpu_row.c) and /metrics (metrics/metrics.c, which
  * renders the tables' metric slots) and fails for a value that changes none of them,
  * unless the value is on the commented list of internal values below. An internal
  * value that is rendered fails too, so the list stays true. The metric slots are also
@@ -22,7 +22,7 @@
 #include "core/host_row.h"
 #include "core/metric_defs.h"
 #include "encode/host_row_csv.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "util/strbuf.h"
 
 /* Values that no CSV column or metric renders, on purpose: each says who reads it. A
@@ -37,7 +37,7 @@ static const struct {
      * the running total is the CSV column and the metric */
     {"storage", "errors_new"},
     /* the GPU's static thresholds: crash snapshots (detect/gpu_snapshot.c) and the
-     * dashboard's temperature chart (sink/dashboard_gpu.c) */
+     * dashboard's temperature chart (web/dashboard_gpu.c) */
     {"gpu", "shutdown_temp_c"},
     {"gpu", "slowdown_temp_c"},
 };

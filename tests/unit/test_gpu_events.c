@@ -12,7 +12,7 @@
 
 #include "collect/nvml_events.h"
 #include "detect/gpu_events.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "detect/snapshot.h"
 #include "util/clock.h"
 

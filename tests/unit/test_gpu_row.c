@@ -1,5 +1,5 @@
 /* Unit tests: the GPU CSV row (encode/gpu_row.c), throttle names, the status and
- * summary.log lines (core/gpu_status.c) and system-info.txt (sink/sysinfo.c). */
+ * summary.log lines (core/gpu_status.c) and system-info.txt (local/sysinfo.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +13,8 @@
 
 #include "core/throttle_reasons.h"
 #include "encode/gpu_row.h"
-#include "sink/gpu_summary.h"
-#include "sink/sysinfo.h"
+#include "local/gpu_summary.h"
+#include "local/sysinfo.h"
 #include "util/fmt.h"
 #include "util/pfile.h"
 #include "test_rng.h"

@@ -1,4 +1,4 @@
-/* Unit tests: the plain transport's request-head parser (sink/http_request.c): the
+/* Unit tests: the plain transport's request-head parser (web/http_request.c): the
  * request line, header fields, keep-alive, bodies, the path and day= argument,
  * Basic credentials, and every refusal with its status. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sink/http_request.h"
+#include "web/http_request.h"
 
 static char buf[8192];
 static struct http_parsed req;

@@ -1,4 +1,4 @@
-/* Unit tests: the HTTP server (sink/http_server.c) over real loopback sockets: the
+/* Unit tests: the HTTP server (web/http_server.c) over real loopback sockets: the
  * /metrics response and its headers, gzip, HEAD, refused methods and paths, oversized
  * and half-sent requests, connection limits, basic auth, TLS set-up, signal masks, and
  * /report made off the server's thread. */
@@ -21,8 +21,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sink/http_server.h"
-#include "sink/metrics.h"
+#include "web/http_accept.h"
+#include "web/http_gzip.h"
+#include "web/http_server.h"
+#include "metrics/metrics.h"
 #include "util/strbuf.h"
 
 #define HASH_SECRET "$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG"

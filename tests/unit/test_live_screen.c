@@ -1,4 +1,4 @@
-/* Unit tests: the live view's full screen (sink/live_screen.c) drawn at a fixed size
+/* Unit tests: the live view's full screen (local/live_screen.c) drawn at a fixed size
  * into a file: findings ranked by severity, the least severe left out first and counted
  * by severity, a critical one never left out (the GPU lines give way instead). */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "core/findings.h"
 #include "core/frame.h"
 #include "core/options.h"
-#include "sink/live_screen.h"
+#include "local/live_screen.h"
 #include "util/clock.h"
 
 static struct frame fr;

@@ -1,4 +1,4 @@
-/* Unit tests: the Prometheus text renderer (sink/metrics.c) and its counters
+/* Unit tests: the Prometheus text renderer (metrics/metrics.c) and its counters
  * (core/counters.c), on a hand-built frame: a host, two watches, a Raspberry Pi
  * and two GPUs (one failing), with values missing here and there.
  *
@@ -18,7 +18,7 @@
 #include "core/frame.h"
 #include "core/vigil.h"
 #include "detect/rpi_rules.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "util/strbuf.h"
 
 static struct frame fr;
@@ -646,7 +646,7 @@ static void test_label_escaping(void **state)
 
 /* The kernel log's GPU errors: a GPU's device with its labels, every kind; other
  * devices by address; past the table "other"; the skipped records. After the push's
- * families (the order of sink/metrics_counters.c's table). */
+ * families (the order of metrics/metrics_counters.c's table). */
 static void test_kernel_log_families(void **state)
 {
         (void)state;

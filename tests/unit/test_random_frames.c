@@ -2,7 +2,7 @@
  * A seeded generator fills every member of the frame (missing values, integers,
  * fractions, large and odd numbers, strings that need escaping) and the real writers
  * turn each frame into the host CSV row (core/host_row.c), each GPU's CSV row
- * (encode/gpu_row.c), the /metrics exposition (sink/metrics.c, with random counters) and
+ * (encode/gpu_row.c), the /metrics exposition (metrics/metrics.c, with random counters) and
  * the dashboard's history (core/history.c). Each stream's SHA-256 and length must be
  * tests/golden/random-frames.txt's: a change to how the value tables are written down
  * must leave every output byte-identical.
@@ -27,7 +27,7 @@
 #include "core/history.h"
 #include "core/host_row.h"
 #include "encode/host_row_csv.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "util/clock.h"
 #include "util/sha256.h"
 #include "util/strbuf.h"

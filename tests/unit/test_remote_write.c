@@ -1,6 +1,6 @@
 /* Unit tests: the remote-write pieces that need no network: the WriteRequest encoder
- * (sink/rw_proto.c), the on-disk queue (sink/rw_queue.c), the config reader
- * (sink/rw_config.c) and the retry backoff (sink/remote_write.c). */
+ * (push/rw_proto.c), the on-disk queue (push/rw_queue.c), the config reader
+ * (push/rw_config.c) and the retry backoff (push/remote_write.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sink/remote_write.h"
-#include "sink/rw_config.h"
-#include "sink/rw_identity.h"
-#include "sink/rw_proto.h"
-#include "sink/rw_queue.h"
-#include "sink/rw_record.h"
-#include "sink/rw_stale.h"
+#include "push/remote_write.h"
+#include "push/rw_config.h"
+#include "push/rw_identity.h"
+#include "push/rw_proto.h"
+#include "push/rw_queue.h"
+#include "push/rw_record.h"
+#include "push/rw_stale.h"
 
 /* ---- a minimal reader of the encoder's output, to check structure ---- */
 

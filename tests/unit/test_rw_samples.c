@@ -1,5 +1,5 @@
 /* Unit tests: the remote-write push records a frame from the renderer's samples
- * (sink/rw_record.c, metrics_visit), not from its /metrics text. For random frames the
+ * (push/rw_record.c, metrics_visit), not from its /metrics text. For random frames the
  * WriteRequest built from the sample records must be byte for byte the one built by
  * parsing the exposition text (the path of queues written before), and the records
  * must be no exposition text at all: the text parser refuses them, so the push cannot
@@ -20,9 +20,9 @@
 #include "core/frame.h"
 #include "core/frame_fields.h"
 #include "core/metric_defs.h"
-#include "sink/metrics.h"
-#include "sink/rw_proto.h"
-#include "sink/rw_record.h"
+#include "metrics/metrics.h"
+#include "push/rw_proto.h"
+#include "push/rw_record.h"
 #include "util/strbuf.h"
 #include "test_rng.h"
 

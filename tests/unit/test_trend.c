@@ -11,7 +11,7 @@
 
 #include "core/vigil.h"
 #include "core/eventlog.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "util/pfile.h"
 
 extern const struct vigil_detector vigil_detector_trend;

@@ -1,5 +1,5 @@
-/* Unit tests: the web config reader (sink/webconfig.c) and basic-auth checks against
- * its crypt(3) hashes (sink/basic_auth.c). */
+/* Unit tests: the web config reader (web/webconfig.c) and basic-auth checks against
+ * its crypt(3) hashes (web/basic_auth.c). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sink/basic_auth.h"
-#include "sink/webconfig.h"
+#include "web/basic_auth.h"
+#include "web/webconfig.h"
 
 /* Made with crypt_gensalt_rn + crypt_r: "secret" (bcrypt $2y$, cost 4), "s3cret"
  * (yescrypt), "pa ss:word" (bcrypt $2b$, cost 4). */

@@ -1,0 +1,62 @@
+/* The /metrics renderer's state, shared by metrics/metrics.c (the frame's values),
+ * metrics/metrics_counters.c (what is counted outside them), metrics/metrics_storage.c
+ * and the line writer (metrics/metrics_line.c). Private to metrics/. */
+#ifndef VIGIL_METRICS_METRICS_RENDER_H
+#define VIGIL_METRICS_METRICS_RENDER_H
+
+#include <stdbool.h>
+
+#include "core/counters.h"
+#include "core/fields.h"
+#include "core/frame.h"
+#include "metrics/metrics.h"
+#include "util/strbuf.h"
+
+/* The family being written: its header goes out with its first sample. broken: the
+ * code and an area's table disagree (no sample is written, the render fails). The
+ * output is the text in sb, or, with visit set, one call of visit per sample (sb then
+ * only carries the overflow flag of a series key too long to write). */
+struct render {
+        struct strbuf *sb;
+        metrics_visit_fn visit;
+        void *arg;
+        const char *name;
+        const char *type;
+        const char *help;
+        bool header_done;
+        bool broken;
+};
+
+/* What a family's samples are made of: the frame, the counters (NULL: none), and the
+ * label list of each GPU slot (NULL: no GPU there). */
+struct render_src {
+        const struct frame *f;
+        const struct counters *x;
+        const char *const *gpu_bases;
+};
+
+/* The line writer (metrics/metrics_line.c). Make name (type, help) the current family;
+ * its header goes out with its first sample. */
+void metrics_family(struct render *r, const char *name, const char *type, const char *help);
+/* One sample of the current family: name{base,key="val"} v. base is a pre-escaped
+ * label list (or NULL); key/val an optional label with a raw value. NAN is skipped. */
+void metrics_sample(struct render *r, const char *base, const char *key, const char *val, double v);
+/* The families of an area's table t[0..n) (core/fields.h), in its order, over count
+ * objects of the area's struct at objs, stride bytes apart: a series row samples each
+ * object's member, labelled by bases[i] (NULL: object i is skipped; bases NULL: no
+ * labels); a code row calls its render function with f and bases. */
+void metrics_render_table(struct render *r, const struct frame *f, const struct field_desc *t,
+                          size_t n, const void *objs, size_t stride, unsigned count,
+                          const char *const *bases);
+#define METRICS_FS_LABELS_MAX 512 /* bytes of one file system's label list */
+/* The label list of each file system of f (metrics/metrics_storage.c) into labs[i], and
+ * bases[i] pointing at it (NULL when it did not fit: that file system is left out); and
+ * the render function of the storage code family (MC_STORAGE_ERRORS). */
+void metrics_storage_bases(const struct frame *f, char (*labs)[METRICS_FS_LABELS_MAX],
+                           const char **bases);
+void metrics_storage_errors(struct render *r, const struct frame *f, const char *const *bases);
+/* Every family of what is counted outside the frame's values, in the table's order
+ * (metrics/metrics_counters.c). */
+void metrics_render_counters(struct render *r, const struct render_src *s);
+
+#endif

@@ -1,0 +1,66 @@
+/* The --remote-write-config file: where and how vigil pushes, in the style of the
+ * --web-config file and of Prometheus's own remote_write section:
+ *
+ *   push_interval: 15s            # a sample set queued and pushed this often
+ *   queue_max_bytes: 64MiB        # the on-disk queue's bound (B, KiB, MiB, GiB, KB, MB, GB)
+ *   timeout: 10s                  # one request, connect to last byte
+ *   bearer_token_file: token      # "Authorization: Bearer <first line of the file>"
+ *   basic_auth:                   # or this (not both)
+ *     username: player
+ *     password_file: secret       # or password: ...
+ *   tls_config:
+ *     ca_file: ca.pem             # default: the system's CAs
+ *     cert_file: client.pem       # a client certificate, with key_file
+ *     key_file: client.key
+ *   external_labels:              # added to every series
+ *     site: lobby
+ *
+ * The same YAML subset as the web config: top-level scalars and three one-level
+ * mappings, plain or quoted scalars, spaces, comments. An unknown key, a tab, a
+ * duplicate is an error naming the line. Relative file names are relative to the
+ * file's directory. */
+#ifndef VIGIL_PUSH_RW_CONFIG_H
+#define VIGIL_PUSH_RW_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "push/rw_proto.h"
+
+#define RWCONFIG_MAX_BYTES    65536
+#define RWCONFIG_MAX_LABELS   16
+#define RW_DEFAULT_PUSH_NS    (15LL * 1000000000LL)
+#define RW_DEFAULT_TIMEOUT_NS (10LL * 1000000000LL)
+
+struct rw_config {
+        int64_t push_interval_ns;
+        int64_t timeout_ns;
+        uint64_t queue_max_bytes;
+        char bearer_token_file[1024];
+        char username[128];
+        char password[256];
+        char password_file[1024];
+        char ca_file[1024];
+        char cert_file[1024];
+        char key_file[1024];
+        size_t nlabels;
+        struct rw_label labels[RWCONFIG_MAX_LABELS];
+};
+
+/* The defaults: 15 s, 10 s, 64 MiB, nothing else. */
+void rwconfig_defaults(struct rw_config *c);
+
+/* Parse text[0..len) over the values already in *c. 0, or -EINVAL with "line N: what"
+ * in err (cap bytes). */
+int rwconfig_parse(const char *text, size_t len, const char *base_dir, struct rw_config *c,
+                   char *err, size_t cap);
+
+/* rwconfig_defaults, then read and parse path (at most RWCONFIG_MAX_BYTES). 0, or
+ * -errno/-EINVAL with "PATH: line N: what" in err. */
+int rwconfig_load(const char *path, struct rw_config *c, char *err, size_t cap);
+
+/* Read the first line of a secret file (a token, a password) into out (cap bytes), the
+ * line end and surrounding blanks cut. 0, or -errno / -EINVAL (empty) / -E2BIG. */
+int rwconfig_read_secret(const char *path, char *out, size_t cap);
+
+#endif
