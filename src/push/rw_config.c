@@ -1,4 +1,5 @@
-/* The remote-write config reader: strict and bounded, line by line. See rw_config.h.
+/* The remote-write config reader: the keys of rw_config.h over the YAML subset reader
+ * (util/conf_yaml.h). See rw_config.h.
  *
  *   external_labels:
  *     site: lobby
@@ -6,44 +7,33 @@
 #include "push/rw_config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "util/conf_yaml.h"
 #include "util/conffile.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 
-enum section { SEC_NONE, SEC_AUTH, SEC_TLS, SEC_LABELS };
-
-struct rc_parser {
-        struct rw_config *c;
-        const char *base_dir;
-        unsigned line;
-        enum section sec;
-        unsigned indent; /* of the open section's entries; 0 until the first */
-        unsigned seen;   /* bit per top-level key seen */
-        char *err;
-        size_t cap;
-};
+enum section { SEC_AUTH, SEC_TLS };
 
 static const char *const top_keys[] = {
     "push_interval", "queue_max_bytes", "timeout",         "bearer_token_file",
     "basic_auth",    "tls_config",      "external_labels",
 };
-#define NTOP (sizeof(top_keys) / sizeof(top_keys[0]))
+#define NTOP     (sizeof(top_keys) / sizeof(top_keys[0]))
+#define K_BEARER 3
+#define K_AUTH   4 /* this one and those after it are mappings */
+#define K_TLS    5
+#define K_LABELS 6
 
-__attribute__((format(printf, 2, 3))) static int fail(struct rc_parser *p, const char *fmt, ...)
-{
-        char msg[256];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        snprintf(p->err, p->cap, "line %u: %s", p->line, msg);
-        return -EINVAL;
-}
+struct rc_reader {
+        struct rw_config *c;
+        const char *base_dir;
+        unsigned seen;       /* bit per top-level key seen */
+        unsigned line[NTOP]; /* where each top-level key was, by its index (0: absent) */
+};
 
 void rwconfig_defaults(struct rw_config *c)
 {
@@ -53,45 +43,11 @@ void rwconfig_defaults(struct rw_config *c)
         c->queue_max_bytes = 64ull << 20;
 }
 
-/* A plain (up to " #") or 'single' / "double" quoted scalar (\" and \\ only). */
-static int scalar(struct rc_parser *p, const char *s, size_t n, char *out, size_t cap)
+static int set_path(struct conf_yaml *y, const struct conf_yaml_item *it, const char *base_dir,
+                    char *out, size_t cap)
 {
-        size_t o = 0, i;
-        if (n && (s[0] == '"' || s[0] == '\'')) {
-                for (i = 1; i < n && s[i] != s[0]; i++) {
-                        if (s[0] == '"' && s[i] == '\\' && i + 1 < n)
-                                i++;
-                        if (o + 1 >= cap)
-                                return fail(p, "value too long (at most %zu bytes)", cap - 1);
-                        out[o++] = s[i];
-                }
-                if (i >= n)
-                        return fail(p, "unterminated quoted value");
-                for (i++; i < n && s[i] == ' '; i++)
-                        ;
-                if (i < n && s[i] != '#')
-                        return fail(p, "unexpected text after the quoted value");
-                out[o] = '\0';
-                return 0;
-        }
-        if (n && strchr("-?:,[]{}&*!|>%@`", s[0]))
-                return fail(p, "unsupported YAML syntax '%c' (write a plain or quoted value)",
-                            s[0]);
-        for (i = 0; i < n && !(s[i] == '#' && i > 0 && s[i - 1] == ' '); i++)
-                ;
-        while (i > 0 && s[i - 1] == ' ')
-                i--;
-        if (i >= cap)
-                return fail(p, "value too long (at most %zu bytes)", cap - 1);
-        memcpy(out, s, i);
-        out[i] = '\0';
-        return 0;
-}
-
-static int set_path(struct rc_parser *p, char *out, size_t cap, const char *v, const char *key)
-{
-        if (conf_resolve(out, cap, p->base_dir, v) < 0)
-                return fail(p, "%s: file name too long", key);
+        if (conf_resolve(out, cap, base_dir, it->value) < 0)
+                return conf_yaml_fail(y, it->line, "%s: file name too long", it->key);
         return 0;
 }
 
@@ -138,48 +94,58 @@ static bool label_name_ok(const char *s)
         return true;
 }
 
-static int top_scalar(struct rc_parser *p, const char *key, const char *v)
+static int top_scalar(struct conf_yaml *y, struct rc_reader *p, const struct conf_yaml_item *it)
 {
         struct rw_config *c = p->c;
+        const char *key = it->key, *v = it->value;
         int64_t ns;
         if (!strcmp(key, "push_interval") || !strcmp(key, "timeout")) {
                 if (parse_duration_ns(v, &ns) < 0 || ns < 10000000LL)
-                        return fail(p, "%s: '%.64s' is not a duration of 10ms or more (15s, 1m)",
-                                    key, v);
+                        return conf_yaml_fail(
+                            y, it->line, "%s: '%.64s' is not a duration of 10ms or more (15s, 1m)",
+                            key, v);
                 *(key[0] == 'p' ? &c->push_interval_ns : &c->timeout_ns) = ns;
                 return 0;
         }
         if (!strcmp(key, "queue_max_bytes")) {
                 if (parse_size(v, &c->queue_max_bytes) < 0 || c->queue_max_bytes < 65536)
-                        return fail(p, "queue_max_bytes: '%.64s' is not a size of 64KiB or more",
-                                    v);
+                        return conf_yaml_fail(
+                            y, it->line, "queue_max_bytes: '%.64s' is not a size of 64KiB or more",
+                            v);
                 return 0;
         }
-        return set_path(p, c->bearer_token_file, sizeof(c->bearer_token_file), v, key);
+        return set_path(y, it, p->base_dir, c->bearer_token_file, sizeof(c->bearer_token_file));
 }
 
-static int sec_entry(struct rc_parser *p, const char *key, const char *v)
+static int label_entry(struct conf_yaml *y, struct rw_config *c, const struct conf_yaml_item *it)
+{
+        const char *key = it->key, *v = it->value;
+        if (!label_name_ok(key))
+                return conf_yaml_fail(y, it->line, "'%.64s' is not a label name", key);
+        for (size_t i = 0; i < c->nlabels; i++)
+                if (!strcmp(c->labels[i].name, key))
+                        return conf_yaml_fail(y, it->line, "duplicate label '%s'", key);
+        if (c->nlabels >= RWCONFIG_MAX_LABELS)
+                return conf_yaml_fail(y, it->line, "too many labels (at most %d)",
+                                      RWCONFIG_MAX_LABELS);
+        struct rw_label *l = &c->labels[c->nlabels++];
+        if (strlen(v) >= sizeof(l->value) || strlen(key) >= sizeof(l->name))
+                return conf_yaml_fail(y, it->line, "label name or value too long");
+        copy_bounded(l->name, sizeof(l->name), key, strlen(key));
+        copy_bounded(l->value, sizeof(l->value), v, strlen(v));
+        return 0;
+}
+
+/* An entry of basic_auth or tls_config. */
+static int sec_entry(struct conf_yaml *y, struct rc_reader *p, enum section sec,
+                     const struct conf_yaml_item *it)
 {
         struct rw_config *c = p->c;
+        const char *key = it->key, *v = it->value;
         char *dst = NULL;
         size_t cap = 0;
         bool path = true;
-        if (p->sec == SEC_LABELS) {
-                if (!label_name_ok(key))
-                        return fail(p, "'%.64s' is not a label name", key);
-                for (size_t i = 0; i < c->nlabels; i++)
-                        if (!strcmp(c->labels[i].name, key))
-                                return fail(p, "duplicate label '%s'", key);
-                if (c->nlabels >= RWCONFIG_MAX_LABELS)
-                        return fail(p, "too many labels (at most %d)", RWCONFIG_MAX_LABELS);
-                struct rw_label *l = &c->labels[c->nlabels++];
-                if (strlen(v) >= sizeof(l->value) || strlen(key) >= sizeof(l->name))
-                        return fail(p, "label name or value too long");
-                copy_bounded(l->name, sizeof(l->name), key, strlen(key));
-                copy_bounded(l->value, sizeof(l->value), v, strlen(v));
-                return 0;
-        }
-        if (p->sec == SEC_AUTH) {
+        if (sec == SEC_AUTH) {
                 if (!strcmp(key, "username"))
                         dst = c->username, cap = sizeof(c->username), path = false;
                 else if (!strcmp(key, "password"))
@@ -195,129 +161,92 @@ static int sec_entry(struct rc_parser *p, const char *key, const char *v)
                         dst = c->key_file, cap = sizeof(c->key_file);
         }
         if (!dst)
-                return fail(p, "unsupported key '%.64s' in %s", key,
-                            p->sec == SEC_AUTH ? "basic_auth (username, password, password_file)"
-                                               : "tls_config (ca_file, cert_file, key_file)");
+                return conf_yaml_fail(y, it->line, "unsupported key '%.64s' in %s", key,
+                                      sec == SEC_AUTH
+                                          ? "basic_auth (username, password, password_file)"
+                                          : "tls_config (ca_file, cert_file, key_file)");
         if (dst[0])
-                return fail(p, "duplicate key '%s'", key);
+                return conf_yaml_fail(y, it->line, "duplicate key '%s'", key);
         if (!path) {
                 if (strlen(v) >= cap)
-                        return fail(p, "%s too long", key);
+                        return conf_yaml_fail(y, it->line, "%s too long", key);
                 copy_bounded(dst, cap, v, strlen(v));
                 return 0;
         }
-        return set_path(p, dst, cap, v, key);
+        return set_path(y, it, p->base_dir, dst, cap);
 }
 
-/* "key: rest": the key and where the value starts. */
-static int split(struct rc_parser *p, const char *s, size_t n, char *key, size_t kcap,
-                 size_t *ret_val)
+/* A top-level key, scalar or mapping: known, once, and of its kind. */
+static int top_entry(struct conf_yaml *y, struct rc_reader *p, const struct conf_yaml_item *it)
 {
-        size_t i = 0;
-        while (i < n && s[i] != ':' && s[i] != ' ' && s[i] != '#')
-                i++;
-        if (i == 0 || i == n || s[i] != ':' || (i + 1 < n && s[i + 1] != ' '))
-                return fail(p, "expected 'key: value'");
-        if (i >= kcap)
-                return fail(p, "key too long");
-        memcpy(key, s, i);
-        key[i] = '\0';
-        for (i++; i < n && s[i] == ' '; i++)
-                ;
-        *ret_val = i;
+        size_t k = 0;
+        while (k < NTOP && strcmp(top_keys[k], it->key))
+                k++;
+        if (k == NTOP)
+                return conf_yaml_fail(
+                    y, it->line,
+                    "unsupported key '%s' (supported: push_interval, queue_max_bytes, "
+                    "timeout, bearer_token_file, basic_auth, tls_config, external_labels)",
+                    it->key);
+        if (p->seen & (1u << k))
+                return conf_yaml_fail(y, it->line, "duplicate key '%s'", it->key);
+        p->seen |= 1u << k;
+        p->line[k] = it->line;
+        bool block = it->event == CONF_YAML_OPEN;
+        if (k >= K_AUTH && !block)
+                return conf_yaml_fail(y, it->line, "'%s' must be followed by an indented block",
+                                      it->key);
+        if (k < K_AUTH && block)
+                return conf_yaml_fail(y, it->line, "missing value for '%s'", it->key);
+        return block ? 0 : top_scalar(y, p, it);
+}
+
+/* What holds across keys, each error at the line of the key it concerns. */
+static int check(struct conf_yaml *y, const struct rc_reader *p)
+{
+        const struct rw_config *c = p->c;
+        unsigned auth = p->line[K_AUTH], bearer = p->line[K_BEARER];
+        if (c->username[0] && c->bearer_token_file[0])
+                return conf_yaml_fail(y, auth > bearer ? auth : bearer,
+                                      "basic_auth and bearer_token_file exclude each other");
+        if ((c->password[0] || c->password_file[0]) && !c->username[0])
+                return conf_yaml_fail(y, auth, "basic_auth needs a username");
+        if (c->password[0] && c->password_file[0])
+                return conf_yaml_fail(y, auth,
+                                      "basic_auth: password and password_file exclude each other");
+        if (!c->cert_file[0] != !c->key_file[0])
+                return conf_yaml_fail(y, p->line[K_TLS],
+                                      "tls_config: cert_file and key_file go together");
         return 0;
 }
 
-static int one_line(struct rc_parser *p, const char *s, size_t n)
+static int on_item(struct conf_yaml *y, const struct conf_yaml_item *it, void *arg)
 {
-        char key[64], val[1024];
-        size_t at = 0, ind = 0;
-        int r;
-        while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
-                n--;
-        while (ind < n && s[ind] == ' ')
-                ind++;
-        if (ind == n || s[ind] == '#' || (ind == 0 && n == 3 && !memcmp(s, "---", 3)))
-                return 0;
-        for (size_t i = 0; i < n; i++)
-                if ((unsigned char)s[i] < 0x20)
-                        return fail(p, s[i] == '\t' ? "tab in line (use spaces)"
-                                                    : "control character in line");
-        if ((r = split(p, s + ind, n - ind, key, sizeof(key), &at)) < 0 ||
-            (r = scalar(p, s + ind + at, n - ind - at, val, sizeof(val))) < 0)
-                return r;
-        if (ind) {
-                if (p->sec == SEC_NONE)
-                        return fail(p, "unexpected indentation");
-                if (!p->indent)
-                        p->indent = (unsigned)ind;
-                if (ind != p->indent)
-                        return fail(p, "inconsistent indentation");
-                if (!val[0])
-                        return fail(p, "missing value for '%s'", key);
-                return sec_entry(p, key, val);
+        struct rc_reader *p = arg;
+        switch (it->event) {
+        case CONF_YAML_OPEN:
+        case CONF_YAML_SCALAR:
+                if (!it->depth)
+                        return top_entry(y, p, it);
+                if (it->event == CONF_YAML_OPEN)
+                        return conf_yaml_fail(y, it->line, "missing value for '%s'", it->key);
+                if (!strcmp(it->parent, top_keys[K_LABELS]))
+                        return label_entry(y, p->c, it);
+                return sec_entry(y, p, strcmp(it->parent, top_keys[K_AUTH]) ? SEC_TLS : SEC_AUTH,
+                                 it);
+        case CONF_YAML_CLOSE:
+                break;
+        case CONF_YAML_END:
+                return check(y, p);
         }
-        size_t k = 0;
-        while (k < NTOP && strcmp(top_keys[k], key))
-                k++;
-        if (k == NTOP)
-                return fail(p,
-                            "unsupported key '%s' (supported: push_interval, queue_max_bytes, "
-                            "timeout, bearer_token_file, basic_auth, tls_config, external_labels)",
-                            key);
-        if (p->seen & (1u << k))
-                return fail(p, "duplicate key '%s'", key);
-        p->seen |= 1u << k;
-        p->sec = SEC_NONE;
-        p->indent = 0;
-        if (k >= 4) {
-                if (val[0])
-                        return fail(p, "'%s' must be followed by an indented block", key);
-                p->sec = k == 4 ? SEC_AUTH : k == 5 ? SEC_TLS : SEC_LABELS;
-                return 0;
-        }
-        if (!val[0])
-                return fail(p, "missing value for '%s'", key);
-        return top_scalar(p, key, val);
-}
-
-static int check(struct rc_parser *p)
-{
-        const struct rw_config *c = p->c;
-        p->line = 0;
-        if (c->username[0] && c->bearer_token_file[0])
-                return fail(p, "basic_auth and bearer_token_file exclude each other");
-        if ((c->password[0] || c->password_file[0]) && !c->username[0])
-                return fail(p, "basic_auth needs a username");
-        if (c->password[0] && c->password_file[0])
-                return fail(p, "basic_auth: password and password_file exclude each other");
-        if (!c->cert_file[0] != !c->key_file[0])
-                return fail(p, "tls_config: cert_file and key_file go together");
         return 0;
 }
 
 int rwconfig_parse(const char *text, size_t len, const char *base_dir, struct rw_config *c,
                    char *err, size_t cap)
 {
-        struct rc_parser p = {.c = c, .base_dir = base_dir, .err = err, .cap = cap};
-        if (cap)
-                err[0] = '\0';
-        if (memchr(text, '\0', len)) {
-                p.line = 1;
-                return fail(&p, "NUL byte in file");
-        }
-        for (size_t pos = 0; pos < len;) {
-                const char *nl = memchr(text + pos, '\n', len - pos);
-                size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-                p.line++;
-                if (n > 1024)
-                        return fail(&p, "line too long (at most 1024 bytes)");
-                int r = one_line(&p, text + pos, n);
-                if (r < 0)
-                        return r;
-                pos += n + 1;
-        }
-        return check(&p);
+        struct rc_reader p = {.c = c, .base_dir = base_dir};
+        return conf_yaml_read(text, len, on_item, &p, err, cap);
 }
 
 static int parse_conf(const char *text, size_t len, const char *base_dir, void *cfg, char *err,

@@ -15,10 +15,11 @@
  *   external_labels:              # added to every series
  *     site: lobby
  *
- * The same YAML subset as the web config: top-level scalars and three one-level
- * mappings, plain or quoted scalars, spaces, comments. An unknown key, a tab, a
- * duplicate is an error naming the line. Relative file names are relative to the
- * file's directory. */
+ * Read by the YAML subset reader of the web config (util/conf_yaml.h): top-level
+ * scalars and three one-level mappings, plain or quoted scalars, spaces, comments. An
+ * unknown key, a tab in the indentation, a duplicate is an error naming the line; so is
+ * a conflict between keys (the line of the key it concerns). Relative file names are
+ * relative to the file's directory. */
 #ifndef VIGIL_PUSH_RW_CONFIG_H
 #define VIGIL_PUSH_RW_CONFIG_H
 

@@ -1,7 +1,8 @@
 /* Small config files read whole (--config, --web-config, --remote-write-config): the bounded
  * read, the file name in every error, and the file names a config gives resolved
  * against the config's own directory, as Prometheus resolves them in its web and
- * remote-write configs. The formats themselves are their readers. (push/, web/). */
+ * remote-write configs. The formats themselves are their readers' (push/, web/), over
+ * the YAML subset reader (util/conf_yaml.h). */
 #ifndef VIGIL_UTIL_CONFFILE_H
 #define VIGIL_UTIL_CONFFILE_H
 

@@ -7,9 +7,10 @@
  *   basic_auth_users:
  *     prometheus: $2y$10$X0h1...   # a crypt(3) hash: bcrypt $2y$/$2b$, yescrypt $y$
  *
- * Only this subset of YAML is read: two top-level mappings of plain or quoted scalars,
- * indented with spaces, and comments. Anything else (an unknown key, a flow collection,
- * a tab, a duplicate) is an error naming the line. */
+ * Read by the YAML subset reader of every such config (util/conf_yaml.h): two top-level
+ * mappings of plain or quoted scalars, indented with spaces, and comments. Anything else
+ * (an unknown key, a flow collection, a tab in the indentation, a duplicate) is an error
+ * naming the line. */
 #ifndef VIGIL_WEB_WEBCONFIG_H
 #define VIGIL_WEB_WEBCONFIG_H
 

@@ -577,6 +577,48 @@ static void test_config_errors(void **state)
         expect_error("external_labels:\n  a: 1\n   b: 2\n", "inconsistent indentation");
 }
 
+/* Comments after a mapping's key (as in README's example), and errors across keys naming
+ * the line of the key they concern. */
+static void test_config_comments_and_lines(void **state)
+{
+        (void)state;
+        struct rw_config c;
+        char err[256];
+        const char *text = "push_interval: 15s          # a frame every 15 s\n"
+                           "basic_auth:                 # or bearer_token_file\n"
+                           "  username: player\n"
+                           "  password_file: secret     # or password: ...\n"
+                           "tls_config:\n"
+                           "  ca_file: ca.pem           # default: the system's CAs\n"
+                           "external_labels:            # added to every series\n"
+                           "  site: lobby\n";
+        rwconfig_defaults(&c);
+        assert_int_equal(rwconfig_parse(text, strlen(text), NULL, &c, err, sizeof(err)), 0);
+        assert_string_equal(c.username, "player");
+        assert_string_equal(c.password_file, "secret");
+        assert_string_equal(c.ca_file, "ca.pem");
+        assert_int_equal(c.nlabels, 1);
+        assert_string_equal(c.labels[0].value, "lobby");
+        static const struct {
+                const char *text, *msg;
+        } cases[] = {
+            {"timeout: 1s\nbasic_auth:\n  password: x\n", "line 2: basic_auth needs a username"},
+            {"bearer_token_file: t\ntimeout: 1s\nbasic_auth:\n  username: u\n",
+             "line 3: basic_auth and bearer_token_file exclude each other"},
+            {"basic_auth:\n  username: u\n  password: p\n  password_file: f\n",
+             "line 1: basic_auth: password and password_file exclude each other"},
+            {"timeout: 1s\ntls_config:\n  key_file: k\n",
+             "line 2: tls_config: cert_file and key_file go together"},
+        };
+        for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                rwconfig_defaults(&c);
+                int r = rwconfig_parse(cases[i].text, strlen(cases[i].text), NULL, &c, err,
+                                       sizeof(err));
+                if (r != -EINVAL || strcmp(err, cases[i].msg) != 0)
+                        fail_msg("case %u: got %d '%s', want '%s'", i, r, err, cases[i].msg);
+        }
+}
+
 static void test_secret(void **state)
 {
         (void)state;
@@ -678,6 +720,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_queue_cursor_retry, q_setup, q_teardown),
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
+            cmocka_unit_test(test_config_comments_and_lines),
             cmocka_unit_test_setup_teardown(test_secret, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_machine_id_file, q_setup, q_teardown),
             cmocka_unit_test(test_backoff),
