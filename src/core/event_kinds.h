@@ -88,7 +88,7 @@ enum event_action {
         EA_INSPECT_HARDWARE,
         EA_REPLACE_PART,
         EA_FROM_EVENT, /* varies by line: an Xid's, from the catalog's resolution bucket
-                        * (xid_bucket_action() in detect/xid_catalog.h) */
+                        * (xid_event_action() in detect/xid_catalog.h) */
         EA_COUNT
 };
 
