@@ -14,12 +14,6 @@
 
 #define VAL_LEN 192
 
-bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap)
-{
-        struct event_line l = {text, len};
-        return event_field(&l, name, out, cap);
-}
-
 /* "gpuN" from gpu=N, else def. */
 static void source_of(const struct event_line *l, char *out, size_t cap, const char *def)
 {

@@ -143,10 +143,8 @@ static void write_crash(struct gpu_events *d, unsigned slot, const char *error, 
         if (mono_ns)
                 snprintf(d->gpu[slot].last_crash, sizeof(d->gpu[slot].last_crash), "%s", path);
         eventlog_event(ctx->events, real_ns, EV_CRASH_SNAPSHOT,
-                       "gpu=%u number=%llu file=%s "
-                       "reason=\"%s\"",
-                       g->index, (unsigned long long)number, rel_path(ctx, path),
-                       error ? error : "");
+                       "gpu=%u number=%llu file=%s reason=\"%s\"", g->index,
+                       (unsigned long long)number, rel_path(ctx, path), error ? error : "");
         if (mono_ns)
                 snapshot_followups_arm(&d->followups, (int)slot, mono_ns, path);
         if (!d->programs.running)
@@ -196,9 +194,8 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, const 
                              "cooldown)",
                              idx, (unsigned long long)number, what);
                         eventlog_event(ctx->events, real_ns, EV_SNAPSHOT_SUPPRESSED,
-                                       "gpu=%u "
-                                       "kind=crash number=%llu cooldown=60s%s%s",
-                                       idx, (unsigned long long)number, noted ? " noted_in=" : "",
+                                       "gpu=%u kind=crash number=%llu cooldown=60s%s%s", idx,
+                                       (unsigned long long)number, noted ? " noted_in=" : "",
                                        noted ? rel_path(ctx, d->gpu[slot].last_crash) : "");
                 }
                 return;
@@ -222,9 +219,8 @@ static void spike(struct gpu_events *d, unsigned slot, const struct tick *t)
                         vlog(LOG_INFO, "gpu%u: SPIKE #%llu (cooldown, no snapshot)", idx,
                              (unsigned long long)gs->spike_number);
                         eventlog_event(ctx->events, t->real_ns, EV_SNAPSHOT_SUPPRESSED,
-                                       "gpu=%u "
-                                       "kind=spike number=%llu cooldown=10s",
-                                       idx, (unsigned long long)gs->spike_number);
+                                       "gpu=%u kind=spike number=%llu cooldown=10s", idx,
+                                       (unsigned long long)gs->spike_number);
                 }
                 return;
         }
@@ -270,9 +266,8 @@ static void one_event(struct gpu_events *d, const struct nvml_event *e)
                         vlog(LOG_INFO, "gpu%u: EVENT: %s ClockBurst(%u in 1.0s)", idx, ts,
                              CLOCK_BURST_EVENTS);
                         eventlog_event(ctx->events, e->real_ns, EV_NVML_EVENT,
-                                       "gpu=%u "
-                                       "event=ClockBurst count=%u window=1.0s",
-                                       idx, CLOCK_BURST_EVENTS);
+                                       "gpu=%u event=ClockBurst count=%u window=1.0s", idx,
+                                       CLOCK_BURST_EVENTS);
                 }
                 return;
         }
@@ -409,9 +404,8 @@ static void followups(struct gpu_events *d, const struct tick *t)
                 }
                 ctx->frame->self.snapshots++;
                 eventlog_event(ctx->events, t->real_ns, EV_CRASH_FOLLOWUP,
-                               "gpu=%u delay=%us "
-                               "file=%s",
-                               g->index, due[i].delay_s, rel_path(ctx, path));
+                               "gpu=%u delay=%us file=%s", g->index, due[i].delay_s,
+                               rel_path(ctx, path));
         }
 }
 
