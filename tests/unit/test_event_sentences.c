@@ -1,5 +1,5 @@
 /* Unit tests: the dashboard's sentence for an events.log line of every kind vigil
- * writes (sink/dashboard_events.c, from the rows of core/event_kinds.c). The lines are
+ * writes (web/dashboard_events.c, from the rows of core/event_kinds.c). The lines are
  * as their emitters write them; a kind with no sentence would show its raw line. */
 #include <setjmp.h>
 #include <stdarg.h>
