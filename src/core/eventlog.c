@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/event_kinds.h"
 #include "util/fmt.h"
 
 struct eventlog {
@@ -72,18 +73,23 @@ void eventlog_set_tap(struct eventlog *el, eventlog_tap_fn fn, void *arg)
         el->tap_arg = arg;
 }
 
-void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
+/* Write one line: the time, "type=NAME " when kind is a kind (>= 0), the text. */
+static void put_line(struct eventlog *el, int64_t real_ns, int kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void put_line(struct eventlog *el, int64_t real_ns, int kind, const char *fmt, va_list ap)
 {
         char line[4096];
-        if (!el)
-                return;
         size_t n = fmt_time_iso_us(line, sizeof(line), real_ns);
         line[n++] = ' ';
         size_t text = n;
-        va_list ap;
-        va_start(ap, fmt);
+        if (kind >= 0) {
+                struct strbuf sb;
+                sb_init_fixed(&sb, line + n, sizeof(line) - n - 1);
+                event_begin(&sb, (enum event_kind)kind);
+                sb_putc(&sb, ' ');
+                n += sb.len;
+        }
         int m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
-        va_end(ap);
         if (m < 0)
                 m = 0;
         n += (size_t)m;
@@ -117,6 +123,27 @@ void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
         if (w > 0 && ftruncate(el->fd, (off_t)el->size) < 0)
                 el->errors++;
         el->errors++;
+}
+
+void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
+{
+        va_list ap;
+        if (!el)
+                return;
+        va_start(ap, fmt);
+        put_line(el, real_ns, -1, fmt, ap);
+        va_end(ap);
+}
+
+void eventlog_event(struct eventlog *el, int64_t real_ns, enum event_kind kind, const char *fmt,
+                    ...)
+{
+        va_list ap;
+        if (!el)
+                return;
+        va_start(ap, fmt);
+        put_line(el, real_ns, (int)kind, fmt, ap);
+        va_end(ap);
 }
 
 void eventlog_reopen(struct eventlog *el)

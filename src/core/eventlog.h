@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/event_kinds.h"
+
 #define EVENTLOG_MAX_BYTES (50ULL * 1024 * 1024)
 
 struct eventlog;
@@ -26,6 +28,11 @@ void eventlog_set_tap(struct eventlog *el, eventlog_tap_fn fn, void *arg);
  * Python's datetime.isoformat()). Lines are capped at 4 KB. Failures are counted. */
 void eventlog_printf(struct eventlog *el, int64_t real_ns, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Append the line of an event of kind kind: "TIMESTAMP type=NAME " (NAME from kind's
+ * row in core/event_kinds.c) + formatted text (its key=value words) + "\n", as
+ * eventlog_printf(). Every event line is written through a kind's row. */
+void eventlog_event(struct eventlog *el, int64_t real_ns, enum event_kind kind, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
 /* Reopen by name (SIGHUP after external rotation). */
 void eventlog_reopen(struct eventlog *el);
 int eventlog_sync(struct eventlog *el);

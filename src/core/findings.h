@@ -118,12 +118,9 @@ struct finding *findings_note(struct findings *f, enum finding_kind kind, const 
                               const char *key, uint64_t n, double t, const char *text);
 
 /* Feed one events.log line's text (after its time stamp; len bytes) seen at Unix time
- * t. Lines of types that are not findings are ignored. */
+ * t to the handler its kind's row names (core/event_kinds.c). Lines of no known kind,
+ * and of kinds that make no finding, are ignored. */
 void findings_feed_event(struct findings *f, double t, const char *text, size_t len);
-
-/* The value of key name in an events.log line's text (quotes removed, cut to cap - 1
- * bytes) into out; false (out "") when the line has no such key. */
-bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap);
 
 /* True when no finding is an alarm: nothing at all went wrong on any source. */
 bool findings_clean(const struct findings *f);

@@ -3,78 +3,42 @@
  *   type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 class=reboot
  *   meaning="GPU has fallen off the bus" action="reboot the machine; ..." severity=critical
  *   nvidia_action=RESTART_BM
- * See findings.h. */
+ * Each kind's handler is named by its row in core/event_kinds.c. See findings.h. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/event_findings.h"
 #include "core/findings.h"
 #include "util/parse.h"
 
 #define VAL_LEN 192
 
-struct ev_line {
-        const char *s;
-        size_t n;
-};
-
-static bool field(const struct ev_line *l, const char *name, char *out, size_t cap);
-
-bool findings_event_field(const char *text, size_t len, const char *name, char *out, size_t cap)
-{
-        struct ev_line l = {text, len};
-        return field(&l, name, out, cap);
-}
-
-/* The value of "name=" in l, unquoted, into out (cap bytes). False when absent. */
-static bool field(const struct ev_line *l, const char *name, char *out, size_t cap)
-{
-        size_t k = strlen(name);
-        out[0] = '\0';
-        for (size_t i = 0; i + k < l->n; i++) {
-                if ((i && l->s[i - 1] != ' ') || memcmp(l->s + i, name, k) || l->s[i + k] != '=')
-                        continue;
-                const char *v = l->s + i + k + 1, *end = l->s + l->n;
-                const char *stop;
-                if (v < end && *v == '"') {
-                        v++;
-                        stop = memchr(v, '"', (size_t)(end - v));
-                } else {
-                        stop = memchr(v, ' ', (size_t)(end - v));
-                }
-                if (!stop)
-                        stop = end;
-                copy_bounded(out, cap, v, (size_t)(stop - v));
-                return true;
-        }
-        return false;
-}
-
 /* "gpuN" from gpu=N, else def. */
-static void source_of(const struct ev_line *l, char *out, size_t cap, const char *def)
+static void source_of(const struct event_line *l, char *out, size_t cap, const char *def)
 {
         char v[8];
         struct strbuf sb;
         sb_init_fixed(&sb, out, cap);
-        if (field(l, "gpu", v, sizeof(v)) && v[0])
+        if (event_field(l, "gpu", v, sizeof(v)) && v[0])
                 sb_printf(&sb, "gpu%s", v);
         else
                 sb_puts(&sb, def);
 }
 
-static void on_nvml_event(struct findings *f, const struct ev_line *l, const char *src, double t)
+EVENT_FINDING(evf_nvml_event)
 {
         char ev[VAL_LEN], xid[24], meaning[VAL_LEN], action[VAL_LEN], text[FINDING_TEXT_LEN];
-        field(l, "event", ev, sizeof(ev));
+        event_field(l, "event", ev, sizeof(ev));
         if (strstr(ev, "GpuUnavailable"))
                 findings_note(f, FINDING_GPU_LOST, src, NULL, 0, t, NULL);
-        if (!field(l, "xid", xid, sizeof(xid)))
+        if (!event_field(l, "xid", xid, sizeof(xid)))
                 return;
         struct strbuf sb;
         sb_init_fixed(&sb, text, sizeof(text));
-        field(l, "meaning", meaning, sizeof(meaning));
+        event_field(l, "meaning", meaning, sizeof(meaning));
         sb_puts(&sb, meaning);
-        if (field(l, "action", action, sizeof(action)) && action[0])
+        if (event_field(l, "action", action, sizeof(action)) && action[0])
                 sb_printf(&sb, ". Action: %s", action);
         struct finding *x = findings_note(f, FINDING_XID, src, xid, 1, t, text);
         /* How serious (detect/xid_catalog.h's severity, from what it takes to get the
@@ -83,7 +47,7 @@ static void on_nvml_event(struct findings *f, const struct ev_line *l, const cha
          * a warning; a reset, a reboot, a person to look, and a code the catalog does
          * not list (no severity) are critical. */
         char sev[16];
-        if (x && field(l, "severity", sev, sizeof(sev))) {
+        if (x && event_field(l, "severity", sev, sizeof(sev))) {
                 if (!strcmp(sev, "info")) {
                         x->alarm = false;
                         x->severity = FINDING_FYI;
@@ -95,22 +59,22 @@ static void on_nvml_event(struct findings *f, const struct ev_line *l, const cha
 
 /* "type=TEMP_OVER_MAX gpu=0 state=above temp=95C max=90C" (detect/gpu_rules.c): the
  * anomaly the daemon counts per sample as TEMP_OVER_MAX, with its first time. */
-static void on_over_max(struct findings *f, const struct ev_line *l, const char *src, double t)
+EVENT_FINDING(evf_temp_over_max)
 {
         char state[16], temp[16], max[16], text[96];
-        field(l, "state", state, sizeof(state));
+        event_field(l, "state", state, sizeof(state));
         if (strcmp(state, "above"))
                 return;
-        field(l, "temp", temp, sizeof(temp));
-        field(l, "max", max, sizeof(max));
+        event_field(l, "temp", temp, sizeof(temp));
+        event_field(l, "max", max, sizeof(max));
         snprintf(text, sizeof(text), "%s, above its maximum operating temperature %s", temp, max);
         findings_note(f, FINDING_ANOMALY, src, "TEMP_OVER_MAX", 0, t, text);
 }
 
-static void on_lost(struct findings *f, const struct ev_line *l, const char *src, double t)
+EVENT_FINDING(evf_nvml_failed)
 {
         char err[VAL_LEN];
-        field(l, "error", err, sizeof(err));
+        event_field(l, "error", err, sizeof(err));
         struct finding *x = findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, err);
         if (x && isnan(x->open_t))
                 x->open_t = t;
@@ -126,11 +90,11 @@ static void on_recovered_kind(struct findings *f, enum finding_kind kind, const 
         x->open_t = NAN;
 }
 
-static void on_snapshot(struct findings *f, const struct ev_line *l, const char *src, double t)
+EVENT_FINDING(evf_crash_snapshot)
 {
         char file[VAL_LEN], reason[VAL_LEN];
-        field(l, "file", file, sizeof(file));
-        field(l, "reason", reason, sizeof(reason));
+        event_field(l, "file", file, sizeof(file));
+        event_field(l, "reason", reason, sizeof(reason));
         if (!strncmp(reason, "Requested: ", 11))
                 findings_note(f, FINDING_SNAPSHOT, src, NULL, 1, t, file);
         else
@@ -145,26 +109,27 @@ static void anomaly_key(const char *flag, char *out, size_t cap)
         copy_bounded(out, cap, flag, paren ? (size_t)(paren - flag) : strlen(flag));
 }
 
-static void on_change(struct findings *f, enum finding_kind kind, const struct ev_line *l,
+static void on_change(struct findings *f, enum finding_kind kind, const struct event_line *l,
                       const char *src, double t)
 {
         char from[32], to[32], text[96];
-        field(l, "from", from, sizeof(from));
-        field(l, "to", to, sizeof(to));
+        event_field(l, "from", from, sizeof(from));
+        event_field(l, "to", to, sizeof(to));
         snprintf(text, sizeof(text), "%s \xE2\x86\x92 %s", from, to);
         findings_note(f, kind, src, NULL, 1, t, text);
 }
 
-static void on_trend(struct findings *f, const struct ev_line *l, double t)
+EVENT_FINDING(evf_trend)
 {
+        (void)src;
         char name[FINDING_KEY_LEN], state[16], slope[32], text[128];
-        field(l, "field", name, sizeof(name));
-        field(l, "state", state, sizeof(state));
+        event_field(l, "field", name, sizeof(name));
+        event_field(l, "state", state, sizeof(state));
         if (strcmp(state, "rising") != 0)
                 return;
         char out[24];
-        field(l, "slope_per_h", slope, sizeof(slope));
-        if (field(l, "runs_out_in", out, sizeof(out)))
+        event_field(l, "slope_per_h", slope, sizeof(slope));
+        if (event_field(l, "runs_out_in", out, sizeof(out)))
                 snprintf(text, sizeof(text), "%s per hour; at this rate memory runs out in ~%s",
                          slope, out);
         else
@@ -176,21 +141,21 @@ static void on_trend(struct findings *f, const struct ev_line *l, double t)
 }
 
 static void on_pi(struct findings *f, enum finding_kind kind, const char *what,
-                  const struct ev_line *l, double t)
+                  const struct event_line *l, double t)
 {
         char v[VAL_LEN], state[40];
-        field(l, what, v, sizeof(v));
+        event_field(l, what, v, sizeof(v));
         if (kind == FINDING_PI_BOOT) {
                 findings_note(f, kind, "pi", NULL, 0, t, v);
                 return;
         }
-        field(l, "state", state, sizeof(state));
+        event_field(l, "state", state, sizeof(state));
         if (!strcmp(state, "cleared"))
                 return;
         findings_note(f, kind, "pi", v, 1, t, NULL);
 }
 
-static void on_disk(struct findings *f, const struct ev_line *l, bool low, double t)
+static void on_disk(struct findings *f, const struct event_line *l, bool low, double t)
 {
         char v[32];
         double s;
@@ -199,18 +164,19 @@ static void on_disk(struct findings *f, const struct ev_line *l, bool low, doubl
                 return;
         }
         struct finding *x = findings_note(f, FINDING_DISK_PAUSE, "host", NULL, 0, t, NULL);
-        if (x && field(l, "paused_s", v, sizeof(v)) && parse_double(v, strlen(v), &s) == 0) {
+        if (x && event_field(l, "paused_s", v, sizeof(v)) && parse_double(v, strlen(v), &s) == 0) {
                 x->value += s;
                 snprintf(x->text, sizeof(x->text), "paused %.0f s in all", x->value);
         }
 }
 
-static void on_write_resumed(struct findings *f, const struct ev_line *l, double t)
+EVENT_FINDING(evf_write_resumed)
 {
+        (void)src;
         char v[32], err[VAL_LEN];
         uint64_t n = 0;
-        field(l, "dropped_rows", v, sizeof(v));
-        field(l, "error", err, sizeof(err));
+        event_field(l, "dropped_rows", v, sizeof(v));
+        event_field(l, "error", err, sizeof(err));
         if (parse_u64(v, strlen(v), &n) < 0)
                 n = 0;
         findings_note(f, FINDING_WRITE_ERRORS, "host", NULL, n ? n : 1, t, err);
@@ -218,23 +184,23 @@ static void on_write_resumed(struct findings *f, const struct ev_line *l, double
 
 /* type=STORAGE state=read-only fs=root mount=/ ..., type=STORAGE_ERRORS new=N ...,
  * type=STORAGE_FILL state=filling ... full_in=5.2h (detect/storage_rules.c). */
-static void on_storage(struct findings *f, const struct ev_line *l, const char *type, double t)
+static void on_storage(struct findings *f, const struct event_line *l, const char *type, double t)
 {
         char state[24], fs[32], v[VAL_LEN], text[FINDING_TEXT_LEN];
         uint64_t n = 0;
-        field(l, "state", state, sizeof(state));
-        field(l, "fs", fs, sizeof(fs));
+        event_field(l, "state", state, sizeof(state));
+        event_field(l, "fs", fs, sizeof(fs));
         if (!strcmp(type, "STORAGE") && !strcmp(state, "read-only")) {
-                field(l, "mount", v, sizeof(v));
+                event_field(l, "mount", v, sizeof(v));
                 snprintf(text, sizeof(text), "%.40s (%.120s) mounted read-only", fs, v);
                 findings_note(f, FINDING_STORAGE, "host", "read-only", 1, t, text);
-        } else if (!strcmp(type, "STORAGE_ERRORS") && field(l, "new", v, sizeof(v))) {
+        } else if (!strcmp(type, "STORAGE_ERRORS") && event_field(l, "new", v, sizeof(v))) {
                 if (parse_u64(v, strlen(v), &n) < 0)
                         n = 1;
-                field(l, "last", v, sizeof(v));
+                event_field(l, "last", v, sizeof(v));
                 findings_note(f, FINDING_STORAGE, "host", "errors", n ? n : 1, t, v);
         } else if (!strcmp(type, "STORAGE_FILL") && !strcmp(state, "filling")) {
-                field(l, "full_in", v, sizeof(v));
+                event_field(l, "full_in", v, sizeof(v));
                 snprintf(text, sizeof(text), "%.40s full in %.40s at this rate", fs, v);
                 findings_note(f, FINDING_STORAGE, "host", "filling", 1, t, text);
         }
@@ -242,17 +208,18 @@ static void on_storage(struct findings *f, const struct ev_line *l, const char *
 
 /* type=GPU_COUNT state=missing answering=1 expected=2 from=state, then state=back
  * (detect/gpu_missing.c): fewer GPUs answering than the machine should have. */
-static void on_gpu_count(struct findings *f, const struct ev_line *l, double t)
+EVENT_FINDING(evf_gpu_count)
 {
+        (void)src;
         char state[16], answering[16], expected[16], from[24], text[FINDING_TEXT_LEN];
-        field(l, "state", state, sizeof(state));
+        event_field(l, "state", state, sizeof(state));
         if (!strcmp(state, "back")) {
                 on_recovered_kind(f, FINDING_GPU_MISSING, "host", t);
                 return;
         }
-        field(l, "answering", answering, sizeof(answering));
-        field(l, "expected", expected, sizeof(expected));
-        field(l, "from", from, sizeof(from));
+        event_field(l, "answering", answering, sizeof(answering));
+        event_field(l, "expected", expected, sizeof(expected));
+        event_field(l, "from", from, sizeof(from));
         snprintf(text, sizeof(text), "%s of %s expected GPUs answer (expected: %s)", answering,
                  expected,
                  !strcmp(from, "config")  ? "expected-gpus"
@@ -267,27 +234,28 @@ static void on_gpu_count(struct findings *f, const struct ev_line *l, double t)
  * action="..." (detect/kernel_gpu.c): an Xid the NVML events missed is an Xid; a GPU
  * fallen off the bus is a GPU lost, as an Xid 79 is; the other kinds are findings of
  * their own, by kind (an SXid by code). A line without gpu= is the address's. */
-static void on_kernel_gpu(struct findings *f, const struct ev_line *l, const char *src, double t)
+EVENT_FINDING(evf_kernel_gpu)
 {
         char kind[32], xid[24], v[VAL_LEN], key[FINDING_KEY_LEN], text[FINDING_TEXT_LEN];
         char pci[FINDING_SRC_LEN];
-        field(l, "kind", kind, sizeof(kind));
-        if (!field(l, "gpu", v, sizeof(v)) && field(l, "pci", pci, sizeof(pci)) && pci[0])
+        event_field(l, "kind", kind, sizeof(kind));
+        if (!event_field(l, "gpu", v, sizeof(v)) && event_field(l, "pci", pci, sizeof(pci)) &&
+            pci[0])
                 src = pci;
         struct strbuf sb;
         sb_init_fixed(&sb, text, sizeof(text));
-        field(l, "meaning", v, sizeof(v));
+        event_field(l, "meaning", v, sizeof(v));
         sb_puts(&sb, v);
-        if (field(l, "action", v, sizeof(v)) && v[0])
+        if (event_field(l, "action", v, sizeof(v)) && v[0])
                 sb_printf(&sb, ". Action: %s", v);
         if (!strcmp(kind, "fallen_off_bus") ||
-            (field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79")))
+            (event_field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79")))
                 findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, text);
-        if (field(l, "xid", xid, sizeof(xid))) {
+        if (event_field(l, "xid", xid, sizeof(xid))) {
                 findings_note(f, FINDING_XID, src, xid, 1, t, text);
                 return;
         }
-        if (!strcmp(kind, "sxid") && field(l, "sxid", v, sizeof(v)))
+        if (!strcmp(kind, "sxid") && event_field(l, "sxid", v, sizeof(v)))
                 snprintf(key, sizeof(key), "sxid %.20s", v);
         else
                 snprintf(key, sizeof(key), "%.40s", kind);
@@ -296,13 +264,14 @@ static void on_kernel_gpu(struct findings *f, const struct ev_line *l, const cha
 
 /* type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/...
  * (local/postmortem_sink.c): how the previous run ended, and where its post-mortem is. */
-static void on_postmortem(struct findings *f, const struct ev_line *l, double t)
+EVENT_FINDING(evf_postmortem)
 {
+        (void)src;
         char end[24], quiet[40], file[VAL_LEN], text[FINDING_TEXT_LEN];
-        field(l, "end", end, sizeof(end));
-        if (!field(l, "quiet", quiet, sizeof(quiet)))
+        event_field(l, "end", end, sizeof(end));
+        if (!event_field(l, "quiet", quiet, sizeof(quiet)))
                 snprintf(quiet, sizeof(quiet), "unknown");
-        if (!field(l, "file", file, sizeof(file)))
+        if (!event_field(l, "file", file, sizeof(file)))
                 snprintf(file, sizeof(file), "not written");
         snprintf(text, sizeof(text), "%s; quiet since %.40s; post-mortem %.80s",
                  !strcmp(end, "reboot")   ? "the machine rebooted or lost power under it"
@@ -312,69 +281,135 @@ static void on_postmortem(struct findings *f, const struct ev_line *l, double t)
         findings_note(f, FINDING_POSTMORTEM, "host", end, 1, t, text);
 }
 
+EVENT_FINDING(event_finding_none)
+{
+        (void)f;
+        (void)l;
+        (void)src;
+        (void)t;
+}
+
+EVENT_FINDING(evf_gpu_recovered)
+{
+        (void)l;
+        on_recovered_kind(f, FINDING_GPU_LOST, src, t);
+}
+
+EVENT_FINDING(evf_spike_snapshot)
+{
+        char v[VAL_LEN];
+        event_field(l, "file", v, sizeof(v));
+        findings_note(f, FINDING_SPIKE_SNAPSHOT, src, NULL, 1, t, v);
+}
+
+EVENT_FINDING(evf_snapshot)
+{
+        char v[VAL_LEN];
+        event_field(l, "snapshot", v, sizeof(v));
+        findings_note(f, FINDING_SNAPSHOT, src, NULL, 1, t, v);
+}
+
+EVENT_FINDING(evf_anomaly)
+{
+        char v[VAL_LEN], key[FINDING_KEY_LEN];
+        event_field(l, "flag", v, sizeof(v));
+        anomaly_key(v, key, sizeof(key));
+        findings_note(f, FINDING_ANOMALY, src, key, 0, t, NULL);
+}
+
+EVENT_FINDING(evf_tdp_change)
+{
+        on_change(f, FINDING_POWER_LIMIT, l, src, t);
+}
+
+EVENT_FINDING(evf_enforced_limit_change)
+{
+        on_change(f, FINDING_ENFORCED_LIMIT, l, src, t);
+}
+
+EVENT_FINDING(evf_rpi_throttle)
+{
+        (void)src;
+        on_pi(f, FINDING_PI_THROTTLE, "condition", l, t);
+}
+
+EVENT_FINDING(evf_rpi_throttle_history)
+{
+        (void)src;
+        on_pi(f, FINDING_PI_BOOT, "since_boot", l, t);
+}
+
+EVENT_FINDING(evf_rpi_temp)
+{
+        char v[VAL_LEN];
+        (void)src;
+        event_field(l, "level", v, sizeof(v));
+        if (strcmp(v, "normal") != 0)
+                findings_note(f, FINDING_TEMPERATURE, "host", v, 1, t, NULL);
+}
+
+EVENT_FINDING(evf_incident)
+{
+        char v[VAL_LEN];
+        (void)src;
+        event_field(l, "reason", v, sizeof(v));
+        findings_note(f, FINDING_INCIDENT, "host", v, 1, t, NULL);
+}
+
+EVENT_FINDING(evf_shm)
+{
+        char v[VAL_LEN];
+        (void)src;
+        event_field(l, "state", v, sizeof(v));
+        if (!strcmp(v, "full"))
+                findings_note(f, FINDING_SHM, "host", "full", 1, t, NULL);
+}
+
+EVENT_FINDING(evf_disk_low)
+{
+        (void)src;
+        on_disk(f, l, true, t);
+}
+
+EVENT_FINDING(evf_disk_resumed)
+{
+        (void)src;
+        on_disk(f, l, false, t);
+}
+
+EVENT_FINDING(evf_storage)
+{
+        (void)src;
+        on_storage(f, l, "STORAGE", t);
+}
+
+EVENT_FINDING(evf_storage_errors)
+{
+        (void)src;
+        on_storage(f, l, "STORAGE_ERRORS", t);
+}
+
+EVENT_FINDING(evf_storage_fill)
+{
+        (void)src;
+        on_storage(f, l, "STORAGE_FILL", t);
+}
+
+EVENT_FINDING(evf_event_listener)
+{
+        char v[VAL_LEN];
+        event_field(l, "error", v, sizeof(v));
+        findings_note(f, FINDING_LISTENER, src, NULL, 1, t, v);
+}
+
 void findings_feed_event(struct findings *f, double t, const char *text, size_t len)
 {
-        struct ev_line l = {text, len};
-        char type[40], src[FINDING_SRC_LEN], v[VAL_LEN], key[FINDING_KEY_LEN];
+        struct event_line l = {text, len};
+        char src[FINDING_SRC_LEN];
         f->gen++;
-        if (!field(&l, "type", type, sizeof(type)))
+        const struct event_kind_desc *d = event_kind_of(&l);
+        if (!d)
                 return;
         source_of(&l, src, sizeof(src), "host");
-        if (!strcmp(type, "NVML_EVENT")) {
-                on_nvml_event(f, &l, src, t);
-        } else if (!strcmp(type, "NVML_FAILED")) {
-                on_lost(f, &l, src, t);
-        } else if (!strcmp(type, "TEMP_OVER_MAX")) {
-                on_over_max(f, &l, src, t);
-        } else if (!strcmp(type, "GPU_RECOVERED")) {
-                on_recovered_kind(f, FINDING_GPU_LOST, src, t);
-        } else if (!strcmp(type, "CRASH_SNAPSHOT")) {
-                on_snapshot(f, &l, src, t);
-        } else if (!strcmp(type, "SPIKE_SNAPSHOT")) {
-                field(&l, "file", v, sizeof(v));
-                findings_note(f, FINDING_SPIKE_SNAPSHOT, src, NULL, 1, t, v);
-        } else if (!strcmp(type, "SNAPSHOT")) {
-                field(&l, "snapshot", v, sizeof(v));
-                findings_note(f, FINDING_SNAPSHOT, src, NULL, 1, t, v);
-        } else if (!strcmp(type, "ANOMALY")) {
-                field(&l, "flag", v, sizeof(v));
-                anomaly_key(v, key, sizeof(key));
-                findings_note(f, FINDING_ANOMALY, src, key, 0, t, NULL);
-        } else if (!strcmp(type, "TDP_CHANGE")) {
-                on_change(f, FINDING_POWER_LIMIT, &l, src, t);
-        } else if (!strcmp(type, "ENFORCED_LIMIT_CHANGE")) {
-                on_change(f, FINDING_ENFORCED_LIMIT, &l, src, t);
-        } else if (!strcmp(type, "RPI_THROTTLE")) {
-                on_pi(f, FINDING_PI_THROTTLE, "condition", &l, t);
-        } else if (!strcmp(type, "RPI_THROTTLE_HISTORY")) {
-                on_pi(f, FINDING_PI_BOOT, "since_boot", &l, t);
-        } else if (!strcmp(type, "RPI_TEMP")) {
-                field(&l, "level", v, sizeof(v));
-                if (strcmp(v, "normal") != 0)
-                        findings_note(f, FINDING_TEMPERATURE, "host", v, 1, t, NULL);
-        } else if (!strcmp(type, "INCIDENT")) {
-                field(&l, "reason", v, sizeof(v));
-                findings_note(f, FINDING_INCIDENT, "host", v, 1, t, NULL);
-        } else if (!strcmp(type, "TREND")) {
-                on_trend(f, &l, t);
-        } else if (!strcmp(type, "SHM")) {
-                field(&l, "state", v, sizeof(v));
-                if (!strcmp(v, "full"))
-                        findings_note(f, FINDING_SHM, "host", "full", 1, t, NULL);
-        } else if (!strcmp(type, "DISK_LOW") || !strcmp(type, "DISK_RESUMED")) {
-                on_disk(f, &l, type[5] == 'L', t);
-        } else if (!strcmp(type, "WRITE_RESUMED")) {
-                on_write_resumed(f, &l, t);
-        } else if (!strncmp(type, "STORAGE", 7)) {
-                on_storage(f, &l, type, t);
-        } else if (!strcmp(type, "GPU_COUNT")) {
-                on_gpu_count(f, &l, t);
-        } else if (!strcmp(type, "KERNEL_GPU")) {
-                on_kernel_gpu(f, &l, src, t);
-        } else if (!strcmp(type, "POSTMORTEM")) {
-                on_postmortem(f, &l, t);
-        } else if (!strcmp(type, "EVENT_LISTENER")) {
-                field(&l, "error", v, sizeof(v));
-                findings_note(f, FINDING_LISTENER, src, NULL, 1, t, v);
-        }
+        d->finding(f, &l, src, t);
 }

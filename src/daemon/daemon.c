@@ -340,9 +340,9 @@ static void watch_writes(struct daemon *d, const struct tick *t, int err)
         const char *why = strerror(w->last_error ? -w->last_error : EIO);
         vlog(LOG_INFO, "writes recovered: %llu rows dropped over %.0f s (%s)",
              (unsigned long long)w->dropped, gap, why);
-        eventlog_printf(d->ctx.events, t->real_ns,
-                        "type=WRITE_RESUMED dropped_rows=%llu failed_s=%.0f error=\"%s\"",
-                        (unsigned long long)w->dropped, gap, why);
+        eventlog_event(d->ctx.events, t->real_ns, EV_WRITE_RESUMED,
+                       "dropped_rows=%llu failed_s=%.0f error=\"%s\"",
+                       (unsigned long long)w->dropped, gap, why);
 }
 
 static void publish(struct daemon *d)
@@ -364,8 +364,8 @@ static void guard_disk(struct daemon *d, const struct tick *t)
                 vlog(LOG_WARN, "disk has %llu MB free (< %llu MB): pausing writes",
                      (unsigned long long)(d->guard.free_bytes >> 20),
                      (unsigned long long)ctx->opt->min_disk_mb);
-                eventlog_printf(ctx->events, t->real_ns, "type=DISK_LOW free_mb=%llu action=pause",
-                                (unsigned long long)(d->guard.free_bytes >> 20));
+                eventlog_event(ctx->events, t->real_ns, EV_DISK_LOW, "free_mb=%llu action=pause",
+                               (unsigned long long)(d->guard.free_bytes >> 20));
                 eventlog_set_paused(ctx->events, 1);
                 ctx->disk_paused = true;
         } else if (change < 0) {
@@ -373,9 +373,9 @@ static void guard_disk(struct daemon *d, const struct tick *t)
                 ctx->disk_paused = false;
                 double gap = (double)(t->real_ns - d->guard.paused_since_real_ns) / 1e9;
                 vlog(LOG_INFO, "disk space recovered, resuming writes after %.0f s", gap);
-                eventlog_printf(ctx->events, t->real_ns,
-                                "type=DISK_RESUMED free_mb=%llu paused_s=%.0f",
-                                (unsigned long long)(d->guard.free_bytes >> 20), gap);
+                eventlog_event(ctx->events, t->real_ns, EV_DISK_RESUMED,
+                               "free_mb=%llu paused_s=%.0f",
+                               (unsigned long long)(d->guard.free_bytes >> 20), gap);
         }
 }
 
@@ -509,8 +509,8 @@ static int stop_daemon(struct daemon *d)
 {
         notify_send("STOPPING=1");
         vigil_flush_all(&d->ctx);
-        eventlog_printf(d->ctx.events, now_real_ns(), "type=STOP samples=%llu",
-                        (unsigned long long)d->ctx.frame->self.samples[VCLOCK_HOST]);
+        eventlog_event(d->ctx.events, now_real_ns(), EV_STOP, "samples=%llu",
+                       (unsigned long long)d->ctx.frame->self.samples[VCLOCK_HOST]);
         /* The sinks first: the live view leaves the alternate screen, so the lines
          * below stay on the terminal. */
         fini_sinks(d);
@@ -593,8 +593,8 @@ int vigil_daemon_run(struct vigil_options *opt)
                 fini_plugins(d);
                 goto out_free;
         }
-        eventlog_printf(d->ctx.events, frame->self.started_real_ns, "type=START version=%s pid=%d",
-                        VIGIL_VERSION, (int)getpid());
+        eventlog_event(d->ctx.events, frame->self.started_real_ns, EV_START, "version=%s pid=%d",
+                       VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
         /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
         d->watchdog_ns = notify_watchdog_ns() / 2;

@@ -6,6 +6,7 @@
 #include "detect/gpu_events.h"
 #include "detect/xid_catalog.h"
 #include "core/counters.h"
+#include "core/event_kinds.h"
 
 /* One row per event type vigil names, in the reference's name order. */
 struct event_type_def {
@@ -113,7 +114,8 @@ void gpu_event_action(struct strbuf *out, const struct nvml_event *e)
 
 void gpu_event_line(struct strbuf *out, unsigned gpu, const struct nvml_event *e)
 {
-        sb_printf(out, "type=NVML_EVENT gpu=%u event=", gpu);
+        event_begin(out, EV_NVML_EVENT);
+        sb_printf(out, " gpu=%u event=", gpu);
         gpu_event_names(out, e);
         sb_printf(out, " mask=0x%04llx data=%llu", e->type, e->data);
         if (e->type & NVML_EVENT_XID_CRITICAL_ERROR) {

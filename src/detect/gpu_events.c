@@ -142,11 +142,9 @@ static void write_crash(struct gpu_events *d, unsigned slot, const char *error, 
                      path);
         if (mono_ns)
                 snprintf(d->gpu[slot].last_crash, sizeof(d->gpu[slot].last_crash), "%s", path);
-        eventlog_printf(ctx->events, real_ns,
-                        "type=CRASH_SNAPSHOT gpu=%u number=%llu file=%s "
-                        "reason=\"%s\"",
-                        g->index, (unsigned long long)number, rel_path(ctx, path),
-                        error ? error : "");
+        eventlog_event(ctx->events, real_ns, EV_CRASH_SNAPSHOT,
+                       "gpu=%u number=%llu file=%s reason=\"%s\"", g->index,
+                       (unsigned long long)number, rel_path(ctx, path), error ? error : "");
         if (mono_ns)
                 snapshot_followups_arm(&d->followups, (int)slot, mono_ns, path);
         if (!d->programs.running)
@@ -195,11 +193,10 @@ static void crash(struct gpu_events *d, unsigned slot, const char *error, const 
                              "gpu%u: CRITICAL EVENT #%llu %s (snapshot suppressed by 60s "
                              "cooldown)",
                              idx, (unsigned long long)number, what);
-                        eventlog_printf(ctx->events, real_ns,
-                                        "type=SNAPSHOT_SUPPRESSED gpu=%u "
-                                        "kind=crash number=%llu cooldown=60s%s%s",
-                                        idx, (unsigned long long)number, noted ? " noted_in=" : "",
-                                        noted ? rel_path(ctx, d->gpu[slot].last_crash) : "");
+                        eventlog_event(ctx->events, real_ns, EV_SNAPSHOT_SUPPRESSED,
+                                       "gpu=%u kind=crash number=%llu cooldown=60s%s%s", idx,
+                                       (unsigned long long)number, noted ? " noted_in=" : "",
+                                       noted ? rel_path(ctx, d->gpu[slot].last_crash) : "");
                 }
                 return;
         }
@@ -221,10 +218,9 @@ static void spike(struct gpu_events *d, unsigned slot, const struct tick *t)
                 if (v == SNAPSHOT_SUPPRESS_REPORT) {
                         vlog(LOG_INFO, "gpu%u: SPIKE #%llu (cooldown, no snapshot)", idx,
                              (unsigned long long)gs->spike_number);
-                        eventlog_printf(ctx->events, t->real_ns,
-                                        "type=SNAPSHOT_SUPPRESSED gpu=%u "
-                                        "kind=spike number=%llu cooldown=10s",
-                                        idx, (unsigned long long)gs->spike_number);
+                        eventlog_event(ctx->events, t->real_ns, EV_SNAPSHOT_SUPPRESSED,
+                                       "gpu=%u kind=spike number=%llu cooldown=10s", idx,
+                                       (unsigned long long)gs->spike_number);
                 }
                 return;
         }
@@ -240,8 +236,8 @@ static void spike(struct gpu_events *d, unsigned slot, const struct tick *t)
         }
         ctx->frame->self.snapshots++;
         vlog(LOG_INFO, "gpu%u: SPIKE #%llu → %s", idx, (unsigned long long)gs->spike_number, path);
-        eventlog_printf(ctx->events, t->real_ns, "type=SPIKE_SNAPSHOT gpu=%u number=%llu file=%s",
-                        idx, (unsigned long long)gs->spike_number, rel_path(ctx, path));
+        eventlog_event(ctx->events, t->real_ns, EV_SPIKE_SNAPSHOT, "gpu=%u number=%llu file=%s",
+                       idx, (unsigned long long)gs->spike_number, rel_path(ctx, path));
 }
 
 static void count_event(struct vigil_ctx *ctx, const struct nvml_event *e)
@@ -269,10 +265,9 @@ static void one_event(struct gpu_events *d, const struct nvml_event *e)
                 if (clock_burst_add(&d->gpu[e->slot].burst, e->mono_ns)) {
                         vlog(LOG_INFO, "gpu%u: EVENT: %s ClockBurst(%u in 1.0s)", idx, ts,
                              CLOCK_BURST_EVENTS);
-                        eventlog_printf(ctx->events, e->real_ns,
-                                        "type=NVML_EVENT gpu=%u "
-                                        "event=ClockBurst count=%u window=1.0s",
-                                        idx, CLOCK_BURST_EVENTS);
+                        eventlog_event(ctx->events, e->real_ns, EV_NVML_EVENT,
+                                       "gpu=%u event=ClockBurst count=%u window=1.0s", idx,
+                                       CLOCK_BURST_EVENTS);
                 }
                 return;
         }
@@ -337,10 +332,10 @@ static void procs_taken(struct gpu_events *d, unsigned slot)
         if (!strcmp(pids, gs->procs_last) && !strcmp(l->reason, "interval"))
                 return;
         snprintf(gs->procs_last, sizeof(gs->procs_last), "%s", pids);
-        eventlog_printf(ctx->events, l->taken_real_ns,
-                        "type=GPU_PROCESSES gpu=%u reason=%s compute=%u graphics=%u pids=%s",
-                        ctx->frame->gpus[slot].index, l->reason, l->count[GPU_PROC_COMPUTE],
-                        l->count[GPU_PROC_GRAPHICS], pids[0] ? pids : "-");
+        eventlog_event(ctx->events, l->taken_real_ns, EV_GPU_PROCESSES,
+                       "gpu=%u reason=%s compute=%u graphics=%u pids=%s",
+                       ctx->frame->gpus[slot].index, l->reason, l->count[GPU_PROC_COMPUTE],
+                       l->count[GPU_PROC_GRAPHICS], pids[0] ? pids : "-");
 }
 
 /* The flight recorder, failures, handle changes: one GPU's sample. */
@@ -408,10 +403,9 @@ static void followups(struct gpu_events *d, const struct tick *t)
                         continue;
                 }
                 ctx->frame->self.snapshots++;
-                eventlog_printf(ctx->events, t->real_ns,
-                                "type=CRASH_FOLLOWUP gpu=%u delay=%us "
-                                "file=%s",
-                                g->index, due[i].delay_s, rel_path(ctx, path));
+                eventlog_event(ctx->events, t->real_ns, EV_CRASH_FOLLOWUP,
+                               "gpu=%u delay=%us file=%s", g->index, due[i].delay_s,
+                               rel_path(ctx, path));
         }
 }
 
@@ -425,8 +419,8 @@ static void housekeeping(struct gpu_events *d, const struct tick *t)
         while (nvml_listener_take_note(d->listener, text, sizeof(text), &warn)) {
                 vlog(warn ? LOG_WARN : LOG_INFO, "%s", text);
                 if (warn)
-                        eventlog_printf(ctx->events, t->real_ns,
-                                        "type=EVENT_LISTENER state=failed error=\"%s\"", text);
+                        eventlog_event(ctx->events, t->real_ns, EV_EVENT_LISTENER,
+                                       "state=failed error=\"%s\"", text);
         }
         ctx->frame->self.events_dropped = nvml_listener_dropped(d->listener);
         ctx->extra->event_listener_restarts = nvml_listener_restarts(d->listener);

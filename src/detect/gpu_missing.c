@@ -71,10 +71,10 @@ static void gm_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
         enum gpu_count_change c = gpu_count_step(&s->st, &s->expect, n);
         if (c == GPU_COUNT_SAME)
                 return;
-        eventlog_printf(ctx->events, t->real_ns,
-                        "type=GPU_COUNT state=%s answering=%u expected=%u from=%s",
-                        c == GPU_COUNT_MISSING ? "missing" : "back", n, s->expect.expected,
-                        gpu_expect_from_name(s->expect.from));
+        eventlog_event(ctx->events, t->real_ns, EV_GPU_COUNT,
+                       "state=%s answering=%u expected=%u from=%s",
+                       c == GPU_COUNT_MISSING ? "missing" : "back", n, s->expect.expected,
+                       gpu_expect_from_name(s->expect.from));
 }
 
 static void gm_fini(void *state)

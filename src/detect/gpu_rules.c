@@ -33,7 +33,8 @@ struct rule_in {
 enum rule_result { RULE_QUIET, RULE_COUNT, RULE_FLAG };
 
 /* A rule writes its flag text into flag and, optionally, a stderr line into msg and an
- * events.log line into event (default: "type=ANOMALY ... flag=FLAG"). */
+ * events.log line into event (through its kind's row, event_begin(); default: an ANOMALY
+ * line with flag=FLAG). */
 struct gpu_rule {
         enum gpu_anomaly kind;
         uint64_t min_before; /* answered samples needed before it runs (the reference's
@@ -54,8 +55,9 @@ static enum rule_result rule_tdp(const struct rule_in *in, struct strbuf *flag, 
                 return RULE_QUIET;
         sb_printf(flag, "TDP_%s(%.0fW)", delta > 0 ? "RESTORED" : "REDUCED", now);
         sb_printf(msg, "TDP CHANGE: %.0fW → %.0fW (%+.0fW)", prev, now, delta);
-        sb_printf(event, "type=TDP_CHANGE from=%.0fW to=%.0fW delta=%+.0fW gpu=%u", prev, now,
-                  delta, in->g->index);
+        event_begin(event, EV_TDP_CHANGE);
+        sb_printf(event, " from=%.0fW to=%.0fW delta=%+.0fW gpu=%u", prev, now, delta,
+                  in->g->index);
         return RULE_FLAG;
 }
 
@@ -133,8 +135,8 @@ static const struct gpu_rule gpu_rule_table[] = {
 
 static void out_log(struct gpu_rules_out *out, enum log_level lvl, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void out_event(struct gpu_rules_out *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void out_event(struct gpu_rules_out *out, enum event_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static void out_log(struct gpu_rules_out *out, enum log_level lvl, const char *fmt, ...)
 {
@@ -147,14 +149,26 @@ static void out_log(struct gpu_rules_out *out, enum log_level lvl, const char *f
         va_end(ap);
 }
 
-static void out_event(struct gpu_rules_out *out, const char *fmt, ...)
+/* An events.log line of kind kind: "type=NAME " + the formatted key=value words. */
+static void out_event(struct gpu_rules_out *out, enum event_kind kind, const char *fmt, ...)
 {
         va_list ap;
         if (out->nevent == GPU_RULES_MAX_LINES)
                 return;
+        struct strbuf sb;
+        sb_init_fixed(&sb, out->event[out->nevent++], GPU_RULES_LINE);
+        event_begin(&sb, kind);
+        sb_putc(&sb, ' ');
         va_start(ap, fmt);
-        vsnprintf(out->event[out->nevent++], GPU_RULES_LINE, fmt, ap);
+        vsnprintf(sb.buf + sb.len, GPU_RULES_LINE - sb.len, fmt, ap);
         va_end(ap);
+}
+
+/* An events.log line a rule wrote whole (through its kind's row). */
+static void out_text(struct gpu_rules_out *out, const char *text)
+{
+        if (out->nevent < GPU_RULES_MAX_LINES)
+                snprintf(out->event[out->nevent++], GPU_RULES_LINE, "%s", text);
 }
 
 void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct gpu_stats *stats,
@@ -193,7 +207,7 @@ static void step_failed(struct gpu_rule_state *st, const struct gpu_frame *g, st
                 s->crashes++;
                 s->period_crashes++;
                 out_log(out, LOG_WARN, "NVML FAILED — GPU crash? %s", g->error);
-                out_event(out, "type=NVML_FAILED gpu=%u error=\"%s\"", g->index, g->error);
+                out_event(out, EV_NVML_FAILED, "gpu=%u error=\"%s\"", g->index, g->error);
         }
         if (g->consecutive_failures == BACKOFF_NOTICE)
                 out_log(out, LOG_WARN, "GPU still unresponsive — backing off to 30s");
@@ -215,7 +229,7 @@ static void throttle_transition(struct gpu_rule_state *st, const struct gpu_fram
                 throttle_decode(&sa, st->prev_throttle);
                 throttle_decode(&sbb, mask);
                 out_log(out, LOG_INFO, "Throttle: %s → %s", a, b);
-                out_event(out, "type=THROTTLE gpu=%u from=%s to=%s", g->index, a, b);
+                out_event(out, EV_THROTTLE, "gpu=%u from=%s to=%s", g->index, a, b);
         }
         st->prev_throttle = mask;
 }
@@ -241,12 +255,12 @@ static void rule_lines(struct gpu_rule_state *st, const struct gpu_rule *rule,
         if (msg[0])
                 out_log(out, rule->every ? LOG_INFO : LOG_WARN, "%s", msg);
         if (event[0])
-                out_event(out, "%s", event);
+                out_text(out, event);
         else if (suppressed)
-                out_event(out, "type=ANOMALY gpu=%u flag=%s suppressed=%u", g->index, flag,
+                out_event(out, EV_ANOMALY, "gpu=%u flag=%s suppressed=%u", g->index, flag,
                           suppressed);
         else
-                out_event(out, "type=ANOMALY gpu=%u flag=%s", g->index, flag);
+                out_event(out, EV_ANOMALY, "gpu=%u flag=%s", g->index, flag);
 }
 
 static void run_rules(struct gpu_rules *r, struct gpu_rule_state *st, struct gpu_frame *g,
@@ -316,7 +330,7 @@ static void enforced_transition(const struct gpu_rule_state *st, const struct gp
                 return;
         out_log(out, LOG_WARN, "ENFORCED POWER LIMIT: %.0fW → %.0fW (%+.0fW)", prev, now,
                 now - prev);
-        out_event(out, "type=ENFORCED_LIMIT_CHANGE gpu=%u from=%.0fW to=%.0fW delta=%+.0fW",
+        out_event(out, EV_ENFORCED_LIMIT_CHANGE, "gpu=%u from=%.0fW to=%.0fW delta=%+.0fW",
                   g->index, prev, now, now - prev);
 }
 
@@ -347,7 +361,7 @@ static void over_max_transition(struct gpu_rule_state *st, const struct gpu_fram
         else
                 out_log(out, LOG_INFO, "temperature %.0fC back under the GPU's maximum %.0fC", t,
                         max);
-        out_event(out, "type=TEMP_OVER_MAX gpu=%u state=%s temp=%.0fC max=%.0fC", g->index,
+        out_event(out, EV_TEMP_OVER_MAX, "gpu=%u state=%s temp=%.0fC max=%.0fC", g->index,
                   above ? "above" : "back", t, max);
 }
 
@@ -379,8 +393,7 @@ void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
         }
         if (st->prev_failures > 0) {
                 out_log(out, LOG_INFO, "GPU RECOVERED after %u failures", st->prev_failures);
-                out_event(out, "type=GPU_RECOVERED gpu=%u failures=%u", g->index,
-                          st->prev_failures);
+                out_event(out, EV_GPU_RECOVERED, "gpu=%u failures=%u", g->index, st->prev_failures);
                 st->prev_failures = 0;
         }
         throttle_transition(st, g, stats->samples, out);

@@ -326,7 +326,8 @@ static void report(struct kernel_gpu *s, const struct klog_event *e, int slot, c
         unquote(detail);
         struct strbuf sb;
         sb_init_fixed(&sb, line, sizeof(line));
-        sb_printf(&sb, "type=KERNEL_GPU kind=%s", klog_kind_names[e->kind]);
+        event_begin(&sb, EV_KERNEL_GPU);
+        sb_printf(&sb, " kind=%s", klog_kind_names[e->kind]);
         if (slot >= 0)
                 sb_printf(&sb, " gpu=%u", ctx->frame->gpus[slot].index);
         if (pci[0])

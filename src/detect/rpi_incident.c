@@ -318,8 +318,8 @@ static void on_incident(struct incident *in, struct vigil_ctx *ctx, const struct
         in->incidents++;
         ctx->frame->self.snapshots++;
         vlog(LOG_WARN, "Incident snapshot: %s (%s)", path, reason);
-        eventlog_printf(ctx->events, t->real_ns, "type=INCIDENT reason=\"%s\" snapshot=%s", reason,
-                        path);
+        eventlog_event(ctx->events, t->real_ns, EV_INCIDENT, "reason=\"%s\" snapshot=%s", reason,
+                       path);
 }
 
 /* `vigil snapshot REASON` on a machine without GPUs (with GPUs the GPU event detector
@@ -338,8 +338,8 @@ static void on_request(struct incident *in, struct vigil_ctx *ctx, const struct 
         }
         ctx->frame->self.snapshots++;
         vlog(LOG_INFO, "Snapshot: %s (%s)", path, reason);
-        eventlog_printf(ctx->events, t->real_ns, "type=SNAPSHOT reason=\"%s\" snapshot=%s",
-                        ctx->snapshot_reason, path);
+        eventlog_event(ctx->events, t->real_ns, EV_SNAPSHOT, "reason=\"%s\" snapshot=%s",
+                       ctx->snapshot_reason, path);
 }
 
 static void incident_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)

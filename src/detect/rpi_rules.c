@@ -115,8 +115,9 @@ static void desc_temp(const struct rpi_rule *r, const struct frame *f,
 {
         (void)r;
         static const char *const names[] = {"normal", "warm", "hot"};
-        sb_printf(sb, "type=RPI_TEMP level=%s temp=%.1fC warn=%.1fC crit=%.1fC", names[lvl],
-                  f->rpi.temp_c, th->temp_warn_c, th->temp_crit_c);
+        event_begin(sb, EV_RPI_TEMP);
+        sb_printf(sb, " level=%s temp=%.1fC warn=%.1fC crit=%.1fC", names[lvl], f->rpi.temp_c,
+                  th->temp_warn_c, th->temp_crit_c);
 }
 
 static void desc_bit(const struct rpi_rule *r, const struct frame *f,
@@ -124,7 +125,8 @@ static void desc_bit(const struct rpi_rule *r, const struct frame *f,
 {
         (void)th;
         char hex[16];
-        sb_printf(sb, "type=RPI_THROTTLE condition=\"%s\" state=%s", rpi_throttle_label(r->bit),
+        event_begin(sb, EV_RPI_THROTTLE);
+        sb_printf(sb, " condition=\"%s\" state=%s", rpi_throttle_label(r->bit),
                   lvl ? "set" : "cleared");
         if (full_word(&f->rpi)) {
                 rpi_throttle_hex((uint32_t)f->rpi.throttled, hex, sizeof(hex));
@@ -147,7 +149,8 @@ static void desc_arm(const struct rpi_rule *r, const struct frame *f,
 {
         (void)r;
         (void)th;
-        sb_printf(sb, "type=RPI_ARM_CLOCK state=%s arm=%.0fMHz target=%.0fMHz max=%.0fMHz",
+        event_begin(sb, EV_RPI_ARM_CLOCK);
+        sb_printf(sb, " state=%s arm=%.0fMHz target=%.0fMHz max=%.0fMHz",
                   lvl ? "below" : "restored", f->rpi.arm_hz / 1e6, arm_target(f) / 1e6,
                   f->rpi.arm_max_hz / 1e6);
 }
@@ -157,7 +160,8 @@ static void desc_shm(const struct rpi_rule *r, const struct frame *f,
 {
         (void)r;
         const struct host_frame *h = &f->host;
-        sb_printf(sb, "type=SHM state=%s used=%.1f%% limit=%.1f%%", lvl ? "full" : "ok",
+        event_begin(sb, EV_SHM);
+        sb_printf(sb, " state=%s used=%.1f%% limit=%.1f%%", lvl ? "full" : "ok",
                   h->shm_used_bytes / h->shm_total_bytes * 100.0, th->shm_full_pct);
 }
 
@@ -278,11 +282,13 @@ static unsigned step_word(struct rpi_rules_state *st, const struct frame *f, int
         rpi_throttle_hex(word, hex, sizeof(hex));
         if (!rpi_frame_sticky_reliable(&f->rpi)) {
                 if (!st->said_unreliable) {
-                        emit(st, real_ns,
-                             "type=RPI_THROTTLE_HISTORY since_boot=unknown source=property-tag "
-                             "reason=\"gencmd get_throttled is not reachable and the kernel's "
-                             "rpi_volt driver clears the since-boot bits of the tag's word every "
-                             "2 s; HAS: flags are left out\"");
+                        sb_init_fixed(&sb, line, sizeof(line));
+                        event_begin(&sb, EV_RPI_THROTTLE_HISTORY);
+                        sb_puts(&sb, " since_boot=unknown source=property-tag "
+                                     "reason=\"gencmd get_throttled is not reachable and the "
+                                     "kernel's rpi_volt driver clears the since-boot bits of the "
+                                     "tag's word every 2 s; HAS: flags are left out\"");
+                        emit(st, real_ns, line);
                         n++;
                 }
                 st->said_unreliable = true;
@@ -291,8 +297,8 @@ static unsigned step_word(struct rpi_rules_state *st, const struct frame *f, int
         }
         if (!st->history_done && rpi_throttle_since_boot(word, text, sizeof(text)) > 0) {
                 sb_init_fixed(&sb, line, sizeof(line));
-                sb_printf(&sb, "type=RPI_THROTTLE_HISTORY throttled=%s since_boot=\"%s\"", hex,
-                          text);
+                event_begin(&sb, EV_RPI_THROTTLE_HISTORY);
+                sb_printf(&sb, " throttled=%s since_boot=\"%s\"", hex, text);
                 emit(st, real_ns, line);
                 n++;
         }
@@ -302,8 +308,9 @@ static unsigned step_word(struct rpi_rules_state *st, const struct frame *f, int
                 if (!(missed & (1u << bit)))
                         continue;
                 sb_init_fixed(&sb, line, sizeof(line));
+                event_begin(&sb, EV_RPI_THROTTLE);
                 sb_printf(&sb,
-                          "type=RPI_THROTTLE condition=\"%s\" state=occurred-between-samples "
+                          " condition=\"%s\" state=occurred-between-samples "
                           "throttled=%s",
                           rpi_throttle_label(bit), hex);
                 emit(st, real_ns, line);

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "core/event_kinds.h"
+
 static const char *const fs_names[FS_COUNT] = {[FS_ROOT] = "root", [FS_LOG] = "log"};
 
 int storage_eval_readonly(const struct rpi_rule *r, const struct frame *f,
@@ -36,7 +38,8 @@ void storage_desc_readonly(const struct rpi_rule *r, const struct frame *f,
 {
         (void)r;
         (void)th;
-        sb_printf(sb, "type=STORAGE state=%s", lvl ? "read-only" : "read-write");
+        event_begin(sb, EV_STORAGE);
+        sb_printf(sb, " state=%s", lvl ? "read-only" : "read-write");
         for (unsigned i = 0; i < FS_COUNT; i++) {
                 const struct fs_frame *fs = &f->storage.fs[i];
                 if (VAL_OK(fs->readonly) && (fs->readonly > 0) == (lvl != RPI_LEVEL_OK)) {
@@ -72,11 +75,12 @@ void storage_desc_errors(const struct rpi_rule *r, const struct frame *f,
         (void)r;
         (void)th;
         if (lvl == RPI_LEVEL_OK) {
-                sb_printf(sb, "type=STORAGE_ERRORS state=quiet total=%.0f", total_errors(f));
+                event_begin(sb, EV_STORAGE_ERRORS);
+                sb_printf(sb, " state=quiet total=%.0f", total_errors(f));
                 return;
         }
-        sb_printf(sb, "type=STORAGE_ERRORS new=%.0f total=%.0f last=\"", f->storage.errors_new,
-                  total_errors(f));
+        event_begin(sb, EV_STORAGE_ERRORS);
+        sb_printf(sb, " new=%.0f total=%.0f last=\"", f->storage.errors_new, total_errors(f));
         for (const char *p = f->storage.last_error; *p; p++)
                 sb_putc(sb, *p == '"' ? '\'' : *p);
         sb_putc(sb, '"');
@@ -105,7 +109,8 @@ void storage_desc_filling(const struct rpi_rule *r, const struct frame *f,
 {
         (void)r;
         (void)th;
-        sb_printf(sb, "type=STORAGE_FILL state=%s", lvl ? "filling" : "ok");
+        event_begin(sb, EV_STORAGE_FILL);
+        sb_printf(sb, " state=%s", lvl ? "filling" : "ok");
         unsigned best = FS_COUNT;
         for (unsigned i = 0; i < FS_COUNT; i++) {
                 const struct fs_frame *fs = &f->storage.fs[i];

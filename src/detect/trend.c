@@ -110,11 +110,11 @@ static void check_rule(struct trend *s, struct vigil_ctx *ctx, unsigned i, int64
         char out[40] = "";
         if (!isnan(out_h) && out_h > 0)
                 snprintf(out, sizeof(out), " runs_out_in=%.1fh", out_h);
-        eventlog_printf(ctx->events, real_ns,
-                        "type=TREND field=%s state=%s slope_per_h=%+.2f limit_per_h=%.2f "
-                        "window=%.0fm%s",
-                        host_col_name(rule->field), rising ? "rising" : "steady", per_h, limit,
-                        span_min, out);
+        eventlog_event(ctx->events, real_ns, EV_TREND,
+                       "field=%s state=%s slope_per_h=%+.2f limit_per_h=%.2f "
+                       "window=%.0fm%s",
+                       host_col_name(rule->field), rising ? "rising" : "steady", per_h, limit,
+                       span_min, out);
         if (rising)
                 vlog(LOG_WARN, "%s keeps rising: %+.2f %s per hour over %.0f minutes (a leak?)",
                      host_col_name(rule->field), per_h, rule->unit, span_min);

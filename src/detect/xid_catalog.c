@@ -345,3 +345,14 @@ int xid_describe_bucket(struct strbuf *sb, unsigned code)
                   xid_class_name(x->cls));
         return 0;
 }
+
+enum event_action xid_event_action(unsigned code)
+{
+        static const enum event_action by_class[] = {
+            [XID_CLASS_INFO] = EA_NONE,     [XID_CLASS_APP] = EA_RESTART_WORKLOAD,
+            [XID_CLASS_WATCH] = EA_NONE,    [XID_CLASS_RESET] = EA_RESET_GPU,
+            [XID_CLASS_REBOOT] = EA_REBOOT, [XID_CLASS_SERVICE] = EA_INSPECT_HARDWARE,
+        };
+        const struct xid_info *x = xid_lookup(code);
+        return x ? by_class[x->cls] : EA_INSPECT_HARDWARE;
+}

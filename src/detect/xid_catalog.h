@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/event_kinds.h"
 #include "util/strbuf.h"
 
 /* The highest code the catalog lists. */
@@ -88,5 +89,10 @@ int xid_describe(struct strbuf *sb, unsigned code);
 /* Append "NVIDIA's Xid catalog: RESTART_BM (restart the bare-metal machine). Severity:
  * critical." for a listed code; -ENOENT (nothing appended) for one the catalog lacks. */
 int xid_describe_bucket(struct strbuf *sb, unsigned code);
+/* The suggested action of an Xid event (an event_kinds row's EA_FROM_EVENT), from the
+ * code's class, which its resolution bucket gives: none for info and watch, restart the
+ * workload for the application, reset the GPU, reboot the machine (bare metal or VM),
+ * inspect the hardware for service; inspect the hardware for a code the catalog lacks. */
+enum event_action xid_event_action(unsigned code);
 
 #endif

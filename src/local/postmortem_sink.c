@@ -115,14 +115,14 @@ static void examine(struct pm_sink *s, struct vigil_ctx *ctx, const struct runst
                 free(info);
                 vlog(LOG_WARN, "previous run: %s; cannot write its post-mortem: %s",
                      runstate_end_text(kind), strerror(-r));
-                eventlog_printf(ctx->events, in.now_ns, "type=POSTMORTEM end=%s error=\"%s\"",
-                                runstate_end_name(kind), strerror(-r));
+                eventlog_event(ctx->events, in.now_ns, EV_POSTMORTEM, "end=%s error=\"%s\"",
+                               runstate_end_name(kind), strerror(-r));
                 return;
         }
         if (info->quiet_ns > 0)
                 fmt_time_iso_ms(quiet, sizeof(quiet), info->quiet_ns);
-        eventlog_printf(ctx->events, in.now_ns, "type=POSTMORTEM end=%s quiet=%s file=%s",
-                        runstate_end_name(kind), quiet, info->rel);
+        eventlog_event(ctx->events, in.now_ns, EV_POSTMORTEM, "end=%s quiet=%s file=%s",
+                       runstate_end_name(kind), quiet, info->rel);
         sb_init_fixed(&sb, line, sizeof(line));
         runstate_finding(info, &sb);
         vlog(LOG_WARN, "%s", sb.buf);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/event_kinds.h"
 #include "util/xml.h"
 
 #define BAND_KINDS_PER_GROUP 10 /* GPU: lost + 9 reason bits (idle left out); Pi: 4 */
@@ -265,7 +266,9 @@ static const char *marker_color(const char *text)
 {
         static const char *const good[] = {"RECOVERED", "RESUMED", "state=cleared", "state=ok",
                                            "level=normal"};
-        if (!strncmp(text, "type=START", 10) || !strncmp(text, "type=STOP", 9))
+        struct event_line l = {text, strlen(text)};
+        const struct event_kind_desc *d = event_kind_of(&l);
+        if (d && (d == event_kind(EV_START) || d == event_kind(EV_STOP)))
                 return "#7f7f7f";
         for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
                 if (strstr(text, good[i]))

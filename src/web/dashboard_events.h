@@ -6,8 +6,9 @@
 
 #include "util/strbuf.h"
 
-/* Append the sentence for the line's text (after its time stamp); a line of a type
- * without a sentence is appended as it is. Plain text: the caller escapes it. */
+/* Append the sentence for the line's text (after its time stamp), its kind's row's in
+ * core/event_kinds.c; a line of no known kind, or of a kind whose sentence is
+ * EVENT_SENTENCE_NONE, is appended as it is. Plain text: the caller escapes it. */
 void dash_event_sentence(const char *text, struct strbuf *out);
 
 #endif

@@ -216,6 +216,25 @@ static void test_describe(void **state)
         assert_string_equal(buf, "");
 }
 
+/* The action an Xid event suggests (event_kinds' "from the event"), by the code's class. */
+static void test_event_action(void **state)
+{
+        (void)state;
+        assert_int_equal(xid_event_action(79), EA_REBOOT);             /* RESTART_BM */
+        assert_int_equal(xid_event_action(48), EA_RESET_GPU);          /* RESET_GPU */
+        assert_int_equal(xid_event_action(13), EA_RESTART_WORKLOAD);   /* RESTART_APP */
+        assert_int_equal(xid_event_action(162), EA_NONE);              /* informational */
+        assert_int_equal(xid_event_action(9999), EA_INSPECT_HARDWARE); /* not listed */
+        size_t n;
+        const struct xid_info *t = xid_table_all(&n);
+        for (size_t i = 0; i < n; i++) {
+                enum event_action a = xid_event_action(t[i].first);
+                assert_true(a != EA_FROM_EVENT && a < EA_COUNT);
+                assert_int_equal(a == EA_RESET_GPU, t[i].cls == XID_CLASS_RESET);
+                assert_int_equal(a == EA_REBOOT, t[i].cls == XID_CLASS_REBOOT);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -225,6 +244,7 @@ int main(void)
             cmocka_unit_test(test_lookup),
             cmocka_unit_test(test_reset_class),
             cmocka_unit_test(test_describe),
+            cmocka_unit_test(test_event_action),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

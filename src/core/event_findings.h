@@ -1,0 +1,42 @@
+/* The finding handlers the rows of core/event_kinds.c name, one per kind of
+ * events.log line (defined in core/findings_events.c). Each is an event_finding_fn:
+ * what a line of its kind adds to the findings f, from the line l, its source src
+ * ("gpu0", or "host") and its time t (Unix seconds). Internal to core/event_kinds.c
+ * and core/findings_events.c. */
+#ifndef VIGIL_CORE_EVENT_FINDINGS_H
+#define VIGIL_CORE_EVENT_FINDINGS_H
+
+#include "core/event_kinds.h"
+
+#define EVENT_FINDING(name_)                                                                       \
+        void name_(struct findings *f, const struct event_line *l, const char *src, double t)
+
+EVENT_FINDING(event_finding_none); /* the sentinel of a kind that makes no finding */
+EVENT_FINDING(evf_nvml_event);
+EVENT_FINDING(evf_nvml_failed);
+EVENT_FINDING(evf_gpu_recovered);
+EVENT_FINDING(evf_temp_over_max);
+EVENT_FINDING(evf_crash_snapshot);
+EVENT_FINDING(evf_spike_snapshot);
+EVENT_FINDING(evf_snapshot);
+EVENT_FINDING(evf_anomaly);
+EVENT_FINDING(evf_tdp_change);
+EVENT_FINDING(evf_enforced_limit_change);
+EVENT_FINDING(evf_rpi_throttle);
+EVENT_FINDING(evf_rpi_throttle_history);
+EVENT_FINDING(evf_rpi_temp);
+EVENT_FINDING(evf_incident);
+EVENT_FINDING(evf_trend);
+EVENT_FINDING(evf_shm);
+EVENT_FINDING(evf_disk_low);
+EVENT_FINDING(evf_disk_resumed);
+EVENT_FINDING(evf_write_resumed);
+EVENT_FINDING(evf_storage);
+EVENT_FINDING(evf_storage_errors);
+EVENT_FINDING(evf_storage_fill);
+EVENT_FINDING(evf_gpu_count);
+EVENT_FINDING(evf_kernel_gpu);
+EVENT_FINDING(evf_postmortem);
+EVENT_FINDING(evf_event_listener);
+
+#endif

@@ -1,0 +1,105 @@
+/* events.log lines of every kind vigil writes, shaped as their emitters write them,
+ * with the dashboard's sentence for each (shared by test_event_sentences and
+ * test_event_kinds). */
+#ifndef VIGIL_TESTS_EVENT_LINES_H
+#define VIGIL_TESTS_EVENT_LINES_H
+
+struct event_case {
+        const char *line, *sentence;
+};
+
+static const struct event_case event_cases[] = {
+    {"type=START version=0.1.0 pid=812", "vigil started"},
+    {"type=STOP samples=3600", "vigil stopped"},
+    {"type=WRITE_RESUMED dropped_rows=12 failed_s=30 error=\"No space left on device\"",
+     "writes work again: 12 rows lost (No space left on device)"},
+    {"type=DISK_LOW free_mb=40 action=pause", "disk low (40 MB free): writes paused"},
+    {"type=DISK_RESUMED free_mb=900 paused_s=120", "writes resumed after 120 s (900 MB free)"},
+    {"type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 class=reboot "
+     "meaning=\"GPU has fallen off the bus\" action=\"reboot the machine; if it repeats, check "
+     "the PCIe slot and riser, the power supply and cooling\" severity=critical "
+     "nvidia_action=RESTART_BM",
+     "GPU 0: Xid 79: GPU has fallen off the bus. Action: reboot the machine; if it repeats, "
+     "check the PCIe slot and riser, the power supply and cooling."},
+    {"type=NVML_EVENT gpu=1 event=Xid(999) mask=0x0008 data=999 xid=999 "
+     "meaning=\"not in NVIDIA's Xid catalog\"",
+     "GPU 1: Xid 999 (not in NVIDIA's Xid catalog)"},
+    {"type=NVML_EVENT gpu=0 event=GpuUnavailable mask=0x0800 data=0",
+     "GPU 0: the GPU became unavailable"},
+    {"type=NVML_EVENT gpu=0 event=GpuRecoveryAction mask=0x8000 data=2 recovery_action=RESET",
+     "GPU 0: the driver's recovery action is now RESET"},
+    {"type=NVML_EVENT gpu=2 event=ClockBurst count=8 window=1.0s", "GPU 2: NVML event ClockBurst"},
+    {"type=CRASH_SNAPSHOT gpu=0 number=1 file=snapshots/crash-1.txt reason=\"Xid(79)\"",
+     "GPU 0: crash snapshot snapshots/crash-1.txt (Xid(79))"},
+    {"type=SNAPSHOT_SUPPRESSED gpu=0 kind=crash number=3 cooldown=60s "
+     "noted_in=snapshots/crash-1.txt",
+     "GPU 0: no crash snapshot for event #3 (60s cooldown); noted in snapshots/crash-1.txt"},
+    {"type=SNAPSHOT_SUPPRESSED gpu=1 kind=spike number=4 cooldown=10s",
+     "GPU 1: no spike snapshot for event #4 (10s cooldown)"},
+    {"type=SPIKE_SNAPSHOT gpu=0 number=2 file=snapshots/spike-2.csv",
+     "GPU 0: fan-spike snapshot snapshots/spike-2.csv"},
+    {"type=GPU_PROCESSES gpu=0 reason=crash compute=2 graphics=0 pids=812:python,813:python",
+     "GPU 0: processes (crash): 2 compute, 0 graphics: 812:python,813:python"},
+    {"type=CRASH_FOLLOWUP gpu=0 delay=30s file=snapshots/crash-1-30s.txt",
+     "GPU 0: crash follow-up 30s after the crash: snapshots/crash-1-30s.txt"},
+    {"type=EVENT_LISTENER state=failed error=\"nvmlEventSetWait: Unknown Error\"",
+     "the NVML event listener failed: nvmlEventSetWait: Unknown Error"},
+    {"type=GPU_COUNT state=missing answering=1 expected=2 from=state",
+     "GPUs missing: 1 of 2 expected answer"},
+    {"type=GPU_COUNT state=back answering=2 expected=2 from=state",
+     "GPUs back: 2 of 2 expected answer"},
+    {"type=NVML_FAILED gpu=0 error=\"GPU is lost\"", "GPU 0: stopped answering (GPU is lost)"},
+    {"type=THROTTLE gpu=0 from=none to=sw_thermal",
+     "GPU 0: clock-event reasons now sw_thermal (were none)"},
+    {"type=ANOMALY gpu=0 flag=FAN_SPIKE suppressed=3", "GPU 0: anomaly FAN_SPIKE"},
+    {"type=ENFORCED_LIMIT_CHANGE gpu=0 from=300W to=250W delta=-50W",
+     "GPU 0: enforced power limit changed from 300W to 250W"},
+    {"type=TEMP_OVER_MAX gpu=0 state=above temp=95C max=90C",
+     "GPU 0: temperature 95C against a maximum operating 90C (above)"},
+    {"type=TEMP_OVER_MAX gpu=0 state=back temp=85C max=90C",
+     "GPU 0: temperature 85C against a maximum operating 90C (back)"},
+    {"type=GPU_RECOVERED gpu=0 failures=5", "GPU 0: answers again, after 5 failed samples"},
+    {"type=TDP_CHANGE from=300W to=250W delta=-50W gpu=0",
+     "GPU 0: power limit changed from 300W to 250W"},
+    {"type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 meaning=\"GPU has fallen off "
+     "the bus\" action=\"reboot the machine\" text=\"GPU 0000:01:00.0: GPU has fallen off the "
+     "bus.\"",
+     "GPU 0: kernel log, fallen_off_bus at 0000:01:00.0: GPU has fallen off the bus. Action: "
+     "reboot the machine"},
+    {"type=KERNEL_GPU kind=aer_corrected pci=0000:01:00.0 meaning=\"a corrected PCIe error\" "
+     "action=\"\" text=\"x\"",
+     "kernel log, aer_corrected at 0000:01:00.0: a corrected PCIe error"},
+    {"type=INCIDENT reason=\"player down\" snapshot=/var/log/vigil/incident-1.txt",
+     "incident: player down, snapshot /var/log/vigil/incident-1.txt"},
+    {"type=SNAPSHOT reason=\"Requested: why\" snapshot=/var/log/vigil/snap-1.txt",
+     "snapshot: Requested: why, snapshot /var/log/vigil/snap-1.txt"},
+    {"type=RPI_TEMP level=hot temp=85.2C warn=80.0C crit=85.0C", "Pi temperature hot: 85.2C"},
+    {"type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005 temp=61.3C",
+     "Pi: under-voltage set"},
+    {"type=RPI_ARM_CLOCK state=below arm=600MHz target=1500MHz max=1500MHz",
+     "Pi: ARM clock below: 600MHz (target 1500MHz, max 1500MHz)"},
+    {"type=SHM state=full used=91.0% limit=90.0%", "/dev/shm full: 91.0% used"},
+    {"type=RPI_THROTTLE_HISTORY throttled=0x50000 since_boot=\"under-voltage\"",
+     "Pi since boot: under-voltage"},
+    {"type=STORAGE state=read-only fs=root mount=/ device=/dev/mmcblk0p2 fstype=ext4",
+     "storage: / is read-only"},
+    {"type=STORAGE_FILL state=filling fs=root mount=/ device=/dev/sda1 fstype=ext4 "
+     "avail=120.0MB full_in=2.5h",
+     "storage: / filling, full in 2.5h"},
+    {"type=STORAGE_ERRORS new=2 total=7 last=\"EXT4-fs error\"",
+     "storage errors: 2 new (7 in all) EXT4-fs error"},
+    {"type=TREND field=pss_mb state=rising slope_per_h=+12.00 limit_per_h=5.00 window=60m",
+     "pss_mb is rising: +12.00 per hour"},
+    {"type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/pm-1.txt",
+     "the previous run ended: reboot; quiet since 2026-12-03T03:01:02.300; post-mortem "
+     "postmortem/pm-1.txt"},
+    {"type=POSTMORTEM end=killed error=\"No space left on device\"",
+     "the previous run ended: killed; no post-mortem (No space left on device)"},
+    /* Not vigil's: shown as it is. */
+    {"type=FUTURE_KIND a=1", "type=FUTURE_KIND a=1"},
+    {"no type here", "no type here"},
+};
+
+#define N_EVENT_CASES (sizeof(event_cases) / sizeof(event_cases[0]))
+
+#endif
