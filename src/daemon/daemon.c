@@ -36,7 +36,9 @@
 #include "core/counters.h"
 #include "detect/snapshot.h"
 #include "report/postmortem.h"
+#include "push/rw_identity.h"
 #include "push/rw_queue.h"
+#include "collect/hw_identity.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/notify.h"
@@ -213,6 +215,18 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
         }
         d->ctx.log_dir = opt->log_dir;
         return 0;
+}
+
+/* Which machine this is (core/counters.h struct machine_ident), once, before the
+ * plug-ins start: the state file, /metrics and the push name it. */
+static void read_identity(const char *root, struct machine_ident *m)
+{
+        struct hw_identity hw;
+        rw_machine_id_read(root, m->machine_id); /* "" when none */
+        if (hw_identity_read(root, &hw) == 0) {
+                snprintf(m->hardware_id, sizeof(m->hardware_id), "%s", hw.id);
+                snprintf(m->hardware_src, sizeof(m->hardware_src), "%s", hw.source);
+        }
 }
 
 /* Returns -errno when a required sink could not start. */
@@ -581,6 +595,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         }
         counters_clear(extra);
         counters_clear(published_extra);
+        read_identity(opt->root, &extra->ident);
         d->ctx.extra = extra;
         d->ctx.published_extra = published_extra;
         frame_clear(frame);
