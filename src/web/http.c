@@ -31,8 +31,7 @@
 #include "util/log.h"
 #include "util/pfile.h"
 
-#define CERT_CHECK_NS    (86400 * NSEC_PER_SEC) /* the certificate's warning repeats daily */
-#define REPORT_MAX_FILES 64                     /* logs of one day: host and 63 GPUs */
+#define REPORT_MAX_FILES 64 /* logs of one day: host and 63 GPUs */
 /* Read for one report at most. The memory and the page do not grow with the day's
  * size (the charts keep STAT_SERIES_CAP points of each series, a minimum and maximum
  * each); the time does: about 3 s of a core per GB read (a day of 8 GPUs at 0.1 s
@@ -47,11 +46,7 @@ struct http_sink {
         struct counters *extra;
         struct findings *events, *found;
         char hostname[256];
-        /* Loop: the TLS certificate's end (0: no TLS, or unreadable) and when to look
-         * at it next (CLOCK_MONOTONIC). */
-        int64_t cert_not_after;
-        int64_t cert_next_ns;
-        char cert_file[sizeof(((struct web_config *)0)->cert_file)];
+        struct tls_cert_watch cert; /* loop: the TLS certificate's end of validity */
 };
 
 /* Server thread: the last published frame. */
@@ -202,15 +197,9 @@ static void cert_start(struct http_sink *h, const char *path)
 {
         char *pem = malloc(HTTP_MAX_PEM + 1);
         int n = pem ? read_file_at(NULL, path, pem, HTTP_MAX_PEM + 1) : -ENOMEM;
-        int64_t end = 0;
-        if (n > 0 && tls_cert_not_after(pem, (size_t)n, &end) == 0 && end != 0) {
-                snprintf(h->cert_file, sizeof(h->cert_file), "%s", path);
-                h->cert_not_after = end;
-                tls_cert_warn(path, end, now_real_ns() / NSEC_PER_SEC);
-                h->cert_next_ns = now_mono_ns() + CERT_CHECK_NS;
-        } else {
+        if (n <= 0 || tls_cert_watch_start(&h->cert, path, pem, (size_t)n, now_mono_ns(),
+                                           now_real_ns() / NSEC_PER_SEC) < 0)
                 vlog(LOG_DEBUG, "http: cannot read the end of validity of %s", path);
-        }
         free(pem);
 }
 
@@ -279,10 +268,7 @@ static int http_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct http_sink *h = state;
         (void)ctx;
-        if (h->cert_not_after && t->mono_ns >= h->cert_next_ns) {
-                tls_cert_warn(h->cert_file, h->cert_not_after, t->real_ns / NSEC_PER_SEC);
-                h->cert_next_ns = t->mono_ns + CERT_CHECK_NS;
-        }
+        tls_cert_watch_tick(&h->cert, t->mono_ns, t->real_ns / NSEC_PER_SEC);
         return 0;
 }
 

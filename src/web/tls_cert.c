@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -156,4 +157,32 @@ enum tls_cert_state tls_cert_warn(const char *path, int64_t not_after, int64_t n
                 return TLS_CERT_EXPIRING;
         }
         return TLS_CERT_OK;
+}
+
+/* The warning, counted when one is given. */
+static void look(struct tls_cert_watch *w, int64_t mono_ns, int64_t now_s)
+{
+        if (tls_cert_warn(w->path, w->not_after, now_s) != TLS_CERT_OK)
+                w->warnings++;
+        w->next_ns = mono_ns + TLS_CERT_CHECK_NS;
+}
+
+int tls_cert_watch_start(struct tls_cert_watch *w, const char *path, const char *pem, size_t n,
+                         int64_t mono_ns, int64_t now_s)
+{
+        memset(w, 0, sizeof(*w));
+        int64_t end = 0;
+        int r = tls_cert_not_after(pem, n, &end);
+        if (r < 0)
+                return r;
+        snprintf(w->path, sizeof(w->path), "%s", path);
+        w->not_after = end;
+        look(w, mono_ns, now_s);
+        return 0;
+}
+
+void tls_cert_watch_tick(struct tls_cert_watch *w, int64_t mono_ns, int64_t now_s)
+{
+        if (w->path[0] && mono_ns >= w->next_ns)
+                look(w, mono_ns, now_s);
 }

@@ -31,4 +31,24 @@ enum tls_cert_state { TLS_CERT_OK, TLS_CERT_EXPIRING, TLS_CERT_EXPIRED };
  * is fine. Returns which it is. */
 enum tls_cert_state tls_cert_warn(const char *path, int64_t not_after, int64_t now);
 
+/* The certificate being served, looked at once a day of CLOCK_MONOTONIC. */
+#define TLS_CERT_CHECK_NS (86400LL * 1000000000LL)
+struct tls_cert_watch {
+        char path[1024];   /* "" when nothing is watched */
+        int64_t not_after; /* seconds since the epoch */
+        int64_t next_ns;   /* CLOCK_MONOTONIC of the next look */
+        unsigned warnings; /* warnings given so far */
+};
+
+/* Start watching the certificate whose PEM text is pem[0..n) at path: read its end of
+ * validity and give the start's warning (tls_cert_warn) at real time now_s, then look
+ * again TLS_CERT_CHECK_NS after mono_ns. -errno as tls_cert_not_after (nothing is
+ * watched then). */
+int tls_cert_watch_start(struct tls_cert_watch *w, const char *path, const char *pem, size_t n,
+                         int64_t mono_ns, int64_t now_s);
+
+/* A tick of the loop: the daily warning when a day has passed since the last look.
+ * Nothing when nothing is watched. */
+void tls_cert_watch_tick(struct tls_cert_watch *w, int64_t mono_ns, int64_t now_s);
+
 #endif

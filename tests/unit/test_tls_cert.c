@@ -84,13 +84,44 @@ static void test_warn(void **state)
             TLS_CERT_OK);
 }
 
+/* Said at start, then once a day of the monotonic clock, not at every tick. */
+static void test_watch_daily(void **state)
+{
+        (void)state;
+        struct tls_cert_watch w;
+        const int64_t day = TLS_CERT_CHECK_NS, t0 = 5000000000LL;
+        assert_int_equal(
+            tls_cert_watch_start(&w, "c.pem", utc_cert, strlen(utc_cert), t0, UTC_CERT_END + 10),
+            0);
+        assert_int_equal(w.warnings, 1); /* expired at start */
+        for (int64_t t = t0; t < t0 + day; t += day / 100)
+                tls_cert_watch_tick(&w, t, UTC_CERT_END + 10 + (t - t0) / 1000000000LL);
+        assert_int_equal(w.warnings, 1);
+        tls_cert_watch_tick(&w, t0 + day, UTC_CERT_END + 86410);
+        assert_int_equal(w.warnings, 2);
+        tls_cert_watch_tick(&w, t0 + day + 1, UTC_CERT_END + 86410);
+        assert_int_equal(w.warnings, 2);
+        tls_cert_watch_tick(&w, t0 + 2 * day, UTC_CERT_END + 2 * 86400);
+        assert_int_equal(w.warnings, 3);
+        /* A fine certificate: looked at daily, nothing said. */
+        assert_int_equal(tls_cert_watch_start(&w, "c.pem", utc_cert, strlen(utc_cert), t0,
+                                              UTC_CERT_END - 30 * 86400LL),
+                         0);
+        tls_cert_watch_tick(&w, t0 + day, UTC_CERT_END - 29 * 86400LL);
+        assert_int_equal(w.warnings, 0);
+        /* Nothing watched: nothing done. */
+        const char *key = "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n";
+        assert_int_equal(tls_cert_watch_start(&w, "k.pem", key, strlen(key), t0, 0), -ENOENT);
+        tls_cert_watch_tick(&w, t0 + day, UTC_CERT_END + 1);
+        assert_int_equal(w.warnings, 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_utc_time),
-            cmocka_unit_test(test_generalized_time),
-            cmocka_unit_test(test_bad),
-            cmocka_unit_test(test_warn),
+            cmocka_unit_test(test_utc_time),    cmocka_unit_test(test_generalized_time),
+            cmocka_unit_test(test_bad),         cmocka_unit_test(test_warn),
+            cmocka_unit_test(test_watch_daily),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
