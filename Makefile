@@ -148,6 +148,8 @@ install: all
 	sed 's#/usr/local/bin/vigil#$(PREFIX)/bin/vigil#' dist/systemd/vigil.service \
 		>$(DESTDIR)$(PREFIX)/lib/systemd/system/vigil.service
 	install -D -m 0644 dist/prometheus/vigil-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-rules.yml
+	install -D -m 0644 dist/prometheus/vigil-scrape-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-scrape-rules.yml
+	install -D -m 0644 dist/prometheus/vigil-push-rules.yml $(DESTDIR)$(PREFIX)/share/vigil/vigil-push-rules.yml
 	install -D -m 0644 dist/grafana/vigil.json $(DESTDIR)$(PREFIX)/share/vigil/grafana-vigil.json
 	install -D -m 0644 dist/vigil.8 $(DESTDIR)$(PREFIX)/share/man/man8/vigil.8
 	install -D -m 0644 dist/vigil.conf $(DESTDIR)$(PREFIX)/share/vigil/vigil.conf.example

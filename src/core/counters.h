@@ -76,6 +76,14 @@ struct klog_dev_counters {
 /* Kernel-log records skipped: vigil_kernel_log_records_skipped_total{reason}. */
 enum klog_skip { KLOG_SKIP_MALFORMED, KLOG_SKIP_OVERWRITTEN, KLOG_SKIP_OVERSIZE, KLOG_SKIP_COUNT };
 
+/* Which machine this is, read once at start by the daemon: vigil_machine_info. "" for
+ * what is unknown; the family is left out when both ids are. */
+struct machine_ident {
+        char machine_id[33];   /* /etc/machine-id (push/rw_identity.h) */
+        char hardware_id[64];  /* the hardware's own (collect/hw_identity.h) */
+        char hardware_src[24]; /* where it came from: "rpi_serial", "dmi_product_uuid", ... */
+};
+
 /* Everything counted that the frame does not hold. Plain arrays with bounds, so the
  * main loop can update it in place and the HTTP thread copy it under one lock. */
 struct counters {
@@ -100,6 +108,7 @@ struct counters {
         uint64_t klog_other[COUNTERS_KLOG_KINDS]; /* devices that found no free entry */
         bool klog_on;                             /* the kernel log is scanned */
         uint64_t klog_skipped[KLOG_SKIP_COUNT];
+        struct machine_ident ident;
 };
 
 /* The label values of enum klog_skip: "malformed", "overwritten", "oversize". */

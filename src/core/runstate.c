@@ -89,6 +89,19 @@ static bool parse_bus(struct runstate *st, const char *v, size_t vlen)
         return st->nbus > 0;
 }
 
+/* A printable value into out (cap bytes); false when it is not one. */
+static bool copy_token(char *out, size_t cap, const char *v, size_t vlen)
+{
+        if (!vlen || vlen >= cap)
+                return false;
+        for (size_t i = 0; i < vlen; i++)
+                if (v[i] < ' ' || v[i] > '~')
+                        return false;
+        memcpy(out, v, vlen);
+        out[vlen] = '\0';
+        return true;
+}
+
 /* One "key=value" line into st; false when the key is unknown or the value bad. */
 static bool parse_kv(struct runstate *st, const char *key, size_t klen, const char *v, size_t vlen)
 {
@@ -103,6 +116,10 @@ static bool parse_kv(struct runstate *st, const char *key, size_t klen, const ch
         }
         if (klen == 7 && !memcmp(key, "gpu_bus", 7))
                 return parse_bus(st, v, vlen);
+        if (klen == 10 && !memcmp(key, "machine_id", 10))
+                return copy_token(st->machine_id, sizeof(st->machine_id), v, vlen);
+        if (klen == 11 && !memcmp(key, "hardware_id", 11))
+                return copy_token(st->hardware_id, sizeof(st->hardware_id), v, vlen);
         if (klen == 4 && !memcmp(key, "gpus", 4)) {
                 if (parse_u64(v, vlen, &u) < 0 || u > RUNSTATE_MAX_GPUS)
                         return false;
@@ -178,6 +195,17 @@ void runstate_format(const struct runstate *st, struct strbuf *out)
                 sb_printf(out, "%s%s", i ? "," : "gpu_bus=", st->gpu_bus[i]);
         if (st->nbus)
                 sb_putc(out, '\n');
+        if (st->machine_id[0])
+                sb_printf(out, "machine_id=%s\n", st->machine_id);
+        if (st->hardware_id[0])
+                sb_printf(out, "hardware_id=%s\n", st->hardware_id);
+}
+
+bool runstate_cloned(const struct runstate *prev, const char *machine_id, const char *hardware_id)
+{
+        return prev && prev->machine_id[0] && prev->hardware_id[0] && machine_id[0] &&
+               hardware_id[0] && !strcmp(prev->machine_id, machine_id) &&
+               strcmp(prev->hardware_id, hardware_id) != 0;
 }
 
 enum runstate_end runstate_classify(const struct runstate *prev, const char *boot_id_now)

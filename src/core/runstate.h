@@ -19,10 +19,14 @@
  *   last_unclean_ns=1764770000123456789
  *   gpus=2
  *   gpu_bus=0000:01:00.0,0000:41:00.0
+ *   machine_id=4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091
+ *   hardware_id=10000000a1b2c3d4
  * gpus is the most GPUs NVML counted at any start on this log directory (absent: none
  * counted yet), the count a later start expects by default (core/gpu_count.h);
  * gpu_bus the PCI devices of the GPUs the run sampled, as the kernel names them, whose
- * kernel-log lines the post-mortem puts first.
+ * kernel-log lines the post-mortem puts first; machine_id and hardware_id the machine
+ * the last run started on (core/counters.h struct machine_ident): a later start with
+ * the same machine_id on other hardware is a cloned disk image (runstate_cloned).
  * Unknown keys are ignored, so later versions can add some. */
 #ifndef VIGIL_CORE_RUNSTATE_H
 #define VIGIL_CORE_RUNSTATE_H
@@ -61,6 +65,8 @@ struct runstate {
         unsigned gpus;                        /* the most GPUs NVML counted at a start */
         unsigned nbus;                        /* gpu_bus entries */
         char gpu_bus[RUNSTATE_MAX_BUS][AER_BDF_LEN]; /* "0000:01:00.0" */
+        char machine_id[33];                         /* "" when unknown */
+        char hardware_id[64];                        /* "" when unknown */
 };
 
 /* The latest post-mortem (report/postmortem.h writes and finds them): what the
@@ -94,6 +100,11 @@ void runstate_format(const struct runstate *st, struct strbuf *out);
 /* How the run recorded in prev ended, seen from a start on boot boot_id_now ("" when
  * unknown). prev NULL: RUNSTATE_FIRST. */
 enum runstate_end runstate_classify(const struct runstate *prev, const char *boot_id_now);
+
+/* True when prev was written on another machine cloned from this one's disk image:
+ * the same machine_id (copied with the image) beside another hardware_id (the SoC's
+ * serial, DMI, the NIC). False when either side lacks one. */
+bool runstate_cloned(const struct runstate *prev, const char *machine_id, const char *hardware_id);
 
 /* Read DIR/vigil.state. 0, -ENOENT when there is none, -EINVAL when it does not parse,
  * another -errno when it cannot be read; *ret untouched on failure. */

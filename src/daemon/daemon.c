@@ -10,6 +10,7 @@
  * stack, the new loop thread takes the signals (a handler on another thread passes the
  * signal on to it), and the thread that ends the loop also ends the process. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,9 +34,15 @@
 #include "daemon/registry.h"
 #include "core/eventlog.h"
 #include "core/counters.h"
+#include "detect/snapshot.h"
+#include "report/postmortem.h"
+#include "push/rw_identity.h"
+#include "push/rw_queue.h"
+#include "collect/hw_identity.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/notify.h"
+#include "util/safedir.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
@@ -161,6 +168,23 @@ static const char *perm_hint(int r)
         return "";
 }
 
+/* Refuse a log directory another user could redirect (util/safedir.h): one every user
+ * may write and someone else owns, or a directory of vigil's in it that is a link. */
+static int check_log_dir(const char *dir)
+{
+        char why[PATH_MAX + 512] = "";
+        int r = safedir_check_owner(dir, why, sizeof(why));
+        for (unsigned k = 0; r == 0 && k <= SNAPSHOT_KIND_COUNT + 1; k++) {
+                const char *name = k < SNAPSHOT_KIND_COUNT    ? snapshot_dir_name(k)
+                                   : k == SNAPSHOT_KIND_COUNT ? POSTMORTEM_DIR
+                                                              : RWQ_DIR;
+                r = safedir_check_sub(dir, name, why, sizeof(why));
+        }
+        if (r < 0)
+                vlog(LOG_ERR, "%s", why[0] ? why : strerror(-r));
+        return r;
+}
+
 static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
 {
         pid_t owner = 0;
@@ -170,6 +194,8 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                      perm_hint(r));
                 return r;
         }
+        if ((r = check_log_dir(opt->log_dir)) < 0)
+                return r;
         d->lock_fd = lock_acquire(opt->log_dir, &owner);
         if (d->lock_fd == -EWOULDBLOCK) {
                 vlog(LOG_ERR, "another vigil (pid %d) is already writing to %s", (int)owner,
@@ -189,6 +215,18 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
         }
         d->ctx.log_dir = opt->log_dir;
         return 0;
+}
+
+/* Which machine this is (core/counters.h struct machine_ident), once, before the
+ * plug-ins start: the state file, /metrics and the push name it. */
+static void read_identity(const char *root, struct machine_ident *m)
+{
+        struct hw_identity hw;
+        rw_machine_id_read(root, m->machine_id); /* "" when none */
+        if (hw_identity_read(root, &hw) == 0) {
+                snprintf(m->hardware_id, sizeof(m->hardware_id), "%s", hw.id);
+                snprintf(m->hardware_src, sizeof(m->hardware_src), "%s", hw.source);
+        }
 }
 
 /* Returns -errno when a required sink could not start. */
@@ -557,6 +595,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         }
         counters_clear(extra);
         counters_clear(published_extra);
+        read_identity(opt->root, &extra->ident);
         d->ctx.extra = extra;
         d->ctx.published_extra = published_extra;
         frame_clear(frame);

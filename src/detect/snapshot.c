@@ -12,6 +12,7 @@
 
 #include "core/frame.h"
 #include "util/fmt.h"
+#include "util/safedir.h"
 
 #define BUF_BYTES     16384
 #define MAX_DUP_INDEX 99
@@ -122,8 +123,7 @@ int snapshot_open_named(struct snapshot **ret, const char *log_dir, enum snapsho
         s->limit = SNAPSHOT_MAX_BYTES;
         s->last[0] = s->last[1] = '\n';
         int r = 0;
-        if (mkdir(s->dir, 0750) < 0 && errno != EEXIST)
-                r = -errno;
+        r = safedir_make(s->dir, 0750); /* never through a symbolic link */
         if (r == 0)
                 r = create_tmp(s);
         if (r < 0) {

@@ -129,6 +129,27 @@ static void examine(struct pm_sink *s, struct vigil_ctx *ctx, const struct runst
         ctx->postmortem = info; /* the daemon frees it last (free_daemon) */
 }
 
+/* The machine's identity into the state, and the warning a cloned image needs: the
+ * state file came with the image, from the machine it was made on. */
+static void note_identity(struct runstate *now, const struct runstate *prev,
+                          const struct vigil_ctx *ctx)
+{
+        const struct machine_ident *m = &ctx->extra->ident;
+        snprintf(now->machine_id, sizeof(now->machine_id), "%s", m->machine_id);
+        snprintf(now->hardware_id, sizeof(now->hardware_id), "%s", m->hardware_id);
+        if (!runstate_cloned(prev, m->machine_id, m->hardware_id))
+                return;
+        /* Kept as recorded, so every start says it until the machine ID is renewed. */
+        snprintf(now->hardware_id, sizeof(now->hardware_id), "%s", prev->hardware_id);
+        vlog(LOG_WARN,
+             "machine ID %s looks cloned: %s/%s recorded it on hardware %s, this machine is %s "
+             "(%s); machines made from one disk image share /etc/machine-id, and their pushed "
+             "series merge unless hardware_id tells them apart. Give this one its own: rm "
+             "/etc/machine-id && systemd-machine-id-setup, then restart vigil",
+             m->machine_id, ctx->log_dir, RUNSTATE_FILE, prev->hardware_id, m->hardware_id,
+             m->hardware_src);
+}
+
 static int pm_init(struct vigil_ctx *ctx, void **ret_state)
 {
         struct runstate prev;
@@ -147,6 +168,7 @@ static int pm_init(struct vigil_ctx *ctx, void **ret_state)
         if (r == 0)
                 memcpy(s->now.unclean, prev.unclean, sizeof(s->now.unclean));
         note_gpus(&s->now, r == 0 ? &prev : NULL, ctx);
+        note_identity(&s->now, r == 0 ? &prev : NULL, ctx);
         if (runstate_end_unclean(kind)) {
                 s->now.unclean[kind]++;
                 s->now.last_unclean_ns = now_real_ns();

@@ -194,6 +194,31 @@ static void build_info(struct render *r, const struct render_src *s)
         metrics_sample(r, NULL, "version", VIGIL_VERSION, 1);
 }
 
+/* vigil_machine_info{machine_id,hardware_id,hardware_id_source} 1: which machine this
+ * is, for joins (a scrape's target, or a pushed series' instance, names only a host). */
+static void machine_info(struct render *r, const struct render_src *s)
+{
+        const struct machine_ident *m = s->x ? &s->x->ident : NULL;
+        if (!m || (!m->machine_id[0] && !m->hardware_id[0]))
+                return;
+        char lab[256];
+        struct strbuf lb;
+        sb_init_fixed(&lb, lab, sizeof(lab));
+        const char *sep = "";
+        if (m->hardware_id[0]) {
+                sb_puts(&lb, "hardware_id=\"");
+                metrics_put_label_value(&lb, m->hardware_id);
+                sb_puts(&lb, "\",hardware_id_source=\"");
+                metrics_put_label_value(&lb, m->hardware_src);
+                sb_putc(&lb, '"');
+                sep = ",";
+        }
+        if (m->machine_id[0])
+                sb_printf(&lb, "%smachine_id=\"%s\"", sep, m->machine_id); /* 32 hex digits */
+        if (!lb.overflow)
+                metrics_sample(r, lab, NULL, NULL, 1);
+}
+
 /* ---- the remote-write push: struct push_counters (only with --remote-write) ---- */
 
 /* The push's counters, NULL when there is no push. */
@@ -389,6 +414,11 @@ static const struct counter_family counter_families[] = {
      .help = "Start time of vigil, seconds since the epoch.",
      .render = start_time},
     {.name = "vigil_build_info", .type = "gauge", .help = "vigil's version.", .render = build_info},
+    {.name = "vigil_machine_info",
+     .type = "gauge",
+     .help = "The machine's identity: its hardware's (Raspberry Pi serial, DMI, permanent MAC) "
+             "and its systemd machine ID.",
+     .render = machine_info},
     /* the remote-write push: struct push_counters */
     {.name = "vigil_remote_write_queue_bytes",
      .type = "gauge",

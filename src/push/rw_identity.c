@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "collect/hw_identity.h"
 #include "util/log.h"
 #include "util/pfile.h"
 
@@ -90,7 +91,7 @@ size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_l
         size_t n = 0;
         char host[256];
         const char *instance = "";
-        bool have_instance = false, have_job = false, have_id = false;
+        bool have_instance = false, have_job = false, have_id = false, have_hw = false;
         for (size_t i = 0; i < cfg->nlabels; i++) {
                 labels[n++] = cfg->labels[i];
                 if (!strcmp(cfg->labels[i].name, "instance")) {
@@ -99,6 +100,7 @@ size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_l
                 }
                 have_job |= !strcmp(cfg->labels[i].name, "job");
                 have_id |= !strcmp(cfg->labels[i].name, "machine_id");
+                have_hw |= !strcmp(cfg->labels[i].name, "hardware_id");
         }
         if (!have_instance && gethostname(host, sizeof(host) - 1) == 0) {
                 host[sizeof(host) - 1] = '\0';
@@ -113,5 +115,11 @@ size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_l
                 snprintf(l->value, sizeof(l->value), "vigil");
         }
         add_machine_id(root, labels, &n, have_id, instance);
+        struct hw_identity hw;
+        if (!have_hw && hw_identity_read(root, &hw) == 0) {
+                struct rw_label *l = &labels[n++];
+                snprintf(l->name, sizeof(l->name), "hardware_id");
+                snprintf(l->value, sizeof(l->value), "%s", hw.id);
+        }
         return n;
 }

@@ -20,6 +20,7 @@
 #include "util/fmt.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/safedir.h"
 
 static void put_time(struct strbuf *out, int64_t ns)
 {
@@ -230,8 +231,9 @@ int postmortem_write(const struct postmortem_input *in, struct postmortem_info *
         int64_t quiet_ns = 0;
         if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", in->log_dir, POSTMORTEM_DIR) >= sizeof(dir))
                 return -ENAMETOOLONG;
-        if (mkdir(dir, 0750) < 0 && errno != EEXIST)
-                return -errno;
+        int made = safedir_make(dir, 0750); /* never through a symbolic link */
+        if (made < 0)
+                return made;
         fmt_stamp(stamp, sizeof(stamp), in->now_ns);
         snprintf(name, sizeof(name), "postmortem-%s.log", stamp);
         /* Two unclean ends within a second keep both. */

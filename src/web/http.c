@@ -1,7 +1,8 @@
 /* The HTTP sink: starts the /metrics and dashboard server when --listen is given. It
- * writes nothing per tick (clocks 0); the server reads the frame the main loop
- * publishes after each tick (vigil_published_copy) and a copy of the dashboard's
- * history (ctx->history), on its own thread.
+ * writes nothing per tick; the server reads the frame the main loop publishes after
+ * each tick (vigil_published_copy) and a copy of the dashboard's history
+ * (ctx->history), on its own thread. With TLS, the host clock's ticks say once a day
+ * (and at start) when the certificate has expired or soon will (tls_cert.h).
  *
  *   vigil: serving http://127.0.0.1:9464/metrics and the dashboard at /
  * and /report?day=YYYY-MM-DD: `vigil report`'s HTML page of a recorded day. */
@@ -23,10 +24,12 @@
 #include "web/dashboard.h"
 #include "web/http_server.h"
 #include "metrics/metrics.h"
+#include "web/tls_cert.h"
 #include "web/webconfig.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
+#include "util/pfile.h"
 
 #define REPORT_MAX_FILES 64 /* logs of one day: host and 63 GPUs */
 /* Read for one report at most. The memory and the page do not grow with the day's
@@ -43,6 +46,7 @@ struct http_sink {
         struct counters *extra;
         struct findings *events, *found;
         char hostname[256];
+        struct tls_cert_watch cert; /* loop: the TLS certificate's end of validity */
 };
 
 /* Server thread: the last published frame. */
@@ -187,6 +191,18 @@ static void free_sink(struct http_sink *h)
         free(h);
 }
 
+/* The certificate's end of validity, read once (a renewed certificate needs a restart
+ * to be served), and the warning at start. */
+static void cert_start(struct http_sink *h, const char *path)
+{
+        char *pem = malloc(HTTP_MAX_PEM + 1);
+        int n = pem ? read_file_at(NULL, path, pem, HTTP_MAX_PEM + 1) : -ENOMEM;
+        if (n <= 0 || tls_cert_watch_start(&h->cert, path, pem, (size_t)n, now_mono_ns(),
+                                           now_real_ns() / NSEC_PER_SEC) < 0)
+                vlog(LOG_DEBUG, "http: cannot read the end of validity of %s", path);
+        free(pem);
+}
+
 static int http_init(struct vigil_ctx *ctx, void **ret_state)
 {
         const struct vigil_options *o = ctx->opt;
@@ -236,6 +252,8 @@ static int http_init(struct vigil_ctx *ctx, void **ret_state)
         vlog(LOG_INFO, "serving %s://%s%s/metrics and the dashboard at /%s",
              web && web->tls ? "https" : "http", o->listen[0] == ':' ? "127.0.0.1" : "", o->listen,
              web && web->nusers ? " (basic auth)" : "");
+        if (web && web->tls)
+                cert_start(h, web->cert_file);
         free(web);
         *ret_state = h;
         return 0;
@@ -248,9 +266,9 @@ out:
 
 static int http_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
-        (void)state;
+        struct http_sink *h = state;
         (void)ctx;
-        (void)t;
+        tls_cert_watch_tick(&h->cert, t->mono_ns, t->real_ns / NSEC_PER_SEC);
         return 0;
 }
 
@@ -266,7 +284,7 @@ static void http_fini(void *state, struct vigil_ctx *ctx)
 
 const struct vigil_sink vigil_sink_http = {
     .name = "http",
-    .clocks = 0,
+    .clocks = VCLOCK_BIT(VCLOCK_HOST), /* the certificate's daily look */
     .required = true,
     .init = http_init,
     .write = http_write,

@@ -19,6 +19,7 @@ static const struct dynlib_sym mhd_syms[] = {
     SYM(MHD_queue_response),
     SYM(MHD_destroy_response),
     SYM(MHD_lookup_connection_value),
+    SYM(MHD_get_connection_values),
     SYM(MHD_get_connection_info),
     SYM(MHD_basic_auth_get_username_password),
     SYM(MHD_queue_basic_auth_fail_response),

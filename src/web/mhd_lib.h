@@ -26,6 +26,7 @@ struct mhd_lib {
         __typeof__(MHD_queue_response) *MHD_queue_response;
         __typeof__(MHD_destroy_response) *MHD_destroy_response;
         __typeof__(MHD_lookup_connection_value) *MHD_lookup_connection_value;
+        __typeof__(MHD_get_connection_values) *MHD_get_connection_values;
         __typeof__(MHD_get_connection_info) *MHD_get_connection_info;
         __typeof__(MHD_basic_auth_get_username_password) *MHD_basic_auth_get_username_password;
         __typeof__(MHD_queue_basic_auth_fail_response) *MHD_queue_basic_auth_fail_response;

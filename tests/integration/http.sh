@@ -286,6 +286,20 @@ if start_vigil tls "https://127.0.0.1:$PORT" --listen "127.0.0.1:$PORT" --web-co
 	out=$(curl -s --cacert "$TMP/cert.pem" --tls-max 1.1 -u prometheus:secret -o /dev/null \
 		-w '%{http_code}' "https://127.0.0.1:$PORT/metrics")
 	check "TLS: 1.1 refused ($out)" test "$out" != 200
+	# TLS 1.2 offers AEAD suites only: a CBC suite with a SHA-1 MAC is refused.
+	check "TLS 1.2: CBC-SHA1 suite refused" bash -c "! echo | timeout 5 openssl s_client -connect 127.0.0.1:$PORT -tls1_2 -cipher ECDHE-ECDSA-AES128-SHA >/dev/null 2>&1"
+	check "TLS 1.2: AES-GCM suite taken" bash -c "echo | timeout 5 openssl s_client -connect 127.0.0.1:$PORT -tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256 >/dev/null 2>&1"
+	# Two Content-Length fields that disagree: 400, as on the plain transport.
+	out=$(python3 - "$PORT" "$TMP/cert.pem" <<'PY'
+import socket, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5),
+                    server_hostname="127.0.0.1")
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n")
+print(s.recv(64).split(b" ")[1].decode())
+PY
+)
+	check_eq "TLS: two Content-Length fields that disagree 400" 400 "$out"
 	# /report is answered from its own thread: the connection is suspended, resumed
 	# and answered (no logs here: 404; a bad day: 400), and the next scrape still is.
 	check_eq "TLS: /report of a day with no logs 404" 404 \
@@ -301,6 +315,32 @@ if start_vigil tls "https://127.0.0.1:$PORT" --listen "127.0.0.1:$PORT" --web-co
 else
 	not_ok "TLS: starts"
 	cat "$TMP/tls.err"
+fi
+
+# ---- an expired certificate: served, and said at start ----
+python3 - "$TMP" <<'PY'
+import datetime, sys
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+key = ec.generate_private_key(ec.SECP256R1())
+name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "localhost")])
+end = datetime.datetime(2025, 1, 31, 12, 0, 0, tzinfo=datetime.timezone.utc)
+cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(1).not_valid_before(end - datetime.timedelta(days=30)).not_valid_after(end)
+        .sign(key, hashes.SHA256()))
+open(sys.argv[1] + "/old-cert.pem", "wb").write(cert.public_bytes(serialization.Encoding.PEM))
+open(sys.argv[1] + "/old-key.pem", "wb").write(key.private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+PY
+printf 'tls_server_config:\n  cert_file: old-cert.pem\n  key_file: old-key.pem\n' >"$TMP/old.yml"
+PORT=$(free_port)
+if start_vigil old "https://127.0.0.1:$PORT" --listen "127.0.0.1:$PORT" --web-config "$TMP/old.yml"; then
+	stop_vigil
+	check "expired certificate: warned at start" grep -q "TLS certificate .*old-cert.pem expired on 2025-01-31 12:00:00 UTC" "$TMP/old.err"
+else
+	not_ok "expired certificate: vigil still serves"
+	cat "$TMP/old.err"
 fi
 
 # ---- refusals at start ----

@@ -70,13 +70,7 @@ done
 
 # ---- the Grafana dashboard ----
 sleep 2
-if python3 "$TOP/tests/prometheus/dashboard_check.py" "$TOP/dist/grafana/vigil.json" \
-	"http://127.0.0.1:$PPORT" "$START" "$(date +%s)" >"$TMP/dash.out" 2>&1; then
-	ok "dashboard: every panel query returns series ($(grep -c '^ok' "$TMP/dash.out") queries)"
-else
-	not_ok "dashboard: every panel query returns series"
-	grep -v '^ok' "$TMP/dash.out" | sed 's/^/    /'
-fi
+dashboard_ok dashboard "$PPORT" "$START" "$(date +%s)"
 # The check itself fails on a panel without series and on one that errs.
 printf '{"panels":[{"title":"x","targets":[{"expr":"vigil_no_such_series"}]},{"title":"y","targets":[{"expr":"rate(x"}]}]}' >"$TMP/bad.json"
 python3 "$TOP/tests/prometheus/dashboard_check.py" "$TMP/bad.json" "http://127.0.0.1:$PPORT" \

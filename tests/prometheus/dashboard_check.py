@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 
 SUBST = [("$__rate_interval", "1m"), ("$__interval", "15s"), ("$__range", "1h"),
+         ("${hardware_id}", ".*"), ("$hardware_id", ".*"),
          ("${site}", ".*"), ("$site", ".*"), ("${instance}", ".*"), ("$instance", ".*")]
 
 

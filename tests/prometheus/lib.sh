@@ -49,3 +49,16 @@ pq_wait() {
 	done
 	return 1
 }
+
+# dashboard_ok NAME PORT START END: one check that every panel query of the Grafana
+# dashboard (dist/grafana/vigil.json) returns series from the server on PORT over
+# [START, END] (tests/prometheus/dashboard_check.py); the failing queries when not.
+dashboard_ok() {
+	if python3 "$TOP/tests/prometheus/dashboard_check.py" "$TOP/dist/grafana/vigil.json" \
+		"http://127.0.0.1:$2" "$3" "$4" >"$TMP/dash.out" 2>&1; then
+		ok "$1: every panel query returns series ($(grep -c '^ok' "$TMP/dash.out") queries)"
+	else
+		not_ok "$1: every panel query returns series"
+		grep -v '^ok' "$TMP/dash.out" | sed 's/^/    /'
+	fi
+}

@@ -75,6 +75,35 @@ static void test_state_roundtrip(void **state)
         assert_int_equal(back.stopped_ns, st.stopped_ns);
 }
 
+/* The machine's identity: kept across runs, and the pair a cloned image betrays. */
+static void test_state_identity(void **state)
+{
+        (void)state;
+        struct runstate st = {.pid = 1}, back;
+        char buf[RUNSTATE_MAX_BYTES];
+        struct strbuf sb;
+        snprintf(st.machine_id, sizeof(st.machine_id), "4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091");
+        snprintf(st.hardware_id, sizeof(st.hardware_id), "/h5rj2y2/cnfcp0087t00y5/ rev a");
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        runstate_format(&st, &sb);
+        assert_non_null(strstr(buf, "\nmachine_id=4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091\n"));
+        assert_int_equal(runstate_parse(sb.buf, sb.len, &back), 0);
+        assert_string_equal(back.machine_id, st.machine_id);
+        assert_string_equal(back.hardware_id, st.hardware_id);
+        const char *id = st.machine_id;
+        assert_false(runstate_cloned(&back, id, st.hardware_id)); /* the same machine */
+        assert_true(runstate_cloned(&back, id, "10000000deadbeef"));
+        assert_false(runstate_cloned(&back, "0f0e0d0c0b0a09080706050403020100", "x")); /* renewed */
+        assert_false(runstate_cloned(&back, id, "")); /* no hardware identity here */
+        assert_false(runstate_cloned(NULL, id, "x")); /* no earlier run */
+        back.hardware_id[0] = '\0';                   /* a state file from before */
+        assert_false(runstate_cloned(&back, id, "x"));
+        /* A value with a control byte is not read. */
+        const char *t = "pid=3\nhardware_id=ab\001cd\n";
+        assert_int_equal(runstate_parse(t, strlen(t), &back), 0);
+        assert_string_equal(back.hardware_id, "");
+}
+
 static void test_state_parse_damage(void **state)
 {
         (void)state;
@@ -293,10 +322,10 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_state_roundtrip), cmocka_unit_test(test_state_parse_damage),
-            cmocka_unit_test(test_classify),        cmocka_unit_test(test_boot_id),
-            cmocka_unit_test(test_split),           cmocka_unit_test(test_klog_rank),
-            cmocka_unit_test(test_klog_gpu),        cmocka_unit_test(test_build),
-            cmocka_unit_test(test_write_latest),
+            cmocka_unit_test(test_state_identity),  cmocka_unit_test(test_classify),
+            cmocka_unit_test(test_boot_id),         cmocka_unit_test(test_split),
+            cmocka_unit_test(test_klog_rank),       cmocka_unit_test(test_klog_gpu),
+            cmocka_unit_test(test_build),           cmocka_unit_test(test_write_latest),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
