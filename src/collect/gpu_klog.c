@@ -186,7 +186,17 @@ static int parse_sxid(const char *s, size_t n, struct klog_event *ret)
                 return -ENOENT;
         e.have_pci = true;
         e.code = (unsigned)code;
-        put_detail(&e, c.p, (size_t)(c.end - c.p));
+        cur_skip_blank(&c);
+        /* The first line says how bad: "Fatal, ..." or "Non-fatal, ..." (NVSWITCH_REPORT_
+         * FATAL/NONFATAL, intr_nvswitch.h:88-139, error_nvswitch.h:233); the lines after
+         * it are "Severity %d Engine instance %02d Sub-engine instance %02d" and "Data
+         * {0x%08x, ...}" (error_nvswitch.c:43-67, 595.45.04): the same SXid. */
+        size_t rest = (size_t)(c.end - c.p);
+        if (rest >= 6 && !memcmp(c.p, "Fatal,", 6))
+                e.flags |= KLOG_F_FATAL;
+        if ((rest >= 9 && !memcmp(c.p, "Severity ", 9)) || (rest >= 6 && !memcmp(c.p, "Data {", 6)))
+                e.flags |= KLOG_F_CONTINUATION;
+        put_detail(&e, c.p, rest);
         *ret = e;
         return 0;
 }
@@ -224,6 +234,17 @@ static int parse_init_failed(const char *s, size_t n, struct klog_event *ret)
                 e.have_pci = pci_after(s, n, "nvidia ", &e.pci, NULL);
         } else if ((p = find(s, n, "nvidia: probe of ")) && find(s, n, "failed with error")) {
                 e.have_pci = pci_after(s, n, "nvidia: probe of ", &e.pci, NULL);
+        } else if ((p = find(s, n, "NVRM: The NVIDIA probe routine failed for "))) {
+                p += strlen("NVRM: "); /* kernel-open/nvidia/nv.c:968, after the probes */
+        } else if (find(s, n, "NVRM: ") &&
+                   ((p = find(s, n,
+                              "(the GPU is likely in a bad state and may need to be reset)")) ||
+                    (p = find(s, n, "(the GPU may be in a bad state and may need to be reset)")))) {
+                /* The GSP boot gave up: kernel_gsp.c:4681 (595.45.04; 3468 in 570.86.15)
+                 * after "unexpected WPR2 already up", arch/turing/kernel_gsp_tu102.c:1180
+                 * after "failed to wait for GFW boot complete". */
+                e.flags |= KLOG_F_RESET;
+                e.have_pci = pci_after(s, n, "NVRM: GPU ", &e.pci, NULL);
         } else {
                 return -ENOENT;
         }
@@ -232,64 +253,177 @@ static int parse_init_failed(const char *s, size_t n, struct klog_event *ret)
         return 0;
 }
 
-/* "Timeout after 45s of waiting for RPC response from GPU0 GSP!" (550 and later) or
- * "Timeout waiting for RPC from GSP0!" (535), printed without an Xid. */
+/* The lines of a GSP failure, printed with the "NVRM: " prefix (and, in the open
+ * driver's builds, the function's name: "NVRM: _kgspLogRpcTimeout: ..."). The text
+ * after the match is the detail; "GPU%d" after it is the driver's instance. Sources:
+ * src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c at 595.45.04 unless said otherwise. */
+static const struct gsp_form {
+        const char *text;
+        bool instance; /* "GPU%d"/"GSP%d" right after the text */
+        bool reset;    /* the line asks for a reset */
+} gsp_forms[] = {
+    /* 2386 _kgspLogRpcTimeout (570.86.15: 1974, 550.54.14: 1750), when not an Xid 119 */
+    {"waiting for RPC response from GPU", true, false},
+    /* 535.113.01: 1334 */
+    {"Timeout waiting for RPC from GSP", true, false},
+    /* 2375 the banner of _kgspLogRpcTimeout's full report (570.86.15: 1963) */
+    {"* GSP Timeout *", false, false},
+    /* 2303 _kgspIsHeartbeatTimedOut; 2890, 2894 after the poll (595.x only) */
+    {"Heartbeat timed out, currentTimeMs", false, false},
+    {"GSP RM heartbeat timed out", false, false},
+    {"LibOS heartbeat timed out", false, false},
+    /* 2586, 2590, 2594 _kgspClassifyGspTimeout */
+    {"= GSP core unresponsive =", false, false},
+    {"= GSP-RM unresponsive =", false, false},
+    {"= GSP-RM is slow =", false, false},
+    /* 2446 _kgspLogRpcSanityCheckFailure: "GPU%d sanity check failed 0x%x waiting for
+     * RPC response from GSP." (the instance comes first: not read) */
+    {"sanity check failed", false, false},
+    /* 2477 (570.86.15: 2036): past the reset threshold, with the GPU's address */
+    {"Rate limiting GSP RPC error prints for GPU at ", false, true},
+};
+
 static int parse_gsp(const char *s, size_t n, struct klog_event *ret)
 {
-        static const char *const pats[] = {"waiting for RPC response from GPU",
-                                           "Timeout waiting for RPC from GSP"};
         struct klog_event e;
-        ev_init(&e, KLOG_GSP_TIMEOUT);
-        for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
-                const char *p = find(s, n, pats[i]);
+        if (!find(s, n, "NVRM: "))
+                return -ENOENT;
+        for (size_t i = 0; i < sizeof(gsp_forms) / sizeof(gsp_forms[0]); i++) {
+                const struct gsp_form *f = &gsp_forms[i];
+                const char *p = find(s, n, f->text);
                 if (!p)
                         continue;
-                struct cursor c =
-                    cur_make(p + strlen(pats[i]), (size_t)(s + n - p - strlen(pats[i])));
+                ev_init(&e, KLOG_GSP_TIMEOUT);
+                const char *after = p + strlen(f->text);
+                struct cursor c = cur_make(after, (size_t)(s + n - after));
                 uint64_t inst;
-                if (cur_u64(&c, &inst) == 0 && inst < 1024)
+                if (f->instance && cur_u64(&c, &inst) == 0 && inst < 1024)
                         e.gpu_instance = (int)inst;
-                const char *from = find(s, n, "Timeout");
-                put_detail(&e, from ? from : p, (size_t)(s + n - (from ? from : p)));
+                if (f->reset) {
+                        e.flags |= KLOG_F_RESET;
+                        e.have_pci = pci_after(s, n, f->text, &e.pci, NULL);
+                }
+                /* The detail starts at the words, after "NVRM: " and a function name. */
+                const char *from = find(s, n, "Timeout after ");
+                if (!from || from > p)
+                        from = p;
+                while (from > s && from[-1] != ' ' && from[-1] != ':' && from[-1] != '*' &&
+                       from[-1] != '=')
+                        from--;
+                while (from < s + n && (*from == '*' || *from == '=' || *from == ' '))
+                        from++;
+                put_detail(&e, from, (size_t)(s + n - from));
+                size_t k = strlen(e.detail);
+                while (k > 0 &&
+                       (e.detail[k - 1] == '*' || e.detail[k - 1] == '=' || e.detail[k - 1] == ' '))
+                        e.detail[--k] = '\0';
                 *ret = e;
                 return 0;
         }
         return -ENOENT;
 }
 
-/* "<driver> <address>: [AER: ]PCIe Bus Error: severity=..., type=..., (...)" */
-static int parse_aer(const char *s, size_t n, struct klog_event *ret)
+/* drivers/pci/pcie/aer.c's severities, aer_error_severity_string[]: "Corrected",
+ * "Uncorrected (Non-Fatal)", "Uncorrected (Fatal)" (5.4-6.15), "Correctable",
+ * "Uncorrectable (Non-Fatal)", "Uncorrectable (Fatal)" (6.16 on). The kind, and the
+ * length taken at s; 0 when s does not start with one. */
+static size_t aer_severity(const char *s, size_t n, enum klog_kind *ret)
 {
         static const struct {
                 const char *text;
                 enum klog_kind kind;
         } sev[] = {
             {"Corrected", KLOG_AER_CORRECTED},
+            {"Correctable", KLOG_AER_CORRECTED},
             {"Uncorrected (Non-Fatal)", KLOG_AER_NONFATAL},
+            {"Uncorrectable (Non-Fatal)", KLOG_AER_NONFATAL},
             {"Uncorrected (Fatal)", KLOG_AER_FATAL},
+            {"Uncorrectable (Fatal)", KLOG_AER_FATAL},
         };
-        const char *p = find(s, n, "Bus Error: severity=");
-        if (!p)
-                return -ENOENT;
-        const char *v = p + strlen("Bus Error: severity=");
-        size_t vn = (size_t)(s + n - v);
-        struct klog_event e;
-        size_t i = 0;
-        for (; i < sizeof(sev) / sizeof(sev[0]); i++) {
+        for (size_t i = 0; i < sizeof(sev) / sizeof(sev[0]); i++) {
                 size_t k = strlen(sev[i].text);
-                if (vn > k && !memcmp(v, sev[i].text, k) && v[k] == ',')
-                        break;
+                if (n >= k && !memcmp(s, sev[i].text, k)) {
+                        *ret = sev[i].kind;
+                        return k;
+                }
         }
-        if (i == sizeof(sev) / sizeof(sev[0]))
-                return -ENOENT;
-        ev_init(&e, sev[i].kind);
-        /* The device is the dev_printk() prefix: the word after the driver's name. */
-        const char *sp = memchr(s, ' ', (size_t)(p - s));
-        if (sp)
-                e.have_pci = klog_pci_parse(sp + 1, (size_t)(p - sp - 1), &e.pci) > 0;
-        put_detail(&e, v, vn);
-        *ret = e;
         return 0;
+}
+
+/* The device of a dev_printk() line, "<driver> <address>: ...", the text before end. */
+static bool printk_device(const char *s, const char *end, struct klog_pci *ret)
+{
+        for (const char *sp = memchr(s, ' ', (size_t)(end - s)); sp && sp < end;
+             sp = memchr(sp + 1, ' ', (size_t)(end - sp - 1))) {
+                size_t k = klog_pci_parse(sp + 1, (size_t)(end - sp - 1), ret);
+                if (k && sp[1 + k] == ':')
+                        return ret->fn >= 0;
+        }
+        return false;
+}
+
+/* The AER lines (drivers/pci/pcie/aer.c, err.c; "AER: " is the files' dev_fmt):
+ *   aer_print_error():     "<drv> <dev>: PCIe Bus Error: severity=%s, type=%s, (%s)"
+ *                          (4.x: "..., id=%04x(%s)"; some builds and excerpts leave out
+ *                          "severity=": "PCIe Bus Error: Uncorrectable (Non-Fatal), ...")
+ *   aer_print_port_info(): "<drv> <port>: AER: [Multiple ]%s error received: <dev>"
+ *                          (5.4-6.10), "... error message received from <dev>" (6.11
+ *                          on), "... error received from <dev>": the device it names
+ *   err.c report_error_detected(): "<drv> <dev>: AER: can't recover (no error_detected
+ *                          callback)": the kernel gave up on the device */
+static int parse_aer(const char *s, size_t n, struct klog_event *ret)
+{
+        static const char *const received[] = {" error received: ", " error received from ",
+                                               " error message received from "};
+        struct klog_event e;
+        enum klog_kind kind;
+        const char *p = find(s, n, "PCIe Bus Error: ");
+        if (p) {
+                const char *v = p + strlen("PCIe Bus Error: ");
+                if ((size_t)(s + n - v) >= 9 && !memcmp(v, "severity=", 9))
+                        v += 9;
+                size_t vn = (size_t)(s + n - v), k = aer_severity(v, vn, &kind);
+                if (!k || (k < vn && v[k] != ','))
+                        return -ENOENT;
+                ev_init(&e, kind);
+                e.have_pci = printk_device(s, p, &e.pci);
+                put_detail(&e, v, vn);
+                *ret = e;
+                return 0;
+        }
+        const char *aer = find(s, n, "AER: ");
+        if (!aer)
+                return -ENOENT;
+        const char *t = aer + 5;
+        size_t tn = (size_t)(s + n - t);
+        if ((p = find(t, tn, "can't recover"))) {
+                ev_init(&e, KLOG_AER_FATAL);
+                e.flags |= KLOG_F_NOT_RECOVERED;
+                e.have_pci = printk_device(s, aer, &e.pci);
+                put_detail(&e, p, (size_t)(s + n - p));
+                *ret = e;
+                return 0;
+        }
+        if (tn > 9 && !memcmp(t, "Multiple ", 9)) {
+                t += 9;
+                tn -= 9;
+        }
+        size_t k = aer_severity(t, tn, &kind);
+        if (!k)
+                return -ENOENT;
+        for (size_t i = 0; i < sizeof(received) / sizeof(received[0]); i++) {
+                size_t rn = strlen(received[i]);
+                if (tn < k + rn || memcmp(t + k, received[i], rn))
+                        continue;
+                ev_init(&e, kind);
+                e.flags |= KLOG_F_FROM_PORT;
+                const char *dev = t + k + rn;
+                e.have_pci = klog_pci_parse(dev, (size_t)(s + n - dev), &e.pci) > 0;
+                put_detail(&e, aer + 5, (size_t)(s + n - aer - 5));
+                *ret = e;
+                return 0;
+        }
+        return -ENOENT;
 }
 
 int klog_parse_line(const char *s, size_t n, struct klog_event *ret)
@@ -319,6 +453,33 @@ int klog_join_feed(struct klog_join *j, const char *s, size_t n, struct klog_eve
         }
         if (r == 0 && e.kind == KLOG_FALLEN_OFF_BUS)
                 j->pending = false;
+        if (j->sxid_left)
+                j->sxid_left--;
+        if (j->aer_left)
+                j->aer_left--;
+        if (r == 0 && e.kind == KLOG_SXID) {
+                bool same =
+                    j->sxid_left && j->sxid_code == e.code && klog_pci_same(&j->sxid_pci, &e.pci);
+                if (same && (e.flags & KLOG_F_CONTINUATION))
+                        return -ENOENT; /* a line of the SXid given already */
+                j->sxid_pci = e.pci;
+                j->sxid_code = e.code;
+                j->sxid_left = KLOG_JOIN_WINDOW;
+        }
+        if (r == 0 &&
+            (e.kind == KLOG_AER_CORRECTED || e.kind == KLOG_AER_NONFATAL ||
+             e.kind == KLOG_AER_FATAL) &&
+            !(e.flags & KLOG_F_NOT_RECOVERED)) {
+                if (e.flags & KLOG_F_FROM_PORT) {
+                        j->aer_pci = e.pci;
+                        j->aer_kind = e.kind;
+                        j->aer_left = e.have_pci ? KLOG_JOIN_WINDOW : 0;
+                } else if (j->aer_left && e.have_pci && e.kind == j->aer_kind &&
+                           klog_pci_same(&j->aer_pci, &e.pci)) {
+                        j->aer_left = 0; /* the device's own account of that error */
+                        return -ENOENT;
+                }
+        }
         if (r == 0) {
                 *ret = e;
                 return 0;

@@ -26,10 +26,21 @@
  *   gsp_timeout     NVRM: Timeout after 45s of waiting for RPC response from GPU0 GSP!
  *                   Expected function 76 (GSP_RM_CONTROL) sequence 9 (0x20801702 0x4).
  *                   (gpu/gsp/kernel_gsp.c:2386, printed without an Xid when the timeout
- *                   is not classified as Xid 119: NV_ERROR_LOG_COND, printf.h:256)
+ *                   is not classified as Xid 119: NV_ERROR_LOG_COND, printf.h:256), and
+ *                   the other lines of a GSP failure (see parse_gsp in gpu_klog.c for
+ *                   each form and where it is printed): the "GSP Timeout" banner, the
+ *                   heartbeat lines, "GSP-RM unresponsive", the rate-limit line that
+ *                   says the GPU needs a reset (KLOG_F_RESET)
+ *   init_failed     also "NVRM: The NVIDIA probe routine failed for 1 device(s)."
+ *                   (kernel-open/nvidia/nv.c:968, no address) and the GSP boot's "(the
+ *                   GPU is likely in a bad state and may need to be reset)" (KLOG_F_RESET)
  *   aer_corrected   nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected,
  *   aer_nonfatal      type=Physical Layer, (Receiver ID)   (aer.c aer_print_error();
- *   aer_fatal         severity "Corrected", "Uncorrected (Non-Fatal)", "Uncorrected (Fatal)")
+ *   aer_fatal         severity "Corrected", "Uncorrected (Non-Fatal)", "Uncorrected (Fatal)",
+ *                     from 6.16 "Correctable", "Uncorrectable (...)"), the root port's
+ *                     "AER: Uncorrected (Fatal) error received: 0000:01:00.0" (the device
+ *                     it names), and "nvidia 0000:01:00.0: AER: can't recover (no
+ *                     error_detected callback)" (err.c: KLOG_F_NOT_RECOVERED, aer_fatal)
  *
  * Pure and bounded: parsers of one record's text, and a joiner for the message the
  * kernel split over several records. */
@@ -85,25 +96,42 @@ struct klog_event {
         /* recovery_action: NONE, GPU_RESET, NODE_REBOOT, DRAIN_P2P, DRAIN_AND_RESET,
          * RECOVER_IMEX_DOMAIN or UNKNOWN; "" for the other kinds */
         char action[24];
+        unsigned flags;               /* KLOG_F_* */
         char detail[KLOG_DETAIL_MAX]; /* the message after the address and code, trimmed */
 };
+
+#define KLOG_F_RESET         0x1u  /* the text asks for a GPU reset */
+#define KLOG_F_NOT_RECOVERED 0x2u  /* aer_fatal: the kernel could not recover the device */
+#define KLOG_F_FATAL         0x4u  /* sxid: the driver calls it "Fatal" */
+#define KLOG_F_CONTINUATION  0x8u  /* sxid: a "Severity ..." or "Data {...}" line of one */
+#define KLOG_F_FROM_PORT     0x10u /* aer: the root port's "error received" line */
 
 /* Classify one record's text s[0..n) (the text /dev/kmsg gives, control bytes escaped
  * as \xNN). 0 and *ret filled, or -ENOENT when the line is none of the kinds above
  * (the first line of a split fallen-off-the-bus message is none: see klog_join). */
 int klog_parse_line(const char *s, size_t n, struct klog_event *ret);
 
-/* The 570.x fallen-off-the-bus message split over several records: remembers the
- * "NVRM: The NVIDIA GPU <address>" line for KLOG_JOIN_WINDOW records. Zero it to start. */
+/* One message printed over several records, for KLOG_JOIN_WINDOW records: the 570.x
+ * fallen-off-the-bus message ("NVRM: The NVIDIA GPU <address>" first); an SXid's
+ * "Severity ..." and "Data {...}" lines after its first (error_nvswitch.c:43-67); the
+ * device's "PCIe Bus Error" lines after the root port's "error received" line for it
+ * (aer.c aer_isr_one_error(): aer_print_port_info(), then aer_print_error() per
+ * device). Zero it to start. */
 #define KLOG_JOIN_WINDOW 4
 struct klog_join {
         bool pending;
         struct klog_pci pci;
-        unsigned left; /* records still awaited */
+        unsigned left;            /* records still awaited */
+        struct klog_pci sxid_pci; /* the last SXid's first line */
+        unsigned sxid_code, sxid_left;
+        struct klog_pci aer_pci; /* the last "error received" line's device */
+        enum klog_kind aer_kind;
+        unsigned aer_left;
 };
 
-/* Feed one record's text: klog_parse_line(), and the split message joined. 0 and *ret
- * filled when the record completes an event, -ENOENT otherwise. */
+/* Feed one record's text: klog_parse_line(), and the message joined: 0 and *ret filled
+ * when the record is an event of its own, -ENOENT otherwise (a line of a message whose
+ * event was given already, or no GPU line). */
 int klog_join_feed(struct klog_join *j, const char *s, size_t n, struct klog_event *ret);
 
 #endif

@@ -44,6 +44,8 @@ struct kmsg {
         uint64_t start_seq; /* kmsg_drain_to_start() */
         bool have_start;
         struct logring ring; /* struct packed records, oldest first */
+        kmsg_tap_fn tap;
+        void *tap_arg;
         char io[KMSG_READ_MAX + 1];
 };
 
@@ -166,6 +168,8 @@ static void push(struct kmsg *k, const struct kmsg_record *rec)
                 k->stats.lost += rec->seq - k->last_seq - 1;
         k->last_seq = rec->seq;
         k->have_seq = true;
+        if (k->tap)
+                k->tap(k->tap_arg, rec);
         struct packed *dst = logring_push(&k->ring, sizeof(*dst) + rec->len + 1);
         if (!dst)
                 return;
@@ -286,6 +290,14 @@ const char *kmsg_take_error(struct kmsg *k)
                 return NULL;
         k->error_taken = true;
         return k->errmsg;
+}
+
+void kmsg_set_tap(struct kmsg *k, kmsg_tap_fn fn, void *arg)
+{
+        if (!k)
+                return;
+        k->tap = fn;
+        k->tap_arg = fn ? arg : NULL;
 }
 
 size_t kmsg_count(const struct kmsg *k)

@@ -115,6 +115,13 @@ const char *kmsg_error(const struct kmsg *k);
 /* kmsg_error(), but only the first time it is asked: for a one-time log message. */
 const char *kmsg_take_error(struct kmsg *k);
 
+/* A reader of every record as it is taken (kmsg_drain()), before the ring may drop it:
+ * a scanner that must see every line, however many arrive between two of its ticks.
+ * One tap per reader; fn NULL removes it. fn runs inside kmsg_drain(), on the caller's
+ * thread, and must not drain k itself. */
+typedef void (*kmsg_tap_fn)(void *arg, const struct kmsg_record *rec);
+void kmsg_set_tap(struct kmsg *k, kmsg_tap_fn fn, void *arg);
+
 /* Records in the ring, and a copy of record i (0 = oldest): false past the end. */
 size_t kmsg_count(const struct kmsg *k);
 bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret);

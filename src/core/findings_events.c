@@ -249,8 +249,13 @@ EVENT_FINDING(evf_kernel_gpu)
         if (event_field(l, "action", v, sizeof(v)) && v[0])
                 sb_printf(&sb, ". Action: %s", v);
         if (!strcmp(kind, "fallen_off_bus") ||
-            (event_field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79")))
-                findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, text);
+            (event_field(l, "xid", xid, sizeof(xid)) && !strcmp(xid, "79"))) {
+                /* Lost until the GPU answers again (GPU_RECOVERED of its gpu=): a device
+                 * NVML does not list, or one whose samples never failed, stays lost. */
+                struct finding *x = findings_note(f, FINDING_GPU_LOST, src, NULL, 1, t, text);
+                if (x && isnan(x->open_t))
+                        x->open_t = t;
+        }
         if (event_field(l, "xid", xid, sizeof(xid))) {
                 findings_note(f, FINDING_XID, src, xid, 1, t, text);
                 return;
@@ -259,7 +264,10 @@ EVENT_FINDING(evf_kernel_gpu)
                 snprintf(key, sizeof(key), "sxid %.20s", v);
         else
                 snprintf(key, sizeof(key), "%.40s", kind);
-        findings_note(f, FINDING_KERNEL_GPU, src, key, 1, t, text);
+        struct finding *x = findings_note(f, FINDING_KERNEL_GPU, src, key, 1, t, text);
+        char sev[16];
+        if (x && event_field(l, "severity", sev, sizeof(sev)) && !strcmp(sev, "critical"))
+                x->severity = FINDING_CRITICAL; /* a fatal SXid, a reset asked for */
 }
 
 /* type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/...

@@ -101,6 +101,11 @@ struct vigil_ctx {
          * detector for GPU slots, with their reason ("" = none): a GPU fallen off the
          * bus, an Xid the NVML events missed. Main loop only; gpu-events clears them. */
         char gpu_crash_wanted[VIGIL_MAX_GPUS][160];
+        /* GPU slots the kernel log says are lost (an Xid 79, fallen off the bus), set by
+         * detect/kernel_gpu.c; detect/gpu_missing.c counts them as not answering until
+         * a sample of the slot fails and a later one succeeds again (the GPU answers by
+         * its bus id again), then clears them. Main loop only. */
+        bool gpu_lost_klog[VIGIL_MAX_GPUS];
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

@@ -24,7 +24,35 @@ struct gpu_missing {
         struct gpu_expect expect;
         unsigned counted; /* NVML's count at start (0 when absent) */
         struct gpu_count_state st;
+        bool failed_since_lost[VIGIL_MAX_GPUS]; /* a sample failed after the kernel's loss */
 };
+
+/* The GPUs the kernel log says are lost that still count as answering (a sample of the
+ * slot succeeds: the library's cached answer, a simulator): not answering, until a
+ * sample fails and a later one succeeds again, when the loss is over. */
+static unsigned lost_in_kernel_log(struct gpu_missing *s, struct vigil_ctx *ctx)
+{
+        unsigned n = 0;
+        for (unsigned i = 0; i < ctx->frame->ngpus && i < VIGIL_MAX_GPUS; i++) {
+                const struct gpu_frame *g = &ctx->frame->gpus[i];
+                if (!ctx->gpu_lost_klog[i]) {
+                        s->failed_since_lost[i] = false;
+                        continue;
+                }
+                bool failing = g->present && g->consecutive_failures > 0;
+                if (failing) {
+                        s->failed_since_lost[i] = true;
+                        continue; /* counted as failing already */
+                }
+                if (s->failed_since_lost[i] && g->present) {
+                        ctx->gpu_lost_klog[i] = false; /* it answers again */
+                        s->failed_since_lost[i] = false;
+                        continue;
+                }
+                n++;
+        }
+        return n;
+}
 
 /* NVML's GPU count at this start: -1 when it was not asked (--gpu none), 0 when the
  * library is absent or failed. */
@@ -67,6 +95,8 @@ static void gm_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_missing *s = state;
         unsigned n = gpu_count_answering(s->counted, ctx->frame);
+        unsigned lost = lost_in_kernel_log(s, ctx);
+        n = lost < n ? n - lost : 0;
         ctx->extra->gpus_answering = n;
         enum gpu_count_change c = gpu_count_step(&s->st, &s->expect, n);
         if (c == GPU_COUNT_SAME)

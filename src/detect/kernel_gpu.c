@@ -45,8 +45,8 @@ _Static_assert(COUNTERS_KLOG_KINDS == KLOG_KIND_COUNT, "core/counters.h COUNTERS
 #define PENDING_MAX   64
 #define RECENT_MAX    16
 #define CODES_MAX     16
-#define SCAN_MAX      4096 /* records scanned per tick */
-#define LINES_PER_MIN 10   /* events.log lines per kind and device a minute; more are counted */
+#define GSP_MERGE_NS  (10 * NSEC_PER_SEC) /* one GSP failure's lines */
+#define LINES_PER_MIN 10 /* events.log lines per kind and device a minute; more are counted */
 #define LIMIT_SLOTS   32
 
 struct pending {
@@ -90,8 +90,7 @@ struct kgpu {
 struct kernel_gpu {
         struct vigil_ctx *ctx;
         struct klog_join join;
-        bool have_seq;
-        uint64_t last_seq;
+        unsigned wanted_rank[VIGIL_MAX_GPUS]; /* the crash reason asked for: how severe */
         struct pending pending[PENDING_MAX];
         struct recent recent[RECENT_MAX];
         unsigned recent_next;
@@ -194,6 +193,35 @@ static const char *action_of(const char *a)
         return "see the driver's message";
 }
 
+/* An SXid's meaning and action. The unit is the code's range (NVSWITCH_ERR_HW_*,
+ * src/common/nvswitch/interface/ctrl_dev_nvswitch.h:824-1288, 595.45.04); how bad is
+ * what the driver's first line says ("Fatal"/"Non-fatal"). The actions follow NVIDIA's
+ * Fabric Manager user guide ("Runtime NVSwitch and GPU errors"): a non-fatal SXid was
+ * contained by the hardware (the job on the link may have failed); a fatal one leaves
+ * the NVSwitch, and the GPUs whose traffic crossed it, unusable until they are reset. */
+static void sxid_describe(const struct klog_event *e, char *meaning, size_t mcap, char *action,
+                          size_t acap)
+{
+        static const char *const units[] = {
+            [0] = "host",    [1] = "ingress", [2] = "egress",        [3] = "fstate",
+            [4] = "tstate",  [5] = "route",   [6] = "NPORT",         [7] = "NVLCTRL",
+            [8] = "NVLIPT",  [9] = "NVLTLC",  [10] = "DL/PL link",   [11] = "AFS",
+            [12] = "MINION", [13] = "NXBAR",  [14] = "sourcetrack",  [15] = "NVLIPT link",
+            [16] = "SOE",    [17] = "CCI",    [18] = "OSFP thermal", [19] = "multicast",
+        };
+        unsigned u = e->code / 1000;
+        const char *unit =
+            u >= 10 && u - 10 < sizeof(units) / sizeof(units[0]) ? units[u - 10] : "NVSwitch";
+        bool fatal = e->flags & KLOG_F_FATAL;
+        snprintf(meaning, mcap, "%s NVSwitch error (%s)", fatal ? "fatal" : "non-fatal", unit);
+        snprintf(action, acap, "%s",
+                 fatal ? "stop the jobs on the NVSwitch's GPUs; reset the GPUs and NVSwitches "
+                         "(stop nvidia-fabricmanager, nvidia-smi -r) or reboot; have the "
+                         "baseboard inspected if it repeats"
+                       : "none at once: the hardware contained it (a job using the link may "
+                         "have failed); watch for repeats");
+}
+
 /* The meaning and action of e into the buffers. */
 static void describe(const struct klog_event *e, char *meaning, size_t mcap, char *action,
                      size_t acap)
@@ -220,7 +248,20 @@ static void describe(const struct klog_event *e, char *meaning, size_t mcap, cha
         const struct xid_info *x = NULL;
         if (e->kind == KLOG_XID || e->kind == KLOG_FALLEN_OFF_BUS)
                 x = xid_lookup(e->kind == KLOG_XID ? e->code : 79);
-        if (e->kind == KLOG_RECOVERY_ACTION) {
+        if (e->kind == KLOG_SXID) {
+                sxid_describe(e, meaning, mcap, action, acap);
+        } else if (e->flags & KLOG_F_NOT_RECOVERED) {
+                snprintf(meaning, mcap,
+                         "the kernel could not recover the device from a PCIe "
+                         "error");
+                snprintf(action, acap,
+                         "stop the GPU's work and reset it (nvidia-smi -r), or "
+                         "reboot; check the seating, riser and slot");
+        } else if (e->flags & KLOG_F_RESET) {
+                snprintf(meaning, mcap, "%s; the driver says the GPU needs a reset",
+                         text[e->kind][0] ? text[e->kind][0] : "");
+                snprintf(action, acap, "%s", action_of("GPU_RESET"));
+        } else if (e->kind == KLOG_RECOVERY_ACTION) {
                 snprintf(meaning, mcap, "the driver asks for a recovery action: %s", e->action);
                 snprintf(action, acap, "%s", action_of(e->action));
         } else if (x) {
@@ -295,6 +336,21 @@ static bool limit_pass(struct kernel_gpu *s, enum klog_kind kind, const char *pc
         return true;
 }
 
+/* How severe an Xid is, for choosing a snapshot's reason: a lost GPU first, then a
+ * reboot, a reset or a person to look (or a code not in the catalog), then the rest. */
+static unsigned xid_rank(unsigned xid)
+{
+        static const unsigned by_class[] = {
+            [XID_CLASS_INFO] = 1,  [XID_CLASS_APP] = 2,    [XID_CLASS_WATCH] = 2,
+            [XID_CLASS_RESET] = 3, [XID_CLASS_REBOOT] = 4, [XID_CLASS_SERVICE] = 3,
+        };
+        const struct xid_info *x = xid_lookup(xid);
+        if (xid == 79)
+                return 5;
+        return x && (unsigned)x->cls < sizeof(by_class) / sizeof(by_class[0]) ? by_class[x->cls]
+                                                                              : 3;
+}
+
 /* An Xid the NVML events missed (a GPU fallen off the bus: 79): counted as NVML's
  * would be, and the crash snapshot asked of gpu-events (its cooldown applies). */
 static void request_crash(struct kernel_gpu *s, int slot, unsigned xid, const struct klog_event *e)
@@ -305,6 +361,11 @@ static void request_crash(struct kernel_gpu *s, int slot, unsigned xid, const st
         struct code_match *m = match_of(&s->gpu[slot], xid);
         if (m)
                 m->added++;
+        /* Several in one tick: the snapshot takes the most severe reason, not the last. */
+        unsigned rank = xid_rank(xid);
+        if (ctx->gpu_crash_wanted[slot][0] && rank <= s->wanted_rank[slot])
+                return;
+        s->wanted_rank[slot] = rank;
         describe(e, meaning, sizeof(meaning), action, sizeof(action));
         snprintf(ctx->gpu_crash_wanted[slot], sizeof(ctx->gpu_crash_wanted[slot]),
                  "Kernel log: Xid(%u) %.120s", xid, meaning);
@@ -342,6 +403,9 @@ static void report(struct kernel_gpu *s, const struct klog_event *e, int slot, c
                 sb_printf(&sb, " driver_gpu=%d", e->gpu_instance);
         if (held)
                 sb_printf(&sb, " held_back=%llu", (unsigned long long)held);
+        if ((e->kind == KLOG_SXID && (e->flags & KLOG_F_FATAL)) ||
+            (e->flags & (KLOG_F_RESET | KLOG_F_NOT_RECOVERED)))
+                sb_puts(&sb, " severity=critical");
         sb_printf(&sb, " meaning=\"%s\" action=\"%s\" text=\"%s\"", meaning, action, detail);
         eventlog_printf(ctx->events, real_ns, "%s", line);
         vlog(LOG_WARN, "kernel log: %s%s%s: %s (%s)", klog_kind_names[e->kind], pci[0] ? " " : "",
@@ -401,12 +465,15 @@ static void wait_for_nvml(struct kernel_gpu *s, const struct klog_event *e, int 
         p->real_ns = real_ns;
 }
 
+/* A line of kind (and code) within window_ns of the last one remembered: for the same
+ * device, or, when either has no address (a GSP line, the probe summary), any device. */
 static bool seen_recently(struct kernel_gpu *s, enum klog_kind kind, unsigned code, const char *pci,
-                          int64_t now_ns, int64_t window_ns)
+                          int64_t now_ns, int64_t window_ns, bool any_without_pci)
 {
         for (unsigned i = 0; i < RECENT_MAX; i++) {
                 const struct recent *r = &s->recent[i];
-                if (r->mono_ns && r->kind == kind && r->code == code && !strcmp(r->pci, pci) &&
+                bool same = !strcmp(r->pci, pci) || (any_without_pci && (!r->pci[0] || !pci[0]));
+                if (r->mono_ns && r->kind == kind && r->code == code && same &&
                     now_ns - r->mono_ns <= window_ns)
                         return true;
         }
@@ -438,6 +505,22 @@ static bool drop_fallen(struct kernel_gpu *s, const char *pci)
         return dropped;
 }
 
+/* A line of a failure given already: the driver's init failure (up to three lines and
+ * the probe summary, INIT_MERGE_NS) and a GSP failure (its banner, heartbeat and timeout
+ * lines, GSP_MERGE_NS) are one event each; a line that asks for a reset is always one. */
+static bool merged(struct kernel_gpu *s, const struct klog_event *e, const char *pci,
+                   int64_t mono_ns)
+{
+        int64_t window = e->kind == KLOG_INIT_FAILED   ? INIT_MERGE_NS
+                         : e->kind == KLOG_GSP_TIMEOUT ? GSP_MERGE_NS
+                                                       : 0;
+        if (!window)
+                return false;
+        bool again = seen_recently(s, e->kind, 0, pci, mono_ns, window, true);
+        remember(s, e->kind, 0, pci, mono_ns);
+        return again && !(e->flags & KLOG_F_RESET);
+}
+
 static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t mono_ns,
                      int64_t real_ns)
 {
@@ -448,25 +531,28 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
                                 slot >= 0 && !is_aer(e->kind) ? &s->gpu[slot].pci : &e->pci);
         if (is_aer(e->kind) && slot < 0 && !(pci[0] && nvidia_device(s->ctx->opt->root, pci)))
                 return; /* another device's link */
-        if (e->kind == KLOG_INIT_FAILED) {
-                bool again = seen_recently(s, e->kind, 0, pci, mono_ns, INIT_MERGE_NS);
-                remember(s, e->kind, 0, pci, mono_ns);
-                if (again)
-                        return;
-        }
-        counters_add_klog(s->ctx->extra, pci, slot, e->kind); /* every line, by kind */
+        if (merged(s, e, pci, mono_ns))
+                return;
         unsigned xid = xid_of(e);
+        bool replaced_fallen = false;
         if (xid == 79) {
                 /* A loss is one, whichever of its lines comes first: an Xid 79 line
                  * takes the place of a fallen-off line waiting; a second line within
                  * MERGE_NS is the same loss. */
                 bool replaced = e->kind == KLOG_XID && drop_fallen(s, pci);
-                bool again =
-                    !replaced && pci[0] && seen_recently(s, KLOG_XID, 79, pci, mono_ns, MERGE_NS);
+                bool again = !replaced && pci[0] &&
+                             seen_recently(s, KLOG_XID, 79, pci, mono_ns, MERGE_NS, false);
                 remember(s, KLOG_XID, 79, pci, mono_ns);
                 if (again)
                         return;
+                replaced_fallen = replaced;
         }
+        /* Every event once, by kind (a loss's second line is not one: the fallen-off
+         * line an Xid 79 line replaced was counted). */
+        if (!(xid == 79 && e->kind == KLOG_XID && replaced_fallen))
+                counters_add_klog(s->ctx->extra, pci, slot, e->kind);
+        if (xid == 79 && slot >= 0)
+                s->ctx->gpu_lost_klog[slot] = true;
         if (xid && slot >= 0)
                 wait_for_nvml(s, e, slot, pci, mono_ns, real_ns);
         else
@@ -474,6 +560,17 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
 }
 
 /* ---- the detector ---- */
+
+/* Every record the kernel hands over, as the kernel log source reads it (kmsg_drain(),
+ * collect/kmsg.h's tap): none is missed when more arrive between two ticks than the
+ * ring keeps. The records already there at start were read before the tap was set. */
+static void kernel_gpu_tap(void *arg, const struct kmsg_record *rec)
+{
+        struct kernel_gpu *s = arg;
+        struct klog_event e;
+        if (klog_join_feed(&s->join, rec->text, rec->len, &e) == 0)
+                one_line(s, &e, now_mono_ns(), now_real_ns());
+}
 
 static int kernel_gpu_init(struct vigil_ctx *ctx, void **ret_state)
 {
@@ -483,8 +580,9 @@ static int kernel_gpu_init(struct vigil_ctx *ctx, void **ret_state)
         if (!s)
                 return -ENOMEM;
         s->ctx = ctx;
-        s->have_seq = kmsg_start_seq(ctx->kmsg, &s->last_seq);
         ctx->extra->klog_on = true;
+        learn_gpus(s);
+        kmsg_set_tap(ctx->kmsg, kernel_gpu_tap, s);
         *ret_state = s;
         return 0;
 }
@@ -492,18 +590,12 @@ static int kernel_gpu_init(struct vigil_ctx *ctx, void **ret_state)
 static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct kernel_gpu *s = state;
-        struct kmsg_record rec;
         struct kmsg_stats st;
-        struct klog_event e;
         learn_gpus(s);
-        size_t i = s->have_seq ? kmsg_index_after(ctx->kmsg, s->last_seq) : 0;
-        for (unsigned n = 0; n < SCAN_MAX && kmsg_get(ctx->kmsg, i, &rec); i++, n++) {
-                s->last_seq = rec.seq;
-                s->have_seq = true;
-                if (klog_join_feed(&s->join, rec.text, rec.len, &e) == 0)
-                        one_line(s, &e, t->mono_ns, t->real_ns);
-        }
         mature(s, t->mono_ns);
+        for (unsigned slot = 0; slot < VIGIL_MAX_GPUS; slot++)
+                if (!ctx->gpu_crash_wanted[slot][0])
+                        s->wanted_rank[slot] = 0; /* taken: the next request starts anew */
         kmsg_get_stats(ctx->kmsg, &st);
         ctx->extra->klog_skipped[KLOG_SKIP_MALFORMED] = st.malformed;
         ctx->extra->klog_skipped[KLOG_SKIP_OVERWRITTEN] = st.lost;
@@ -512,7 +604,10 @@ static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tic
 
 static void kernel_gpu_fini(void *state)
 {
-        free(state);
+        struct kernel_gpu *s = state;
+        if (s->ctx->kmsg)
+                kmsg_set_tap(s->ctx->kmsg, NULL, NULL);
+        free(s);
 }
 
 const struct vigil_detector vigil_detector_kernel_gpu = {

@@ -100,7 +100,7 @@ append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 30 LTSSM F
 echo 'a torn record without its header' >>"$ROOT/dev/kmsg"
 # The Xids wait 3 s for NVML (which missed this one): the last line written.
 wait_for 15 grep -qs 'kind=recovery_action' "$EV"
-check "sxid: the NVSwitch's line" grep -q 'type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 meaning="NVSwitch error"' "$EV"
+check "sxid: the NVSwitch's line, fatal, asking for a reset" grep -q 'type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 severity=critical meaning="fatal NVSwitch error (DL/PL link)" action="stop the jobs on the NVSwitch.s GPUs; reset the GPUs and NVSwitches' "$EV"
 check_eq "init failure: three lines, one event" 1 "$(kline | grep -c 'kind=init_failed pci=0000:02:00.0')"
 check "gsp timeout: the driver's GPU number" grep -q 'kind=gsp_timeout driver_gpu=0 meaning=' "$EV"
 check "aer: the GPU's own line" grep -q 'kind=aer_corrected gpu=0 pci=0000:01:00.0' "$EV"
@@ -109,8 +109,8 @@ check "aer: another device's link is not counted" test -z "$(kline | grep '0000:
 check "xid 154: the recovery action" grep -q 'kind=recovery_action gpu=0 pci=0000:01:00.0 xid=154 recovery_action=GPU_RESET meaning="the driver asks for a recovery action: GPU_RESET" action="stop the GPU' "$EV"
 check_eq "lost once: one GPU-lost line" 1 "$(kline | grep -c 'xid=79')"
 m=$(metrics)
-check_eq "metrics: fallen_off_bus lines" 2 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"fallen_off_bus\"}")"
-check_eq "metrics: the Xid 79 line" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"xid\"}")"
+check_eq "metrics: one loss over three lines, counted once" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"fallen_off_bus\"}")"
+check_eq "metrics: the loss's Xid 79 line is not a second" 0 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"xid\"}")"
 check_eq "metrics: one Xid 79 counted, not two" 1 "$(metric "$m" "vigil_gpu_xid_errors_total{$UUID,xid=\"79\"}")"
 check_eq "metrics: the recovery action" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$GPU,kind=\"recovery_action\"}")"
 check_eq "metrics: the port's fatal AER on the GPU" 1 "$(metric "$m" "vigil_gpu_kernel_errors_total{$UUID,pci=\"0000:00:01.0\",kind=\"aer_fatal\"}")"

@@ -241,15 +241,186 @@ static void test_aer(void **state)
                      "type=Transaction Layer, (Receiver ID)",
                      KLOG_AER_FATAL);
         assert_pci(&e, "0000:01:00.0");
-        /* The root port's summary and the detail lines are not a second error. */
+        /* 6.16's words (aer_error_severity_string[] "Correctable", "Uncorrectable (...)"),
+         * and the line without "severity=" that excerpts show. */
+        e = parse_ok("nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Correctable, "
+                     "type=Physical Layer, (Receiver ID)",
+                     KLOG_AER_CORRECTED);
+        assert_pci(&e, "0000:01:00.0");
+        e = parse_ok("pcieport 0000:00:01.0: PCIe Bus Error: Uncorrectable (Non-Fatal), "
+                     "type=Transaction Layer, (Requester ID)",
+                     KLOG_AER_NONFATAL);
+        assert_pci(&e, "0000:00:01.0");
+        /* A journalctl prefix before the device's name. */
+        e = parse_ok("Mar 03 10:11:12 node7 kernel: nvidia 0000:63:00.0: PCIe Bus Error: "
+                     "severity=Uncorrectable (Fatal), type=Transaction Layer, (Receiver ID)",
+                     KLOG_AER_FATAL);
+        assert_pci(&e, "0000:63:00.0");
+        /* aer_print_port_info(): the root port prints it, the device it names is the
+         * one in error (5.4-6.10 "error received: ", 6.11 on "error message received
+         * from "). */
+        e = parse_ok("pcieport 0000:60:01.1: AER: Uncorrectable (Non-Fatal) error received from "
+                     "0000:63:00.0",
+                     KLOG_AER_NONFATAL);
+        assert_pci(&e, "0000:63:00.0");
+        e = parse_ok("pcieport 0000:00:01.0: AER: Multiple Uncorrected (Fatal) error received: "
+                     "0000:01:00.0",
+                     KLOG_AER_FATAL);
+        assert_pci(&e, "0000:01:00.0");
+        e = parse_ok("pcieport 0000:00:01.0: AER: Correctable error message received from "
+                     "0000:01:00.0",
+                     KLOG_AER_CORRECTED);
+        assert_pci(&e, "0000:01:00.0");
+        /* err.c report_error_detected(): the kernel gave up on the device. */
+        e = parse_ok("nvidia 0000:01:00.0: AER: can't recover (no error_detected callback)",
+                     KLOG_AER_FATAL);
+        assert_pci(&e, "0000:01:00.0");
+        assert_true(e.flags & KLOG_F_NOT_RECOVERED);
+        /* The detail lines are not a second error. */
         static const char *const not_errors[] = {
-            "pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: 0000:01:00.0",
+            "pcieport 0000:00:01.0: AER: device recovery failed",
             "nvidia 0000:01:00.0:   device [10de:2330] error status/mask=00000001/0000e000",
             "nvidia 0000:01:00.0: PCIe Bus Error: severity=Sideways, type=x, (y)",
         };
         for (size_t i = 0; i < sizeof(not_errors) / sizeof(not_errors[0]); i++)
                 assert_int_equal(klog_parse_line(not_errors[i], strlen(not_errors[i]), &e),
                                  -ENOENT);
+}
+
+/* The port's line and the device's own account of one error: one event. */
+static void test_aer_join(void **state)
+{
+        (void)state;
+        struct klog_join j;
+        struct klog_event e;
+        memset(&j, 0, sizeof(j));
+        assert_int_equal(join(&j,
+                              "pcieport 0000:60:01.1: AER: Uncorrectable (Non-Fatal) error "
+                              "received from 0000:63:00.0",
+                              &e),
+                         0);
+        assert_int_equal(join(&j,
+                              "nvidia 0000:63:00.0: PCIe Bus Error: severity=Uncorrectable "
+                              "(Non-Fatal), type=Transaction Layer, (Requester ID)",
+                              &e),
+                         -ENOENT);
+        assert_int_equal(
+            join(&j, "nvidia 0000:63:00.0:   device [10de:2330] error status/mask=00004000/0", &e),
+            -ENOENT);
+        /* The next error of the device is one again. */
+        assert_int_equal(join(&j,
+                              "nvidia 0000:63:00.0: PCIe Bus Error: severity=Uncorrectable "
+                              "(Non-Fatal), type=Transaction Layer, (Requester ID)",
+                              &e),
+                         0);
+}
+
+/* An SXid over three lines (error_nvswitch.c:43-67 after the first): one event. */
+static void test_sxid_join(void **state)
+{
+        (void)state;
+        struct klog_join j;
+        struct klog_event e;
+        unsigned events = 0;
+        static const char *const lines[] = {
+            "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 12028, Fatal, Link 32 egress non-posted "
+            "PRIV error (First)",
+            "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 12028, Severity 1 Engine instance 32 "
+            "Sub-engine instance 00",
+            "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 12028, Data {0x00000000, 0x00000000, "
+            "0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000}",
+            "nvidia-nvswitch1: SXid (PCI:0000:86:00.0): 20034, Non-fatal, Link 10 LTSSM Fault Up",
+            "nvidia-nvswitch1: SXid (PCI:0000:86:00.0): 20034, Severity 0 Engine instance 10 "
+            "Sub-engine instance 00",
+            "nvidia-nvswitch1: SXid (PCI:0000:86:00.0): 20034, Data {0x00000000, 0x00000001, "
+            "0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000}",
+            "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 12028, Fatal, Link 33 egress non-posted "
+            "PRIV error (First)",
+            "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 12028, Severity 1 Engine instance 33 "
+            "Sub-engine instance 00",
+        };
+        memset(&j, 0, sizeof(j));
+        bool fatal[3] = {false, false, false};
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+                if (join(&j, lines[i], &e) == 0) {
+                        assert_int_equal(e.kind, KLOG_SXID);
+                        if (events < 3)
+                                fatal[events] = e.flags & KLOG_F_FATAL;
+                        events++;
+                }
+        assert_int_equal(events, 3);
+        assert_true(fatal[0]);
+        assert_false(fatal[1]);
+        assert_true(fatal[2]);
+        /* A "Severity" line whose first line was not seen is the SXid's only line. */
+        memset(&j, 0, sizeof(j));
+        assert_int_equal(join(&j, lines[1], &e), 0);
+}
+
+/* Every form of a GSP failure the driver prints (kernel_gsp.c, 595.45.04 / 570.86.15):
+ * an event each; the detector makes one failure of them. */
+static void test_gsp_forms(void **state)
+{
+        (void)state;
+        static const char *const lines[] = {
+            "NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 1939412 "
+            "heartbeat 1934101 heartbeatWithOffsetMs 1934101 diff 5311 timeout 5200",
+            "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+            "NVRM: LibOS heartbeat timed out",
+            "NVRM: _kgspLogRpcTimeout: ********************************* GSP Timeout "
+            "**********************************",
+            "NVRM: _kgspClassifyGspTimeout: =============== GSP-RM unresponsive "
+            "==================",
+            "NVRM: GPU2 sanity check failed 0xffff waiting for RPC response from GSP. Expected "
+            "function 76 (GSP_RM_CONTROL) sequence 3 (0x20800a4c 0x4).",
+        };
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+                struct klog_event e = parse_ok(lines[i], KLOG_GSP_TIMEOUT);
+                assert_false(e.flags & KLOG_F_RESET);
+        }
+        struct klog_event e = parse_ok(lines[3], KLOG_GSP_TIMEOUT);
+        assert_string_equal(e.detail, "GSP Timeout");
+        e = parse_ok(lines[0], KLOG_GSP_TIMEOUT);
+        assert_true(!strncmp(e.detail, "Heartbeat timed out, currentTimeMs", 34));
+        /* 2477: past the reset threshold the driver says the GPU needs a reset. */
+        e = parse_ok("NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:1b:00 (printing "
+                     "1 of every 30).  The GPU likely needs to be reset.",
+                     KLOG_GSP_TIMEOUT);
+        assert_true(e.flags & KLOG_F_RESET);
+        assert_pci(&e, "0000:1b:00.0");
+        /* The banner's continuation lines are nothing of their own. */
+        static const char *const cont[] = {
+            "NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.",
+            "NVRM: GPU0 GSP RPC buffer contains function 76 (GSP_RM_CONTROL) sequence 9 and "
+            "data 0x0000000020801702 0x0000000000000004.",
+            "NVRM: _kgspLogRpcTimeout: "
+            "********************************************************************************",
+            "NVRM:     entry function                   sequence data0              data1",
+        };
+        for (size_t i = 0; i < sizeof(cont) / sizeof(cont[0]); i++)
+                assert_int_equal(klog_parse_line(cont[i], strlen(cont[i]), &e), -ENOENT);
+}
+
+/* The driver's words that ask for a reset at init, and the probe summary. */
+static void test_init_reset(void **state)
+{
+        (void)state;
+        /* kernel_gsp.c:4681 (595.45.04), arch/turing/kernel_gsp_tu102.c:1180 */
+        struct klog_event e = parse_ok("NVRM: _kgspBootGspRm: (the GPU is likely in a bad state "
+                                       "and may need to be reset)",
+                                       KLOG_INIT_FAILED);
+        assert_true(e.flags & KLOG_F_RESET);
+        e = parse_ok("NVRM: kgspWaitForGfwBootOk_TU102: (the GPU may be in a bad state and may "
+                     "need to be reset)",
+                     KLOG_INIT_FAILED);
+        assert_true(e.flags & KLOG_F_RESET);
+        /* kernel-open/nvidia/nv.c:968 */
+        e = parse_ok("NVRM: The NVIDIA probe routine failed for 1 device(s).", KLOG_INIT_FAILED);
+        assert_false(e.have_pci);
+        assert_false(e.flags & KLOG_F_RESET);
+        /* nv.c:946 is no failure: the device was not ours to probe. */
+        const char *not_called = "NVRM: The NVIDIA probe routine was not called for 1 device(s).";
+        assert_int_equal(klog_parse_line(not_called, strlen(not_called), &e), -ENOENT);
 }
 
 static void test_not_gpu_lines(void **state)
@@ -302,6 +473,10 @@ int main(void)
             cmocka_unit_test(test_init_failed),
             cmocka_unit_test(test_gsp_timeout),
             cmocka_unit_test(test_aer),
+            cmocka_unit_test(test_aer_join),
+            cmocka_unit_test(test_sxid_join),
+            cmocka_unit_test(test_gsp_forms),
+            cmocka_unit_test(test_init_reset),
             cmocka_unit_test(test_not_gpu_lines),
             cmocka_unit_test(test_prefixes),
         };
