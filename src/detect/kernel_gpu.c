@@ -47,7 +47,7 @@ _Static_assert(COUNTERS_KLOG_KINDS == KLOG_KIND_COUNT, "core/counters.h COUNTERS
 #define CODES_MAX     16
 #define GSP_MERGE_NS  (10 * NSEC_PER_SEC) /* one GSP failure's lines */
 #define LINES_PER_MIN 10 /* events.log lines per kind and device a minute; more are counted */
-#define LIMIT_SLOTS   32
+#define LIMIT_SLOTS   64
 
 struct pending {
         bool used;
@@ -71,12 +71,14 @@ struct code_match {
 };
 
 /* A flood (corrected AER errors, an Xid storm) writes LINES_PER_MIN lines a minute per
- * kind and device; the rest are counted (always) and named in the next line written. */
+ * kind and device, then fewer (limit_pass); the rest are counted (always) and named in
+ * the next line written. */
 struct limit {
         enum klog_kind kind;
         char pci[16];
         int64_t window_ns; /* 0: unused */
-        unsigned lines;
+        int64_t period_ns; /* the window's length: a minute, doubled while flooding */
+        unsigned lines, allowed;
         uint64_t held; /* lines not written since the last one */
 };
 
@@ -95,7 +97,7 @@ struct kernel_gpu {
         struct recent recent[RECENT_MAX];
         unsigned recent_next;
         struct limit limits[LIMIT_SLOTS];
-        unsigned limit_next;
+        struct limit others[KLOG_KIND_COUNT]; /* by kind: the pairs without a slot */
         struct kgpu gpu[VIGIL_MAX_GPUS];
 };
 
@@ -306,27 +308,50 @@ static struct code_match *match_of(struct kgpu *g, unsigned code)
 
 /* ---- reporting ---- */
 
+/* The window of the pair (kind, pci): its own slot, a slot that is idle (its window
+ * over with nothing held), or, with every slot busy, the one its kind shares with the
+ * other pairs of that kind without a slot: the bound holds for any number of devices,
+ * and a flood of one kind over many devices leaves the other kinds their lines. */
+static struct limit *limit_of(struct kernel_gpu *s, enum klog_kind kind, const char *pci,
+                              int64_t now_ns)
+{
+        struct limit *free_l = NULL;
+        for (unsigned i = 0; i < LIMIT_SLOTS; i++) {
+                struct limit *l = &s->limits[i];
+                if (l->window_ns && l->kind == kind && !strcmp(l->pci, pci))
+                        return l;
+                bool idle = !l->window_ns || (now_ns - l->window_ns >= l->period_ns && !l->held);
+                if (idle && !free_l)
+                        free_l = l;
+        }
+        if (!free_l)
+                return &s->others[kind];
+        memset(free_l, 0, sizeof(*free_l));
+        free_l->kind = kind;
+        snprintf(free_l->pci, sizeof(free_l->pci), "%s", pci);
+        return free_l;
+}
+
 /* True when a line of kind for pci may be written now; *ret_held: lines held back
- * before it. A full table reuses its slots in turn. */
+ * before it. Every line is counted either way. A window allows LINES_PER_MIN lines in
+ * its first minute; while the flood goes on (a window ends with lines held), the next
+ * window is twice as long, up to an hour, and writes one line naming what it held:
+ * a flood that lasts days writes a line an hour per pair, and cannot rotate events.log
+ * (50 MB, core/eventlog.h) past the lines written before it. */
 static bool limit_pass(struct kernel_gpu *s, enum klog_kind kind, const char *pci, int64_t now_ns,
                        uint64_t *ret_held)
 {
-        struct limit *l = NULL;
-        for (unsigned i = 0; i < LIMIT_SLOTS && !l; i++)
-                if (s->limits[i].window_ns && s->limits[i].kind == kind &&
-                    !strcmp(s->limits[i].pci, pci))
-                        l = &s->limits[i];
-        if (!l) {
-                l = &s->limits[s->limit_next++ % LIMIT_SLOTS];
-                memset(l, 0, sizeof(*l));
-                l->kind = kind;
-                snprintf(l->pci, sizeof(l->pci), "%s", pci);
-        }
-        if (!l->window_ns || now_ns - l->window_ns >= 60 * NSEC_PER_SEC) {
+        struct limit *l = limit_of(s, kind, pci, now_ns);
+        if (!l->window_ns || now_ns - l->window_ns >= l->period_ns) {
+                bool flooding = l->window_ns && l->held;
+                l->period_ns = !flooding                             ? 60 * NSEC_PER_SEC
+                               : l->period_ns >= 3600 * NSEC_PER_SEC ? 3600 * NSEC_PER_SEC
+                                                                     : l->period_ns * 2;
+                l->allowed = flooding ? 1 : LINES_PER_MIN;
                 l->window_ns = now_ns ? now_ns : 1;
                 l->lines = 0;
         }
-        if (l->lines >= LINES_PER_MIN) {
+        if (l->lines >= l->allowed) {
                 l->held++;
                 return false;
         }

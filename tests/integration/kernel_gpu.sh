@@ -138,6 +138,10 @@ check "summary: the GPU lost" grep -q '^    gpu0: GPU lost' "$out"
 check "summary: Xid 79 with its meaning" grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus' "$out"
 check "summary: the SXid" grep -q '0000:c6:00.0: kernel log sxid 20034' "$out"
 check "summary: the init failure" grep -q '0000:02:00.0: kernel log init_failed' "$out"
+# The simulator still answers for gpu0: nothing says it came back.
+check "summary: the GPU lost is still lost (nothing answered again)" grep -q '^    gpu0: GPU lost.*still lost at the end' "$out"
+check "gpu count: the lost GPU does not answer" grep -q 'type=GPU_COUNT state=missing answering=0 expected=1' "$EV"
+check "gpu count: never back" test -z "$(grep 'type=GPU_COUNT state=back' "$EV")"
 
 # --- an Xid NVML delivered is NVML's; one it missed is the kernel log's ---------------
 ROOT="$TMP/root2"
@@ -157,3 +161,52 @@ check_eq "metrics: both Xid lines read" 2 "$(metric "$m" "vigil_gpu_kernel_error
 kill -TERM "$PID"
 wait "$PID"
 check_eq "run2: exit 0 after SIGTERM" 0 $?
+
+# --- a storm, a flood over many devices, one failure's many lines ------------------
+ROOT="$TMP/root3"
+EV="$TMP/run3/events.log"
+cp -a "$TMP/root2" "$ROOT"
+SEQ=200
+start run3 "$SCEN/healthy-1gpu"
+wait_for 10 grep -qs 'type=GPU_PROCESSES' "$EV"
+sleep 0.3
+lost0=$(metric "$(metrics)" 'vigil_kernel_log_records_skipped_total{reason="overwritten"}')
+# 20,000 Xid lines of a device NVML does not list, appended at once: far more than
+# the ring keeps (512 records), every one read.
+awk -v s="$SEQ" 'BEGIN { for (i = 0; i < 20000; i++) printf "3,%d,%d,-;NVRM: Xid (PCI:0000:0a:00): 43, pid=1, name=a, Ch 00000010\n", s + i, 5000000000 + s + i }' >>"$ROOT/dev/kmsg"
+SEQ=$((SEQ + 20000))
+# 40 NVSwitch-like devices, 100 SXids each: 4,000 lines for 40 device/kind pairs.
+awk -v s="$SEQ" 'BEGIN { for (i = 0; i < 4000; i++) printf "3,%d,%d,-;nvidia-nvswitch%d: SXid (PCI:0000:%02x:00.0): 19084, Non-fatal, Link %02d AN1 Heartbeat Timeout\n", s + i, 6000000000 + s + i, i % 40, 16 + i % 40, i % 40 }' >>"$ROOT/dev/kmsg"
+SEQ=$((SEQ + 4000))
+# One GSP failure as 595.x prints it (kernel_gsp.c): one event.
+append 'NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 1939412 heartbeat 1934101 heartbeatWithOffsetMs 1934101 diff 5311 timeout 5200' \
+	'NVRM: _kgspClassifyGspTimeout: =============== GSP-RM unresponsive ==================' \
+	'NVRM: _kgspLogRpcTimeout: ********************************* GSP Timeout **********************************' \
+	'NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.' \
+	'NVRM: Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 9 (0x20801702 0x4).' \
+	'NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out'
+# The root port's line for the GPU, then the GPU's own: one error, the GPU's.
+append 'pcieport 0000:00:01.0: AER: Uncorrectable (Non-Fatal) error received from 0000:01:00.0' \
+	'nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)' \
+	'nvidia 0000:01:00.0:   device [10de:2330] error status/mask=00004000/00000000'
+# An init failure and the probe summary after it: one.
+append 'NVRM: GPU 0000:03:00.0: RmInitAdapter failed! (0x62:0x0:1915)' \
+	'NVRM: The NVIDIA probe routine failed for 1 device(s).'
+wait_for 20 grep -qs 'kind=init_failed' "$EV"
+sleep 0.5
+m=$(metrics)
+check_eq "storm: every Xid line counted" 20000 "$(metric "$m" 'vigil_gpu_kernel_errors_total{pci="0000:0a:00.0",kind="xid"}')"
+check_eq "storm: nothing skipped" "$lost0" "$(metric "$m" 'vigil_kernel_log_records_skipped_total{reason="overwritten"}')"
+sx=$(awk '$1 ~ /^vigil_gpu_kernel_errors_total\{.*kind="sxid"/ { n += $2 } END { print n + 0 }' <<<"$m")
+check_eq "flood: 4,000 SXids over 40 devices, every one counted" 4000 "$sx"
+n=$(kline | grep -c 'kind=sxid')
+check "flood: at most 10 lines a minute for each of 40 pairs, not $n" test "$n" -le 400
+n=$(kline | grep -c 'kind=xid pci=0000:0a:00.0')
+check "storm: its lines bounded too, not $n" test "$n" -le 10
+check_eq "gsp: one failure, one event" 1 "$(kline | grep -c 'kind=gsp_timeout')"
+check_eq "aer: the port's line and the GPU's: one event" 1 "$(kline | grep -c 'kind=aer_nonfatal')"
+check "aer: the GPU it names, not the port" grep -q 'kind=aer_nonfatal gpu=0 pci=0000:01:00.0' "$EV"
+check_eq "init: the failure and the probe summary, one event" 1 "$(kline | grep -c 'kind=init_failed')"
+kill -TERM "$PID"
+wait "$PID"
+check_eq "run3: exit 0 after SIGTERM" 0 $?
