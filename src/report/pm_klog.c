@@ -55,7 +55,7 @@ static void put_line(struct strbuf *out, const char *s, size_t n, struct klog_jo
         struct xid_line x;
         struct klog_event e;
         char pci[24] = "";
-        sb_put(out, s, n);
+        sb_put_printable(out, s, n, false); /* a binary kern.log: never its raw bytes */
         bool known = klog_join_feed(j, s, n, &e) == 0;
         if (has_ci(s, n, "Xid") && xid_parse_line(s, n, &x) == 0) {
                 const struct xid_info *c = xid_lookup(x.code);
@@ -291,7 +291,9 @@ static void from_kern_log(struct strbuf *out, const char *root, const struct pm_
         /* The current boot starts at its last "Linux version" line, the previous at the
          * one before it. */
         size_t start = 0, end = text.len;
-        for (const char *p = text.buf; (p = strstr(p, "Linux version ")); p++) {
+        /* memmem, not strstr: a damaged log may hold NUL bytes before the line. */
+        for (const char *p = text.buf;
+             (p = memmem(p, text.len - (size_t)(p - text.buf), "Linux version ", 14)); p++) {
                 start = end == text.len ? 0 : end;
                 end = (size_t)(p - text.buf);
         }
@@ -324,9 +326,15 @@ static unsigned pstore_dir(struct strbuf *out, const char *dir, bool deep, unsig
                         n += pstore_dir(out, path, false, left - n);
                 } else if (S_ISREG(st.st_mode)) {
                         sb_printf(out, "--- %s (%lld bytes)\n", path, (long long)st.st_size);
-                        int r = read_tail(path, PM_PSTORE_TAIL, out);
+                        struct strbuf tail; /* a dump may be binary: printable only */
+                        bool have = sb_init_heap(&tail, 4096, 2 * PM_PSTORE_TAIL) == 0;
+                        int r = have ? read_tail(path, PM_PSTORE_TAIL, &tail) : -ENOMEM;
                         if (r < 0)
                                 sb_printf(out, "(cannot read: %s)", strerror(-r));
+                        else
+                                sb_put_printable(out, tail.buf, tail.len, true);
+                        if (have)
+                                sb_free(&tail);
                         if (out->len && out->buf[out->len - 1] != '\n')
                                 sb_putc(out, '\n');
                         n++;

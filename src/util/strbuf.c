@@ -87,6 +87,22 @@ void sb_put(struct strbuf *sb, const char *s, size_t n)
         sb->buf[sb->len] = '\0';
 }
 
+void sb_put_printable(struct strbuf *sb, const char *s, size_t n, bool newlines)
+{
+        static const char hex[] = "0123456789abcdef";
+        size_t from = 0;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char ch = (unsigned char)s[i];
+                if ((ch >= 0x20 && ch != 0x7f) || (ch == '\n' && newlines))
+                        continue;
+                sb_put(sb, s + from, i - from);
+                char esc[4] = {'\\', 'x', hex[ch >> 4], hex[ch & 15]};
+                sb_put(sb, esc, 4);
+                from = i + 1;
+        }
+        sb_put(sb, s + from, n - from);
+}
+
 void sb_putc(struct strbuf *sb, char ch)
 {
         sb_put(sb, &ch, 1);

@@ -25,6 +25,10 @@ void sb_putc(struct strbuf *sb, char ch);
 void sb_put(struct strbuf *sb, const char *s, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s[0..n) with its control bytes (below 0x20, and 0x7f: NUL, escape sequences,
+ * carriage returns of a binary or damaged log) written as \xNN, as the kernel writes
+ * them to /dev/kmsg; '\n' is kept when newlines is true. Other bytes as they are. */
+void sb_put_printable(struct strbuf *sb, const char *s, size_t n, bool newlines);
 /* Append sep (none when '\0': a CSV writer's ',') then "%.*f" of v with decimals 0..3:
  * the bytes printf writes, by numfmt_fixed (util/numfmt.h) where it can, by printf
  * where it declines (infinities, |v| >= 2^64). One append, for the rows' hot paths. */

@@ -203,6 +203,28 @@ static void test_klog_rank(void **state)
         assert_non_null(strstr(tail, "kernel: last line\n"));
 }
 
+/* A kern.log with binary garbage (NUL bytes after a power loss, escape sequences):
+ * the post-mortem shows its lines with every control byte as \xNN, never raw. */
+static void test_klog_binary(void **state)
+{
+        (void)state;
+        static const char text[] = "kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x\0\0\0, "
+                                   "GPU has fallen off the bus.\n"
+                                   "\0\0\0\0\0\0\0\0kernel: \x1b[31mpanic\x1b[0m\r\n"
+                                   "kernel: last line\x7f\n";
+        char buf[4096];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        pm_klog_rank(&sb, text, sizeof(text) - 1, NULL);
+        for (size_t i = 0; i < sb.len; i++)
+                assert_true((unsigned char)sb.buf[i] >= 0x20 && sb.buf[i] != 0x7f
+                                ? true
+                                : sb.buf[i] == '\n');
+        assert_non_null(strstr(sb.buf, "name=x\\x00\\x00\\x00, GPU has fallen off the bus."));
+        assert_non_null(strstr(sb.buf, "\\x00kernel: \\x1b[31mpanic\\x1b[0m\\x0d"));
+        assert_non_null(strstr(sb.buf, "kernel: last line\\x7f\n"));
+}
+
 /* A GPU fallen off the bus without an Xid 79 (the 570.x probe message, osapi.c:3659,
  * as journalctl -k prints a record with two '\n') is a GPU lost, with its address;
  * the probe failure and an SXid are named. */
@@ -325,6 +347,7 @@ int main(void)
             cmocka_unit_test(test_state_identity),  cmocka_unit_test(test_classify),
             cmocka_unit_test(test_boot_id),         cmocka_unit_test(test_split),
             cmocka_unit_test(test_klog_rank),       cmocka_unit_test(test_klog_gpu),
+            cmocka_unit_test(test_klog_binary),
             cmocka_unit_test(test_build),           cmocka_unit_test(test_write_latest),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
