@@ -192,8 +192,18 @@ append 'pcieport 0000:00:01.0: AER: Uncorrectable (Non-Fatal) error received fro
 # An init failure and the probe summary after it: one.
 append 'NVRM: GPU 0000:03:00.0: RmInitAdapter failed! (0x62:0x0:1915)' \
 	'NVRM: The NVIDIA probe routine failed for 1 device(s).'
+# The driver says the GPU needs a reset (kernel_gsp.c:2477); the kernel gave up on it.
+append 'NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:01:00 (printing 1 of every 30).  The GPU likely needs to be reset.' \
+	"nvidia 0000:01:00.0: AER: can't recover (no error_detected callback)"
+# A loss and a lesser Xid in the same tick: the snapshot keeps the loss's reason.
+append "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." \
+	'NVRM: Xid (PCI:0000:01:00): 3, pid=1, name=a, Ch 00000010'
 wait_for 20 grep -qs 'kind=init_failed' "$EV"
+wait_for 15 grep -qs 'type=CRASH_SNAPSHOT gpu=0' "$EV"
 sleep 0.5
+check "snapshot: the most severe reason of its tick" grep -q 'type=CRASH_SNAPSHOT gpu=0 number=1 .*reason="Kernel log: Xid(79) GPU has fallen off the bus"' "$EV"
+check "gsp: the reset the driver asks for" grep -q 'kind=gsp_timeout gpu=0 pci=0000:01:00.0 severity=critical meaning="the GPU.s GSP firmware did not answer the driver in time (no Xid 119 logged); the driver says the GPU needs a reset" action="stop the GPU.s work and reset it' "$EV"
+check "aer: the kernel could not recover the GPU" grep -q 'kind=aer_fatal gpu=0 pci=0000:01:00.0 severity=critical meaning="the kernel could not recover the device from a PCIe error"' "$EV"
 m=$(metrics)
 check_eq "storm: every Xid line counted" 20000 "$(metric "$m" 'vigil_gpu_kernel_errors_total{pci="0000:0a:00.0",kind="xid"}')"
 check_eq "storm: nothing skipped" "$lost0" "$(metric "$m" 'vigil_kernel_log_records_skipped_total{reason="overwritten"}')"
@@ -203,7 +213,7 @@ n=$(kline | grep -c 'kind=sxid')
 check "flood: at most 10 lines a minute for each of 40 pairs, not $n" test "$n" -le 400
 n=$(kline | grep -c 'kind=xid pci=0000:0a:00.0')
 check "storm: its lines bounded too, not $n" test "$n" -le 10
-check_eq "gsp: one failure, one event" 1 "$(kline | grep -c 'kind=gsp_timeout')"
+check_eq "gsp: one failure, one event (and the reset asked for later)" 1 "$(kline | grep 'kind=gsp_timeout' | grep -vc 'severity=critical')"
 check_eq "aer: the port's line and the GPU's: one event" 1 "$(kline | grep -c 'kind=aer_nonfatal')"
 check "aer: the GPU it names, not the port" grep -q 'kind=aer_nonfatal gpu=0 pci=0000:01:00.0' "$EV"
 check_eq "init: the failure and the probe summary, one event" 1 "$(kline | grep -c 'kind=init_failed')"
