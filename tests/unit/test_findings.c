@@ -182,6 +182,27 @@ static void test_kernel_gpu(void **state)
              "type=KERNEL_GPU kind=gsp_timeout driver_gpu=0 meaning=\"GSP\" action=\"\"");
         assert_non_null(findings_find(f, FINDING_KERNEL_GPU, "host", "gsp_timeout"));
         assert_contains(text_of(f), "0000:c6:00.0: kernel log sxid 20034");
+        /* Lost until the GPU answers again: nothing said it came back. */
+        assert_contains(text_of(f), "gpu0: GPU lost, still lost at the end");
+        /* A fatal SXid (severity=critical) is critical; a non-fatal one a warning. */
+        assert_int_equal(
+            findings_find(f, FINDING_KERNEL_GPU, "0000:c6:00.0", "sxid 20034")->severity,
+            FINDING_WARNING);
+        feed(f, 3004.0,
+             "type=KERNEL_GPU kind=sxid pci=0000:c7:00.0 sxid=12028 severity=critical "
+             "meaning=\"fatal "
+             "NVSwitch error (egress)\" action=\"reset\" text=\"Fatal, Link 32\"");
+        assert_int_equal(
+            findings_find(f, FINDING_KERNEL_GPU, "0000:c7:00.0", "sxid 12028")->severity,
+            FINDING_CRITICAL);
+        /* A device NVML does not list, lost: no GPU_RECOVERED can name it. */
+        feed(f, 3005.0,
+             "type=KERNEL_GPU kind=fallen_off_bus pci=0000:41:00.0 xid=79 meaning=\"GPU has "
+             "fallen off the bus\" action=\"reboot\" text=\"fallen off the bus\"");
+        assert_contains(text_of(f), "0000:41:00.0: GPU lost, still lost at the end");
+        /* The GPU answers again: back. */
+        feed(f, 3010.0, "type=GPU_RECOVERED gpu=0 failures=3");
+        assert_contains(text_of(f), "gpu0: GPU lost for 10.0 s in all, back");
         free(f);
 }
 
