@@ -268,6 +268,11 @@ static const struct gsp_form {
     {"Timeout waiting for RPC from GSP", true, false},
     /* 2375 the banner of _kgspLogRpcTimeout's full report (570.86.15: 1963) */
     {"* GSP Timeout *", false, false},
+    /* its banner before 550 (535.113.01: 1328), and the GSP's own error report
+     * (arch/turing/kernel_gsp_tu102.c, 550.54.14: 868) */
+    {"* GSP Failure *", false, false},
+    /* arch/turing/kernel_gsp_tu102.c:979 (550.54.14: 842): the GSP crashed */
+    {"* GSP-CrashCat Report *", false, false},
     /* 2303 _kgspIsHeartbeatTimedOut; 2890, 2894 after the poll (595.x only) */
     {"Heartbeat timed out, currentTimeMs", false, false},
     {"GSP RM heartbeat timed out", false, false},

@@ -236,7 +236,7 @@ static void describe(const struct klog_event *e, char *meaning, size_t mcap, cha
                                   "check the GPU's power, seating and the driver and firmware "
                                   "versions; reboot; replace the GPU if it persists"},
             [KLOG_GSP_TIMEOUT] = {"the GPU's GSP firmware did not answer the driver in time "
-                                  "(no Xid 119 logged)",
+                                  "or failed (no Xid 119/120 logged)",
                                   "watch for Xid 119/120; reset the GPU if it repeats"},
             [KLOG_AER_CORRECTED] = {"PCIe corrected error on the GPU's link",
                                     "none at once; a rising count is a marginal link: check "

@@ -202,7 +202,7 @@ wait_for 20 grep -qs 'kind=init_failed' "$EV"
 wait_for 15 grep -qs 'type=CRASH_SNAPSHOT gpu=0' "$EV"
 sleep 0.5
 check "snapshot: the most severe reason of its tick" grep -q 'type=CRASH_SNAPSHOT gpu=0 number=1 .*reason="Kernel log: Xid(79) GPU has fallen off the bus"' "$EV"
-check "gsp: the reset the driver asks for" grep -q 'kind=gsp_timeout gpu=0 pci=0000:01:00.0 severity=critical meaning="the GPU.s GSP firmware did not answer the driver in time (no Xid 119 logged); the driver says the GPU needs a reset" action="stop the GPU.s work and reset it' "$EV"
+check "gsp: the reset the driver asks for" grep -q 'kind=gsp_timeout gpu=0 pci=0000:01:00.0 severity=critical meaning="the GPU.s GSP firmware did not answer the driver in time or failed (no Xid 119/120 logged); the driver says the GPU needs a reset" action="stop the GPU.s work and reset it' "$EV"
 check "aer: the kernel could not recover the GPU" grep -q 'kind=aer_fatal gpu=0 pci=0000:01:00.0 severity=critical meaning="the kernel could not recover the device from a PCIe error"' "$EV"
 m=$(metrics)
 check_eq "storm: every Xid line counted" 20000 "$(metric "$m" 'vigil_gpu_kernel_errors_total{pci="0000:0a:00.0",kind="xid"}')"

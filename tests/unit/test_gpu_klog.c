@@ -371,6 +371,11 @@ static void test_gsp_forms(void **state)
             "**********************************",
             "NVRM: _kgspClassifyGspTimeout: =============== GSP-RM unresponsive "
             "==================",
+            /* 535.113.01 kernel_gsp.c:1328, kernel_gsp_tu102.c:979 */
+            "NVRM: _kgspLogXid119: ********************************* GSP Failure "
+            "**********************************",
+            "NVRM: kgspHealthCheck_TU102: ****************************** GSP-CrashCat Report "
+            "*******************************",
             "NVRM: GPU2 sanity check failed 0xffff waiting for RPC response from GSP. Expected "
             "function 76 (GSP_RM_CONTROL) sequence 3 (0x20800a4c 0x4).",
         };
