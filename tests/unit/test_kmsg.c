@@ -330,6 +330,48 @@ static void test_appended_lines(void **state)
         kmsg_close(k);
 }
 
+struct tap_seen {
+        unsigned n;
+        uint64_t first, last;
+};
+
+static void tap_count(void *arg, const struct kmsg_record *rec)
+{
+        struct tap_seen *t = arg;
+        if (!t->n++)
+                t->first = rec->seq;
+        t->last = rec->seq;
+}
+
+/* The tap sees every record a drain takes, however few the ring keeps (4 here). */
+static void test_tap_sees_every_record(void **state)
+{
+        (void)state;
+        char root[128], path[160], line[128];
+        struct kmsg *k;
+        struct tap_seen t = {0};
+        copy_fixture("tap", root, sizeof(root));
+        snprintf(path, sizeof(path), "%s/dev/kmsg", root);
+        assert_int_equal(kmsg_open(&k, root, 4), 0);
+        kmsg_drain_to_start(k, 8);
+        kmsg_set_tap(k, tap_count, &t);
+        for (int i = 0; i < 1000; i++) {
+                snprintf(line, sizeof(line), "3,%d,9000000000,-;NVRM: Xid (PCI:0000:01:00): 43\n",
+                         100 + i);
+                append(path, line);
+        }
+        assert_int_equal(kmsg_drain(k), 1000);
+        assert_int_equal(t.n, 1000);
+        assert_int_equal(t.first, 100);
+        assert_int_equal(t.last, 1099);
+        assert_true(kmsg_count(k) <= 4);
+        kmsg_set_tap(k, NULL, NULL);
+        append(path, "3,1100,9000000001,-;after\n");
+        assert_int_equal(kmsg_drain(k), 1);
+        assert_int_equal(t.n, 1000); /* removed */
+        kmsg_close(k);
+}
+
 /* The start position: what was there at start is not new, whatever a drain could take
  * at once; torn and bad records after it are skipped and counted. */
 static void test_start_position(void **state)
@@ -494,6 +536,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_parse_record),
+            cmocka_unit_test(test_tap_sees_every_record),
             cmocka_unit_test(test_parse_record_bounded),
             cmocka_unit_test(test_parse_record_malformed),
             cmocka_unit_test(test_format_time),
