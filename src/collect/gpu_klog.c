@@ -355,14 +355,18 @@ static size_t aer_severity(const char *s, size_t n, enum klog_kind *ret)
         return 0;
 }
 
-/* The device of a dev_printk() line, "<driver> <address>: ...", the text before end. */
-static bool printk_device(const char *s, const char *end, struct klog_pci *ret)
+/* The device of a dev_printk() line, "<driver> <address>: ...", the text before end;
+ * *ret_nvidia: the driver is nvidia's. */
+static bool printk_device(const char *s, const char *end, struct klog_pci *ret, bool *ret_nvidia)
 {
         for (const char *sp = memchr(s, ' ', (size_t)(end - s)); sp && sp < end;
              sp = memchr(sp + 1, ' ', (size_t)(end - sp - 1))) {
                 size_t k = klog_pci_parse(sp + 1, (size_t)(end - sp - 1), ret);
-                if (k && sp[1 + k] == ':')
-                        return ret->fn >= 0;
+                if (!k || sp[1 + k] != ':')
+                        continue;
+                *ret_nvidia = sp - s >= 6 && !memcmp(sp - 6, "nvidia", 6) &&
+                              (sp - s == 6 || sp[-7] == ' ' || sp[-7] == ']' || sp[-7] == ':');
+                return ret->fn >= 0;
         }
         return false;
 }
@@ -391,7 +395,9 @@ static int parse_aer(const char *s, size_t n, struct klog_event *ret)
                 if (!k || (k < vn && v[k] != ','))
                         return -ENOENT;
                 ev_init(&e, kind);
-                e.have_pci = printk_device(s, p, &e.pci);
+                bool nv = false;
+                e.have_pci = printk_device(s, p, &e.pci, &nv);
+                e.flags |= nv ? KLOG_F_NVIDIA : 0;
                 put_detail(&e, v, vn);
                 *ret = e;
                 return 0;
@@ -403,8 +409,10 @@ static int parse_aer(const char *s, size_t n, struct klog_event *ret)
         size_t tn = (size_t)(s + n - t);
         if ((p = find(t, tn, "can't recover"))) {
                 ev_init(&e, KLOG_AER_FATAL);
+                bool nv = false;
                 e.flags |= KLOG_F_NOT_RECOVERED;
-                e.have_pci = printk_device(s, aer, &e.pci);
+                e.have_pci = printk_device(s, aer, &e.pci, &nv);
+                e.flags |= nv ? KLOG_F_NVIDIA : 0;
                 put_detail(&e, p, (size_t)(s + n - p));
                 *ret = e;
                 return 0;
@@ -482,7 +490,7 @@ int klog_join_feed(struct klog_join *j, const char *s, size_t n, struct klog_eve
                 } else if (j->aer_left && e.have_pci && e.kind == j->aer_kind &&
                            klog_pci_same(&j->aer_pci, &e.pci)) {
                         j->aer_left = 0; /* the device's own account of that error */
-                        return -ENOENT;
+                        e.flags |= KLOG_F_AFTER_PORT;
                 }
         }
         if (r == 0) {

@@ -105,6 +105,8 @@ struct klog_event {
 #define KLOG_F_FATAL         0x4u  /* sxid: the driver calls it "Fatal" */
 #define KLOG_F_CONTINUATION  0x8u  /* sxid: a "Severity ..." or "Data {...}" line of one */
 #define KLOG_F_FROM_PORT     0x10u /* aer: the root port's "error received" line */
+#define KLOG_F_AFTER_PORT    0x20u /* aer: the device's line of the error that line named */
+#define KLOG_F_NVIDIA        0x40u /* aer: printed for a device the nvidia driver holds */
 
 /* Classify one record's text s[0..n) (the text /dev/kmsg gives, control bytes escaped
  * as \xNN). 0 and *ret filled, or -ENOENT when the line is none of the kinds above
@@ -131,7 +133,9 @@ struct klog_join {
 
 /* Feed one record's text: klog_parse_line(), and the message joined: 0 and *ret filled
  * when the record is an event of its own, -ENOENT otherwise (a line of a message whose
- * event was given already, or no GPU line). */
+ * event was given already, or no GPU line). The device's AER line after the port's
+ * line for it is given, marked KLOG_F_AFTER_PORT: the caller, who knows whether it took
+ * the port's line, decides. */
 int klog_join_feed(struct klog_join *j, const char *s, size_t n, struct klog_event *ret);
 
 #endif

@@ -1,7 +1,8 @@
-/* Detector: GPU failures as the kernel log shows them, read live on the host clock
- * from the kernel log ring (collect/kmsg.h), from the daemon's start position on: the
- * records already there at start are in the snapshots, never reported as new. Each
- * line collect/gpu_klog.h knows is an event with a meaning and an action:
+/* Detector: GPU failures as the kernel log shows them, read live from the kernel log
+ * reader (collect/kmsg.h) through its tap: every record the kernel hands over, from the
+ * daemon's start position on, however many arrive between two ticks (the records
+ * already there at start are in the snapshots, never reported as new). Each line
+ * collect/gpu_klog.h knows is an event with a meaning and an action:
  *
  *   type=KERNEL_GPU kind=fallen_off_bus gpu=0 pci=0000:01:00.0 xid=79 meaning="GPU has
  *   fallen off the bus" action="..." text="fallen off the bus and is not responding ..."
@@ -16,9 +17,14 @@
  * ctx->gpu_crash_wanted). A GPU fallen off the bus without an Xid 79 is an Xid 79: the
  * same wait, counters, finding and snapshot; with an Xid 79 line of the same GPU within
  * MERGE_NS it is that Xid's, not a second loss. The driver's init failure prints up to
- * three lines (RmInitAdapter, rm_init_adapter, the probe): one failure per
- * INIT_MERGE_NS and device. PCIe AER lines count when the device is a GPU, its
- * upstream port (the GPU's link, from sysfs) or another NVIDIA device. */
+ * three lines (RmInitAdapter, rm_init_adapter, the probe) and the probe summary: one
+ * failure per INIT_MERGE_NS and device; a GSP failure's lines (banner, heartbeat,
+ * timeout) one per GSP_MERGE_NS; a line that asks for a reset is always one. Every
+ * event counts once in vigil_gpu_kernel_errors_total, after these merges. PCIe AER
+ * lines count when the device is a GPU, its upstream port (the GPU's link, from
+ * sysfs) or another NVIDIA device (sysfs, or the nvidia driver printed it); the root
+ * port's "error received" line and the device's own line after it are one error. A
+ * loss marks the GPU lost (ctx->gpu_lost_klog) for detect/gpu_missing.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -98,6 +104,9 @@ struct kernel_gpu {
         unsigned recent_next;
         struct limit limits[LIMIT_SLOTS];
         struct limit others[KLOG_KIND_COUNT]; /* by kind: the pairs without a slot */
+        struct klog_pci aer_port;             /* aer_told(): the port's line taken last */
+        enum klog_kind aer_port_kind;
+        bool aer_port_taken;
         struct kgpu gpu[VIGIL_MAX_GPUS];
 };
 
@@ -530,6 +539,23 @@ static bool drop_fallen(struct kernel_gpu *s, const char *pci)
         return dropped;
 }
 
+/* The root port's "error received from" line for a device, taken, and then the device's
+ * own lines of that error (KLOG_F_AFTER_PORT, collect/gpu_klog.h): one error, the
+ * port's line. True for the device's line of an error taken already. */
+static bool aer_told(struct kernel_gpu *s, const struct klog_event *e)
+{
+        if (e->flags & KLOG_F_FROM_PORT) {
+                s->aer_port = e->pci;
+                s->aer_port_kind = e->kind;
+                s->aer_port_taken = e->have_pci;
+                return false;
+        }
+        bool told = (e->flags & KLOG_F_AFTER_PORT) && s->aer_port_taken &&
+                    e->kind == s->aer_port_kind && klog_pci_same(&e->pci, &s->aer_port);
+        s->aer_port_taken = false;
+        return told;
+}
+
 /* A line of a failure given already: the driver's init failure (up to three lines and
  * the probe summary, INIT_MERGE_NS) and a GSP failure (its banner, heartbeat and timeout
  * lines, GSP_MERGE_NS) are one event each; a line that asks for a reset is always one. */
@@ -554,8 +580,11 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
         if (e->have_pci)
                 klog_pci_format(pci, sizeof(pci),
                                 slot >= 0 && !is_aer(e->kind) ? &s->gpu[slot].pci : &e->pci);
-        if (is_aer(e->kind) && slot < 0 && !(pci[0] && nvidia_device(s->ctx->opt->root, pci)))
+        if (is_aer(e->kind) && slot < 0 && !(e->flags & KLOG_F_NVIDIA) &&
+            !(pci[0] && nvidia_device(s->ctx->opt->root, pci)))
                 return; /* another device's link */
+        if (is_aer(e->kind) && aer_told(s, e))
+                return;
         if (merged(s, e, pci, mono_ns))
                 return;
         unsigned xid = xid_of(e);

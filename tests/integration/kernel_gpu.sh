@@ -189,6 +189,10 @@ append 'NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 19394
 append 'pcieport 0000:00:01.0: AER: Uncorrectable (Non-Fatal) error received from 0000:01:00.0' \
 	'nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)' \
 	'nvidia 0000:01:00.0:   device [10de:2330] error status/mask=00004000/00000000'
+# A device NVML does not list, that the nvidia driver holds: the port's line is not
+# known to be a GPU's, the device's own line says so.
+append 'pcieport 0000:60:03.1: AER: Uncorrected (Fatal) error received: 0000:64:00.0' \
+	'nvidia 0000:64:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)'
 # An init failure and the probe summary after it: one.
 append 'NVRM: GPU 0000:03:00.0: RmInitAdapter failed! (0x62:0x0:1915)' \
 	'NVRM: The NVIDIA probe routine failed for 1 device(s).'
@@ -216,6 +220,7 @@ check "storm: its lines bounded too, not $n" test "$n" -le 10
 check_eq "gsp: one failure, one event (and the reset asked for later)" 1 "$(kline | grep 'kind=gsp_timeout' | grep -vc 'severity=critical')"
 check_eq "aer: the port's line and the GPU's: one event" 1 "$(kline | grep -c 'kind=aer_nonfatal')"
 check "aer: the GPU it names, not the port" grep -q 'kind=aer_nonfatal gpu=0 pci=0000:01:00.0' "$EV"
+check_eq "aer: an unlisted nvidia device, once" 1 "$(kline | grep -c 'kind=aer_fatal pci=0000:64:00.0')"
 check_eq "init: the failure and the probe summary, one event" 1 "$(kline | grep -c 'kind=init_failed')"
 kill -TERM "$PID"
 wait "$PID"

@@ -287,7 +287,8 @@ static void test_aer(void **state)
                                  -ENOENT);
 }
 
-/* The port's line and the device's own account of one error: one event. */
+/* The port's line and the device's own account of one error: the device's is marked
+ * as the error the port's line named (the detector gives them as one). */
 static void test_aer_join(void **state)
 {
         (void)state;
@@ -299,20 +300,32 @@ static void test_aer_join(void **state)
                               "received from 0000:63:00.0",
                               &e),
                          0);
-        assert_int_equal(join(&j,
-                              "nvidia 0000:63:00.0: PCIe Bus Error: severity=Uncorrectable "
-                              "(Non-Fatal), type=Transaction Layer, (Requester ID)",
-                              &e),
-                         -ENOENT);
-        assert_int_equal(
-            join(&j, "nvidia 0000:63:00.0:   device [10de:2330] error status/mask=00004000/0", &e),
-            -ENOENT);
-        /* The next error of the device is one again. */
+        assert_true(e.flags & KLOG_F_FROM_PORT);
+        assert_false(e.flags & KLOG_F_NVIDIA); /* the port's driver */
         assert_int_equal(join(&j,
                               "nvidia 0000:63:00.0: PCIe Bus Error: severity=Uncorrectable "
                               "(Non-Fatal), type=Transaction Layer, (Requester ID)",
                               &e),
                          0);
+        assert_true(e.flags & KLOG_F_AFTER_PORT);
+        assert_true(e.flags & KLOG_F_NVIDIA);
+        assert_int_equal(
+            join(&j, "nvidia 0000:63:00.0:   device [10de:2330] error status/mask=00004000/0", &e),
+            -ENOENT);
+        /* The next error of the device is one of its own. */
+        assert_int_equal(join(&j,
+                              "nvidia 0000:63:00.0: PCIe Bus Error: severity=Uncorrectable "
+                              "(Non-Fatal), type=Transaction Layer, (Requester ID)",
+                              &e),
+                         0);
+        assert_false(e.flags & KLOG_F_AFTER_PORT);
+        /* Another driver's device is not nvidia's, though its name ends so. */
+        assert_int_equal(join(&j,
+                              "xnvidia 0000:64:00.0: PCIe Bus Error: severity=Corrected, "
+                              "type=Physical Layer, (Receiver ID)",
+                              &e),
+                         0);
+        assert_false(e.flags & KLOG_F_NVIDIA);
 }
 
 /* An SXid over three lines (error_nvswitch.c:43-67 after the first): one event. */
