@@ -40,20 +40,22 @@
 #include "detect/xid_catalog.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
 
 _Static_assert(COUNTERS_KLOG_KINDS == KLOG_KIND_COUNT, "core/counters.h COUNTERS_KLOG_KINDS");
 
-#define GRACE_NS      (3 * NSEC_PER_SEC)  /* an Xid line waits this for NVML's event */
-#define MERGE_NS      (30 * NSEC_PER_SEC) /* fallen off the bus and Xid 79: one loss */
-#define INIT_MERGE_NS (10 * NSEC_PER_SEC) /* one init failure's lines */
-#define PENDING_MAX   64
-#define RECENT_MAX    16
-#define CODES_MAX     16
-#define GSP_MERGE_NS  (10 * NSEC_PER_SEC) /* one GSP failure's lines */
-#define LINES_PER_MIN 10 /* events.log lines per kind and device a minute; more are counted */
-#define LIMIT_SLOTS   64
+#define GRACE_NS         (3 * NSEC_PER_SEC)  /* an Xid line waits this for NVML's event */
+#define MERGE_NS         (30 * NSEC_PER_SEC) /* fallen off the bus and Xid 79: one loss */
+#define INIT_MERGE_NS    (10 * NSEC_PER_SEC) /* one init failure's lines */
+#define PENDING_MAX      64
+#define RECENT_MAX       16
+#define CODES_MAX        16
+#define GSP_MERGE_NS     (10 * NSEC_PER_SEC) /* one GSP failure's lines */
+#define GSP_HOLD_RECORDS 12 /* records a GSP failure's first line waits for its Xid */
+#define LINES_PER_MIN    10 /* events.log lines per kind and device a minute; more are counted */
+#define LIMIT_SLOTS      64
 
 struct pending {
         bool used;
@@ -104,7 +106,15 @@ struct kernel_gpu {
         unsigned recent_next;
         struct limit limits[LIMIT_SLOTS];
         struct limit others[KLOG_KIND_COUNT]; /* by kind: the pairs without a slot */
-        struct klog_pci aer_port;             /* aer_told(): the port's line taken last */
+        struct {
+                bool held;
+                struct klog_event e;
+                int slot;
+                char pci[16];
+                unsigned left; /* records it still waits */
+                int64_t mono_ns, real_ns;
+        } gsp;                    /* gsp_hold(): a GSP failure's first line */
+        struct klog_pci aer_port; /* aer_told(): the port's line taken last */
         enum klog_kind aer_port_kind;
         bool aer_port_taken;
         struct kgpu gpu[VIGIL_MAX_GPUS];
@@ -572,6 +582,40 @@ static bool merged(struct kernel_gpu *s, const struct klog_event *e, const char 
         return again && !(e->flags & KLOG_F_RESET);
 }
 
+/* An event taken: counted once by kind (not a loss's second line: the fallen-off line an
+ * Xid 79 line replaced was counted), then reported, or, an Xid of a GPU, held for NVML. */
+static void take(struct kernel_gpu *s, const struct klog_event *e, int slot, const char *pci,
+                 int64_t mono_ns, int64_t real_ns, bool counted)
+{
+        unsigned xid = xid_of(e);
+        if (!counted)
+                counters_add_klog(s->ctx->extra, pci, slot, e->kind);
+        if (xid == 79 && slot >= 0)
+                s->ctx->gpu_lost_klog[slot] = true;
+        if (xid && slot >= 0)
+                wait_for_nvml(s, e, slot, pci, mono_ns, real_ns);
+        else
+                report(s, e, slot, pci, mono_ns, real_ns);
+}
+
+/* The first line of a GSP failure waits GSP_HOLD_RECORDS records (or the end of the
+ * tick): the driver prints the heartbeat lines and the "GSP Timeout" banner before the
+ * timeout itself (kernel_gsp.c:2303, 2375, 2386), which is an Xid 119 when the driver
+ * classifies it so; the failure is then that Xid's, not a second event. */
+static void gsp_hold(struct kernel_gpu *s, const struct klog_event *e, int slot, const char *pci,
+                     int64_t mono_ns, int64_t real_ns)
+{
+        s->gsp.held = true;
+        s->gsp.e = *e;
+        s->gsp.slot = slot;
+        snprintf(s->gsp.pci, sizeof(s->gsp.pci), "%s", pci);
+        s->gsp.left = GSP_HOLD_RECORDS;
+        s->gsp.mono_ns = mono_ns;
+        s->gsp.real_ns = real_ns;
+}
+
+static void gsp_release(struct kernel_gpu *s);
+
 static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t mono_ns,
                      int64_t real_ns)
 {
@@ -585,6 +629,12 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
                 return; /* another device's link */
         if (is_aer(e->kind) && aer_told(s, e))
                 return;
+        if (e->kind == KLOG_GSP_TIMEOUT && s->gsp.held && s->gsp.e.gpu_instance < 0 &&
+            e->gpu_instance >= 0) {
+                /* The timeout line names the driver's GPU: the held failure takes it. */
+                s->gsp.e.gpu_instance = e->gpu_instance;
+                snprintf(s->gsp.e.detail, sizeof(s->gsp.e.detail), "%s", e->detail);
+        }
         if (merged(s, e, pci, mono_ns))
                 return;
         unsigned xid = xid_of(e);
@@ -601,16 +651,30 @@ static void one_line(struct kernel_gpu *s, const struct klog_event *e, int64_t m
                         return;
                 replaced_fallen = replaced;
         }
-        /* Every event once, by kind (a loss's second line is not one: the fallen-off
-         * line an Xid 79 line replaced was counted). */
-        if (!(xid == 79 && e->kind == KLOG_XID && replaced_fallen))
-                counters_add_klog(s->ctx->extra, pci, slot, e->kind);
-        if (xid == 79 && slot >= 0)
-                s->ctx->gpu_lost_klog[slot] = true;
-        if (xid && slot >= 0)
-                wait_for_nvml(s, e, slot, pci, mono_ns, real_ns);
-        else
-                report(s, e, slot, pci, mono_ns, real_ns);
+        if (e->kind == KLOG_XID && (e->code == 119 || e->code == 120) && s->gsp.held) {
+                /* The GSP failure held is this Xid's, unless they name different GPUs. */
+                const char *g = strstr(e->detail, "from GPU");
+                struct cursor c = cur_make(g ? g + 8 : "", g ? strlen(g + 8) : 0);
+                uint64_t inst;
+                bool named = g && cur_u64(&c, &inst) == 0;
+                if (!named || s->gsp.e.gpu_instance < 0 || inst == (uint64_t)s->gsp.e.gpu_instance)
+                        s->gsp.held = false;
+        }
+        if (e->kind == KLOG_GSP_TIMEOUT && !(e->flags & KLOG_F_RESET)) {
+                gsp_hold(s, e, slot, pci, mono_ns, real_ns);
+                return;
+        }
+        take(s, e, slot, pci, mono_ns, real_ns,
+             xid == 79 && e->kind == KLOG_XID && replaced_fallen);
+}
+
+/* The GSP failure held (gsp_hold) is one of its own: taken. */
+static void gsp_release(struct kernel_gpu *s)
+{
+        if (!s->gsp.held)
+                return;
+        s->gsp.held = false;
+        take(s, &s->gsp.e, s->gsp.slot, s->gsp.pci, s->gsp.mono_ns, s->gsp.real_ns, false);
 }
 
 /* ---- the detector ---- */
@@ -624,6 +688,8 @@ static void kernel_gpu_tap(void *arg, const struct kmsg_record *rec)
         struct klog_event e;
         if (klog_join_feed(&s->join, rec->text, rec->len, &e) == 0)
                 one_line(s, &e, now_mono_ns(), now_real_ns());
+        if (s->gsp.held && s->gsp.left && --s->gsp.left == 0)
+                gsp_release(s);
 }
 
 static int kernel_gpu_init(struct vigil_ctx *ctx, void **ret_state)
@@ -646,6 +712,7 @@ static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tic
         struct kernel_gpu *s = state;
         struct kmsg_stats st;
         learn_gpus(s);
+        gsp_release(s); /* its lines come at once: the tick's records held them all */
         mature(s, t->mono_ns);
         for (unsigned slot = 0; slot < VIGIL_MAX_GPUS; slot++)
                 if (!ctx->gpu_crash_wanted[slot][0])

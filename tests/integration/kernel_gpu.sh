@@ -185,6 +185,12 @@ append 'NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 19394
 	'NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.' \
 	'NVRM: Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 9 (0x20801702 0x4).' \
 	'NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out'
+# A GSP timeout the driver classifies as Xid 119 (kernel_gsp.c:2375-2386): its banner
+# and heartbeat lines are the Xid's, not a GSP event of their own.
+append 'NVRM: _kgspLogRpcTimeout: ********************************* GSP Timeout **********************************' \
+	'NVRM: _kgspLogRpcTimeout: Note: Please also check logs above.' \
+	'NVRM: Xid (PCI:0000:0c:00): 119, pid=2211, name=python, Timeout after 6s of waiting for RPC response from GPU3 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 7745 (0x20801348 0x4).' \
+	'NVRM: GPU3 GSP RPC buffer contains function 76 (GSP_RM_CONTROL) sequence 7745 and data 0x0000000020801348 0x0000000000000004.'
 # The root port's line for the GPU, then the GPU's own: one error, the GPU's.
 append 'pcieport 0000:00:01.0: AER: Uncorrectable (Non-Fatal) error received from 0000:01:00.0' \
 	'nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Requester ID)' \
@@ -218,6 +224,7 @@ check "flood: at most 10 lines a minute for each of 40 pairs, not $n" test "$n" 
 n=$(kline | grep -c 'kind=xid pci=0000:0a:00.0')
 check "storm: its lines bounded too, not $n" test "$n" -le 10
 check_eq "gsp: one failure, one event (and the reset asked for later)" 1 "$(kline | grep 'kind=gsp_timeout' | grep -vc 'severity=critical')"
+check "gsp: the one of an Xid 119 is the Xid's" grep -q 'kind=xid pci=0000:0c:00.0 xid=119' "$EV"
 check_eq "aer: the port's line and the GPU's: one event" 1 "$(kline | grep -c 'kind=aer_nonfatal')"
 check "aer: the GPU it names, not the port" grep -q 'kind=aer_nonfatal gpu=0 pci=0000:01:00.0' "$EV"
 check_eq "aer: an unlisted nvidia device, once" 1 "$(kline | grep -c 'kind=aer_fatal pci=0000:64:00.0')"
