@@ -455,8 +455,59 @@ int klog_parse_line(const char *s, size_t n, struct klog_event *ret)
         return parse_gsp(s, n, ret);
 }
 
+/* Firmware-first AER (APEI GHES): the firmware's record, "[Hardware Error]: event
+ * severity: recoverable" (drivers/firmware/efi/cper.c cper_estatus_print(), severities
+ * cper_severity_str(): "recoverable", "fatal", "corrected", "info"), then, from the AER
+ * driver, "<drv> <dev>: AER: aer_status: 0x%08x, aer_mask: 0x%08x" (aer.c
+ * cper_print_aer()): one error of the device, of the firmware's severity. */
+static bool ghes_severity(struct klog_join *j, const char *s, size_t n)
+{
+        static const struct {
+                const char *word;
+                enum klog_kind kind;
+        } sev[] = {{"recoverable", KLOG_AER_NONFATAL},
+                   {"fatal", KLOG_AER_FATAL},
+                   {"corrected", KLOG_AER_CORRECTED}};
+        const char *p = find(s, n, "[Hardware Error]: ");
+        const char *v = p ? find(p, (size_t)(s + n - p), "event severity: ") : NULL;
+        if (!v)
+                return false;
+        v += strlen("event severity: ");
+        j->ghes_left = 0;
+        for (size_t i = 0; i < sizeof(sev) / sizeof(sev[0]); i++) {
+                size_t k = strlen(sev[i].word);
+                if ((size_t)(s + n - v) >= k && !memcmp(v, sev[i].word, k)) {
+                        j->ghes_kind = sev[i].kind;
+                        j->ghes_left = KLOG_GHES_WINDOW;
+                }
+        }
+        return true;
+}
+
+static int parse_cper_aer(struct klog_join *j, const char *s, size_t n, struct klog_event *ret)
+{
+        const char *p = find(s, n, "AER: aer_status: ");
+        if (!j->ghes_left || !p)
+                return -ENOENT;
+        struct klog_event e;
+        bool nv = false;
+        ev_init(&e, j->ghes_kind);
+        e.have_pci = printk_device(s, p, &e.pci, &nv);
+        e.flags |= nv ? KLOG_F_NVIDIA : 0;
+        put_detail(&e, p + 5, (size_t)(s + n - p - 5));
+        j->ghes_left = 0; /* one error per firmware record */
+        *ret = e;
+        return 0;
+}
+
 int klog_join_feed(struct klog_join *j, const char *s, size_t n, struct klog_event *ret)
 {
+        if (j->ghes_left)
+                j->ghes_left--;
+        if (ghes_severity(j, s, n))
+                return -ENOENT;
+        if (parse_cper_aer(j, s, n, ret) == 0)
+                return 0;
         static const char head[] = "NVRM: The NVIDIA GPU ";
         struct klog_event e;
         int r = klog_parse_line(s, n, &e);

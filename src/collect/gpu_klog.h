@@ -40,7 +40,10 @@
  *                     from 6.16 "Correctable", "Uncorrectable (...)"), the root port's
  *                     "AER: Uncorrected (Fatal) error received: 0000:01:00.0" (the device
  *                     it names), and "nvidia 0000:01:00.0: AER: can't recover (no
- *                     error_detected callback)" (err.c: KLOG_F_NOT_RECOVERED, aer_fatal)
+ *                     error_detected callback)" (err.c: KLOG_F_NOT_RECOVERED, aer_fatal),
+ *                     and firmware-first errors: "nvidia 0000:01:00.0: AER: aer_status:
+ *                     0x00004000, aer_mask: 0x0" after "[Hardware Error]: event severity:
+ *                     recoverable" (aer.c cper_print_aer(), efi/cper.c; klog_join_feed)
  *
  * Pure and bounded: parsers of one record's text, and a joiner for the message the
  * kernel split over several records. */
@@ -113,7 +116,8 @@ struct klog_event {
  * (the first line of a split fallen-off-the-bus message is none: see klog_join). */
 int klog_parse_line(const char *s, size_t n, struct klog_event *ret);
 
-/* One message printed over several records, for KLOG_JOIN_WINDOW records: the 570.x
+/* One message printed over several records, for KLOG_JOIN_WINDOW records (a firmware-
+ * first AER error: KLOG_GHES_WINDOW): the 570.x
  * fallen-off-the-bus message ("NVRM: The NVIDIA GPU <address>" first); an SXid's
  * "Severity ..." and "Data {...}" lines after its first (error_nvswitch.c:43-67); the
  * device's "PCIe Bus Error" lines after the root port's "error received" line for it
@@ -129,7 +133,10 @@ struct klog_join {
         struct klog_pci aer_pci; /* the last "error received" line's device */
         enum klog_kind aer_kind;
         unsigned aer_left;
+        enum klog_kind ghes_kind; /* the firmware's last "event severity" (see gpu_klog.c) */
+        unsigned ghes_left;
 };
+#define KLOG_GHES_WINDOW 32 /* records from the firmware's record to the AER driver's lines */
 
 /* Feed one record's text: klog_parse_line(), and the message joined: 0 and *ret filled
  * when the record is an event of its own, -ENOENT otherwise (a line of a message whose

@@ -328,6 +328,39 @@ static void test_aer_join(void **state)
         assert_false(e.flags & KLOG_F_NVIDIA);
 }
 
+/* Firmware-first AER: the firmware's severity, then the AER driver's lines for the
+ * device (cper.c cper_estatus_print(), aer.c cper_print_aer()): one error. */
+static void test_aer_firmware_first(void **state)
+{
+        (void)state;
+        struct klog_join j;
+        struct klog_event e;
+        unsigned events = 0;
+        static const char *const lines[] = {
+            "{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 1",
+            "{1}[Hardware Error]: event severity: recoverable",
+            "{1}[Hardware Error]:  Error 0, type: recoverable",
+            "{1}[Hardware Error]:   section_type: PCIe error",
+            "{1}[Hardware Error]:   device_id: 0000:63:00.0",
+            "nvidia 0000:63:00.0: AER: aer_status: 0x00004000, aer_mask: 0x00000000",
+            "nvidia 0000:63:00.0: AER:    [14] CmpltTO                (First)",
+            "nvidia 0000:63:00.0: AER: aer_layer=Transaction Layer, aer_agent=Requester ID",
+            "nvidia 0000:63:00.0: AER: aer_uncor_severity: 0x00062030",
+        };
+        memset(&j, 0, sizeof(j));
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+                if (join(&j, lines[i], &e) == 0) {
+                        events++;
+                        assert_int_equal(e.kind, KLOG_AER_NONFATAL);
+                        assert_pci(&e, "0000:63:00.0");
+                        assert_true(e.flags & KLOG_F_NVIDIA);
+                }
+        assert_int_equal(events, 1);
+        /* Without the firmware's record, the driver's status line says no severity. */
+        memset(&j, 0, sizeof(j));
+        assert_int_equal(join(&j, lines[5], &e), -ENOENT);
+}
+
 /* An SXid over three lines (error_nvswitch.c:43-67 after the first): one event. */
 static void test_sxid_join(void **state)
 {
@@ -493,6 +526,7 @@ int main(void)
             cmocka_unit_test(test_aer),
             cmocka_unit_test(test_aer_join),
             cmocka_unit_test(test_sxid_join),
+            cmocka_unit_test(test_aer_firmware_first),
             cmocka_unit_test(test_gsp_forms),
             cmocka_unit_test(test_init_reset),
             cmocka_unit_test(test_not_gpu_lines),
