@@ -499,6 +499,14 @@ static void test_prefixes(void **state)
             "nvidia 0000:01:00.0: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer",
             "NVRM: Timeout after 45s of waiting for RPC response from GPU1 GSP!",
             "NVRM: The NVIDIA GPU 0000:b3:00.0\\x0aNVRM: fallen off the bus and is not responding",
+            "nvidia 0000:63:00.0: AER: can't recover (no error_detected callback)",
+            "pcieport 0000:60:01.1: AER: Multiple Uncorrectable (Fatal) error received from "
+            "0000:63:00.0",
+            "pcieport 0000:00:01.0: PCIe Bus Error: Uncorrectable (Non-Fatal), type=Transaction",
+            "NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 1",
+            "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:1b:00 (printing 1",
+            "NVRM: _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)",
+            "nvidia-nvswitch3: SXid (PCI:0000:c6:00.0): 12028, Severity 1 Engine instance 32",
         };
         char buf[256];
         struct klog_event e;
