@@ -347,8 +347,8 @@ int main(void)
             cmocka_unit_test(test_state_identity),  cmocka_unit_test(test_classify),
             cmocka_unit_test(test_boot_id),         cmocka_unit_test(test_split),
             cmocka_unit_test(test_klog_rank),       cmocka_unit_test(test_klog_gpu),
-            cmocka_unit_test(test_klog_binary),
-            cmocka_unit_test(test_build),           cmocka_unit_test(test_write_latest),
+            cmocka_unit_test(test_klog_binary),     cmocka_unit_test(test_build),
+            cmocka_unit_test(test_write_latest),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
