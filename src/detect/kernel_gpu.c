@@ -686,8 +686,10 @@ static void kernel_gpu_tap(void *arg, const struct kmsg_record *rec)
 {
         struct kernel_gpu *s = arg;
         struct klog_event e;
-        if (klog_join_feed(&s->join, rec->text, rec->len, &e) == 0)
+        if (klog_join_feed(&s->join, rec->text, rec->len, &e) == 0) {
+                learn_gpus(s); /* the source drains before this detector's tick */
                 one_line(s, &e, now_mono_ns(), now_real_ns());
+        }
         if (s->gsp.held && s->gsp.left && --s->gsp.left == 0)
                 gsp_release(s);
 }
