@@ -37,6 +37,7 @@
 #include "core/counters.h"
 #include "core/eventlog.h"
 #include "core/vigil.h"
+#include "detect/sxid_catalog.h"
 #include "detect/xid_catalog.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -214,12 +215,14 @@ static const char *action_of(const char *a)
         return "see the driver's message";
 }
 
-/* An SXid's meaning and action. The unit is the code's range (NVSWITCH_ERR_HW_*,
- * src/common/nvswitch/interface/ctrl_dev_nvswitch.h:824-1288, 595.45.04); how bad is
- * what the driver's first line says ("Fatal"/"Non-fatal"). The actions follow NVIDIA's
- * Fabric Manager user guide ("Runtime NVSwitch and GPU errors"): a non-fatal SXid was
- * contained by the hardware (the job on the link may have failed); a fatal one leaves
- * the NVSwitch, and the GPUs whose traffic crossed it, unusable until they are reset. */
+/* An SXid's meaning and action. The code's row in NVIDIA's Fabric Manager guide
+ * (detect/sxid_catalog.c, appendix D) names it and says its impact and recovery; the
+ * unit is the code's range (NVSWITCH_ERR_HW_*,
+ * src/common/nvswitch/interface/ctrl_dev_nvswitch.h:824-1288, 595.45.04); how bad the
+ * driver found it is its first line's "Fatal"/"Non-fatal". A code the guide does not list
+ * is described by the driver's word alone: a fatal one leaves the NVSwitch, and the GPUs
+ * whose traffic crossed it, unusable until they are reset; a non-fatal one was contained
+ * by the hardware. */
 static void sxid_describe(const struct klog_event *e, char *meaning, size_t mcap, char *action,
                           size_t acap)
 {
@@ -234,13 +237,25 @@ static void sxid_describe(const struct klog_event *e, char *meaning, size_t mcap
         const char *unit =
             u >= 10 && u - 10 < sizeof(units) / sizeof(units[0]) ? units[u - 10] : "NVSwitch";
         bool fatal = e->flags & KLOG_F_FATAL;
+        const struct sxid_info *x = sxid_lookup(e->code);
+        if (x) {
+                snprintf(meaning, mcap, "%s NVSwitch error (%s): %s; %s",
+                         fatal ? "fatal" : "non-fatal", unit, x->name, sxid_class_impact(x->cls));
+                /* A driver that calls a row of a milder class fatal is believed. */
+                enum sxid_class c = fatal && !sxid_class_critical(x->cls) ? SXID_FATAL : x->cls;
+                snprintf(action, acap, "%s", sxid_class_action(c));
+                return;
+        }
         snprintf(meaning, mcap, "%s NVSwitch error (%s)", fatal ? "fatal" : "non-fatal", unit);
-        snprintf(action, acap, "%s",
-                 fatal ? "stop the jobs on the NVSwitch's GPUs; reset the GPUs and NVSwitches "
-                         "(stop nvidia-fabricmanager, nvidia-smi -r) or reboot; have the "
-                         "baseboard inspected if it repeats"
-                       : "none at once: the hardware contained it (a job using the link may "
-                         "have failed); watch for repeats");
+        snprintf(action, acap, "%s", sxid_class_action(fatal ? SXID_FATAL : SXID_THROUGHPUT));
+}
+
+/* Whether an SXid line is critical: the driver calls it fatal, or the guide's row takes
+ * the GPUs behind the NVSwitch out of service. */
+static bool sxid_critical(const struct klog_event *e)
+{
+        const struct sxid_info *x = sxid_lookup(e->code);
+        return (e->flags & KLOG_F_FATAL) || (x && sxid_class_critical(x->cls));
 }
 
 /* The meaning and action of e into the buffers. */
@@ -447,7 +462,7 @@ static void report(struct kernel_gpu *s, const struct klog_event *e, int slot, c
                 sb_printf(&sb, " driver_gpu=%d", e->gpu_instance);
         if (held)
                 sb_printf(&sb, " held_back=%llu", (unsigned long long)held);
-        if ((e->kind == KLOG_SXID && (e->flags & KLOG_F_FATAL)) ||
+        if ((e->kind == KLOG_SXID && sxid_critical(e)) ||
             (e->flags & (KLOG_F_RESET | KLOG_F_NOT_RECOVERED)))
                 sb_puts(&sb, " severity=critical");
         sb_printf(&sb, " meaning=\"%s\" action=\"%s\" text=\"%s\"", meaning, action, detail);

@@ -89,6 +89,8 @@ append "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has
 
 # --- the other kinds --------------------------------------------------------------
 append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 30 LTSSM Fault Up' \
+	'nvidia-nvswitch2: SXid (PCI:0000:c7:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error (First)' \
+	'nvidia-nvswitch2: SXid (PCI:0000:c7:00.0): 11012, Non-fatal, Link 33 single-bit ECC error (First)' \
 	'NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x22:0x56:667)' \
 	'NVRM: GPU 0000:02:00.0: rm_init_adapter failed, device minor number 1' \
 	'nvidia 0000:02:00.0: probe with driver nvidia failed with error -1' \
@@ -100,7 +102,11 @@ append 'nvidia-nvswitch1: SXid (PCI:0000:c6:00.0): 20034, Fatal, Link 30 LTSSM F
 echo 'a torn record without its header' >>"$ROOT/dev/kmsg"
 # The Xids wait 3 s for NVML (which missed this one): the last line written.
 wait_for 15 grep -qs 'kind=recovery_action' "$EV"
-check "sxid: the NVSwitch's line, fatal, asking for a reset" grep -q 'type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 severity=critical meaning="fatal NVSwitch error (DL/PL link)" action="stop the jobs on the NVSwitch.s GPUs; reset the GPUs and NVSwitches' "$EV"
+check "sxid: the NVSwitch's line, fatal, asking for a reset" grep -q 'type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=20034 severity=critical meaning="fatal NVSwitch error (DL/PL link): LTSSM fault up; fatal to the NVSwitch port[^"]*" action="stop the jobs on the NVSwitch.s GPUs; reset all GPUs and NVSwitches' "$EV"
+# The Fabric Manager guide's row decides what a code needs, whatever the driver's word:
+# 12028 stalls the partition's traffic (critical, restart the workload); 11012 was corrected.
+check "sxid 12028: critical though the driver says non-fatal, restart the workload" grep -q 'kind=sxid pci=0000:c7:00.0 sxid=12028 severity=critical meaning="non-fatal NVSwitch error (egress): egress nonposted PRIV error; [^"]*" action="restart the workload' "$EV"
+check "sxid 11012: corrected, no action" grep -q 'kind=sxid pci=0000:c7:00.0 sxid=11012 meaning="non-fatal NVSwitch error (ingress): ingress single-bit ECC error; corrected by the NVSwitch, no impact" action="none"' "$EV"
 check_eq "init failure: three lines, one event" 1 "$(kline | grep -c 'kind=init_failed pci=0000:02:00.0')"
 check "gsp timeout: the driver's GPU number" grep -q 'kind=gsp_timeout driver_gpu=0 meaning=' "$EV"
 check "aer: the GPU's own line" grep -q 'kind=aer_corrected gpu=0 pci=0000:01:00.0' "$EV"
