@@ -339,14 +339,16 @@ void host_acc_text_opt(const struct host_acc *a, struct strbuf *out, unsigned fl
 {
         if (a->rows == 0)
                 return;
+        /* The reference's rule is 84 '=' after two spaces; on an 80-column terminal 78. */
+        const char *eq = rule + 2 + (flags & HOST_ACC_TEXT_RULE_80 ? 84 - 78 : 0);
         sb_putc(out, '\n');
-        sb_puts(out, rule);
+        sb_printf(out, "  %s", eq);
         sb_printf(out, "  SUMMARY over %llu samples (", (unsigned long long)a->rows);
         put_clock(out, a->first_ts);
         sb_puts(out, " -> ");
         put_clock(out, a->last_ts);
         sb_puts(out, ")\n");
-        sb_puts(out, rule);
+        sb_printf(out, "  %s", eq);
         text_stats(a, out);
         if (!(flags & HOST_ACC_TEXT_NO_REF_TREND))
                 text_trend(a, out);

@@ -82,6 +82,9 @@ void host_acc_text(const struct host_acc *a, struct strbuf *out);
 #define HOST_ACC_TEXT_NO_REF_TREND                                                                 \
         0x1 /* without the reference's leak-check rows (the Pi
                                         * player's), for a GPU server's exit summary */
+/* The rule lines fit 80 columns (2 + 78 '=', not the reference's 84): the exit summary
+ * on a terminal, where a longer rule wraps. */
+#define HOST_ACC_TEXT_RULE_80 0x2
 void host_acc_text_opt(const struct host_acc *a, struct strbuf *out, unsigned flags);
 
 #endif

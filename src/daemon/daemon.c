@@ -268,15 +268,27 @@ static void fini_sinks(struct daemon *d)
         }
 }
 
-static void fini_plugins(struct daemon *d)
+static void fini_detectors(struct daemon *d)
 {
-        fini_sinks(d);
         for (size_t i = 0; vigil_detectors[i]; i++)
                 if (d->det_on[i] && vigil_detectors[i]->fini)
                         vigil_detectors[i]->fini(d->det_state[i]);
+        memset(d->det_on, 0, sizeof(d->det_on));
+}
+
+static void fini_sources(struct daemon *d)
+{
         for (size_t i = 0; vigil_sources[i]; i++)
                 if (d->src_on[i] && vigil_sources[i]->fini)
                         vigil_sources[i]->fini(d->src_state[i]);
+        memset(d->src_on, 0, sizeof(d->src_on));
+}
+
+static void fini_plugins(struct daemon *d)
+{
+        fini_sinks(d);
+        fini_detectors(d);
+        fini_sources(d);
 }
 
 /* Enable the clocks some running plug-in uses; the host clock always runs. */
@@ -553,9 +565,13 @@ static int stop_daemon(struct daemon *d)
          * below stay on the terminal. */
         fini_sinks(d);
         print_exit_line(d);
+        /* The detectors print the run's figures (the reference's summary, the GPUs');
+         * what happened comes last, critical first, so that the last screen of the
+         * terminal tells it whatever the number of GPUs. */
+        fini_detectors(d);
         if (!d->ctx.opt->quiet)
                 run_findings_print(&d->ctx, sched_missed(&d->sched));
-        fini_plugins(d);
+        fini_sources(d);
         free_daemon(d);
         return 0;
 }

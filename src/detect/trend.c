@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/vigil.h"
 #include "core/gpu_run.h"
@@ -166,7 +167,10 @@ static void trend_fini(void *state)
                 const struct frame *f = s->ctx->frame;
                 bool gpus = gpu_run_is_gpu_server(f);
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
-                        host_acc_text_opt(&s->acc, &sb, gpus ? HOST_ACC_TEXT_NO_REF_TREND : 0);
+                        unsigned fl = gpus ? HOST_ACC_TEXT_NO_REF_TREND : 0;
+                        if (isatty(STDOUT_FILENO))
+                                fl |= HOST_ACC_TEXT_RULE_80;
+                        host_acc_text_opt(&s->acc, &sb, fl);
                         if (gpus)
                                 gpu_run_text(
                                     &s->gpus, f, s->ctx->extra,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/vigil.h"
@@ -17,6 +18,7 @@
 #include "local/live_screen.h"
 #include "local/sinks.h"
 #include "util/fmt.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 #define LIVE_MAX_CORES 16
@@ -26,11 +28,20 @@ struct live {
         bool header_done;
         bool screen; /* full screen on a terminal (live_screen.h), else plain rows */
         bool narrow; /* the screen's Pi table is the narrow one (narrow_header) */
+        bool held;   /* the daemon's messages are held while the screen is shown */
         struct live_screen ls;
         struct host_row hr;
         struct live_gpu gpus; /* worst GPU values since the last line */
         char line[2048 + VIGIL_MAX_GPUS * 160];
 };
+
+/* True when fds a and b are the same terminal. */
+static bool same_terminal(int a, int b)
+{
+        struct stat sa, sb;
+        return isatty(a) && isatty(b) && fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+               sa.st_rdev == sb.st_rdev;
+}
 
 static int live_init(struct vigil_ctx *ctx, void **ret_state)
 {
@@ -47,6 +58,9 @@ static int live_init(struct vigil_ctx *ctx, void **ret_state)
                 free(s);
                 return -ENOMEM;
         }
+        s->held = s->screen && same_terminal(STDOUT_FILENO, STDERR_FILENO);
+        if (s->held)
+                log_hold(); /* written after the screen is left (live_fini) */
         *ret_state = s;
         return 0;
 }
@@ -250,6 +264,8 @@ static void live_fini(void *state, struct vigil_ctx *ctx)
         (void)ctx;
         if (s && s->screen)
                 live_screen_fini(&s->ls);
+        if (s && s->held)
+                log_release();
         free(s);
 }
 

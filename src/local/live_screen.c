@@ -355,8 +355,10 @@ void live_screen_draw(struct live_screen *ls, const struct live_screen_in *in, u
 {
         const struct frame *f = in->ctx->frame;
         struct draw d = {.ls = ls};
-        d.rows = rows < 3 ? 3 : rows > LIVE_SCREEN_MAX ? LIVE_SCREEN_MAX : rows;
-        d.cols = cols < 20 ? 20 : cols > LIVE_SCREEN_MAX ? LIVE_SCREEN_MAX : cols;
+        /* Never more rows or columns than the terminal has: a row past the width wraps,
+         * one past the height scrolls the screen. */
+        d.rows = rows < 1 ? 1 : rows > LIVE_SCREEN_MAX ? LIVE_SCREEN_MAX : rows;
+        d.cols = cols < 1 ? 1 : cols > LIVE_SCREEN_MAX ? LIVE_SCREEN_MAX : cols;
         if (in->pi_row)
                 keep_pi_row(ls, in->pi_row);
         run_findings_build(in->ctx, in->missed, &ls->findings);

@@ -12,6 +12,14 @@ enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 void log_set_level(enum log_level lvl);
 void vlog(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Hold the messages (any thread) instead of writing them: while a full-screen view
+ * owns the terminal that stderr is, a line written there would be drawn over the screen
+ * (and one longer than the width wraps, or scrolls it at the bottom-right corner). At
+ * most 64 KiB of lines are kept; those past it are counted. */
+void log_hold(void);
+/* Write the held lines (one line says how many were not kept) and stop holding. */
+void log_release(void);
+
 /* A rate limiter: at most one message per interval; the rest are counted. */
 struct ratelimit {
         int64_t interval_ns;

@@ -17,16 +17,18 @@ cp -a "$FIXTURES/x86-server/." "$ROOT/"
 SOCK="$TMP/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+[ -n "${KEEP_TMP:-}" ] && trap "T kill-server 2>/dev/null" EXIT
 
 # term NAME COLSxROWS ENV... -- ARGS...: vigil in a tmux pane of that size; the pane
-# stays after it exits, and a line "EXIT=<status>" follows its output.
+# stays after it exits, and a line "EXIT=<status>" follows its output (Ctrl+C in the
+# pane reaches vigil; the shell around it lives on).
 term() {
 	local name=$1 size=$2
 	shift 2
 	local envs=()
 	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
 	shift
-	printf '#!/bin/sh\ncd %q\nenv %s %q --log-dir %q --root %q "$@"\necho EXIT=$?\nsleep 600\n' \
+	printf '#!/bin/sh\ntrap : INT\ncd %q\nenv %s %q --log-dir %q --root %q "$@"\necho EXIT=$?\nsleep 600\n' \
 		"$TOP" "${envs[*]}" "$VIGIL" "$TMP/$name" "${ROOT_OF:-$ROOT}" >"$TMP/$name.sh"
 	T new-session -d -s "$name" -x "${size%x*}" -y "${size#*x}" sh "$TMP/$name.sh" "$@"
 }
@@ -123,3 +125,32 @@ T kill-session -t piw
 check "pipe: the reference's header" grep -q '^   time    CPU%  cores' "$TMP/pipe.out"
 check_eq "pipe: one row per sample" 3 "$(grep -cE '^  [0-9]{2}:[0-9]{2}:[0-9]{2} ' "$TMP/pipe.out")"
 check_eq "pipe: no screen control" 0 "$(grep -c $'\033' "$TMP/pipe.out")"
+
+# --- an 8-GPU emergency (gpu3 falls off the bus), as a person sees it -----------------
+# While the screen is shown, the daemon's messages (stderr, the same terminal) would be
+# drawn over it, wrap, and mark rows as wrapped (capture-pane -J joins those): they are
+# held until the screen is left. After Ctrl+C the last screen tells what happened.
+EMERG="VIGIL_NVML_SCENARIO=$TOP/tests/nvml-sim/scenarios/emergency-8gpu"
+for size in 80x24 60x20 100x30; do
+	n=em${size%x*}
+	term "$n" "$size" "$EMERG" -- --nvml "$NVML_SIM" --interval 0.3 --gpu-interval 0.1 --duration 60
+	wait_for 20 has_line "$n" 'gpu3: Xid 79'
+	check "emergency $size: the Xid 79 on the screen" test $? -eq 0
+	sleep 1
+	check_eq "emergency $size: no row wider than the terminal, none wrapped" 0 \
+		"$(T capture-pane -p -J -t "$n" | awk -v w="${size%x*}" 'length($0) > w' | wc -l)"
+	check_eq "emergency $size: none of the daemon's messages on the screen" 0 \
+		"$(screen_of "$n" | grep -c '^vigil: ')"
+done
+for n in em60 em100; do T kill-session -t "$n"; done
+T send-keys -t em80 C-c
+wait_for 10 has_line em80 '^EXIT='
+last=$(screen_of em80)
+check "emergency: after Ctrl+C the last screen says what happened" grep -q '^  What happened:' <<<"$last"
+check "emergency: ... the Xid 79 on it" grep -q '^    gpu3: Xid 79 .*fallen off the bus' <<<"$last"
+check "emergency: ... the loss on it" grep -q '^    gpu3: GPU lost, still lost at the end' <<<"$last"
+all=$(T capture-pane -p -J -S - -t em80)
+check "emergency: the held messages follow the screen" grep -q '^vigil: warning: gpu3: CRASH #1 → ' <<<"$all"
+check_eq "emergency: the summary's rules fit 80 columns" 0 "$(grep -c '^  =\{79,\}' <<<"$all")"
+check "emergency: the rules are there" grep -q '^  =\{78\}$' <<<"$all"
+T kill-session -t em80

@@ -83,10 +83,10 @@ check "killed: the Xid 79 event with its meaning" in_section "$f" 'Last events (
 check "killed: the crash snapshot listed" in_section "$f" 'Snapshots of the last 10 minutes' '^crashes/crash-'
 check "killed: events.log line" grep -q "type=POSTMORTEM end=killed quiet=.* file=postmortem/$(basename "$f")" "$L/events.log"
 check "killed: said at start" grep -q "previous run: vigil was killed or crashed (same boot) (quiet since .*); post-mortem: $f" "$TMP/k.err"
-# The findings ("What happened") open the exit summary, and the post-mortem is the first.
-check "killed: the exit summary leads with it" grep -q \
+# The findings ("What happened") end the exit summary, and the post-mortem is the first.
+check "killed: the exit summary's findings lead with it" grep -q \
 	"previous run ended uncleanly killed .*vigil was killed or crashed.*post-mortem postmortem/$(basename "$f")" \
-	<<<"$(grep -v '^$' "$TMP/k.out" | head -2 | tail -1)"
+	<<<"$(sed -n '/^  What happened:/,$p' "$TMP/k.out" | sed -n 2p)"
 check "killed: vigil postmortem prints it" bash -c "'$VIGIL' postmortem '$L' | cmp -s - '$f'"
 check "killed: vigil report leads with it" grep -q "^  previous run: vigil was killed.*post-mortem: .*$(basename "$f")" \
 	<<<"$("$VIGIL" report "$L"/host-*.csv 2>&1 | head -1)"

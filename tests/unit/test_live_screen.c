@@ -201,12 +201,47 @@ static void test_xid_class_severity(void **state)
         assert_int_equal(count_lines("(1 warning, 1 fyi not shown)"), 1);
 }
 
+/* The widest row of screen[], in columns (a UTF-8 character is one). */
+static unsigned widest_row(void)
+{
+        unsigned w = 0, max = 0;
+        for (const unsigned char *p = (const unsigned char *)screen; *p; p++) {
+                if (*p == '\n') {
+                        w = 0;
+                        continue;
+                }
+                if ((*p & 0xc0) != 0x80 && ++w > max)
+                        max = w;
+        }
+        return max;
+}
+
+/* At every size, narrow ones included, no row is wider than the terminal and no more
+ * rows are drawn than it has (a row past the width wraps; one past the height, or a
+ * character in the bottom-right corner followed by another, scrolls the screen). */
+static void test_never_past_the_terminal(void **state)
+{
+        (void)state;
+        static const unsigned cols[] = {1, 2, 10, 19, 20, 40, 79, 80, 81, 120, 200};
+        static const unsigned rows[] = {1, 2, 3, 5, 24, 50};
+        for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+                for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+                        gpus(8);
+                        fall_off(3);
+                        draw(rows[r], cols[c]);
+                        if (widest_row() > cols[c] || rows_drawn() > rows[r])
+                                fail_msg("%ux%u: %u columns, %u rows", cols[c], rows[r],
+                                         widest_row(), rows_drawn());
+                }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_critical_first_at_80x24),
             cmocka_unit_test(test_criticals_never_dropped),
             cmocka_unit_test(test_xid_class_severity),
+            cmocka_unit_test(test_never_past_the_terminal),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
