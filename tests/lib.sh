@@ -28,6 +28,20 @@ print(rows[int(sys.argv[2])][col])
 PY
 }
 
+# reachable_by_all PATH...: copies under $TMP (0755) of files and trees of the
+# checkout, for a test that switches to an unprivileged user: a checkout in a 0700
+# directory (a home) is out of that user's reach. Prints the copies' paths, one a line,
+# in order; the binary itself as reachable_by_all "$VIGIL".
+reachable_by_all() {
+	local d="$TMP/for-all" p
+	mkdir -p "$d"
+	chmod 755 "$TMP" "$d"
+	for p in "$@"; do
+		cp -a "$p" "$d/" && chmod -R a+rX "$d/$(basename "$p")" || return 1
+		echo "$d/$(basename "$p")"
+	done
+}
+
 # need_nvml_sim NAME [PATH...]: go on only when the simulated NVML is built (and each
 # PATH, a scenario, exists); else one "not ok NAME: ..." line and the test ends here.
 need_nvml_sim() {

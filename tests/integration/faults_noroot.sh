@@ -16,10 +16,12 @@ if ! command -v setpriv >/dev/null; then
 fi
 chmod 755 "$TMP"
 mkdir -m 777 "$TMP/home"
+# The binary and the fixture the user runs, where the user can reach them.
+{ read -r VIGIL_ALL; read -r PI_NOACCESS; } < <(reachable_by_all "$VIGIL" "$FIXTURES/pi4-noaccess")
 # nobody ARGS...: vigil as uid/gid 65534, no groups.
 nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$TMP/home" \
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}" "$VIGIL" --quiet --interval 0.05 --nvml /nonexistent "$@"
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}" "$VIGIL_ALL" --quiet --interval 0.05 --nvml /nonexistent "$@"
 }
 rows_in() { data_rows "$1"/host-*.csv; }
 
@@ -44,7 +46,7 @@ kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
 
 # --- a Pi whose firmware device the user may not open --------------------------------
-nobody --root "$FIXTURES/pi4-noaccess" --count 3 --log-dir "$TMP/home/pi" 2>"$TMP/pi.err"
+nobody --root "$PI_NOACCESS" --count 3 --log-dir "$TMP/home/pi" 2>"$TMP/pi.err"
 check_eq "pi: exits 0" 0 $?
 check_eq "pi: 3 host rows" 3 "$(rows_in "$TMP/home/pi")"
 check_eq "pi: /dev/vcio refusal said once, with the grant" 1 \

@@ -39,7 +39,11 @@ sed 's/step 60/step 34/' "$SCEN/xid-79-lost-recovered" >"$TMP/xid79.scen"
 run xid79 "$TMP/xid79.scen" --duration 3
 check_eq "xid79: exit 0" 0 "$RC"
 out="$TMP/xid79.out"
-check "xid79: the summary leads with what happened" grep -qx '  What happened:' <<<"$(sed -n 2p "$out")"
+# What happened ends the summary (its last block), so the last screen tells it.
+check "xid79: the summary ends with what happened" grep -qx '  What happened:' \
+	<<<"$(grep -v '^$' "$out" | grep -v '^    ' | tail -1)"
+check "xid79: ... after the GPUs' figures" test "$(grep -n '^  What happened:' "$out" | cut -d: -f1)" -gt \
+	"$(grep -n '^  GPUs over this run' "$out" | cut -d: -f1)"
 check "xid79: summary names Xid 79, its meaning and action" \
 	grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus. Action: reboot the machine' "$out"
 check "xid79: summary says the GPU was lost and is back" grep -q '^    gpu0: GPU lost for [0-9.]* s in all, back (' "$out"
@@ -169,7 +173,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	chmod 755 "$TMP"
 	: >"$TMP/private/vigil.pid"
 	chmod 640 "$TMP/private/vigil.pid"
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$VIGIL" status --log-dir "$TMP/private" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$(reachable_by_all "$VIGIL")" status \
+		--log-dir "$TMP/private" \
 		>/dev/null 2>"$TMP/perm.err"
 	check_eq "status, unreadable log directory: exit 1" 1 $?
 	check "status, unreadable log directory: names the permission problem" \
