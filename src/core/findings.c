@@ -216,19 +216,32 @@ static void put_when(const struct finding *x, struct strbuf *out)
         }
 }
 
-void findings_line(const struct finding *x, struct strbuf *out)
+const char *findings_label(const struct finding *x)
+{
+        return findings_severity_name(x->alarm ? x->severity : FINDING_FYI);
+}
+
+void findings_line(const struct finding *x, bool running, struct strbuf *out)
 {
         const struct finding_kind_info *k = &findings_kinds[x->kind];
         sb_puts(out, k->title);
-        if (x->key[0] && x->kind != FINDING_CRASH_SNAPSHOT)
-                sb_printf(out, " %s", x->key);
+        const char *key = x->key;
+        /* A Pi condition that cleared is no longer "currently" so. */
+        if (x->cleared && !strncmp(key, "currently ", 10))
+                key += 10;
+        if (key[0] && x->kind != FINDING_CRASH_SNAPSHOT)
+                sb_printf(out, " %s", key);
+        if (x->cleared)
+                sb_puts(out, ", cleared");
         if (k->share && isfinite(x->value))
                 sb_printf(out, " %.1f%% of the time", 100.0 * x->value);
         bool gone = x->kind == FINDING_GPU_LOST || x->kind == FINDING_GPU_MISSING;
         if (gone && x->value > 0)
                 sb_printf(out, " for %.1f s in all", x->value);
         if (x->kind == FINDING_GPU_LOST && x->count)
-                sb_puts(out, isnan(x->open_t) ? ", back" : ", still lost at the end");
+                sb_puts(out, isnan(x->open_t) ? ", back"
+                             : running        ? ", still lost"
+                                              : ", still lost at the end");
         if (x->kind == FINDING_GPU_MISSING && x->count)
                 sb_puts(out, isnan(x->open_t) ? ", all back" : ", still missing");
         size_t mark = out->len;
@@ -259,9 +272,9 @@ void findings_text(const struct findings *f, const char *indent, struct strbuf *
         }
         for (size_t i = 0; i < f->n; i++) {
                 const struct finding *x = &f->items[i];
-                sb_printf(out, "%s  %s%s", indent, x->alarm ? "" : "(fyi) ", x->source);
+                sb_printf(out, "%s  (%s) %s", indent, findings_label(x), x->source);
                 sb_puts(out, x->source[0] ? ": " : "");
-                findings_line(x, out);
+                findings_line(x, f->running, out);
                 sb_putc(out, '\n');
         }
         if (f->dropped)
@@ -289,9 +302,10 @@ void findings_html(const struct findings *f, struct strbuf *out)
         for (size_t i = 0; i < f->n; i++) {
                 const struct finding *x = &f->items[i];
                 sb_init_fixed(&line, buf, sizeof(buf));
-                findings_line(x, &line);
-                sb_printf(out, "<li class=\"finding %s%s\"><b>", findings_kinds[x->kind].name,
-                          x->alarm ? " alarm" : "");
+                findings_line(x, f->running, &line);
+                sb_printf(out, "<li class=\"finding %s %s%s\"><span class=\"sev\">%s</span> <b>",
+                          findings_kinds[x->kind].name, findings_label(x), x->alarm ? " alarm" : "",
+                          findings_label(x));
                 sb_xml_puts(out, x->source);
                 sb_puts(out, "</b> ");
                 sb_xml_escape(out, line.buf, line.len);

@@ -81,6 +81,7 @@ struct finding {
         double first_t, last_t;       /* Unix seconds; NAN when unknown */
         double value;                 /* kind-specific: share, seconds lost, per hour */
         double open_t;                /* GPU lost: since when, NAN when back */
+        bool cleared;                 /* a Pi condition: its clear came after its last set */
         char text[FINDING_TEXT_LEN];  /* the sentence: meaning and action, path, ... */
 
         /* From the kind and key; an Xid's from its class (findings_events.c). */
@@ -94,6 +95,7 @@ struct findings {
         uint64_t gen;     /* bumped at every change: a copy is stale when it differs */
         unsigned nsources;
         char sources[FINDINGS_MAX_SRCS][FINDING_SRC_LEN]; /* what was watched */
+        bool running; /* of a run that goes on: a GPU is "still lost", not "at the end" */
 };
 
 /* Empty f. */
@@ -132,13 +134,20 @@ const char *findings_severity_name(enum finding_severity s);
 void findings_sort(struct findings *f);
 
 /* The text block, each line starting with indent: "What happened:" and one line per
- * finding, or "What happened: nothing — clean (watched: host, gpu0)". */
+ * finding, labelled with its severity ("(critical) gpu0: Xid 79 ...", "(warning) ...",
+ * "(fyi) ..."), or "What happened: nothing — clean (watched: host, gpu0)". */
 void findings_text(const struct findings *f, const char *indent, struct strbuf *out);
 
-/* The same as an HTML fragment (<section class="findings">), text escaped. */
+/* The same as an HTML fragment (<section class="findings">), text escaped; each
+ * finding an <li> of class "finding KIND SEVERITY [alarm]" led by its severity's label
+ * (<span class="sev">critical</span>). */
 void findings_html(const struct findings *f, struct strbuf *out);
 
-/* One finding's sentence without its source: "Xid 79 (1x, 12:00:01): GPU has ...". */
-void findings_line(const struct finding *x, struct strbuf *out);
+/* One finding's sentence without its source: "Xid 79 (1x, 12:00:01): GPU has ...".
+ * running: the run goes on (a lost GPU is "still lost", else "still lost at the end"). */
+void findings_line(const struct finding *x, bool running, struct strbuf *out);
+
+/* A finding's label: "critical", "warning" or "fyi" (a finding that is no alarm). */
+const char *findings_label(const struct finding *x);
 
 #endif

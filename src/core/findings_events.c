@@ -150,9 +150,12 @@ static void on_pi(struct findings *f, enum finding_kind kind, const char *what,
                 return;
         }
         event_field(l, "state", state, sizeof(state));
-        if (!strcmp(state, "cleared"))
-                return;
-        findings_note(f, kind, "pi", v, 1, t, NULL);
+        /* A current state follows its clear event: the finding stays (it happened) and
+         * says it cleared. */
+        bool cleared = !strcmp(state, "cleared");
+        struct finding *x = findings_note(f, kind, "pi", v, !cleared, t, NULL);
+        if (x)
+                x->cleared = cleared;
 }
 
 static void on_disk(struct findings *f, const struct event_line *l, bool low, double t)

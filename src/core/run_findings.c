@@ -73,6 +73,7 @@ void run_findings_from(const struct run_findings_in *in, struct findings *out)
                               f->self.write_errors - (w ? w->count : 0), NAN, NULL);
         if (in->disk_paused)
                 findings_note(out, FINDING_DISK_PAUSE, "host", NULL, 0, NAN, "still paused");
+        out->running = true;
         findings_sort(out);
 }
 
@@ -124,6 +125,7 @@ void run_findings_print(const struct vigil_ctx *ctx, uint64_t missed)
                 return;
         }
         run_findings_build(ctx, missed, f);
+        f->running = false; /* the run ends here */
         sb_putc(&sb, '\n');
         findings_text(f, "  ", &sb);
         fwrite(sb.buf, 1, sb.len, stdout);

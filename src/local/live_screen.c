@@ -308,6 +308,14 @@ static void hidden_line(struct draw *d, const struct findings *fs, size_t from)
         line_end(d);
 }
 
+/* Critical red, warning yellow, fyi dim: the label says it without colour too. */
+static const char *severity_colour(const struct finding *x)
+{
+        if (!x->alarm)
+                return C_DIM;
+        return x->severity == FINDING_CRITICAL ? C_ALARM : C_WARN;
+}
+
 /* The findings, most severe first (the order findings_sort() leaves), as many as the
  * rows left allow: the least severe are left out first, and counted by severity. */
 static void findings_part(struct draw *d)
@@ -331,11 +339,10 @@ static void findings_part(struct draw *d)
         for (size_t i = 0; i < shown; i++) {
                 const struct finding *x = &fs->items[i];
                 line_begin(d);
-                if (x->alarm)
-                        colour(d, C_ALARM);
-                sb_printf(&d->lb, "  %s%s%s", x->alarm ? "" : "(fyi) ", x->source,
+                colour(d, severity_colour(x));
+                sb_printf(&d->lb, "  (%s) %s%s", findings_label(x), x->source,
                           x->source[0] ? ": " : "");
-                findings_line(x, &d->lb);
+                findings_line(x, fs->running, &d->lb);
                 line_end(d);
         }
         if (shown < n || fs->dropped)

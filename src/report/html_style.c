@@ -13,6 +13,10 @@ const char report_html_style[] =
     ".findings{border:1px solid #ccc;border-radius:4px;padding:0 .8em .6em;margin:1em 0}"
     ".findings.alarm{border-color:#c33;background:#fff6f6}.findings.clean{background:#f4fbf4}"
     ".findings li{margin:.25em 0}.findings li:not(.alarm){color:#666}"
+    ".findings .sev{display:inline-block;min-width:4.5em;padding:0 .3em;margin-right:.3em;"
+    "border-radius:3px;font-size:.85em;text-align:center;color:#fff;background:#888}"
+    ".findings .critical .sev{background:#c00}.findings .warning .sev{background:#b36b00}"
+    ".findings .critical{color:#900}"
     ".legend{font-size:11px;color:#444;margin:0 0 .3em 8px}"
     ".legend span.sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;"
     "vertical-align:middle}";

@@ -81,6 +81,16 @@ static void leaks(const struct host_acc *a, struct findings *f)
         }
 }
 
+/* True when the comma-separated list holds flag. */
+static bool flag_in(const char *list, const char *flag)
+{
+        size_t n = strlen(flag);
+        for (const char *p = list; p && *p; p = strchr(p, ','), p = p ? p + 1 : NULL)
+                if (!strncmp(p, flag, n) && (p[n] == ',' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
 /* The Pi's flags as logged ("NOW:under-voltage", "HAS:throttling occurred"), keyed as
  * events.log names the conditions ("under-voltage", "throttling occurred"). */
 static void from_host(const struct host_acc *a, struct findings *f)
@@ -93,7 +103,12 @@ static void from_host(const struct host_acc *a, struct findings *f)
         for (unsigned i = 0; i < a->nflags; i++) {
                 const char *k = a->flags[i];
                 const char *colon = strchr(k, ':');
-                findings_get(f, FINDING_PI_THROTTLE, "pi", colon ? colon + 1 : k);
+                struct finding *x =
+                    findings_get(f, FINDING_PI_THROTTLE, "pi", colon ? colon + 1 : k);
+                /* A condition "NOW:" at some row but not in the last one has cleared
+                 * (as its events.log line says, when there is one). */
+                if (x && !strncmp(k, "NOW:", 4) && !flag_in(a->last_flags, k))
+                        x->cleared = true;
         }
 }
 

@@ -132,7 +132,7 @@ with open(dst, "w", newline="") as f, open(ev, "w") as e:
 PY
 "$VIGIL" report --html "$TMP/pi.html" "$TMP/pi/host-2026-12-02.csv" >"$TMP/pi.txt" 2>"$TMP/pi.err"
 check_eq "browser findings pi: report exit 0" 0 $?
-check "browser findings pi: the text names the leak" grep -q '^    host: rising chromium_procs' "$TMP/pi.txt"
+check "browser findings pi: the text names the leak" grep -q '^    (warning) host: rising chromium_procs' "$TMP/pi.txt"
 load pi "file://$TMP/pi.html" 1280 3600
 python3 "$DOM_CHECK" "browser findings pi" "$TMP/pi.dom" --min-svgs 5 --min-points 20 \
 	--sections "What happened=1" --sections "Host=1" \

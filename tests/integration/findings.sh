@@ -45,9 +45,9 @@ check "xid79: the summary ends with what happened" grep -qx '  What happened:' \
 check "xid79: ... after the GPUs' figures" test "$(grep -n '^  What happened:' "$out" | cut -d: -f1)" -gt \
 	"$(grep -n '^  GPUs over this run' "$out" | cut -d: -f1)"
 check "xid79: summary names Xid 79, its meaning and action" \
-	grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus. Action: reboot the machine' "$out"
-check "xid79: summary says the GPU was lost and is back" grep -q '^    gpu0: GPU lost for [0-9.]* s in all, back (' "$out"
-check "xid79: summary names the crash snapshot" grep -q '^    gpu0: crash snapshot (.*): crashes/crash-.*\.log, NVML_FAILED: GPU is lost' "$out"
+	grep -q '^    (critical) gpu0: Xid 79 (.*): GPU has fallen off the bus. Action: reboot the machine' "$out"
+check "xid79: summary says the GPU was lost and is back" grep -q '^    (critical) gpu0: GPU lost for [0-9.]* s in all, back (' "$out"
+check "xid79: summary names the crash snapshot" grep -q '^    (critical) gpu0: crash snapshot (.*): crashes/crash-.*\.log, NVML_FAILED: GPU is lost' "$out"
 check "xid79: summary never says clean" test "$(grep -c 'clean' "$out")" -eq 0
 check "xid79: no Pi rows on a GPU server" test "$(grep -c 'no data\|volt_core_v\|arm_mhz\|Throttle / power events' "$out")" -eq 0
 crash=$(ls "$TMP"/xid79/crashes/crash-*.log | grep -v -- '-followup-\|-programs' | head -1)
@@ -67,19 +67,19 @@ rep="$TMP/report.out"
 check "report: NVML failures counted (the round trip)" grep -q "^  NVML failures: $failed rows (first at .*: NVML_FAILED:GPU is lost)" "$rep"
 check "report: no NVML_FAILED among the anomaly flags" test "$(sed -n '/Anomaly flags:/,/NVML failures/p' "$rep" | grep -c '^    NVML_FAILED')" -eq 0
 check "report: leads with what happened" grep -qx '  What happened:' <<<"$(head -1 "$rep")"
-check "report: Xid 79 with its meaning" grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus' "$rep"
-check "report: GPU lost and back" grep -q '^    gpu0: GPU lost for [0-9.]* s in all, back' "$rep"
-check "report: NVML failures as a finding" grep -q "^    gpu0: NVML failures ($failed" "$rep"
+check "report: Xid 79 with its meaning" grep -q '^    (critical) gpu0: Xid 79 (.*): GPU has fallen off the bus' "$rep"
+check "report: GPU lost and back" grep -q '^    (critical) gpu0: GPU lost for [0-9.]* s in all, back' "$rep"
+check "report: NVML failures as a finding" grep -q "^    (warning) gpu0: NVML failures ($failed" "$rep"
 check "report: no Pi rows" test "$(grep -c 'no data\|Throttle / power events' "$rep")" -eq 0
 check "report: never clean" test "$(grep -c 'clean' "$rep")" -eq 0
 check "report html: findings block first" grep -q '<h1>vigil report</h1>.*<section class="findings alarm"><h2>What happened</h2>' <<<"$(tr -d '\n' <"$TMP/xid79.html")"
-check "report html: Xid 79 listed" grep -q '<li class="finding xid alarm"><b>gpu0</b> Xid 79' "$TMP/xid79.html"
+check "report html: Xid 79 listed" grep -q '<li class="finding xid critical alarm"><span class="sev">critical</span> <b>gpu0</b> Xid 79' "$TMP/xid79.html"
 
 # --- a healthy GPU: clean, and GpuIdle is no alarm ------------------------------------
 # (A busy machine may make a tick late: that is a finding too, and the only one allowed.)
 run healthy "$SCEN/healthy-1gpu" --count 4 --interval 0.2 --gpu-interval 0.05
 check_eq "healthy: exit 0" 0 "$RC"
-if grep -q '^    host: missed deadlines' "$TMP/healthy.out"; then
+if grep -q '^    (warning) host: missed deadlines' "$TMP/healthy.out"; then
 	check_eq "healthy: nothing but late ticks" 0 "$(grep -c '^    [^(]' "$TMP/healthy.out" | awk '{print $1 - 1}')"
 else
 	check "healthy: clean, naming what was watched" grep -qx '  What happened: nothing — clean (watched: host, gpu0)' "$TMP/healthy.out"
@@ -104,7 +104,7 @@ ev="$TMP/tdp/events.log"
 check "enforced: 600 W -> 300 W is an events.log line" grep -q 'type=ENFORCED_LIMIT_CHANGE gpu=0 from=600W to=300W delta=-300W' "$ev"
 check_eq "enforced: only that one (the others follow the configured limit)" 1 "$(grep -c 'type=ENFORCED_LIMIT_CHANGE' "$ev")"
 check "enforced: on stderr" grep -q 'ENFORCED POWER LIMIT: 600W → 300W (-300W)' "$TMP/tdp.err"
-check "enforced: in the summary" grep -q '^    gpu0: enforced power limit changed (.*): 600W → 300W' "$TMP/tdp.out"
+check "enforced: in the summary" grep -q '^    (warning) gpu0: enforced power limit changed (.*): 600W → 300W' "$TMP/tdp.out"
 check "enforced: no CSV flag for it" test "$(grep -c 'ENFORCED' "$TMP"/tdp/gpu0-*.csv)" -eq 0
 
 # --- a power cap below the configured limit, a GPU above its own maximum temperature ----
@@ -117,7 +117,7 @@ check "over max: an events.log line when it goes above" grep -q 'type=TEMP_OVER_
 check "over max: and one when it is back" grep -q 'type=TEMP_OVER_MAX gpu=0 state=back temp=84C max=87C' "$ev"
 check_eq "over max: one line per change, not per sample" 2 "$(grep -c 'type=TEMP_OVER_MAX' "$ev")"
 check "over max: on stderr" grep -q "TEMPERATURE 88C above the GPU's maximum operating 87C" "$TMP/hot.err"
-check "over max: in the exit summary" grep -q '^    gpu0: anomaly TEMP_OVER_MAX (.*): 88C, above its maximum operating temperature 87C' "$TMP/hot.out"
+check "over max: in the exit summary" grep -q '^    (warning) gpu0: anomaly TEMP_OVER_MAX (.*): 88C, above its maximum operating temperature 87C' "$TMP/hot.out"
 check "over max: no CSV flag (the reference's flags stay)" test "$(grep -c 'TEMP_OVER_MAX' "$TMP"/hot/gpu0-*.csv)" -eq 0
 check "over max: on the live GPU line" grep -Eq '^  gpu0 .*TEMP_OVER_MAX\(9[01]C>87C\)' "$TMP/hot.out"
 check "enforced below configured: the live GPU line shows both" grep -Eq '^  gpu0 +[0-9]+C +300/350W \(limit 700W\) ' "$TMP/hot.out"
@@ -158,7 +158,7 @@ check "status: no nan" test "$(grep -ci 'nan' "$TMP/status.txt")" -eq 0
 check "status: host line without the missing temperature" grep -Eq '^host: (cpu [0-9.]+%, )?memory available [0-9]+ MB$' "$TMP/status.txt"
 # (clean, or late ticks on a busy machine: nothing else happened)
 check "status: what happened so far" grep -Eq '^What happened:( nothing — clean \(watched: host, gpu0\))?$' "$TMP/status.txt"
-check "status: nothing but late ticks" test "$(grep -c '^  [a-z]' "$TMP/status.txt" | awk '{print $1}')" -eq "$(grep -c '^  host: missed deadlines' "$TMP/status.txt")"
+check "status: nothing but late ticks" test "$(grep -c '^  (critical\|warning) ' "$TMP/status.txt" | awk '{print $1}')" -eq "$(grep -c '^  (warning) host: missed deadlines' "$TMP/status.txt")"
 "$VIGIL" snapshot --log-dir "$TMP/st" checkup >/dev/null 2>&1
 wait_for 10 grep -qs 'snapshot (Requested: checkup)' "$TMP/st.err"
 check "snapshot: announced as a requested snapshot" test $? -eq 0
@@ -184,3 +184,35 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
 	ok "status, unreadable log directory # skip needs root and setpriv"
 fi
+
+# --- a Pi whose under-voltage clears: a current state follows its clear event ------------
+# (no firmware node: the under-voltage comes from the rpi_volt alarm, read every sample)
+PIUV="$TMP/piuv"
+cp -a "$FIXTURES/pi4-noaccess" "$PIUV"
+ALARM="$PIUV/sys/class/hwmon/hwmon1/in0_lcrit_alarm"
+echo 1 >"$ALARM"
+PORT=$(free_port)
+"$VIGIL" --root "$PIUV" --interval 0.05 --log-dir "$TMP/piuv-log" --listen "127.0.0.1:$PORT" \
+	>"$TMP/piuv.out" 2>"$TMP/piuv.err" &
+PID=$!
+wait_for 10 grep -qs 'condition="under-voltage" state=set' "$TMP/piuv-log/events.log"
+echo 0 >"$ALARM"
+wait_for 10 grep -qs 'condition="under-voltage" state=cleared' "$TMP/piuv-log/events.log"
+check "pi cleared: events.log says cleared" test $? -eq 0
+sleep 0.3
+"$VIGIL" status --log-dir "$TMP/piuv-log" >"$TMP/piuv-status.txt" 2>&1
+check "pi cleared: status says it cleared" grep -q '^  (warning) pi: Pi under-voltage, cleared' "$TMP/piuv-status.txt"
+curl -s "http://127.0.0.1:$PORT/" >"$TMP/piuv-dash.html"
+check "pi cleared: the dashboard says it cleared" grep -q '<span class="sev">warning</span> <b>pi</b> Pi under-voltage, cleared' "$TMP/piuv-dash.html"
+kill -TERM "$PID"
+wait "$PID"
+check "pi cleared: the exit summary says it cleared" grep -q '^    (warning) pi: Pi under-voltage, cleared' "$TMP/piuv.out"
+check_eq "pi cleared: nothing says it is under-voltage now" 0 \
+	"$(grep -c 'pi: Pi under-voltage (' "$TMP/piuv.out" "$TMP/piuv-status.txt" "$TMP/piuv-dash.html" | awk -F: '{ n += $NF } END { print n + 0 }')"
+"$VIGIL" report "$TMP"/piuv-log/host-*.csv >"$TMP/piuv-report.txt" 2>&1
+check "pi cleared: the report says it cleared" grep -q '^    (warning) pi: Pi under-voltage, cleared' "$TMP/piuv-report.txt"
+# A report of rows alone (no events.log): NOW: in some rows but not the last one.
+mkdir "$TMP/piuv-csv"
+cp "$TMP"/piuv-log/host-*.csv "$TMP/piuv-csv/"
+"$VIGIL" report "$TMP"/piuv-csv/host-*.csv >"$TMP/piuv-report2.txt" 2>&1
+check "pi cleared: the report of rows alone says it cleared" grep -q '^    (warning) pi: Pi under-voltage, cleared' "$TMP/piuv-report2.txt"

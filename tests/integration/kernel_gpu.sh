@@ -140,8 +140,8 @@ kill -TERM "$PID"
 wait "$PID"
 check_eq "exit 0 after SIGTERM" 0 $?
 out="$TMP/run.out"
-check "summary: the GPU lost" grep -q '^    gpu0: GPU lost' "$out"
-check "summary: Xid 79 with its meaning" grep -q '^    gpu0: Xid 79 (.*): GPU has fallen off the bus' "$out"
+check "summary: the GPU lost" grep -q '^    (critical) gpu0: GPU lost' "$out"
+check "summary: Xid 79 with its meaning" grep -q '^    (critical) gpu0: Xid 79 (.*): GPU has fallen off the bus' "$out"
 check "summary: the SXid" grep -q '0000:c6:00.0: kernel log sxid 20034' "$out"
 check "summary: the init failure" grep -q '0000:02:00.0: kernel log init_failed' "$out"
 # The simulator still answers for gpu0: nothing says it came back.

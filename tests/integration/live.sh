@@ -102,7 +102,7 @@ sleep 1.5
 s=$(screen_of pi)
 check "Pi: header" grep -q '^ vigil .*Raspberry Pi 4' <<<"$(head -1 <<<"$s")"
 check "Pi: several recent rows" test "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} ' <<<"$s")" -ge 3
-check "Pi: under-voltage among the findings" grep -q '^  pi: Pi under-voltage' <<<"$s"
+check "Pi: under-voltage among the findings" grep -q '^  (warning) pi: Pi under-voltage' <<<"$s"
 # The reference's row is 82 columns before its flags: at 80 the narrow table keeps them.
 check "Pi: the flags column at 80 columns" grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2} .*M UV,THR had:UV,THR$' <<<"$s"
 check "Pi: the narrow table's header names the flags" grep -qE '^   time  CPU%.* flags$' <<<"$s"
@@ -133,7 +133,7 @@ check_eq "pipe: no screen control" 0 "$(grep -c $'\033' "$TMP/pipe.out")"
 EMERG="VIGIL_NVML_SCENARIO=$TOP/tests/nvml-sim/scenarios/emergency-8gpu"
 for size in 80x24 60x20 100x30; do
 	n=em${size%x*}
-	term "$n" "$size" "$EMERG" -- --nvml "$NVML_SIM" --interval 0.3 --gpu-interval 0.1 --duration 60
+	term "$n" "$size" -u NO_COLOR "$EMERG" -- --nvml "$NVML_SIM" --interval 0.3 --gpu-interval 0.1 --duration 60
 	wait_for 20 has_line "$n" 'gpu3: Xid 79'
 	check "emergency $size: the Xid 79 on the screen" test $? -eq 0
 	sleep 1
@@ -143,12 +143,44 @@ for size in 80x24 60x20 100x30; do
 		"$(screen_of "$n" | grep -c '^vigil: ')"
 done
 for n in em60 em100; do T kill-session -t "$n"; done
+# Severity as colour and label: critical red, warning yellow, fyi dim.
+# coloured: each line with the colour it starts in (capture-pane -e writes a colour
+# where it changes).
+coloured() {
+	T capture-pane -e -p -t "$1" | python3 -c '
+import re, sys
+fg, dim = "default", False
+def apply(seq):
+    global fg, dim
+    for code in (seq or "0").split(";"):
+        if code == "0":
+            fg, dim = "default", False
+        elif code == "2":
+            dim = True
+        elif code == "22":
+            dim = False
+        else:
+            fg = {"39": "default", "31": "red", "33": "yellow"}.get(code, fg)
+for line in sys.stdin:
+    lead = re.match(r"(\x1b\[[0-9;]*m)*", line).group(0)
+    for m in re.finditer(r"\x1b\[([0-9;]*)m", lead):
+        apply(m.group(1))
+    start = fg if fg != "default" or not dim else "dim"
+    for m in re.finditer(r"\x1b\[([0-9;]*)m", line[len(lead):]):
+        apply(m.group(1))
+    print(start, re.sub(r"\x1b\[[0-9;]*m", "", line), sep="\t", end="")'
+}
+col=$(coloured em80)
+check "emergency: a critical finding red, labelled" grep -q $'^red\t  (critical) gpu3: Xid 79' <<<"$col"
+check "emergency: a warning yellow, labelled" grep -q $'^yellow\t  (warning) gpu3: NVML failures' <<<"$col"
+check "emergency: an fyi finding dim, labelled" grep -q $'^dim\t  (fyi) gpu0: throttle reason GpuIdle' <<<"$col"
+check "emergency: the lost GPU is still lost, no end yet" grep -q '^  (critical) gpu3: GPU lost, still lost (' <<<"$(screen_of em80)"
 T send-keys -t em80 C-c
 wait_for 10 has_line em80 '^EXIT='
 last=$(screen_of em80)
 check "emergency: after Ctrl+C the last screen says what happened" grep -q '^  What happened:' <<<"$last"
-check "emergency: ... the Xid 79 on it" grep -q '^    gpu3: Xid 79 .*fallen off the bus' <<<"$last"
-check "emergency: ... the loss on it" grep -q '^    gpu3: GPU lost, still lost at the end' <<<"$last"
+check "emergency: ... the Xid 79 on it" grep -q '^    (critical) gpu3: Xid 79 .*fallen off the bus' <<<"$last"
+check "emergency: ... the loss on it" grep -q '^    (critical) gpu3: GPU lost, still lost at the end' <<<"$last"
 all=$(T capture-pane -p -J -S - -t em80)
 check "emergency: the held messages follow the screen" grep -q '^vigil: warning: gpu3: CRASH #1 → ' <<<"$all"
 check_eq "emergency: the summary's rules fit 80 columns" 0 "$(grep -c '^  =\{79,\}' <<<"$all")"

@@ -79,7 +79,8 @@ static void test_clean_only_when_nothing_happened(void **state)
         findings_sort(f);
         char *t = text_of(f);
         assert_contains(t,
-                        "What happened:\n  gpu0: throttle reason SwPowerCap 25.0% of the time\n");
+                        "What happened:\n  (warning) gpu0: throttle reason SwPowerCap 25.0% of the "
+                        "time\n");
         assert_null(strstr(t, "clean"));
         free(f);
 }
@@ -97,8 +98,50 @@ static void test_lost_and_back(void **state)
         assert_int_equal(x->count, 2);
         assert_true(fabs(x->value - 2.5) < 1e-9);
         assert_true(x->open_t == 1010.0); /* lost again at the end */
-        assert_contains(text_of(f), "gpu1: GPU lost for 2.5 s in all, still lost at the end (2x, ");
+        assert_contains(text_of(f),
+                        "(critical) gpu1: GPU lost for 2.5 s in all, still lost at the end (2x, ");
+        /* While the run goes on there is no end yet. */
+        f->running = true;
+        assert_contains(text_of(f), "(critical) gpu1: GPU lost for 2.5 s in all, still lost (2x, ");
+        struct strbuf sb;
+        static char html[8192];
+        sb_init_fixed(&sb, html, sizeof(html));
+        findings_html(f, &sb);
+        assert_contains(html, "<li class=\"finding gpu_lost critical alarm\"><span "
+                              "class=\"sev\">critical</span> <b>gpu1</b> GPU lost for 2.5 s in "
+                              "all, still lost (");
         assert_false(findings_clean(f));
+        free(f);
+}
+
+/* A Pi condition follows its clear event: it happened (an alarm still), and says it
+ * cleared; "currently throttled" is no longer "currently". Set again: current again. */
+static void test_pi_condition_cleared(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        feed(f, 1000.0,
+             "type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005");
+        feed(f, 1000.0,
+             "type=RPI_THROTTLE condition=\"currently throttled\" state=set throttled=0x50005");
+        assert_contains(text_of(f), "pi: Pi under-voltage (");
+        feed(f, 1060.0,
+             "type=RPI_THROTTLE condition=\"under-voltage\" state=cleared throttled=0x50000");
+        feed(f, 1060.0,
+             "type=RPI_THROTTLE condition=\"currently throttled\" state=cleared throttled=0x50000");
+        const char *t = text_of(f);
+        assert_contains(t, "pi: Pi under-voltage, cleared (first ");
+        assert_contains(t, "pi: Pi throttled, cleared (first ");
+        assert_null(strstr(t, "currently"));
+        assert_false(findings_clean(f));
+        const struct finding *x = findings_find(f, FINDING_PI_THROTTLE, "pi", "under-voltage");
+        assert_non_null(x);
+        assert_int_equal(x->count, 1);
+        feed(f, 1100.0,
+             "type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005");
+        assert_false(x->cleared);
+        assert_int_equal(x->count, 2);
+        assert_contains(text_of(f), "pi: Pi under-voltage (2x, ");
         free(f);
 }
 
@@ -362,6 +405,7 @@ int main(void)
             cmocka_unit_test(test_kind_table),
             cmocka_unit_test(test_clean_only_when_nothing_happened),
             cmocka_unit_test(test_lost_and_back),
+            cmocka_unit_test(test_pi_condition_cleared),
             cmocka_unit_test(test_xid_meaning_and_count),
             cmocka_unit_test(test_xid_severity),
             cmocka_unit_test(test_event_kinds),

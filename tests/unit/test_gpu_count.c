@@ -238,19 +238,19 @@ static void test_finding(void **state)
         assert_true(x->alarm);
         assert_false(findings_clean(f));
         sb_init_fixed(&sb, buf, sizeof(buf));
-        findings_line(x, &sb);
+        findings_line(x, false, &sb);
         assert_non_null(strstr(sb.buf, "GPUs missing, still missing"));
         assert_non_null(strstr(sb.buf, "1 of 2 expected GPUs answer"));
         assert_non_null(strstr(sb.buf, "vigil.state"));
         feed(f, 1012.5, "type=GPU_COUNT state=back answering=2 expected=2 from=state");
         sb_init_fixed(&sb, buf, sizeof(buf));
-        findings_line(x, &sb);
+        findings_line(x, false, &sb);
         assert_non_null(strstr(sb.buf, "GPUs missing for 12.5 s in all, all back"));
         assert_true(isnan(x->open_t));
         /* The key's expectation is named as such. */
         feed(f, 2000, "type=GPU_COUNT state=missing answering=0 expected=4 from=config");
         sb_init_fixed(&sb, buf, sizeof(buf));
-        findings_line(x, &sb);
+        findings_line(x, false, &sb);
         assert_non_null(strstr(sb.buf, "0 of 4 expected GPUs answer (expected: expected-gpus)"));
         free(f);
 }

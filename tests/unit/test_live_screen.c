@@ -150,6 +150,11 @@ static void test_critical_first_at_80x24(void **state)
         assert_int_equal(count_lines("  (5 fyi not shown)"), 1);
         assert_int_equal(count_lines("critical not shown"), 0);
         assert_int_equal(count_lines("gpu7 "), 1); /* every GPU line still fits */
+        /* Severity as a label, not only as order; the run goes on: no "end" yet. */
+        assert_int_equal(count_lines("  (critical) gpu3: Xid 79"), 1);
+        assert_int_equal(count_lines("  (critical) gpu3: GPU lost, still lost ("), 1);
+        assert_int_equal(count_lines("at the end"), 0);
+        assert_int_equal(count_lines("  (warning) gpu"), 6);
 }
 
 /* More critical findings than the screen has rows for the findings: every one is
