@@ -1,4 +1,5 @@
 /* vigil's entry point: subcommands, then the daemon. */
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "daemon/daemon.h"
+#include "daemon/lock.h"
 #include "detect/xid_catalog.h"
 #include "report/postmortem.h"
 #include "report/report.h"
@@ -62,6 +64,19 @@ static int postmortem_main(int argc, char **argv)
                 return 2;
         }
         options_resolve(&opt);
+        /* Killed, or the machine went down, and not started since: no start has written
+         * the post-mortem yet; what is known now, built the way the next start will. */
+        pid_t pid;
+        struct strbuf sb;
+        if (lock_owner(opt.log_dir, &pid) == -ESRCH &&
+            sb_init_heap(&sb, 65536, POSTMORTEM_MAX_BYTES) == 0) {
+                int r = postmortem_pending(opt.log_dir, opt.root, false, &sb);
+                if (r == 0)
+                        fwrite(sb.buf, 1, sb.len, stdout);
+                sb_free(&sb);
+                if (r == 0)
+                        return 0;
+        }
         return postmortem_cmd(opt.log_dir);
 }
 

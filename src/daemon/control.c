@@ -17,6 +17,7 @@
 #include "core/run_findings.h"
 #include "core/runstate.h"
 #include "core/counters.h"
+#include "report/postmortem.h"
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
@@ -166,6 +167,20 @@ void control_take_snapshot_request(struct vigil_ctx *ctx)
         vlog(LOG_INFO, "snapshot requested: %s", ctx->snapshot_reason);
 }
 
+/* No instance runs: when the last one ended uncleanly and none has started since, what
+ * is known of it (the post-mortem's header and what happened) to stdout. */
+static void pending_unclean(const char *log_dir)
+{
+        struct strbuf sb;
+        if (sb_init_heap(&sb, 8192, 1024 * 1024) < 0)
+                return;
+        if (postmortem_pending(log_dir, "", true, &sb) == 0) {
+                fwrite(sb.buf, 1, sb.len, stdout);
+                printf("The whole post-mortem: vigil postmortem %s\n", log_dir);
+        }
+        sb_free(&sb);
+}
+
 static int find_instance(const char *log_dir, pid_t *ret_pid)
 {
         int r = lock_owner(log_dir, ret_pid);
@@ -179,6 +194,7 @@ static int find_instance(const char *log_dir, pid_t *ret_pid)
         }
         if (r < 0) {
                 fprintf(stderr, "vigil: no running instance writes to %s\n", log_dir);
+                pending_unclean(log_dir);
                 return -ESRCH;
         }
         return 0;

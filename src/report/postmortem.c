@@ -14,9 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/findings.h"
 #include "report/pm_csv.h"
 #include "report/pm_klog.h"
 #include "report/tstamp.h"
+#include "util/clock.h"
 #include "util/fmt.h"
 #include "util/parse.h"
 #include "util/pfile.h"
@@ -65,12 +67,21 @@ static void header(struct strbuf *out, const struct postmortem_input *in,
                 sb_puts(out, "(no row logged)");
         sb_putc(out, '\n');
         if (quiet_ns > 0) {
-                /* After a reboot the machine was down until this boot began. */
+                /* After a reboot the machine was down until this boot began. A last row
+                 * after that (a clock set back, an uptime that does not fit) gives no
+                 * duration: never a negative one. */
                 bool reboot = in->kind == RUNSTATE_REBOOT && !isnan(up);
                 double until = reboot ? (double)in->now_ns / 1e9 - up : (double)in->now_ns / 1e9;
-                sb_printf(out, "%s: %.0f s (from the last row to %s)\n",
-                          reboot ? "Machine down" : "vigil down", until - (double)quiet_ns / 1e9,
-                          reboot ? "this boot" : "this start");
+                double down = until - (double)quiet_ns / 1e9;
+                const char *what = reboot ? "Machine down" : "vigil down";
+                const char *to = reboot ? "this boot" : in->pending ? "now" : "this start";
+                if (down >= 0)
+                        sb_printf(out, "%s: %.0f s (from the last row to %s)\n", what, down, to);
+                else
+                        sb_printf(out,
+                                  "%s: unknown (the last row is %.0f s after %s%s: the clock "
+                                  "or the uptime is inconsistent)\n",
+                                  what, -down, to, reboot ? " began" : "");
         }
         sb_puts(out, "Last rows:\n");
         for (int i = 0; i < nfiles; i++) {
@@ -83,26 +94,94 @@ static void header(struct strbuf *out, const struct postmortem_input *in,
         sb_putc(out, '\n');
 }
 
-/* The last POSTMORTEM_EVENTS lines of events.log (its last 64 KB). */
-static void events_section(struct strbuf *out, const char *dir)
+#define EVENTS_TAIL 65535 /* bytes of events.log read back */
+
+/* The end of dir/events.log (its last EVENTS_TAIL bytes) into buf; *ret_off is where
+ * they begin in the file. The bytes read, or -errno. */
+static ssize_t events_tail(const char *dir, char *buf, off_t *ret_off)
 {
-        char path[1200], *buf = malloc(65536);
-        sb_puts(out, "=== Last events (events.log) ===\n");
-        snprintf(path, sizeof(path), "%s/events.log", dir);
-        int fd = buf ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+        char path[1200];
         struct stat st;
+        snprintf(path, sizeof(path), "%s/events.log", dir);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0 || fstat(fd, &st) < 0) {
-                sb_printf(out, "(cannot read events.log: %s)\n\n",
-                          buf ? strerror(errno) : "no memory");
+                int e = errno;
                 if (fd >= 0)
                         close(fd);
+                return -e;
+        }
+        *ret_off = st.st_size > EVENTS_TAIL ? st.st_size - EVENTS_TAIL : 0;
+        ssize_t n = pread(fd, buf, EVENTS_TAIL, *ret_off);
+        int e = errno;
+        close(fd);
+        return n < 0 ? -e : n;
+}
+
+/* What happened in the run that ended, first: its unclean end, then the findings of
+ * the events.log lines it wrote (those after its START line, before this start). */
+static void findings_section(struct strbuf *out, const struct postmortem_input *in,
+                             int64_t quiet_ns)
+{
+        char *buf = malloc(EVENTS_TAIL);
+        struct findings *f = malloc(sizeof(*f));
+        off_t off = 0;
+        ssize_t n = buf && f ? events_tail(in->log_dir, buf, &off) : -ENOMEM;
+        if (!f) {
+                sb_puts(out, "What happened: (no memory)\n\n");
                 free(buf);
                 return;
         }
-        off_t off = st.st_size > 65535 ? st.st_size - 65535 : 0;
-        ssize_t n = pread(fd, buf, 65535, off);
-        close(fd);
-        size_t len = n > 0 ? (size_t)n : 0, lines = 0, start = 0;
+        findings_init(f);
+        findings_note(f, FINDING_POSTMORTEM, "host", runstate_end_name(in->kind), 1,
+                      quiet_ns > 0 ? (double)quiet_ns / 1e9 : NAN, runstate_end_text(in->kind));
+        size_t len = n > 0 ? (size_t)n : 0, from = 0;
+        if (off > 0) { /* the first line is cut */
+                char *nl = memchr(buf, '\n', len);
+                from = nl ? (size_t)(nl - buf) + 1 : len;
+        }
+        /* The run's own lines: from its START on, none of this start's. */
+        struct tstamp_cache tc = {0};
+        size_t start = from;
+        for (int pass = 0; pass < 2; pass++) {
+                for (size_t i = from; i < len;) {
+                        char *nl = memchr(buf + i, '\n', len - i);
+                        size_t e = nl ? (size_t)(nl - buf) : len;
+                        const char *sp = memchr(buf + i, ' ', e - i);
+                        double t;
+                        if (sp && tstamp_parse(&tc, buf + i, (size_t)(sp - (buf + i)), &t) == 0 &&
+                            t * 1e9 < (double)in->now_ns - 1e6) {
+                                const char *text = sp + 1;
+                                size_t tn = (size_t)(buf + e - text);
+                                if (pass == 0 && tn >= 10 && !memcmp(text, "type=START", 10))
+                                        start = i;
+                                else if (pass == 1 && i >= start)
+                                        findings_feed_event(f, t, text, tn);
+                        }
+                        i = e + 1;
+                }
+        }
+        findings_sort(f);
+        findings_text(f, "", out);
+        if (n < 0)
+                sb_printf(out, "  (events.log not read: %s)\n", strerror((int)-n));
+        sb_putc(out, '\n');
+        free(f);
+        free(buf);
+}
+
+/* The last POSTMORTEM_EVENTS lines of events.log (its last 64 KB). */
+static void events_section(struct strbuf *out, const char *dir)
+{
+        char *buf = malloc(EVENTS_TAIL);
+        off_t off = 0;
+        sb_puts(out, "=== Last events (events.log) ===\n");
+        ssize_t n = buf ? events_tail(dir, buf, &off) : -ENOMEM;
+        if (n < 0) {
+                sb_printf(out, "(cannot read events.log: %s)\n\n", strerror((int)-n));
+                free(buf);
+                return;
+        }
+        size_t len = (size_t)n, lines = 0, start = 0;
         for (size_t i = len; i-- > 0;)
                 if (buf[i] == '\n' && i + 1 < len && ++lines > POSTMORTEM_EVENTS) {
                         start = i + 1;
@@ -173,6 +252,13 @@ void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int
                         last = files[i].last_t;
         int64_t quiet_ns = isnan(last) ? 0 : (int64_t)(last * 1e9);
         header(out, in, files, n > 0 ? n : 0, quiet_ns);
+        findings_section(out, in, quiet_ns);
+        if (in->brief) {
+                free(files);
+                if (ret_quiet_ns)
+                        *ret_quiet_ns = quiet_ns;
+                return;
+        }
         sb_printf(out, "=== Rows of the last %.0f s before the end ===\n", PM_WINDOW_S);
         if (n < 0)
                 sb_printf(out, "(cannot read %s: %s)\n", in->log_dir, strerror(-n));
@@ -344,6 +430,36 @@ int postmortem_latest(const char *log_dir, struct postmortem_info *ret)
                         pm.kind = (enum runstate_end)k;
         }
         *ret = pm;
+        return 0;
+}
+
+int postmortem_pending(const char *log_dir, const char *root, bool brief, struct strbuf *out)
+{
+        struct runstate prev;
+        char boot_id[40] = "";
+        int r = runstate_load(log_dir, &prev);
+        if (r < 0)
+                return r;
+        if (prev.stopped_ns)
+                return -ENOENT;
+        runstate_boot_id(root, boot_id, sizeof(boot_id));
+        struct pm_klog_gpus gpus = {0};
+        for (unsigned i = 0; i < prev.nbus && gpus.n < PM_KLOG_MAX_GPUS; i++)
+                snprintf(gpus.bdf[gpus.n++], sizeof(gpus.bdf[0]), "%s", prev.gpu_bus[i]);
+        struct postmortem_input in = {.log_dir = log_dir,
+                                      .root = root,
+                                      .kind = runstate_classify(&prev, boot_id),
+                                      .prev = &prev,
+                                      .boot_id = boot_id,
+                                      .now_ns = now_real_ns(),
+                                      .gpus = &gpus,
+                                      .brief = brief,
+                                      .pending = true};
+        sb_printf(out,
+                  "(not written yet: the last run, pid %lld, ended uncleanly and vigil has not "
+                  "started since; the next start writes this to %s/%s/)\n",
+                  (long long)prev.pid, log_dir, POSTMORTEM_DIR);
+        postmortem_build(&in, out, NULL);
         return 0;
 }
 

@@ -16,6 +16,7 @@
 #ifndef VIGIL_REPORT_POSTMORTEM_H
 #define VIGIL_REPORT_POSTMORTEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/runstate.h"
@@ -37,6 +38,8 @@ struct postmortem_input {
         int64_t now_ns;              /* CLOCK_REALTIME now */
         /* The GPUs whose PCIe error lines the kernel log section puts first; NULL: none */
         const struct pm_klog_gpus *gpus;
+        bool brief;   /* the header and what happened only (vigil status) */
+        bool pending; /* built before any start examined the end: "down" until now */
 };
 
 /* Append the post-mortem's text for in to out; *ret_quiet_ns (may be NULL) is the time
@@ -51,6 +54,13 @@ int postmortem_write(const struct postmortem_input *in, struct postmortem_info *
 /* The latest post-mortem in log_dir (by its name) and the header fields it holds.
  * 0, -ENOENT when there is none, another -errno when the directory cannot be read. */
 int postmortem_latest(const char *log_dir, struct postmortem_info *ret);
+
+/* The last run ended uncleanly and no start has examined it yet (vigil.state has no
+ * stop marker; the caller knows that no instance runs): the post-mortem the next start
+ * will write, into out, after a line saying so (brief: the header and what happened).
+ * 0; -ENOENT when the last run stopped cleanly or none is known; -errno when the state
+ * cannot be read. Blocks while journalctl runs (not when brief). */
+int postmortem_pending(const char *log_dir, const char *root, bool brief, struct strbuf *out);
 
 /* `vigil postmortem [LOG-DIR]`: print the latest post-mortem to stdout. Returns the
  * exit status: 0 printed, 1 none there or unreadable. */

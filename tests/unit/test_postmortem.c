@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,7 +310,47 @@ static void test_build(void **state)
         assert_non_null(strstr(sb.buf, "UNDER-VOLTAGE NOW in the last row"));
         assert_non_null(strstr(sb.buf, "type=NVML_EVENT gpu=0 xid=79\n"));
         assert_null(strstr(sb.buf, "=== Kernel"));
+        /* What happened comes first, after the header: the unclean end, then the run's
+         * events. */
+        const char *what = strstr(sb.buf, "\nWhat happened:\n  (critical) host: previous run "
+                                          "ended uncleanly killed (2026-12-03 03:01:10): vigil "
+                                          "was killed or crashed (same boot)\n");
+        assert_non_null(what);
+        assert_true(what < strstr(sb.buf, "=== Rows of the last"));
+        assert_non_null(strstr(what, "  (critical) gpu0: Xid 79 (2026-12-03 03:00:30)"));
         sb_free(&sb);
+}
+
+/* A last row after the moment this boot began (a clock set back, an uptime that does
+ * not fit): the time the machine was down is unknown, never negative. */
+static void test_down_never_negative(void **state)
+{
+        (void)state;
+        char path[128];
+        snprintf(path, sizeof(path), "%s/proc", dir);
+        assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
+        /* This boot began 10000 s before now: 1796260000, before the last row (1796266870). */
+        put("proc/uptime", "10000.00 100.00\n");
+        struct runstate prev = {.pid = 99, .started_ns = 1796266800LL * 1000000000LL};
+        struct postmortem_input in = {.log_dir = dir,
+                                      .root = dir,
+                                      .kind = RUNSTATE_REBOOT,
+                                      .prev = &prev,
+                                      .boot_id = BOOT_A,
+                                      .now_ns = 1796270000LL * 1000000000LL,
+                                      .brief = true};
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 4096, 1 << 20), 0);
+        postmortem_build(&in, &sb, NULL);
+        assert_non_null(strstr(sb.buf, "Machine down: unknown (the last row is 6870 s after this "
+                                       "boot began: the clock or the uptime is inconsistent)\n"));
+        assert_null(strstr(sb.buf, "down: -"));
+        /* brief: the header and what happened, no rows. */
+        assert_non_null(strstr(sb.buf, "What happened:\n"));
+        assert_null(strstr(sb.buf, "=== Rows"));
+        sb_free(&sb);
+        snprintf(path, sizeof(path), "%s/proc/uptime", dir);
+        unlink(path);
 }
 
 static void test_write_latest(void **state)
@@ -348,6 +389,7 @@ int main(void)
             cmocka_unit_test(test_boot_id),         cmocka_unit_test(test_split),
             cmocka_unit_test(test_klog_rank),       cmocka_unit_test(test_klog_gpu),
             cmocka_unit_test(test_klog_binary),     cmocka_unit_test(test_build),
+            cmocka_unit_test(test_down_never_negative),
             cmocka_unit_test(test_write_latest),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
