@@ -49,7 +49,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run test check unit install deps deps-test deps-check deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
+.PHONY: all run demo test check unit install deps deps-test deps-check deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -122,11 +122,17 @@ deps-fuzz:
 deps-soak:
 	@scripts/deps.sh soak
 
+JOBS     := $(shell nproc 2>/dev/null || echo 2)
+
 run: deps
-	$(MAKE) all
+	$(MAKE) -j$(JOBS) all
 	@scripts/run-here.sh $(BUILD)/vigil
 
-JOBS     := $(shell nproc 2>/dev/null || echo 2)
+# A scripted emergency without hardware: DEMO=gpu (the NVML simulator, default) or pi.
+DEMO ?= gpu
+demo: deps
+	$(MAKE) -j$(JOBS) all
+	@scripts/demo.sh $(DEMO) $(BUILD) $(ARGS)
 
 test: deps-test
 	$(MAKE) -j$(JOBS) all unit
