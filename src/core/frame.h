@@ -219,7 +219,8 @@ struct gpu_stats {
         uint64_t anomalies[GPU_ANOM_COUNT];
         uint64_t period_samples, period_failed_samples, period_crashes;
         uint64_t period_anomalies[GPU_ANOM_COUNT];
-        double peak_temp_c, peak_power_w;           /* NAN before the first reading */
+        double peak_temp_c, peak_power_w; /* NAN before the first reading */
+        double enforced_limit_w; /* the last enforced power limit read (mid cadence); NAN: none */
         double throttle_seconds[GPU_THROTTLE_BITS]; /* time each reason bit was set */
 };
 

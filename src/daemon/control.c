@@ -113,6 +113,9 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                         put_val(out, "temperature", g->temp_c, 0, " C");
                         put_val(out, "power", g->power_w, 0, " W");
                         put_val(out, "limit", g->power_limit_w, 0, " W");
+                        /* What the driver enforces: below the limit under a power brake,
+                         * a board or thermal limit. */
+                        put_val(out, "enforced limit", f->gpu_stats[i].enforced_limit_w, 0, " W");
                         put_val(out, "fan", g->nfans ? g->fan_speed_pct[0] : VAL_MISSING, 0, "%");
                         sb_putc(out, '\n');
                 }

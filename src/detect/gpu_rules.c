@@ -189,6 +189,7 @@ void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct
         for (unsigned i = 0; i < n; i++) {
                 memset(&stats[i], 0, sizeof(stats[i]));
                 stats[i].peak_temp_c = stats[i].peak_power_w = VAL_MISSING;
+                stats[i].enforced_limit_w = VAL_MISSING;
         }
 }
 
@@ -373,6 +374,8 @@ static void update_stats(struct gpu_stats *s, const struct gpu_frame *g, double 
                 s->peak_temp_c = g->temp_c;
         if (VAL_OK(g->power_w) && (!VAL_OK(s->peak_power_w) || g->power_w > s->peak_power_w))
                 s->peak_power_w = g->power_w;
+        if (VAL_OK(g->enforced_limit_w))
+                s->enforced_limit_w = g->enforced_limit_w;
         if (!g->throttle_valid)
                 return;
         uint64_t mask = g->throttle_mask;

@@ -181,6 +181,15 @@ void dash_gpu_group(struct dash *d, unsigned g)
         c.ns = 0;
         c.s[c.ns++] = dash_series("power_instant", DS_GPU, g, HG_POWER_W, 0);
         c.s[c.ns++] = dash_series("power_limit", DS_GPU, g, HG_POWER_LIMIT_W, 0);
+        /* The limit the driver enforces now (lower than the configured one under a power
+         * brake, a board or thermal limit): what the draw runs against. A level, not a
+         * series: the history keeps no slot for it (its changes are events). */
+        char enforced[48];
+        double ew = d->f->gpu_stats[g].enforced_limit_w; /* the last one read */
+        if (VAL_OK(ew) && ew > 0) {
+                snprintf(enforced, sizeof(enforced), "enforced limit now %.0fW", ew);
+                c.s[c.ns++] = dash_level(enforced, ew);
+        }
         dash_draw(d, &c);
         snprintf(title, sizeof(title), "GPU %u clocks", idx);
         c.y_label = "MHz";

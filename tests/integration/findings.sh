@@ -121,6 +121,23 @@ check "over max: in the exit summary" grep -q '^    (warning) gpu0: anomaly TEMP
 check "over max: no CSV flag (the reference's flags stay)" test "$(grep -c 'TEMP_OVER_MAX' "$TMP"/hot/gpu0-*.csv)" -eq 0
 check "over max: on the live GPU line" grep -Eq '^  gpu0 .*TEMP_OVER_MAX\(9[01]C>87C\)' "$TMP/hot.out"
 check "enforced below configured: the live GPU line shows both" grep -Eq '^  gpu0 +[0-9]+C +300/350W \(limit 700W\) ' "$TMP/hot.out"
+# The enforced limit in vigil status and drawn in the dashboard's power chart.
+PORT=$(free_port)
+PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$SCEN/power-capped-hot" "$VIGIL" --nvml "$NVML_SIM" \
+	--root "$ROOT" --gpu-interval 0.01 --interval 0.05 --log-dir "$TMP/hot2" --quiet \
+	--gpu-slow-interval 0.1 --listen "127.0.0.1:$PORT" 2>/dev/null &
+PID=$!
+wait_for 10 test -s "$TMP/hot2/vigil.pid"
+sleep 1
+"$VIGIL" status --log-dir "$TMP/hot2" >"$TMP/hot2-status.txt" 2>&1
+grep '^gpu0 ' "$TMP/hot2-status.txt" | sed 's/^/    /'
+check "enforced below configured: vigil status shows the enforced limit" \
+	grep -Eq '^gpu0 .*, limit 700 W, enforced limit 350 W' "$TMP/hot2-status.txt"
+curl -s "http://127.0.0.1:$PORT/" >"$TMP/hot2-dash.html"
+check "enforced below configured: the dashboard's power chart draws it" \
+	grep -q 'enforced limit now 350W' "$TMP/hot2-dash.html"
+kill -TERM "$PID"
+wait "$PID"
 run capped "$SCEN/healthy-1gpu" --count 3 --live
 check "enforced equal to configured: one limit on the live GPU line" grep -Eq '^  gpu0 +[0-9]+C +[0-9]+/[0-9]+W +[0-9]+MHz' "$TMP/capped.out"
 check_eq "enforced equal to configured: no second limit" 0 "$(grep -c '^  gpu0 .*(limit ' "$TMP/capped.out")"
