@@ -270,6 +270,20 @@ static void text_projection(const struct host_acc *a, enum host_col f, double le
                 sb_printf(out, "  (fills /dev/shm in ~%.1f h)", h);
 }
 
+double host_acc_runs_out_h(const struct host_acc *a)
+{
+        const struct stat_series *s = &a->series[HC_MEM_AVAIL];
+        double slope, level, z, span_s = a->last_t - a->first_t;
+        if (!s->p || s->total < 8 || s->total < HOST_ACC_TREND_MIN_SAMPLES ||
+            !(span_s >= HOST_ACC_TREND_MIN_SPAN_S) ||
+            stat_series_trend(s, STAT_TS_MAX_POINTS, &slope, &level, &z) < 0)
+                return NAN;
+        double slope_h = slope * 3600;
+        if (!(isfinite(z) && fabs(z) >= HOST_ACC_TREND_Z && (z > 0) == (slope_h > 0)))
+                return NAN;
+        return stat_hours_to_zero(level, slope_h);
+}
+
 /* "39 s", "12 min", "2.5 h". */
 static void put_span(struct strbuf *out, double s)
 {

@@ -73,6 +73,12 @@ void host_acc_add(struct host_acc *a, const struct host_acc_row *row);
  * flags, were recorded). */
 bool host_acc_is_pi(const struct host_acc *a);
 
+/* When the memory available runs out at its own trend's rate, in hours: its Theil-Sen
+ * slope and level, over at least HOST_ACC_TREND_MIN_SPAN_S and _SAMPLES, falling with
+ * a significant trend (|z| >= HOST_ACC_TREND_Z); NAN otherwise. The one projection the
+ * summary's slopes and `vigil report`'s leak findings both give. */
+double host_acc_runs_out_h(const struct host_acc *a);
+
 /* Append the summary text to out: the reference summarise() block, exactly, then
  * vigil's slopes per hour and projections. Nothing when no row was added. On other
  * machines the Pi's rows and its throttle line are left out (not "(no data)"). */

@@ -39,8 +39,8 @@ static void from_gpu(const struct gpu_acc *a, struct findings *f)
 }
 
 /* The daemon's leak rules (detect/trend.c, default --leak-* thresholds) on the whole
- * period: a rising Chromium count or PSS over at least 30 minutes is a leak; the
- * memory available falling, with the time until it is gone. */
+ * period: a rising Chromium count or PSS over at least 30 minutes is a leak; with the
+ * memory available falling, the time until it is gone (host_acc_runs_out_h()). */
 static const struct {
         enum host_col f;
         double per_h; /* threshold */
@@ -68,9 +68,9 @@ static void leaks(const struct host_acc *a, struct findings *f)
                 if (!(per_h > leak_rules[i].per_h))
                         continue;
                 snprintf(text, sizeof(text), "%+.1f %s per hour", per_h, leak_rules[i].unit);
-                double h =
-                    stat_hours_to_zero(stat_acc_mean(&a->acc[HC_MEM_AVAIL]),
-                                       -per_h * (leak_rules[i].f == HC_CHROMIUM_PROCS ? 0 : 1));
+                /* The memory available's own projection, as the slopes give it: one
+                 * time to exhaustion in a report. */
+                double h = leak_rules[i].f == HC_CHROMIUM_PROCS ? NAN : host_acc_runs_out_h(a);
                 if (!isnan(h) && h > 0)
                         snprintf(text + strlen(text), sizeof(text) - strlen(text),
                                  "; at this rate memory runs out in ~%.1f h", h);

@@ -44,3 +44,28 @@ check_eq report_cli_html_exit 0 $?
 check report_cli_html_doc grep -q '^<!DOCTYPE html>' "$TMP/r.html"
 check report_cli_html_no_script bash -c "! grep -q '<script' '$TMP/r.html'"
 check report_cli_html_charts bash -c "[ \$(grep -o '<svg ' '$TMP/r.html' | wc -l) -eq 11 ]"
+
+# --- one time to exhaustion per leak -------------------------------------------------------
+# Three hours: Chromium's PSS +150 MB/h, the memory available -180 MB/h. The leak's
+# finding and the slopes give the same time until memory runs out.
+mkdir -p "$TMP/leak"
+python3 - "$FIXTURES/csv/host-2026-12-02.csv" "$TMP/leak/host-2026-12-02.csv" <<'PY'
+import csv, random, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, row = rows[0], rows[1]
+col = {n: i for i, n in enumerate(head)}
+random.seed(1)
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(head)
+    for k in range(180):
+        r = list(row)
+        r[col["timestamp"]] = "2026-12-02T%02d:%02d:00.000" % (10 + k // 60, k % 60)
+        r[col["chromium_pss_mb"]] = "%.1f" % (400 + 2.5 * k + random.uniform(-3, 3))
+        r[col["mem_avail_mb"]] = "%.1f" % (3000 - 3.0 * k + random.uniform(-5, 5))
+        w.writerow(r)
+PY
+"$VIGIL" report "$TMP/leak/host-2026-12-02.csv" >"$TMP/leak.txt" 2>&1
+check "leak: the finding says when memory runs out" grep -q 'rising chromium_pss_mb .*memory runs out in ~[0-9.]* h' "$TMP/leak.txt"
+check_eq "leak: one time to exhaustion in the report" 1 \
+	"$(grep -o 'runs out in ~[0-9.]* h\|reaches 0 in ~[0-9.]* h' "$TMP/leak.txt" | grep -o '[0-9.]* h' | sort -u | wc -l)"
