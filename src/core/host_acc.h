@@ -81,7 +81,9 @@ double host_acc_runs_out_h(const struct host_acc *a);
 
 /* Append the summary text to out: the reference summarise() block, exactly, then
  * vigil's slopes per hour and projections. Nothing when no row was added. On other
- * machines the Pi's rows and its throttle line are left out (not "(no data)"). */
+ * machines the Pi's rows, its throttle line and the Pi player's leak check (the
+ * reference's trend rows, the player's and Chromium's slopes) are left out (not
+ * "(no data)", "falling +0.0" or "(too few samples)"). */
 void host_acc_text(const struct host_acc *a, struct strbuf *out);
 
 /* host_acc_text() with HOST_ACC_TEXT_* flags. */

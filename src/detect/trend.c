@@ -167,7 +167,8 @@ static void trend_fini(void *state)
                 const struct frame *f = s->ctx->frame;
                 bool gpus = gpu_run_is_gpu_server(f);
                 if (sb_init_heap(&sb, 4096, 256 * 1024) == 0) {
-                        unsigned fl = gpus ? HOST_ACC_TEXT_NO_REF_TREND : 0;
+                        unsigned fl =
+                            gpus || !host_acc_is_pi(&s->acc) ? HOST_ACC_TEXT_NO_REF_TREND : 0;
                         if (isatty(STDOUT_FILENO))
                                 fl |= HOST_ACC_TEXT_RULE_80;
                         host_acc_text_opt(&s->acc, &sb, fl);

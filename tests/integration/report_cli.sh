@@ -69,3 +69,14 @@ PY
 check "leak: the finding says when memory runs out" grep -q 'rising chromium_pss_mb .*memory runs out in ~[0-9.]* h' "$TMP/leak.txt"
 check_eq "leak: one time to exhaustion in the report" 1 \
 	"$(grep -o 'runs out in ~[0-9.]* h\|reaches 0 in ~[0-9.]* h' "$TMP/leak.txt" | grep -o '[0-9.]* h' | sort -u | wc -l)"
+
+# --- a machine without a Pi: no Pi rows, no verdict from seconds of data ------------------
+"$VIGIL" --root "$FIXTURES/x86-server" --nvml /nonexistent --count 6 --interval 0.05 --quiet \
+	--log-dir "$TMP/x86" 2>/dev/null
+"$VIGIL" report "$TMP"/x86/host-*.csv >"$TMP/x86.txt" 2>&1
+check "no Pi: a summary" grep -q '^  SUMMARY over 6 samples' "$TMP/x86.txt"
+check_eq "no Pi: none of the Pi player's leak-check rows" 0 \
+	"$(grep -c 'Trend (the leak check)\|player_pss_mb\|chromium_\|volt_core_v\|arm_mhz\|Throttle / power' "$TMP/x86.txt")"
+check_eq "no Pi: no trend verdict from seconds of data" 0 "$(grep -c 'falling\|RISING' "$TMP/x86.txt")"
+check "no Pi: the slopes say the data are too short" \
+	grep -Eq '^  mem_avail_mb       \((not enough data for a trend: .*|too few samples)\)$' "$TMP/x86.txt"
