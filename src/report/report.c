@@ -174,10 +174,12 @@ static int usage(FILE *err, const char *msg)
 
 static void help(FILE *out)
 {
-        fprintf(out, "usage: vigil report [--html OUT] CSV...\n"
-                     "Summarise recorded host and GPU logs: min/avg/max, the leak trend, robust "
-                     "slopes, throttling, anomalies and events.\n"
-                     "  --html OUT   also write a self-contained HTML page with charts to OUT\n");
+        fprintf(out,
+                "usage: vigil report [--html OUT] CSV...\n"
+                "Summarise recorded host and GPU logs: min/avg/max, the leak trend, robust "
+                "slopes, throttling, anomalies and events.\n"
+                "  --html OUT   write a self-contained HTML page with charts (and the text) to\n"
+                "               OUT instead of the text to standard output\n");
 }
 
 /* 0 to go on, 1 when done (help), or minus the exit status of a usage error. */
@@ -420,17 +422,22 @@ int report_run(int argc, char **argv, FILE *out, FILE *err)
                 status = 1;
                 goto out;
         }
-        postmortem_finding(&d, &text); /* an unclean end leads the findings */
-        build_text(&d, &text);
-        fwrite(text.buf, 1, text.len, out);
-        fflush(out);
         if (o.html) {
+                /* The page holds the text too: name the file, not the text again. */
                 ret = report_html_write(&d, o.html);
                 if (ret < 0) {
                         fprintf(err, "vigil report: cannot write %s: %s\n", o.html, strerror(-ret));
                         status = 1;
+                } else {
+                        fprintf(out, "vigil report: wrote %s\n", o.html);
+                        fflush(out);
                 }
+                goto out;
         }
+        postmortem_finding(&d, &text); /* an unclean end leads the findings */
+        build_text(&d, &text);
+        fwrite(text.buf, 1, text.len, out);
+        fflush(out);
 out:
         sb_free(&text);
         data_free(&d);

@@ -61,8 +61,10 @@ fi
 csv=$(ls "$TMP"/xid79/gpu0-*.csv)
 failed=$(grep -c ',NVML_FAILED:' "$csv")
 check "xid79: the CSV holds failure rows" test "$failed" -ge 1
-"$VIGIL" report --html "$TMP/xid79.html" "$TMP"/xid79/host-*.csv "$csv" >"$TMP/report.out" 2>"$TMP/report.err"
+"$VIGIL" report "$TMP"/xid79/host-*.csv "$csv" >"$TMP/report.out" 2>"$TMP/report.err"
 check_eq "report: exit 0" 0 $?
+"$VIGIL" report --html "$TMP/xid79.html" "$TMP"/xid79/host-*.csv "$csv" >/dev/null 2>&1
+check_eq "report html: exit 0" 0 $?
 rep="$TMP/report.out"
 check "report: NVML failures counted (the round trip)" grep -q "^  NVML failures: $failed rows (first at .*: NVML_FAILED:GPU is lost)" "$rep"
 check "report: no NVML_FAILED among the anomaly flags" test "$(sed -n '/Anomaly flags:/,/NVML failures/p' "$rep" | grep -c '^    NVML_FAILED')" -eq 0

@@ -39,8 +39,9 @@ check_eq report_cli_foreign_exit 2 $?
 check report_cli_foreign_named grep -q 'other.csv: not a vigil host or GPU log' "$TMP/err4.txt"
 
 "$VIGIL" report --html "$TMP/r.html" "$csv/host-2026-12-02.csv" "$csv/gpu0-2026-12-02.csv" \
-	>/dev/null 2>&1
+	>"$TMP/html.out" 2>&1
 check_eq report_cli_html_exit 0 $?
+check_eq report_cli_html_names_the_file "vigil report: wrote $TMP/r.html" "$(cat "$TMP/html.out")"
 check report_cli_html_doc grep -q '^<!DOCTYPE html>' "$TMP/r.html"
 check report_cli_html_no_script bash -c "! grep -q '<script' '$TMP/r.html'"
 check report_cli_html_charts bash -c "[ \$(grep -o '<svg ' '$TMP/r.html' | wc -l) -eq 11 ]"

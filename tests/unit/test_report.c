@@ -269,6 +269,10 @@ static void test_html(void **state)
                         fixture("gpu0-2026-12-02.csv"), NULL};
         struct run_result r = run(4, argv);
         assert_int_equal(r.status, 0);
+        /* It names the file it wrote, and does not print the text the page holds. */
+        char said[128];
+        snprintf(said, sizeof(said), "vigil report: wrote %s\n", path);
+        assert_string_equal(r.out, said);
         char *html = slurp(path);
         assert_true(strncmp(html, "<!DOCTYPE html>", 15) == 0);
         assert_non_null(strstr(html, "</html>\n"));
