@@ -196,11 +196,13 @@ static void host_section(struct strbuf *out, const struct report_data *d)
                                .nmarkers = nm};
         req_host(&q, a, HC_MEM_AVAIL);
         host_chart(out, &q, x0, x1, pb, npb);
+        /* The tmpfs's size is the top of its axis, when the log has it. */
+        double shm_total = a->acc[HC_SHM_TOTAL].max;
         q = (struct chart_req){.title = "/dev/shm used",
                                .y_label = "MB",
                                .y_zero = true,
-                               .y_min = NAN,
-                               .y_max = NAN,
+                               .y_min = isfinite(shm_total) && shm_total > 0 ? 0 : NAN,
+                               .y_max = isfinite(shm_total) && shm_total > 0 ? shm_total : NAN,
                                .markers = m,
                                .nmarkers = nm};
         req_host(&q, a, HC_SHM_USED);

@@ -139,7 +139,9 @@ static void resolve_y(const struct svg_chart_spec *s, struct frame_geo *g, doubl
                 lo = fmax(lo, -DBL_MAX / 4);
                 hi = fmin(hi, DBL_MAX / 4);
         }
-        if (!(hi > lo)) {
+        if (!(hi > lo) && s->y_zero && lo == 0 && isnan(s->y_max)) {
+                hi = 1; /* flat at zero (an unused /dev/shm): 0..1, not -1..1 */
+        } else if (!(hi > lo)) {
                 double pad = fabs(lo) > 1 ? fabs(lo) * 0.05 : 1;
                 lo -= pad;
                 hi += pad;
@@ -234,7 +236,11 @@ static void draw_y_axis(struct strbuf *out, const struct frame_geo *g, double st
 static void draw_x_axis(struct strbuf *out, const struct frame_geo *g, enum svg_time_axis axis)
 {
         double range = g->x1 - g->x0;
-        double step = svg_time_step(range);
+        /* As many labels as fit the width without touching: "HH:MM:SS" and a gap of
+         * two characters each (a narrow chart gets fewer). */
+        double label_w = 10 * CHAR_W;
+        unsigned fit = g->pw / label_w >= 8 ? 8 : (unsigned)(g->pw / label_w);
+        double step = svg_time_step_max(range, fit);
         double off = axis == SVG_TIME_LOCAL ? (double)svg_local_offset_s(g->x0) : -g->x0;
         double first = ceil((g->x0 + off) / step - 1e-9) * step - off;
         double bottom = g->top + g->ph;

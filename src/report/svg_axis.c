@@ -23,12 +23,19 @@ static const double time_steps[] = {
 
 double svg_time_step(double range)
 {
+        return svg_time_step_max(range, 8);
+}
+
+double svg_time_step_max(double range, unsigned max)
+{
+        if (max < 1)
+                max = 1;
         size_t n = sizeof(time_steps) / sizeof(time_steps[0]);
         for (size_t i = 0; i < n; i++) {
-                if (range / time_steps[i] <= 8)
+                if (range / time_steps[i] <= max)
                         return time_steps[i];
         }
-        return ceil(range / 8 / 86400) * 86400;
+        return ceil(range / max / 86400) * 86400;
 }
 
 /* Times beyond this are not calendar times (and would not fit a time_t cast). */

@@ -10,6 +10,8 @@
 double svg_nice_step(double range, int target);
 /* A time step (1 s ... 30 days) giving at most 8 intervals over range seconds. */
 double svg_time_step(double range);
+/* The same with at most max intervals (at least 1): as many labels as a width holds. */
+double svg_time_step_max(double range, unsigned max);
 /* Seconds east of UTC of local time at Unix time t (0 when t is not a calendar time). */
 long svg_local_offset_s(double t);
 /* The label of a time tick at t into buf: local "HH:MM:SS", "HH:MM" or "MM-DD" (at

@@ -201,11 +201,14 @@ static void host_group(struct dash *d)
                                 .nm = nm};
         c.s[c.ns++] = dash_series("temp_c", DS_HOST, 0, HH_TEMP_C, 0);
         dash_draw(d, &c);
+        /* The tmpfs's size is the top of its axis. */
+        double shm_total = d->f->host.shm_total_bytes * MB;
+        bool sized = VAL_OK(shm_total) && shm_total > 0;
         c = (struct dash_chart){.title = "/dev/shm used",
                                 .y_label = "MB",
                                 .y_zero = true,
-                                .y_min = NAN,
-                                .y_max = NAN,
+                                .y_min = sized ? 0 : NAN,
+                                .y_max = sized ? shm_total : NAN,
                                 .m = d->m,
                                 .nm = nm};
         c.s[c.ns++] = dash_series("shm_used_mb", DS_HOST, 0, HH_SHM_USED_BYTES, MB);

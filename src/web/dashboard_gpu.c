@@ -228,8 +228,8 @@ void dash_gpu_overview(struct dash *d)
                 return;
         sb_printf(d->out,
                   "<h2>All %u GPUs</h2>\n<p class=\"note\">Temperature and power of "
-                  "each GPU, with its lost periods and throttle reasons; the details "
-                  "follow.</p>\n<div class=\"grid small\">\n",
+                  "each GPU (each on its own axis), with its lost periods and throttle "
+                  "reasons; the details follow.</p>\n<div class=\"grid small\">\n",
                   n);
         for (unsigned g = 0; g < d->f->ngpus && g < VIGIL_MAX_GPUS; g++) {
                 const struct gpu_frame *gf = &d->f->gpus[g];
@@ -237,19 +237,26 @@ void dash_gpu_overview(struct dash *d)
                         continue;
                 char title[48];
                 size_t nb = gpu_bands(d, g);
-                snprintf(title, sizeof(title), "GPU %u%s", gf->index, gf->ok ? "" : " (LOST)");
+                /* Two charts, each on its own axis: °C and W never share one. */
+                snprintf(title, sizeof(title), "GPU %u%s temperature", gf->index,
+                         gf->ok ? "" : " (LOST)");
                 struct dash_chart c = {.title = title,
                                        .y_label = "\xC2\xB0"
-                                                  "C / W",
+                                                  "C",
                                        .y_zero = true,
                                        .y_min = NAN,
                                        .y_max = NAN,
                                        .always = true,
                                        .width = 290,
-                                       .height = 130,
+                                       .height = 110,
                                        .b = d->b,
                                        .nb = nb};
                 c.s[c.ns++] = dash_series("temp", DS_GPU, g, HG_TEMP_C, 0);
+                dash_draw(d, &c);
+                snprintf(title, sizeof(title), "GPU %u%s power", gf->index,
+                         gf->ok ? "" : " (LOST)");
+                c.y_label = "W";
+                c.ns = 0;
                 c.s[c.ns++] = dash_series("power", DS_GPU, g, HG_POWER_W, 0);
                 dash_draw(d, &c);
         }

@@ -136,7 +136,7 @@ if [ -f "$NVML_SIM" ]; then
 		load gpu "$URL" 4800
 		python3 "$DOM_CHECK" "browser gpu" "$TMP/gpu.dom" --min-points 5 \
 			--sections "GPU =8" --section-svgs "GPU =5" --text "NVIDIA H100 80GB HBM3" \
-			--sections "All 8 GPUs=1" --section-svgs "All 8 GPUs=8" --text "What happened" \
+			--sections "All 8 GPUs=1" --section-svgs "All 8 GPUs=16" --text "What happened" \
 			--title "type=START" --absent-tag script
 	else
 		echo "# skip: this build samples no GPU (no gpu0 CSV with the simulated NVML)"
@@ -148,7 +148,7 @@ fi
 UNIT="$BUILD_DIR/tests/test_dashboard"
 if [ -x "$UNIT" ] && VIGIL_TEST_OUT="$TMP" "$UNIT" >"$TMP/unit.log" 2>&1; then
 	load synthetic "file://$TMP/dashboard-synthetic.html" 2900
-	python3 "$DOM_CHECK" "browser synthetic" "$TMP/synthetic.dom" --svgs 21 --min-points 25 \
+	python3 "$DOM_CHECK" "browser synthetic" "$TMP/synthetic.dom" --svgs 23 --min-points 25 \
 		--sections "GPU =2" --section-svgs "GPU =5" --title "GPU LOST: NVML answered nothing" \
 		--title "throttle: sw_power_cap" --title "type=TDP_CHANGE" --title "anomaly flags raised" \
 		--text "GPU LOST: GPU is lost" --text "<script>alert(1)</script>" --absent-tag script

@@ -144,8 +144,11 @@ static void test_page(void **state)
         assert_int_equal(dashboard_render(&out, h, &fr, &info), 0);
         const char *p = out.buf;
         write_artefact(p);
-        /* Host 4, processes 2, Pi 3, the overview of the two GPUs, GPUs 5 each. */
-        assert_int_equal(count_str(p, "<svg "), 4 + 2 + 3 + 2 + 5 * 2);
+        /* Host 4, processes 2, Pi 3, the overview of the two GPUs (temperature and power
+         * on axes of their own: 2 each), GPUs 5 each. */
+        assert_int_equal(count_str(p, "<svg "), 4 + 2 + 3 + 2 * 2 + 5 * 2);
+        assert_null(strstr(p, "C / W"));
+        assert_int_equal(count_str(p, ">GPU 1 power</text>"), 1);
         assert_non_null(strstr(p, "<meta http-equiv=\"refresh\" content=\"10\">"));
         assert_non_null(strstr(p, "<h1>vigil on pi-&lt;lobby&gt;</h1>"));
         assert_non_null(strstr(p, "running for 1h 02m"));

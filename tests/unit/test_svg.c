@@ -117,6 +117,77 @@ static void test_basic_structure(void **state)
         sb_free(&sb);
 }
 
+/* A series flat at zero on an axis from zero (an unused /dev/shm): the axis runs 0..1,
+ * never below zero; with a size given, 0..size. */
+static void test_flat_zero_axis(void **state)
+{
+        (void)state;
+        double x[] = {1000, 1010, 1020, 1030};
+        double y[] = {0, 0, 0, 0};
+        struct svg_series se = {.name = "shm_used_mb", .x = x, .y = y, .n = 4};
+        struct svg_chart_spec s = base_spec(&se, 1);
+        s.y_zero = true;
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 1024, 1 << 20), 0);
+        assert_int_equal(svg_chart(&sb, &s), 0);
+        assert_null(strstr(sb.buf, ">-1</text>"));
+        assert_null(strstr(sb.buf, ">-0.5</text>"));
+        assert_non_null(strstr(sb.buf, ">0.0</text>"));
+        assert_non_null(strstr(sb.buf, ">1.0</text>"));
+        sb_reset(&sb);
+        s.y_min = 0;
+        s.y_max = 1900;
+        assert_int_equal(svg_chart(&sb, &s), 0);
+        assert_null(strstr(sb.buf, ">-1</text>"));
+        assert_non_null(strstr(sb.buf, ">1000</text>")); /* up to the size */
+        sb_free(&sb);
+}
+
+/* Time labels ("HH:MM:SS" and the like) of a chart: their x positions, in order. */
+static int time_label_xs(const char *svg, double *xs, int cap)
+{
+        int n = 0;
+        for (const char *p = strstr(svg, "<text x=\""); p; p = strstr(p + 1, "<text x=\"")) {
+                const char *gt = strchr(p, '>');
+                if (!gt ||
+                    !(gt[1] >= '0' && gt[1] <= '9' && gt[2] >= '0' && gt[2] <= '9' && gt[3] == ':'))
+                        continue;
+                if (n < cap)
+                        xs[n] = strtod(p + 9, NULL);
+                n++;
+        }
+        return n;
+}
+
+/* A narrow chart (the dashboard's overview, 290 px) of 15 minutes: fewer time labels,
+ * none touching the next ("HH:MM:SS" is about 50 px at 11 px). */
+static void test_time_labels_never_overlap(void **state)
+{
+        (void)state;
+        static const int widths[] = {290, 400, 800};
+        double x[91], y[91];
+        for (int i = 0; i < 91; i++) {
+                x[i] = 1764700000 + 10.0 * i;
+                y[i] = i;
+        }
+        struct svg_series se = {.name = "temp", .x = x, .y = y, .n = 91};
+        for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+                struct svg_chart_spec s = base_spec(&se, 1);
+                s.width = widths[w];
+                struct strbuf sb;
+                assert_int_equal(sb_init_heap(&sb, 1024, 1 << 20), 0);
+                assert_int_equal(svg_chart(&sb, &s), 0);
+                double xs[40];
+                int n = time_label_xs(sb.buf, xs, 40);
+                assert_true(n >= 2);
+                for (int i = 1; i < n && i < 40; i++)
+                        if (xs[i] - xs[i - 1] < 8 * 6.2 + 6)
+                                fail_msg("width %d: labels %d and %d %.1f px apart", widths[w],
+                                         i - 1, i, xs[i] - xs[i - 1]);
+                sb_free(&sb);
+        }
+}
+
 static void test_nan_gap_splits_path(void **state)
 {
         (void)state;
@@ -313,6 +384,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_basic_structure),
+            cmocka_unit_test(test_flat_zero_axis),
+            cmocka_unit_test(test_time_labels_never_overlap),
             cmocka_unit_test(test_nan_gap_splits_path),
             cmocka_unit_test(test_decimation_keeps_spike),
             cmocka_unit_test(test_escaping_and_markers),
