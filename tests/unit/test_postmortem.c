@@ -384,11 +384,16 @@ static void test_write_latest(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_state_roundtrip), cmocka_unit_test(test_state_parse_damage),
-            cmocka_unit_test(test_state_identity),  cmocka_unit_test(test_classify),
-            cmocka_unit_test(test_boot_id),         cmocka_unit_test(test_split),
-            cmocka_unit_test(test_klog_rank),       cmocka_unit_test(test_klog_gpu),
-            cmocka_unit_test(test_klog_binary),     cmocka_unit_test(test_build),
+            cmocka_unit_test(test_state_roundtrip),
+            cmocka_unit_test(test_state_parse_damage),
+            cmocka_unit_test(test_state_identity),
+            cmocka_unit_test(test_classify),
+            cmocka_unit_test(test_boot_id),
+            cmocka_unit_test(test_split),
+            cmocka_unit_test(test_klog_rank),
+            cmocka_unit_test(test_klog_gpu),
+            cmocka_unit_test(test_klog_binary),
+            cmocka_unit_test(test_build),
             cmocka_unit_test(test_down_never_negative),
             cmocka_unit_test(test_write_latest),
         };
