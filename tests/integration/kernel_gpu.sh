@@ -145,7 +145,7 @@ check "summary: Xid 79 with its meaning" grep -q '^    (critical) gpu0: Xid 79 (
 check "summary: the SXid" grep -q '0000:c6:00.0: kernel log sxid 20034' "$out"
 check "summary: the init failure" grep -q '0000:02:00.0: kernel log init_failed' "$out"
 # The simulator still answers for gpu0: nothing says it came back.
-check "summary: the GPU lost is still lost (nothing answered again)" grep -q '^    gpu0: GPU lost.*still lost at the end' "$out"
+check "summary: the GPU lost is still lost (nothing answered again)" grep -q '^    (critical) gpu0: GPU lost.*still lost at the end' "$out"
 check "gpu count: the lost GPU does not answer" grep -q 'type=GPU_COUNT state=missing answering=0 expected=1' "$EV"
 check "gpu count: never back" test -z "$(grep 'type=GPU_COUNT state=back' "$EV")"
 
