@@ -149,7 +149,7 @@ static bool from_nic(const char *root, struct hw_identity *ret)
         size_t n = 0;
         for (struct dirent *e; n < 64 && (e = readdir(d));)
                 if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof(names[0])) {
-                        snprintf(names[n], sizeof(names[n]), "%s", e->d_name);
+                        memcpy(names[n], e->d_name, strlen(e->d_name) + 1); /* fits: above */
                         order[n] = names[n];
                         n++;
                 }
