@@ -103,7 +103,10 @@ Q_WORST = "topk(100, (%s and on (%s) %s) or %s or (%s and on (%s) %s))" % (
     CRIT, KEY, REPORTING, SILENT, WARN, KEY, REPORTING)
 Q_HOT_GPU = "topk(10, max by (%s, gpu) (vigil_gpu_temperature_celsius{%s}))" % (KEY, SEL)
 Q_HOT_PI = "topk(10, max by (%s) (vigil_rpi_temperature_celsius{%s}))" % (KEY, SEL)
-Q_BACKLOG = "topk(10, max by (%s) (vigil_remote_write_oldest_sample_age_seconds{%s}))" % (KEY, SEL)
+# The age is absent while a queue is empty (nothing waits): such a machine shows 0, so the
+# panel lists every pushing machine, the ones falling behind first.
+Q_BACKLOG = ("topk(10, max by (%s) (vigil_remote_write_oldest_sample_age_seconds{%s}"
+             " or 0 * vigil_remote_write_queue_samples{%s}))" % (KEY, SEL, SEL))
 Q_SITES = "count by (site) (%s)" % REPORTING.replace("max by (%s)" % KEY, "max by (site, %s)" % KEY)
 
 MACHINE_LINK = ("/d/vigil-fleet/vigil-fleet?var-site=$site&var-instance=${__data.fields.instance}"

@@ -18,6 +18,9 @@ SOCK="$TMP/tmux.sock"
 T() { tmux -S "$SOCK" "$@"; }
 trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 [ -n "${KEEP_TMP:-}" ] && trap "T kill-server 2>/dev/null" EXIT
+# One session lives for the whole test: a server left without sessions exits, and a
+# session started while it is exiting fails ("server exited unexpectedly").
+T new-session -d -s keep -x 80 -y 24 sleep 3600
 
 # term NAME COLSxROWS ENV... -- ARGS...: vigil in a tmux pane of that size; the pane
 # stays after it exits, and a line "EXIT=<status>" follows its output (Ctrl+C in the
