@@ -79,6 +79,7 @@ struct am_sink {
         struct am_alert cur[AM_MAX_ALERTS];
         size_t cur_n;
         uint64_t seen_gen;
+        int64_t start_ms;     /* the sink's start (Unix ms) */
         int64_t next_send_ms; /* 0: now */
         int64_t last_send_ms;
         unsigned failures;
@@ -127,8 +128,10 @@ static void save(struct am_sink *s)
 }
 
 /* The evaluation's firing set into the store: new alerts added, alerts no longer
- * firing resolved now, resolved ones firing again started anew. True when the store
- * changed (it is then written). */
+ * firing resolved now, resolved ones firing again started anew. An alert still firing
+ * from before a restart gets keep_firing_for from the start to be raised again (a GPU
+ * still lost is found lost again after a sample or two; an Xid is not seen again and
+ * its keep_firing_for ends). True when the store changed (it is then written). */
 static bool merge(struct am_sink *s, int64_t now_ms)
 {
         bool dirty = false;
@@ -137,6 +140,9 @@ static bool merge(struct am_sink *s, int64_t now_ms)
                 bool firing = false;
                 for (size_t k = 0; k < s->cur_n && !firing; k++)
                         firing = s->cur[k].id == e->a.id;
+                if (!firing && e->carried &&
+                    now_ms - s->start_ms < s->cfg.keep_firing_ns / MS_NS)
+                        continue;
                 if (!firing && !e->a.ends_ms) {
                         e->a.ends_ms = now_ms > e->a.starts_ms ? now_ms : e->a.starts_ms + 1;
                         e->delivered = false;
@@ -148,6 +154,7 @@ static bool merge(struct am_sink *s, int64_t now_ms)
                 struct am_entry *e = am_store_find(&s->store, w->id);
                 if (e && !e->a.ends_ms) {
                         /* Firing still: the latest sentence, sent at the next resend. */
+                        e->carried = false;
                         memcpy(e->a.summary, w->summary, sizeof(w->summary));
                         memcpy(e->a.description, w->description, sizeof(w->description));
                         continue;
@@ -435,11 +442,12 @@ static int am_init(struct vigil_ctx *ctx, void **ret_state)
         cond_init_mono(&s->cond);
         s->ctx = ctx;
         s->rng = (uint64_t)now_real_ns() ^ ((uint64_t)getpid() << 32);
+        s->start_ms = now_real_ns() / MS_NS;
         if ((r = configure(s, o)) < 0)
                 goto out;
         if (gethostname(s->host, sizeof(s->host) - 1) < 0)
                 s->host[0] = '\0';
-        s->nbase = rw_push_labels(&s->cfg, o->root, s->base);
+        s->nbase = rw_push_labels("alertmanager", &s->cfg, o->root, s->base);
         for (size_t i = 0; i < s->nbase; i++)
                 if (!strcmp(s->base[i].name, "instance"))
                         snprintf(s->host, sizeof(s->host), "%s", s->base[i].value);

@@ -136,6 +136,7 @@ static int parse_line(struct am_store *s, const char *p, const char *end)
             get_field(&p, end, e.a.description, sizeof(e.a.description)) < 0 || p != end)
                 return -EBADMSG;
         e.delivered = delivered == 1;
+        e.carried = !e.a.ends_ms;
         e.a.id = am_alert_id(&e.a);
         s->e[s->n++] = e;
         return 0;

@@ -28,6 +28,7 @@
 struct am_entry {
         struct am_alert a;
         bool delivered; /* the Alertmanager took this state (firing, or resolved) */
+        bool carried;   /* read firing from the file, not raised again by this run yet */
 };
 
 struct am_store {

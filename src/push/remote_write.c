@@ -468,7 +468,7 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 vlog(LOG_ERR, "remote-write config %s", err);
                 goto out;
         }
-        s->nlabels = rw_push_labels(&s->cfg, o->root, s->labels);
+        s->nlabels = rw_push_labels("remote-write", &s->cfg, o->root, s->labels);
         s->every_ticks =
             (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
         s->every_ticks = s->every_ticks ? s->every_ticks : 1;
