@@ -140,8 +140,7 @@ static bool merge(struct am_sink *s, int64_t now_ms)
                 bool firing = false;
                 for (size_t k = 0; k < s->cur_n && !firing; k++)
                         firing = s->cur[k].id == e->a.id;
-                if (!firing && e->carried &&
-                    now_ms - s->start_ms < s->cfg.keep_firing_ns / MS_NS)
+                if (!firing && e->carried && now_ms - s->start_ms < s->cfg.keep_firing_ns / MS_NS)
                         continue;
                 if (!firing && !e->a.ends_ms) {
                         e->a.ends_ms = now_ms > e->a.starts_ms ? now_ms : e->a.starts_ms + 1;

@@ -72,7 +72,8 @@ static void add_machine_id(const char *who, const char *root, struct rw_label *l
                      "%s: no machine ID in /etc/machine-id (%s): pushed %s carry no machine_id "
                      "label, and machines with the same host name merge into one (run "
                      "systemd-machine-id-setup, or set machine_id in external_labels)",
-                     who, r == -ENODATA ? "empty or uninitialized, an image not booted yet"
+                     who,
+                     r == -ENODATA ? "empty or uninitialized, an image not booted yet"
                                    : strerror(-r),
                      strcmp(who, "remote-write") ? "alerts" : "series");
         }
