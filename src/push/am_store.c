@@ -15,7 +15,7 @@
 
 int am_store_open(struct am_store *s, const char *dir)
 {
-        memset(s, 0, sizeof(*s));
+        s->n = 0; /* the table's pages stay untouched until used */
         s->write_fn = write;
         snprintf(s->path, sizeof(s->path), "%s/" AM_STORE_FILE, dir);
         snprintf(s->tmp, sizeof(s->tmp), "%s/" AM_STORE_FILE ".tmp", dir);

@@ -39,7 +39,8 @@ struct am_store {
         ssize_t (*write_fn)(int fd, const void *buf, size_t len);
 };
 
-/* Set s up for dir/alerts (dir must exist) and read what the file holds. 0 (none or
+/* Set s up for dir/alerts (dir must exist) and read what the file holds (any table s
+ * had is dropped). 0 (none or
  * read); -EBADMSG when it was damaged and moved aside (s empty); another -errno when
  * it could not be read (s empty, the file left as it is). */
 int am_store_open(struct am_store *s, const char *dir);
