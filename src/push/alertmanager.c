@@ -48,8 +48,9 @@ struct track {
         char key[FINDING_KEY_LEN];
         uint64_t count;
         double last_t;
+        double value;      /* a share of time (throttling): rising means seen again */
         bool open;         /* its state was open (a GPU lost) at the last look */
-        int64_t change_ms; /* when it was last seen anew; 0: cleared */
+        int64_t change_ms; /* CLOCK_MONOTONIC ms it was last seen anew; 0: cleared */
 };
 
 struct am_sink {
@@ -79,9 +80,10 @@ struct am_sink {
         struct am_alert cur[AM_MAX_ALERTS];
         size_t cur_n;
         uint64_t seen_gen;
-        int64_t start_ms;     /* the sink's start (Unix ms) */
+        /* CLOCK_MONOTONIC ms: a wall clock set back (a Pi without a real-time clock
+         * at its first NTP answer) delays nothing. */
+        int64_t start_ms;     /* the sink's start */
         int64_t next_send_ms; /* 0: now */
-        int64_t last_send_ms;
         unsigned failures;
         long logged_status;
         int logged_curl;
@@ -132,7 +134,7 @@ static void save(struct am_sink *s)
  * from before a restart gets keep_firing_for from the start to be raised again (a GPU
  * still lost is found lost again after a sample or two; an Xid is not seen again and
  * its keep_firing_for ends). True when the store changed (it is then written). */
-static bool merge(struct am_sink *s, int64_t now_ms)
+static bool merge(struct am_sink *s, int64_t now_ms, int64_t mono_ms)
 {
         bool dirty = false;
         for (size_t i = 0; i < s->store.n; i++) {
@@ -140,7 +142,7 @@ static bool merge(struct am_sink *s, int64_t now_ms)
                 bool firing = false;
                 for (size_t k = 0; k < s->cur_n && !firing; k++)
                         firing = s->cur[k].id == e->a.id;
-                if (!firing && e->carried && now_ms - s->start_ms < s->cfg.keep_firing_ns / MS_NS)
+                if (!firing && e->carried && mono_ms - s->start_ms < s->cfg.keep_firing_ns / MS_NS)
                         continue;
                 if (!firing && !e->a.ends_ms) {
                         e->a.ends_ms = now_ms > e->a.starts_ms ? now_ms : e->a.starts_ms + 1;
@@ -192,7 +194,7 @@ static void log_failure(struct am_sink *s, const struct rw_result *res, size_t n
 
 /* Every firing alert and every resolution not delivered, in one request (at most
  * AM_MAX_ALERTS, under Prometheus's 256 a request: notifier/manager.go:37). */
-static void deliver(struct am_sink *s, int64_t now_ms)
+static void deliver(struct am_sink *s, int64_t now_ms, int64_t mono_ms)
 {
         struct am_alert *batch = s->cur; /* reused: the firing set is merged already */
         size_t n = 0;
@@ -213,7 +215,6 @@ static void deliver(struct am_sink *s, int64_t now_ms)
                 rw_client_post(&s->client, s->body.buf, s->body.len, s->cfg.timeout_ns / MS_NS,
                                &res);
         }
-        s->last_send_ms = now_ms;
         if (res.outcome == RW_ACCEPTED) {
                 for (size_t i = s->store.n; i-- > 0;) {
                         struct am_entry *e = &s->store.e[i];
@@ -233,7 +234,7 @@ static void deliver(struct am_sink *s, int64_t now_ms)
                              "alertmanager: delivering to %s again after %u failed attempts",
                              s->url, s->failures);
                 s->failures = 0;
-                s->next_send_ms = now_ms + s->cfg.resend_delay_ns / MS_NS;
+                s->next_send_ms = mono_ms + s->cfg.resend_delay_ns / MS_NS;
         } else {
                 if (res.curl_code == CURLE_ABORTED_BY_CALLBACK)
                         return;
@@ -242,7 +243,7 @@ static void deliver(struct am_sink *s, int64_t now_ms)
                 int64_t max_ms = s->cfg.resend_delay_ns / MS_NS;
                 max_ms = max_ms < 5000 ? 5000 : max_ms;
                 s->next_send_ms =
-                    now_ms + rw_backoff_ms(s->failures, max_ms, res.retry_after_s, &s->rng);
+                    mono_ms + rw_backoff_ms(s->failures, max_ms, res.retry_after_s, &s->rng);
         }
         pthread_mutex_lock(&s->lock);
         if (res.outcome == RW_ACCEPTED)
@@ -258,12 +259,11 @@ static void *sender(void *arg)
         struct am_sink *s = arg;
         pthread_mutex_lock(&s->lock);
         while (!s->stop) {
-                int64_t now_ms = now_real_ns() / MS_NS;
+                int64_t now_ms = now_real_ns() / MS_NS, mono_ms = now_mono_ns() / MS_NS;
                 bool fresh = s->want_gen != s->seen_gen;
-                bool due = s->seen_gen && now_ms >= s->next_send_ms;
+                bool due = s->seen_gen && mono_ms >= s->next_send_ms;
                 if (!fresh && !due) {
-                        int64_t wait_ms = s->seen_gen ? s->next_send_ms - now_ms : 1000;
-                        wait_ms = wait_ms > 1000 ? 1000 : wait_ms; /* the wall clock may jump */
+                        int64_t wait_ms = s->seen_gen ? s->next_send_ms - mono_ms : 1000;
                         int64_t until = now_mono_ns() + wait_ms * MS_NS;
                         struct timespec ts = {until / 1000000000LL, until % 1000000000LL};
                         pthread_cond_timedwait(&s->cond, &s->lock, &ts);
@@ -275,10 +275,10 @@ static void *sender(void *arg)
                         memcpy(s->cur, s->want, s->want_n * sizeof(s->want[0]));
                 }
                 pthread_mutex_unlock(&s->lock);
-                if (fresh && merge(s, now_ms) && !s->failures)
+                if (fresh && merge(s, now_ms, mono_ms) && !s->failures)
                         s->next_send_ms = 0; /* a change goes at once (unless backing off) */
-                if (now_ms >= s->next_send_ms)
-                        deliver(s, now_ms);
+                if (mono_ms >= s->next_send_ms)
+                        deliver(s, now_ms, mono_ms);
                 pthread_mutex_lock(&s->lock);
                 s->st.pending = am_store_pending(&s->store);
         }
@@ -307,9 +307,10 @@ static struct track *track_of(struct am_sink *s, const struct finding *x, bool *
         return t;
 }
 
-/* Whether finding x fires now: open (a GPU still lost), or seen anew within
- * keep_firing_for. A state that closes resolves at once. */
-static bool fires(struct am_sink *s, const struct finding *x, int64_t now_ms)
+/* Whether finding x fires now: open (a GPU still lost), or seen anew (counted again, a
+ * later time, a larger value) within keep_firing_for. A state that closes resolves at
+ * once. */
+static bool fires(struct am_sink *s, const struct finding *x, int64_t mono_ms)
 {
         bool fresh;
         struct track *t = track_of(s, x, &fresh);
@@ -319,22 +320,23 @@ static bool fires(struct am_sink *s, const struct finding *x, int64_t now_ms)
         bool same_t = (isnan(t->last_t) && isnan(x->last_t)) || t->last_t == x->last_t;
         if (t->open && !open)
                 t->change_ms = 0;
-        else if (fresh || t->count != x->count || !same_t)
-                t->change_ms = now_ms;
+        else if (fresh || t->count != x->count || !same_t || x->value > t->value)
+                t->change_ms = mono_ms;
         t->open = open;
         t->count = x->count;
         t->last_t = x->last_t;
-        return open || (t->change_ms && now_ms - t->change_ms < s->cfg.keep_firing_ns / MS_NS);
+        t->value = x->value;
+        return open || (t->change_ms && mono_ms - t->change_ms < s->cfg.keep_firing_ns / MS_NS);
 }
 
-static void evaluate(struct am_sink *s, struct vigil_ctx *ctx, int64_t now_ms)
+static void evaluate(struct am_sink *s, struct vigil_ctx *ctx, int64_t now_ms, int64_t mono_ms)
 {
         size_t n = 0;
         run_findings_build(ctx, 0, s->fs);
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; i < s->fs->n && n < AM_MAX_ALERTS; i++) {
                 const struct finding *x = &s->fs->items[i];
-                if (!x->alarm || x->severity > FINDING_WARNING || !fires(s, x, now_ms))
+                if (!x->alarm || x->severity > FINDING_WARNING || !fires(s, x, mono_ms))
                         continue;
                 if (am_alert_from_finding(x, s->base, s->nbase, s->host, now_ms, &s->want[n]))
                         n++;
@@ -350,7 +352,7 @@ static int am_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
         struct am_sink *s = state;
         if (t->mono_ns >= s->next_eval_ns) {
                 s->next_eval_ns = t->mono_ns + s->cfg.eval_interval_ns;
-                evaluate(s, ctx, t->real_ns / MS_NS);
+                evaluate(s, ctx, t->real_ns / MS_NS, t->mono_ns / MS_NS);
         }
         pthread_mutex_lock(&s->lock);
         ctx->extra->alerts = s->st;
@@ -387,6 +389,11 @@ static int configure(struct am_sink *s, const struct vigil_options *o)
                 return -EINVAL;
         }
         const char *base = o->alertmanager[0] ? o->alertmanager : s->cfg.url;
+        if (!base[0]) {
+                vlog(LOG_ERR, "alertmanager config %s has no url, and --alertmanager is not given",
+                     o->alertmanager_config);
+                return -EINVAL;
+        }
         if (!url_ok(base)) {
                 vlog(LOG_ERR, "--alertmanager: '%.200s' is not an http:// or https:// URL", base);
                 return -EINVAL;
@@ -441,7 +448,7 @@ static int am_init(struct vigil_ctx *ctx, void **ret_state)
         cond_init_mono(&s->cond);
         s->ctx = ctx;
         s->rng = (uint64_t)now_real_ns() ^ ((uint64_t)getpid() << 32);
-        s->start_ms = now_real_ns() / MS_NS;
+        s->start_ms = now_mono_ns() / MS_NS;
         if ((r = configure(s, o)) < 0)
                 goto out;
         if (gethostname(s->host, sizeof(s->host) - 1) < 0)

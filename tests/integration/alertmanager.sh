@@ -214,3 +214,8 @@ printf 'resend_delay: 1s\npush_interval: 1s\n' >"$TMP/bad.yml"
 check "bad config: vigil stops" test $? -ne 0
 check "bad config: names the file, line and key" \
 	grep -q "alertmanager config $TMP/bad.yml: line 2: unsupported key 'push_interval' (supported: timeout, bearer_token_file, basic_auth, tls_config, external_labels, url, resend_delay, evaluation_interval, keep_firing_for)" "$TMP/cfg.err"
+printf 'timeout: 2s\n' >"$TMP/nourl.yml"
+"$VIGIL" --root "$ROOT" --gpu none --quiet --log-dir "$TMP/logbad" \
+	--alertmanager-config "$TMP/nourl.yml" --count 1 >"$TMP/nourl.out" 2>"$TMP/nourl.err"
+check "config without url: vigil stops" test $? -ne 0
+check "config without url: says so" grep -q "alertmanager config $TMP/nourl.yml has no url, and --alertmanager is not given" "$TMP/nourl.err"
