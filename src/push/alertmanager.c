@@ -18,6 +18,7 @@
 #include "core/counters.h"
 #include "core/run_findings.h"
 #include "push/am_alert.h"
+#include "push/am_eval.h"
 #include "push/am_store.h"
 #include "push/remote_write.h"
 #include "push/rw_config.h"
@@ -39,18 +40,6 @@ static const struct rw_client_kind am_kind = {
     .hint_404 = "no Alertmanager API v2 at this URL (give the Alertmanager's base URL, "
                 "http://HOST:9093, or its path prefix)",
     .config = "the Alertmanager config",
-};
-
-/* What the main loop remembers of a finding between evaluations. */
-struct track {
-        enum finding_kind kind;
-        char source[FINDING_SRC_LEN];
-        char key[FINDING_KEY_LEN];
-        uint64_t count;
-        double last_t;
-        double value;      /* a share of time (throttling): rising means seen again */
-        bool open;         /* its state was open (a GPU lost) at the last look */
-        int64_t change_ms; /* CLOCK_MONOTONIC ms it was last seen anew; 0: cleared */
 };
 
 struct am_sink {
@@ -94,8 +83,7 @@ struct am_sink {
 
         /* Main loop only. */
         struct findings *fs;
-        struct track tracks[TRACK_MAX];
-        size_t ntracks;
+        struct am_eval eval;
         int64_t next_eval_ns;
 };
 
@@ -288,47 +276,6 @@ static void *sender(void *arg)
 
 /* ---- the main loop ---- */
 
-static struct track *track_of(struct am_sink *s, const struct finding *x, bool *ret_new)
-{
-        *ret_new = false;
-        for (size_t i = 0; i < s->ntracks; i++) {
-                struct track *t = &s->tracks[i];
-                if (t->kind == x->kind && !strcmp(t->source, x->source) && !strcmp(t->key, x->key))
-                        return t;
-        }
-        if (s->ntracks >= TRACK_MAX)
-                return NULL;
-        struct track *t = &s->tracks[s->ntracks++];
-        memset(t, 0, sizeof(*t));
-        t->kind = x->kind;
-        memcpy(t->source, x->source, sizeof(t->source));
-        memcpy(t->key, x->key, sizeof(t->key));
-        *ret_new = true;
-        return t;
-}
-
-/* Whether finding x fires now: open (a GPU still lost), or seen anew (counted again, a
- * later time, a larger value) within keep_firing_for. A state that closes resolves at
- * once. */
-static bool fires(struct am_sink *s, const struct finding *x, int64_t mono_ms)
-{
-        bool fresh;
-        struct track *t = track_of(s, x, &fresh);
-        if (!t)
-                return false;
-        bool open = isfinite(x->open_t);
-        bool same_t = (isnan(t->last_t) && isnan(x->last_t)) || t->last_t == x->last_t;
-        if (t->open && !open)
-                t->change_ms = 0;
-        else if (fresh || t->count != x->count || !same_t || x->value > t->value)
-                t->change_ms = mono_ms;
-        t->open = open;
-        t->count = x->count;
-        t->last_t = x->last_t;
-        t->value = x->value;
-        return open || (t->change_ms && mono_ms - t->change_ms < s->cfg.keep_firing_ns / MS_NS);
-}
-
 static void evaluate(struct am_sink *s, struct vigil_ctx *ctx, int64_t now_ms, int64_t mono_ms)
 {
         size_t n = 0;
@@ -336,7 +283,8 @@ static void evaluate(struct am_sink *s, struct vigil_ctx *ctx, int64_t now_ms, i
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; i < s->fs->n && n < AM_MAX_ALERTS; i++) {
                 const struct finding *x = &s->fs->items[i];
-                if (!x->alarm || x->severity > FINDING_WARNING || !fires(s, x, mono_ms))
+                if (!x->alarm || x->severity > FINDING_WARNING ||
+                    !am_eval_fires(&s->eval, x, mono_ms))
                         continue;
                 if (am_alert_from_finding(x, s->base, s->nbase, s->host, now_ms, &s->want[n]))
                         n++;
@@ -451,6 +399,7 @@ static int am_init(struct vigil_ctx *ctx, void **ret_state)
         s->start_ms = now_mono_ns() / MS_NS;
         if ((r = configure(s, o)) < 0)
                 goto out;
+        s->eval.keep_ms = s->cfg.keep_firing_ns / MS_NS;
         if (gethostname(s->host, sizeof(s->host) - 1) < 0)
                 s->host[0] = '\0';
         s->nbase = rw_push_labels("alertmanager", &s->cfg, o->root, s->base);

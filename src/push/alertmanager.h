@@ -8,9 +8,7 @@
  * a resolved one, is sent at once; a firing alert is sent again every resend_delay
  * with endsAt = now + 4 x max(evaluation_interval, resend_delay), so the Alertmanager
  * resolves it by itself if vigil stops sending; a resolved one is sent with endsAt =
- * the time it cleared. A finding with an open state (a GPU lost, GPUs missing) fires
- * while it is open; any other (an Xid, a crash snapshot, a storage error) fires from
- * each time it is seen again until keep_firing_for has passed without it.
+ * the time it cleared. Which findings fire: push/am_eval.h.
  *
  * What the Alertmanager has not taken yet is kept on disk (push/am_store.h) and
  * delivered when it answers again, after a restart too. Sending runs on the sink's

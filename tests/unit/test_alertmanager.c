@@ -1,5 +1,6 @@
 /* Unit tests: the Alertmanager pieces that need no network: a finding as an alert and
- * the JSON of API v2 (push/am_alert.c), its escaping, the on-disk store of alerts not
+ * the JSON of API v2 (push/am_alert.c), its escaping, when a finding fires
+ * (push/am_eval.c), the on-disk store of alerts not
  * delivered (push/am_store.c: round trip, damage, a full disk, its bound), the endpoint
  * of a base URL and the config's keys (push/rw_config.c). */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "core/findings.h"
 #include "push/alertmanager.h"
 #include "push/am_alert.h"
+#include "push/am_eval.h"
 #include "push/am_store.h"
 #include "push/rw_config.h"
 
@@ -231,6 +233,70 @@ static void test_config(void **state)
             rwconfig_parse_for(RWCONF_ALERTMANAGER, skip, strlen(skip), NULL, &c, err, sizeof(err)),
             -EINVAL);
         assert_string_equal(err, "line 2: insecure_skip_verify: 'yes' is not true or false");
+}
+
+/* ---- when a finding fires ---- */
+
+static struct am_eval ev;
+
+static void test_eval(void **state)
+{
+        (void)state;
+        memset(&ev, 0, sizeof(ev));
+        ev.keep_ms = 1000;
+        /* An open state: fires while open, whatever the time; resolved when closed. */
+        struct finding lost = xid_finding();
+        lost.kind = FINDING_GPU_LOST;
+        lost.key[0] = '\0';
+        lost.open_t = 100.0;
+        assert_true(am_eval_fires(&ev, &lost, 10));
+        assert_true(am_eval_fires(&ev, &lost, 50000));
+        lost.open_t = NAN;
+        lost.last_t += 5; /* the recovery updates its time: still resolved at once */
+        assert_false(am_eval_fires(&ev, &lost, 50001));
+        assert_false(am_eval_fires(&ev, &lost, 50002));
+        lost.open_t = 200.0; /* lost again */
+        lost.count++;
+        assert_true(am_eval_fires(&ev, &lost, 60000));
+
+        /* A moment (an Xid): fires for keep_ms from each time it is seen anew. */
+        struct finding xid = xid_finding();
+        assert_true(am_eval_fires(&ev, &xid, 10));
+        assert_true(am_eval_fires(&ev, &xid, 1009));
+        assert_false(am_eval_fires(&ev, &xid, 1010));
+        xid.count++;
+        assert_true(am_eval_fires(&ev, &xid, 2000));
+        assert_false(am_eval_fires(&ev, &xid, 3000));
+        xid.last_t += 1; /* a later time, same count */
+        assert_true(am_eval_fires(&ev, &xid, 4000));
+        /* Another key is another finding. */
+        struct finding other = xid_finding();
+        snprintf(other.key, sizeof(other.key), "48");
+        assert_true(am_eval_fires(&ev, &other, 4500));
+        assert_false(am_eval_fires(&ev, &xid, 5000));
+
+        /* A share of time: rising is seen anew, falling is not. */
+        struct finding thr = xid_finding();
+        thr.kind = FINDING_THROTTLE;
+        snprintf(thr.key, sizeof(thr.key), "HwSlowdown");
+        thr.count = 0;
+        thr.last_t = NAN;
+        thr.value = 0.2;
+        assert_true(am_eval_fires(&ev, &thr, 10));
+        thr.value = 0.1;
+        assert_false(am_eval_fires(&ev, &thr, 1500));
+        thr.value = 0.3;
+        assert_true(am_eval_fires(&ev, &thr, 1600));
+
+        /* Past its bound nothing new fires, and nothing crashes. */
+        struct finding many = xid_finding();
+        size_t fired = 0;
+        for (int i = 0; i < AM_EVAL_MAX + 10; i++) {
+                snprintf(many.key, sizeof(many.key), "k%d", i);
+                fired += am_eval_fires(&ev, &many, 10);
+        }
+        assert_int_equal(ev.n, AM_EVAL_MAX);
+        assert_true(fired < (size_t)AM_EVAL_MAX);
 }
 
 /* ---- the store ---- */
@@ -452,6 +518,7 @@ int main(void)
             cmocka_unit_test(test_json_body),
             cmocka_unit_test(test_endpoint),
             cmocka_unit_test(test_config),
+            cmocka_unit_test(test_eval),
             cmocka_unit_test_setup_teardown(test_store_roundtrip, st_setup, st_teardown),
             cmocka_unit_test_setup_teardown(test_store_damage, st_setup, st_teardown),
             cmocka_unit_test_setup_teardown(test_store_full_disk, st_setup, st_teardown),
