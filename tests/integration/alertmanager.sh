@@ -141,6 +141,9 @@ check "down: the refused connection is said, with what is kept" \
 check "down: vigil_alertmanager_errors_total counts the failures" \
 	wait_metric 10 vigil_alertmanager_errors_total -ge 1
 check "down: vigil_alertmanager_alerts_pending > 0" test "$(metric vigil_alertmanager_alerts_pending)" -ge 1
+"$VIGIL" status --log-dir "$TMP/log" >"$TMP/status-down.out" 2>&1
+check "down: vigil status says what waits" \
+	grep -Eq '^alertmanager: 0 alerts delivered, [1-9][0-9]* failed requests, [1-9][0-9]* alerts not delivered yet$' "$TMP/status-down.out"
 check_eq "down: said once, not once per attempt" 1 "$(grep -c 'alertmanager: cannot deliver' "$TMP/run1.err")"
 
 # --- the Alertmanager starts: the alerts arrive -----------------------------------------
