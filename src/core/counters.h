@@ -62,6 +62,15 @@ struct push_counters {
         double last_success_s;   /* seconds since the epoch of the last accepted push; NAN */
 };
 
+/* The alerts pushed to an Alertmanager (push/alertmanager.c), copied in by the main
+ * loop each tick. */
+struct alert_counters {
+        bool on;          /* --alertmanager given: the families below are shown */
+        uint64_t sent;    /* alerts in requests the Alertmanager accepted */
+        uint64_t errors;  /* requests that failed (network, HTTP 4xx and 5xx) */
+        uint64_t pending; /* alerts whose last state is not yet delivered */
+};
+
 /* GPU errors read from the kernel log (detect/kernel_gpu.c), per PCI device the lines
  * name: vigil_gpu_kernel_errors_total{kind}. The kinds are collect/gpu_klog.h's
  * enum klog_kind, in its order. */
@@ -103,6 +112,7 @@ struct counters {
         unsigned gpus_expected;  /* GPUs the machine should have */
         unsigned gpus_answering; /* GPUs answering now */
         struct push_counters push;
+        struct alert_counters alerts;
         unsigned nklog; /* used entries of klog[] */
         struct klog_dev_counters klog[COUNTERS_MAX_KLOG_DEV];
         uint64_t klog_other[COUNTERS_KLOG_KINDS]; /* devices that found no free entry */

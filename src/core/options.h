@@ -31,6 +31,8 @@ struct vigil_options {
         char web_config[1024];    /* TLS / basic-auth file, Prometheus exporter style */
         char remote_write[1024];  /* "" = no push; the receiver's URL */
         char remote_write_config[1024]; /* auth, TLS, labels, cadence (push/rw_config.h) */
+        char alertmanager[1024];        /* "" = no alerts pushed; the Alertmanager's URL */
+        char alertmanager_config[1024]; /* auth, TLS, resend (push/rw_config.h) */
         char root[1024];                /* prefix for every /proc, /sys and /dev path; "" = / */
         unsigned nwatches;
         struct watch_spec watches[VIGIL_MAX_WATCHES];

@@ -84,6 +84,13 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                     (unsigned long long)p->dropped_full, (unsigned long long)p->dropped_write,
                     (unsigned long long)p->dropped_reject, last);
         }
+        const struct alert_counters *am = ctx->extra ? &ctx->extra->alerts : NULL;
+        if (am && am->on)
+                sb_printf(out,
+                          "alertmanager: %llu alerts delivered, %llu failed requests, %llu "
+                          "alerts not delivered yet\n",
+                          (unsigned long long)am->sent, (unsigned long long)am->errors,
+                          (unsigned long long)am->pending);
         const struct host_frame *h = &f->host;
         size_t mark = out->len;
         sb_puts(out, "host:");

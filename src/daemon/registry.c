@@ -70,6 +70,7 @@ extern const struct vigil_sink vigil_sink_gpu_summary;
 extern const struct vigil_sink vigil_sink_system_info;
 extern const struct vigil_sink vigil_sink_http;
 extern const struct vigil_sink vigil_sink_remote_write;
+extern const struct vigil_sink vigil_sink_alertmanager;
 
 const struct vigil_sink *const vigil_sinks[] = {
         &vigil_sink_postmortem,   /* vigil.state and the post-mortem: first (before HTTP) */
@@ -80,6 +81,7 @@ const struct vigil_sink *const vigil_sinks[] = {
         &vigil_sink_live,
         &vigil_sink_http,         /* /metrics and the dashboard: reads the published frame */
         &vigil_sink_remote_write, /* remote-write queue and push: the /metrics series */
+        &vigil_sink_alertmanager,  /* critical and warning findings as alerts, on its own thread */
         NULL,
 };
 

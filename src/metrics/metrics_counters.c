@@ -279,6 +279,31 @@ static void rw_last_success(struct render *r, const struct render_src *s)
                 metrics_sample(r, NULL, NULL, NULL, push(s)->last_success_s);
 }
 
+/* ---- the alerts pushed to an Alertmanager: struct alert_counters (--alertmanager) ---- */
+
+static const struct alert_counters *alerts(const struct render_src *s)
+{
+        return s->x && s->x->alerts.on ? &s->x->alerts : NULL;
+}
+
+static void am_sent(struct render *r, const struct render_src *s)
+{
+        if (alerts(s))
+                metrics_sample(r, NULL, NULL, NULL, (double)alerts(s)->sent);
+}
+
+static void am_errors(struct render *r, const struct render_src *s)
+{
+        if (alerts(s))
+                metrics_sample(r, NULL, NULL, NULL, (double)alerts(s)->errors);
+}
+
+static void am_pending(struct render *r, const struct render_src *s)
+{
+        if (alerts(s))
+                metrics_sample(r, NULL, NULL, NULL, (double)alerts(s)->pending);
+}
+
 /* ---- the kernel log's GPU errors (detect/kernel_gpu.c), while it is scanned ---- */
 
 /* Every kind of each device counted (a GPU's from the first scan), labelled by the GPU
@@ -452,6 +477,19 @@ static const struct counter_family counter_families[] = {
      .type = "gauge",
      .help = "When the receiver last accepted a push, seconds since the epoch.",
      .render = rw_last_success},
+    /* the alerts pushed to an Alertmanager: struct alert_counters */
+    {.name = "vigil_alertmanager_alerts_sent_total",
+     .type = "counter",
+     .help = "Alerts (firing or resolved) in requests the Alertmanager accepted.",
+     .render = am_sent},
+    {.name = "vigil_alertmanager_errors_total",
+     .type = "counter",
+     .help = "Requests to the Alertmanager that failed (network, HTTP 4xx and 5xx).",
+     .render = am_errors},
+    {.name = "vigil_alertmanager_alerts_pending",
+     .type = "gauge",
+     .help = "Alerts whose last state the Alertmanager has not taken yet (kept on disk).",
+     .render = am_pending},
     /* the kernel log's GPU errors and its skipped records: struct counters */
     {.name = "vigil_gpu_kernel_errors_total",
      .type = "counter",

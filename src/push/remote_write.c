@@ -468,16 +468,16 @@ static int rw_init(struct vigil_ctx *ctx, void **ret_state)
                 vlog(LOG_ERR, "remote-write config %s", err);
                 goto out;
         }
-        s->nlabels = rw_push_labels(&s->cfg, o->root, s->labels);
+        s->nlabels = rw_push_labels("remote-write", &s->cfg, o->root, s->labels);
         s->every_ticks =
             (uint64_t)llround((double)s->cfg.push_interval_ns / (double)o->interval_ns);
         s->every_ticks = s->every_ticks ? s->every_ticks : 1;
-        if ((r = rw_lib_open(&s->lib, err, sizeof(err))) < 0) {
+        if ((r = rw_lib_open(&s->lib, true, "--remote-write", err, sizeof(err))) < 0) {
                 vlog(LOG_ERR, "%s", err);
                 goto out;
         }
-        if ((r = rw_client_init(&s->client, &s->lib, s->url, &s->cfg, &s->abort_request, err,
-                                sizeof(err))) < 0) {
+        if ((r = rw_client_init(&s->client, &s->lib, &rw_kind_remote_write, s->url, &s->cfg,
+                                &s->abort_request, err, sizeof(err))) < 0) {
                 vlog(LOG_ERR, "remote-write config %s: %s", o->remote_write_config, err);
                 r = -EINVAL;
                 goto out;

@@ -15,21 +15,41 @@
 #include "util/conffile.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/strbuf.h"
 
 enum section { SEC_AUTH, SEC_TLS };
 
-static const char *const top_keys[] = {
-    "push_interval", "queue_max_bytes", "timeout",         "bearer_token_file",
-    "basic_auth",    "tls_config",      "external_labels",
+/* The top-level keys, which config each belongs to, and whether it opens a mapping. */
+struct top_key {
+        const char *name;
+        unsigned users; /* RWCONF_* bits */
+        bool block;
+};
+
+#define BOTH (RWCONF_REMOTE_WRITE | RWCONF_ALERTMANAGER)
+
+static const struct top_key top_keys[] = {
+    {"push_interval", RWCONF_REMOTE_WRITE, false},
+    {"queue_max_bytes", RWCONF_REMOTE_WRITE, false},
+    {"timeout", BOTH, false},
+    {"bearer_token_file", BOTH, false},
+    {"basic_auth", BOTH, true},
+    {"tls_config", BOTH, true},
+    {"external_labels", BOTH, true},
+    {"url", RWCONF_ALERTMANAGER, false},
+    {"resend_delay", RWCONF_ALERTMANAGER, false},
+    {"evaluation_interval", RWCONF_ALERTMANAGER, false},
+    {"keep_firing_for", RWCONF_ALERTMANAGER, false},
 };
 #define NTOP     (sizeof(top_keys) / sizeof(top_keys[0]))
 #define K_BEARER 3
-#define K_AUTH   4 /* this one and those after it are mappings */
+#define K_AUTH   4
 #define K_TLS    5
 #define K_LABELS 6
 
 struct rc_reader {
         struct rw_config *c;
+        unsigned user; /* RWCONF_REMOTE_WRITE or RWCONF_ALERTMANAGER */
         const char *base_dir;
         unsigned seen;       /* bit per top-level key seen */
         unsigned line[NTOP]; /* where each top-level key was, by its index (0: absent) */
@@ -41,6 +61,9 @@ void rwconfig_defaults(struct rw_config *c)
         c->push_interval_ns = RW_DEFAULT_PUSH_NS;
         c->timeout_ns = RW_DEFAULT_TIMEOUT_NS;
         c->queue_max_bytes = 64ull << 20;
+        c->resend_delay_ns = AM_DEFAULT_RESEND_NS;
+        c->eval_interval_ns = AM_DEFAULT_EVAL_NS;
+        c->keep_firing_ns = AM_DEFAULT_KEEP_FIRING_NS;
 }
 
 static int set_path(struct conf_yaml *y, const struct conf_yaml_item *it, const char *base_dir,
@@ -99,12 +122,29 @@ static int top_scalar(struct conf_yaml *y, struct rc_reader *p, const struct con
         struct rw_config *c = p->c;
         const char *key = it->key, *v = it->value;
         int64_t ns;
-        if (!strcmp(key, "push_interval") || !strcmp(key, "timeout")) {
+        int64_t *dur = !strcmp(key, "push_interval")         ? &c->push_interval_ns
+                       : !strcmp(key, "timeout")             ? &c->timeout_ns
+                       : !strcmp(key, "resend_delay")        ? &c->resend_delay_ns
+                       : !strcmp(key, "evaluation_interval") ? &c->eval_interval_ns
+                       : !strcmp(key, "keep_firing_for")     ? &c->keep_firing_ns
+                                                             : NULL;
+        if (dur) {
                 if (parse_duration_ns(v, &ns) < 0 || ns < 10000000LL)
                         return conf_yaml_fail(
                             y, it->line, "%s: '%.64s' is not a duration of 10ms or more (15s, 1m)",
                             key, v);
-                *(key[0] == 'p' ? &c->push_interval_ns : &c->timeout_ns) = ns;
+                *dur = ns;
+                return 0;
+        }
+        if (!strcmp(key, "url")) {
+                if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+                        return conf_yaml_fail(y, it->line,
+                                              "url: '%.64s' is not an http:// or "
+                                              "https:// URL",
+                                              v);
+                if (strlen(v) >= sizeof(c->url))
+                        return conf_yaml_fail(y, it->line, "url too long");
+                copy_bounded(c->url, sizeof(c->url), v, strlen(v));
                 return 0;
         }
         if (!strcmp(key, "queue_max_bytes")) {
@@ -136,6 +176,21 @@ static int label_entry(struct conf_yaml *y, struct rw_config *c, const struct co
         return 0;
 }
 
+/* tls_config's insecure_skip_verify: true or false, once. */
+static int skip_verify(struct conf_yaml *y, struct rw_config *c, const struct conf_yaml_item *it)
+{
+        if (c->skip_verify_line)
+                return conf_yaml_fail(y, it->line, "duplicate key '%s'", it->key);
+        c->skip_verify_line = it->line;
+        if (strcmp(it->value, "true") && strcmp(it->value, "false"))
+                return conf_yaml_fail(y, it->line,
+                                      "insecure_skip_verify: '%.64s' is not true or "
+                                      "false",
+                                      it->value);
+        c->insecure_skip_verify = !strcmp(it->value, "true");
+        return 0;
+}
+
 /* An entry of basic_auth or tls_config. */
 static int sec_entry(struct conf_yaml *y, struct rc_reader *p, enum section sec,
                      const struct conf_yaml_item *it)
@@ -159,12 +214,15 @@ static int sec_entry(struct conf_yaml *y, struct rc_reader *p, enum section sec,
                         dst = c->cert_file, cap = sizeof(c->cert_file);
                 else if (!strcmp(key, "key_file"))
                         dst = c->key_file, cap = sizeof(c->key_file);
+                else if (!strcmp(key, "insecure_skip_verify"))
+                        return skip_verify(y, c, it);
         }
         if (!dst)
                 return conf_yaml_fail(y, it->line, "unsupported key '%.64s' in %s", key,
                                       sec == SEC_AUTH
                                           ? "basic_auth (username, password, password_file)"
-                                          : "tls_config (ca_file, cert_file, key_file)");
+                                          : "tls_config (ca_file, cert_file, key_file, "
+                                            "insecure_skip_verify)");
         if (dst[0])
                 return conf_yaml_fail(y, it->line, "duplicate key '%s'", key);
         if (!path) {
@@ -180,23 +238,27 @@ static int sec_entry(struct conf_yaml *y, struct rc_reader *p, enum section sec,
 static int top_entry(struct conf_yaml *y, struct rc_reader *p, const struct conf_yaml_item *it)
 {
         size_t k = 0;
-        while (k < NTOP && strcmp(top_keys[k], it->key))
+        while (k < NTOP && (strcmp(top_keys[k].name, it->key) || !(top_keys[k].users & p->user)))
                 k++;
-        if (k == NTOP)
-                return conf_yaml_fail(
-                    y, it->line,
-                    "unsupported key '%s' (supported: push_interval, queue_max_bytes, "
-                    "timeout, bearer_token_file, basic_auth, tls_config, external_labels)",
-                    it->key);
+        if (k == NTOP) {
+                char list[400];
+                struct strbuf sb;
+                sb_init_fixed(&sb, list, sizeof(list));
+                for (size_t i = 0; i < NTOP; i++)
+                        if (top_keys[i].users & p->user)
+                                sb_printf(&sb, "%s%s", sb.len ? ", " : "", top_keys[i].name);
+                return conf_yaml_fail(y, it->line, "unsupported key '%s' (supported: %s)", it->key,
+                                      list);
+        }
         if (p->seen & (1u << k))
                 return conf_yaml_fail(y, it->line, "duplicate key '%s'", it->key);
         p->seen |= 1u << k;
         p->line[k] = it->line;
         bool block = it->event == CONF_YAML_OPEN;
-        if (k >= K_AUTH && !block)
+        if (top_keys[k].block && !block)
                 return conf_yaml_fail(y, it->line, "'%s' must be followed by an indented block",
                                       it->key);
-        if (k < K_AUTH && block)
+        if (!top_keys[k].block && block)
                 return conf_yaml_fail(y, it->line, "missing value for '%s'", it->key);
         return block ? 0 : top_scalar(y, p, it);
 }
@@ -230,10 +292,10 @@ static int on_item(struct conf_yaml *y, const struct conf_yaml_item *it, void *a
                         return top_entry(y, p, it);
                 if (it->event == CONF_YAML_OPEN)
                         return conf_yaml_fail(y, it->line, "missing value for '%s'", it->key);
-                if (!strcmp(it->parent, top_keys[K_LABELS]))
+                if (!strcmp(it->parent, top_keys[K_LABELS].name))
                         return label_entry(y, p->c, it);
-                return sec_entry(y, p, strcmp(it->parent, top_keys[K_AUTH]) ? SEC_TLS : SEC_AUTH,
-                                 it);
+                return sec_entry(
+                    y, p, strcmp(it->parent, top_keys[K_AUTH].name) ? SEC_TLS : SEC_AUTH, it);
         case CONF_YAML_CLOSE:
                 break;
         case CONF_YAML_END:
@@ -242,23 +304,41 @@ static int on_item(struct conf_yaml *y, const struct conf_yaml_item *it, void *a
         return 0;
 }
 
-int rwconfig_parse(const char *text, size_t len, const char *base_dir, struct rw_config *c,
-                   char *err, size_t cap)
+int rwconfig_parse_for(unsigned user, const char *text, size_t len, const char *base_dir,
+                       struct rw_config *c, char *err, size_t cap)
 {
-        struct rc_reader p = {.c = c, .base_dir = base_dir};
+        struct rc_reader p = {.c = c, .user = user, .base_dir = base_dir};
         return conf_yaml_read(text, len, on_item, &p, err, cap);
 }
 
-static int parse_conf(const char *text, size_t len, const char *base_dir, void *cfg, char *err,
-                      size_t cap)
+int rwconfig_parse(const char *text, size_t len, const char *base_dir, struct rw_config *c,
+                   char *err, size_t cap)
 {
-        return rwconfig_parse(text, len, base_dir, cfg, err, cap);
+        return rwconfig_parse_for(RWCONF_REMOTE_WRITE, text, len, base_dir, c, err, cap);
+}
+
+static int parse_rw(const char *text, size_t len, const char *base_dir, void *cfg, char *err,
+                    size_t cap)
+{
+        return rwconfig_parse_for(RWCONF_REMOTE_WRITE, text, len, base_dir, cfg, err, cap);
+}
+
+static int parse_am(const char *text, size_t len, const char *base_dir, void *cfg, char *err,
+                    size_t cap)
+{
+        return rwconfig_parse_for(RWCONF_ALERTMANAGER, text, len, base_dir, cfg, err, cap);
+}
+
+int rwconfig_load_for(unsigned user, const char *path, struct rw_config *c, char *err, size_t cap)
+{
+        rwconfig_defaults(c);
+        return conf_load(path, RWCONFIG_MAX_BYTES,
+                         user == RWCONF_ALERTMANAGER ? parse_am : parse_rw, c, err, cap);
 }
 
 int rwconfig_load(const char *path, struct rw_config *c, char *err, size_t cap)
 {
-        rwconfig_defaults(c);
-        return conf_load(path, RWCONFIG_MAX_BYTES, parse_conf, c, err, cap);
+        return rwconfig_load_for(RWCONF_REMOTE_WRITE, path, c, err, cap);
 }
 
 int rwconfig_read_secret(const char *path, char *out, size_t cap)

@@ -58,8 +58,8 @@ bool rw_hostname_is_default(const char *name)
 
 /* machine_id (rw_identity.h) unless the config set it, with the warnings a fleet of
  * cloned machines needs: said once, at start. */
-static void add_machine_id(const char *root, struct rw_label *labels, size_t *n, bool have_id,
-                           const char *instance)
+static void add_machine_id(const char *who, const char *root, struct rw_label *labels, size_t *n,
+                           bool have_id, const char *instance)
 {
         char id[RW_MACHINE_ID_LEN + 1] = "";
         int r = have_id ? 0 : rw_machine_id_read(root, id);
@@ -69,24 +69,26 @@ static void add_machine_id(const char *root, struct rw_label *labels, size_t *n,
                 snprintf(l->value, sizeof(l->value), "%s", id);
         } else if (r < 0) {
                 vlog(LOG_WARN,
-                     "remote-write: no machine ID in /etc/machine-id (%s): pushed series carry "
-                     "no machine_id label, and machines with the same host name merge into one "
-                     "series (run systemd-machine-id-setup, or set machine_id in "
-                     "external_labels)",
+                     "%s: no machine ID in /etc/machine-id (%s): pushed %s carry no machine_id "
+                     "label, and machines with the same host name merge into one (run "
+                     "systemd-machine-id-setup, or set machine_id in external_labels)",
+                     who,
                      r == -ENODATA ? "empty or uninitialized, an image not booted yet"
-                                   : strerror(-r));
+                                   : strerror(-r),
+                     strcmp(who, "remote-write") ? "alerts" : "series");
         }
         if (rw_hostname_is_default(instance))
                 vlog(LOG_WARN,
-                     "remote-write: the instance label '%s' is a distribution's default host "
-                     "name, which machines cloned from one image share; %s (give each machine "
-                     "its own host name, or instance in external_labels)",
-                     instance,
-                     id[0] || have_id ? "machine_id still tells their pushed series apart"
-                                      : "their pushed series merge into one");
+                     "%s: the instance label '%s' is a distribution's default host name, which "
+                     "machines cloned from one image share; %s (give each machine its own host "
+                     "name, or instance in external_labels)",
+                     who, instance,
+                     id[0] || have_id ? "machine_id still tells what they push apart"
+                                      : "what they push merges into one");
 }
 
-size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_label *labels)
+size_t rw_push_labels(const char *who, const struct rw_config *cfg, const char *root,
+                      struct rw_label *labels)
 {
         size_t n = 0;
         char host[256];
@@ -114,7 +116,7 @@ size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_l
                 snprintf(l->name, sizeof(l->name), "job");
                 snprintf(l->value, sizeof(l->value), "vigil");
         }
-        add_machine_id(root, labels, &n, have_id, instance);
+        add_machine_id(who, root, labels, &n, have_id, instance);
         struct hw_identity hw;
         if (!have_hw && hw_identity_read(root, &hw) == 0) {
                 struct rw_label *l = &labels[n++];

@@ -41,7 +41,9 @@ bool rw_hostname_is_default(const char *name);
  * hardware (collect/hw_identity.h: what a cloned image does not copy) unless it set
  * them. Warns
  * once (the daemon's start) when there is no machine ID, or when the instance is a
- * default host name. Returns the count. */
-size_t rw_push_labels(const struct rw_config *cfg, const char *root, struct rw_label *labels);
+ * default host name, each warning led by who ("remote-write", "alertmanager"). Returns
+ * the count. */
+size_t rw_push_labels(const char *who, const struct rw_config *cfg, const char *root,
+                      struct rw_label *labels);
 
 #endif

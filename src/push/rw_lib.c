@@ -22,7 +22,7 @@ static const struct dynlib_sym snappy_syms[] = {
     SYM(snappy_uncompressed_length),
 };
 
-int rw_lib_open(struct rw_lib *lib, char *err, size_t cap)
+int rw_lib_open(struct rw_lib *lib, bool with_snappy, const char *who, char *err, size_t cap)
 {
         char why[256];
         struct rw_lib tmp;
@@ -32,23 +32,22 @@ int rw_lib_open(struct rw_lib *lib, char *err, size_t cap)
             dynlib_open(RW_CURL_SONAME, curl_syms, sizeof(curl_syms) / sizeof(curl_syms[0]), &tmp,
                         why, sizeof(why));
         if (!tmp.curl_handle) {
-                snprintf(err, cap, "--remote-write needs libcurl (Debian package libcurl4): %s",
-                         why);
+                snprintf(err, cap, "%s needs libcurl (Debian package libcurl4): %s", who, why);
                 return -ENOENT;
         }
-        tmp.snappy_handle =
-            dynlib_open(RW_SNAPPY_SONAME, snappy_syms, sizeof(snappy_syms) / sizeof(snappy_syms[0]),
-                        &tmp, why, sizeof(why));
-        if (!tmp.snappy_handle) {
+        if (with_snappy)
+                tmp.snappy_handle = dynlib_open(RW_SNAPPY_SONAME, snappy_syms,
+                                                sizeof(snappy_syms) / sizeof(snappy_syms[0]), &tmp,
+                                                why, sizeof(why));
+        if (with_snappy && !tmp.snappy_handle) {
                 dynlib_close(tmp.curl_handle);
-                snprintf(err, cap, "--remote-write needs snappy (Debian package libsnappy1v5): %s",
-                         why);
+                snprintf(err, cap, "%s needs snappy (Debian package libsnappy1v5): %s", who, why);
                 return -ENOENT;
         }
         if (tmp.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
                 dynlib_close(tmp.snappy_handle);
                 dynlib_close(tmp.curl_handle);
-                snprintf(err, cap, "--remote-write: libcurl failed to initialise");
+                snprintf(err, cap, "%s: libcurl failed to initialise", who);
                 return -ENOENT;
         }
         *lib = tmp;

@@ -1,10 +1,11 @@
-/* libcurl and snappy, opened at run time by the remote-write sink: only --remote-write
- * needs them (libcurl brings OpenSSL, nghttp2, ssh and more, a few MB resident). The
+/* libcurl and snappy, opened at run time by the push sinks: only --remote-write (both)
+ * and --alertmanager (libcurl alone) need them (libcurl brings OpenSSL, nghttp2, ssh and more, a few MB resident). The
  * headers give the types at build time; each pointer is typed from the header's own
  * declaration, so a call through it is checked as a direct call would be. */
 #ifndef VIGIL_PUSH_RW_LIB_H
 #define VIGIL_PUSH_RW_LIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <curl/curl.h>
@@ -30,10 +31,11 @@ struct rw_lib {
         __typeof__(snappy_uncompressed_length) *snappy_uncompressed_length;
 };
 
-/* Open both libraries and fill *lib; curl_global_init is called once here (main
- * thread, before the sender thread starts). 0, or -ENOENT with one line in err (cap
- * bytes) naming the package to install and the loader's reason. */
-int rw_lib_open(struct rw_lib *lib, char *err, size_t cap);
+/* Open libcurl, and snappy when with_snappy, and fill *lib (the snappy pointers stay
+ * NULL without it); curl_global_init is called here (main thread, at the sink's init).
+ * who names the option in the message ("--remote-write"). 0, or -ENOENT with one line
+ * in err (cap bytes) naming the package to install and the loader's reason. */
+int rw_lib_open(struct rw_lib *lib, bool with_snappy, const char *who, char *err, size_t cap);
 
 /* Give back the handles (the libraries stay mapped) and clear *lib. Accepts a cleared
  * or failed *lib. */

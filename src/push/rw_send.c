@@ -102,13 +102,28 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
         return c->abort_flag && *c->abort_flag && (ultotal == 0 || ulnow < ultotal);
 }
 
-int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const char *url,
-                   const struct rw_config *cfg, const volatile int *abort_flag, char *err,
-                   size_t cap)
+static const char *const rw_headers[] = {
+    "Content-Encoding: snappy",
+    "Content-Type: application/x-protobuf",
+    "X-Prometheus-Remote-Write-Version: 0.1.0",
+    NULL,
+};
+
+const struct rw_client_kind rw_kind_remote_write = {
+    .headers = rw_headers,
+    .hint_404 = "no remote-write receiver at this URL (a Prometheus needs "
+                "--web.enable-remote-write-receiver, and the path /api/v1/write)",
+    .config = "the remote-write config",
+};
+
+int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const struct rw_client_kind *kind,
+                   const char *url, const struct rw_config *cfg, const volatile int *abort_flag,
+                   char *err, size_t cap)
 {
-        int r;
+        int r = 0;
         memset(c, 0, sizeof(*c));
         c->lib = lib;
+        c->kind = kind;
         c->abort_flag = abort_flag;
         snprintf(c->url, sizeof(c->url), "%s", url);
         c->curl = lib->curl_easy_init();
@@ -116,10 +131,9 @@ int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const char *ur
                 snprintf(err, cap, "libcurl: cannot create a handle");
                 return -ENOMEM;
         }
-        if ((r = add_header(c, "Content-Encoding: snappy")) < 0 ||
-            (r = add_header(c, "Content-Type: application/x-protobuf")) < 0 ||
-            (r = add_header(c, "X-Prometheus-Remote-Write-Version: 0.1.0")) < 0 ||
-            (r = add_header(c, "Expect:")) < 0) {
+        for (size_t i = 0; kind->headers[i] && r == 0; i++)
+                r = add_header(c, kind->headers[i]);
+        if (r < 0 || (r = add_header(c, "Expect:")) < 0) {
                 snprintf(err, cap, "out of memory");
                 return r;
         }
@@ -140,6 +154,10 @@ int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const char *ur
         if (cfg->cert_file[0]) {
                 SETOPT(c, CURLOPT_SSLCERT, cfg->cert_file);
                 SETOPT(c, CURLOPT_SSLKEY, cfg->key_file);
+        }
+        if (cfg->insecure_skip_verify) {
+                SETOPT(c, CURLOPT_SSL_VERIFYPEER, 0L);
+                SETOPT(c, CURLOPT_SSL_VERIFYHOST, 0L);
         }
         return 0;
 }
@@ -239,17 +257,15 @@ static void classify(struct rw_client *c, CURLcode cc, const char *errbuf, struc
                 res->outcome = RW_RETRY;
                 snprintf(res->why, sizeof(res->why),
                          "HTTP %ld: the receiver refused the credentials (check basic_auth or "
-                         "bearer_token_file in the remote-write config)",
-                         s);
+                         "bearer_token_file in %s)",
+                         s, c->kind->config);
                 return;
         }
         if (s == 404) {
                 /* The URL is wrong (or the receiver is off), not the data: keep it and
                  * back off until the URL is fixed, saying so once. */
                 res->outcome = RW_RETRY;
-                snprintf(res->why, sizeof(res->why),
-                         "HTTP 404: no remote-write receiver at this URL (a Prometheus needs "
-                         "--web.enable-remote-write-receiver, and the path /api/v1/write)");
+                snprintf(res->why, sizeof(res->why), "HTTP 404: %s", c->kind->hint_404);
                 return;
         }
         res->outcome = s == 429 || s >= 500 || s < 200 ? RW_RETRY : RW_REJECTED;
@@ -264,34 +280,41 @@ void rw_body_free(struct rw_body *body)
         body->len = 0;
 }
 
-void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct rw_label *labels,
-                    size_t nlabels, struct rw_body *body, int64_t timeout_ms, struct rw_result *res)
+void rw_client_post(struct rw_client *c, const char *body, size_t len, int64_t timeout_ms,
+                    struct rw_result *res)
 {
         char errbuf[CURL_ERROR_SIZE];
         struct reply rep = {.len = 0};
         curl_off_t up = 0;
         memset(res, 0, sizeof(*res));
-        if (!body->buf) {
-                int r = build_body(c->lib, b, labels, nlabels, &body->buf, &body->len);
-                if (r < 0) {
-                        /* Bytes that do not decode will not decode later either. */
-                        res->outcome = r == -ENOMEM ? RW_RETRY : RW_REJECTED;
-                        snprintf(res->why, sizeof(res->why), "cannot encode the batch: %s",
-                                 strerror(-r));
-                        return;
-                }
-        }
         errbuf[0] = '\0';
         SETOPT(c, CURLOPT_ERRORBUFFER, errbuf);
-        SETOPT(c, CURLOPT_POSTFIELDS, body->buf);
-        SETOPT(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len);
+        SETOPT(c, CURLOPT_POSTFIELDS, body);
+        SETOPT(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
         SETOPT(c, CURLOPT_WRITEDATA, &rep);
         SETOPT(c, CURLOPT_TIMEOUT_MS, (long)(timeout_ms > 0 ? timeout_ms : 1));
         SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms > 0 ? timeout_ms : 1));
         CURLcode cc = c->lib->curl_easy_perform(c->curl);
         classify(c, cc, errbuf, &rep, res);
         if (GETINFO(c, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
-                res->body_sent = (size_t)up >= body->len;
+                res->body_sent = (size_t)up >= len;
         SETOPT(c, CURLOPT_ERRORBUFFER, (char *)NULL);
         SETOPT(c, CURLOPT_POSTFIELDS, (char *)NULL);
+}
+
+void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct rw_label *labels,
+                    size_t nlabels, struct rw_body *body, int64_t timeout_ms, struct rw_result *res)
+{
+        if (!body->buf) {
+                int r = build_body(c->lib, b, labels, nlabels, &body->buf, &body->len);
+                if (r < 0) {
+                        /* Bytes that do not decode will not decode later either. */
+                        memset(res, 0, sizeof(*res));
+                        res->outcome = r == -ENOMEM ? RW_RETRY : RW_REJECTED;
+                        snprintf(res->why, sizeof(res->why), "cannot encode the batch: %s",
+                                 strerror(-r));
+                        return;
+                }
+        }
+        rw_client_post(c, body->buf, body->len, timeout_ms, res);
 }

@@ -28,8 +28,20 @@ struct rw_result {
         char why[320];         /* one line: what failed, for the log */
 };
 
+/* What differs between the users of a client: the request headers and what an
+ * answer that says "wrong place" or "wrong credentials" tells the user to check. */
+struct rw_client_kind {
+        const char *const *headers; /* "Name: value" lines, NULL-terminated */
+        const char *hint_404;       /* after "HTTP 404: " */
+        const char *config;         /* the config named in a 401/403 ("the remote-write config") */
+};
+
+/* Remote-write 1.0's headers and hints. */
+extern const struct rw_client_kind rw_kind_remote_write;
+
 /* A prepared connection: the URL, headers and credentials, reused across requests. */
 struct rw_client {
+        const struct rw_client_kind *kind;
         const struct rw_lib *lib;
         CURL *curl;
         struct curl_slist *headers;
@@ -38,11 +50,18 @@ struct rw_client {
         const volatile int *abort_flag;
 };
 
-/* Set up c for url with the auth and TLS of cfg (the bearer token and password files
- * are read here). 0, or -errno with one line in err (cap bytes). */
-int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const char *url,
-                   const struct rw_config *cfg, const volatile int *abort_flag, char *err,
-                   size_t cap);
+/* Set up c for url with the headers of kind and the auth and TLS of cfg (the bearer
+ * token and password files are read here). 0, or -errno with one line in err (cap
+ * bytes). */
+int rw_client_init(struct rw_client *c, const struct rw_lib *lib, const struct rw_client_kind *kind,
+                   const char *url, const struct rw_config *cfg, const volatile int *abort_flag,
+                   char *err, size_t cap);
+
+/* POST body[0..len) and wait at most timeout_ms; fills *res (a 2xx accepted; a network
+ * error, 5xx, 429, 401, 403 and 404 retried; another answer rejected, with the start of
+ * its reply in res->why). */
+void rw_client_post(struct rw_client *c, const char *body, size_t len, int64_t timeout_ms,
+                    struct rw_result *res);
 
 /* One request body: a batch encoded once and POSTed as the same bytes on every retry,
  * as Prometheus's own sender does (storage/remote/queue_manager.go,

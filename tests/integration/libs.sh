@@ -4,7 +4,7 @@
 # --listen without TLS maps neither libmicrohttpd nor GnuTLS (vigil serves plain HTTP
 # itself), a web config with users opens libcrypt, the first response worth compressing
 # zlib, and only a web config with TLS opens libmicrohttpd; --remote-write opens libcurl
-# and snappy.
+# and snappy; --alertmanager libcurl alone.
 . "$(dirname "$0")/../lib.sh"
 
 HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG' # "secret", cost 4
@@ -88,3 +88,17 @@ check "--remote-write: libmicrohttpd not mapped" bash -c "! grep -q '/libmicroht
 kill -TERM "$pid"
 wait "$pid"
 check_eq "--remote-write: exits 0" 0 $?
+
+# --alertmanager: libcurl, not snappy (the Alertmanager need not exist).
+"$VIGIL" --quiet --interval 0.1 --duration 60 --log-dir "$TMP/am" "${ROOT_ARGS[@]}" \
+	--alertmanager "http://127.0.0.1:$port" 2>"$TMP/am.err" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q 'alertmanager: alerts to' "$TMP/am.err" && break
+	sleep 0.1
+done
+check "--alertmanager: libcurl mapped" mapped "$pid" libcurl
+check "--alertmanager: libsnappy not mapped" bash -c "! grep -q '/libsnappy[.-]' /proc/$pid/maps"
+kill -TERM "$pid"
+wait "$pid"
+check_eq "--alertmanager: exits 0" 0 $?
