@@ -213,8 +213,8 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
                 s->split_seq = b->end_seq;
                 s->split_off = b->end_off;
                 s->split_refused = 0;
-                s->split_said = !s->split_said_ns ||
-                                now_mono_ns() - s->split_said_ns >= RW_FULL_WARN_NS;
+                s->split_said =
+                    !s->split_said_ns || now_mono_ns() - s->split_said_ns >= RW_FULL_WARN_NS;
                 if (s->split_said) {
                         s->split_said_ns = now_mono_ns();
                         vlog(LOG_INFO,

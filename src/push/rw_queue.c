@@ -38,9 +38,9 @@
 #define SEG_FMT    "seg-%016" PRIu64 ".q"
 #define SEG_NAME   22 /* strlen("seg-0000000000000000.q") */
 #define CURSOR_LEN 48 /* the cursor file, padded: rewritten in place it never grows */
-/* Segment numbers above this are renumbered from 1 at open, so that the next one
- * never wraps (a lone seg-ffffffffffffffff.q). */
-#define SEQ_RENUMBER (UINT64_C(1) << 62)
+/* Segment numbers above this are renumbered from 1 at open, so that the next ones
+ * keep the 16 digits of the name (a lone seg-9999999999999999.q). */
+#define SEQ_RENUMBER UINT64_C(1000000000000000)
 
 struct hdr {
         uint32_t magic, len;
@@ -258,8 +258,8 @@ static uint64_t count_samples(const struct rw_queue *q, uint64_t seq, uint64_t o
 
 /* Count and say the damage of segment seq at [off, end), once (reads are repeated until
  * the cursor moves past it). samples: those its header names, 0 when it has none. */
-static void damage(struct rw_queue *q, uint64_t seq, uint64_t off, uint64_t end,
-                   uint64_t samples, const char *what)
+static void damage(struct rw_queue *q, uint64_t seq, uint64_t off, uint64_t end, uint64_t samples,
+                   const char *what)
 {
         if (q->said && (seq < q->said_seq || (seq == q->said_seq && off < q->said_off)))
                 return;
@@ -269,11 +269,19 @@ static void damage(struct rw_queue *q, uint64_t seq, uint64_t off, uint64_t end,
         q->st.repairs++;
         q->st.damaged += samples;
         q->st.samples -= samples < q->st.samples ? samples : q->st.samples;
-        vlog(LOG_WARN,
-             "remote-write: queue %s: seg-%016" PRIu64 ".q, bytes %" PRIu64 " to %" PRIu64
-             ": %s; skipped (%" PRIu64 " samples lost, vigil_remote_write_queue_repairs_total), "
-             "the records after it are sent",
-             q->path, seq, off, end, what, samples);
+        if (end == off)
+                vlog(LOG_WARN,
+                     "remote-write: queue %s: seg-%016" PRIu64 ".q cannot be read (%s); "
+                     "skipped (vigil_remote_write_queue_repairs_total), the segments after it "
+                     "are sent",
+                     q->path, seq, what);
+        else
+                vlog(LOG_WARN,
+                     "remote-write: queue %s: seg-%016" PRIu64 ".q, bytes %" PRIu64 " to %" PRIu64
+                     ": %s; skipped (%" PRIu64
+                     " samples lost, vigil_remote_write_queue_repairs_total), the records after "
+                     "it are sent",
+                     q->path, seq, off, end, what, samples);
 }
 
 /* The time of the record at the cursor, or 0 when nothing waits. */
@@ -535,8 +543,8 @@ int rwq_open(const char *log_dir, uint64_t max_bytes, struct rw_queue **ret)
         for (size_t i = 0; i < q->nsegs; i++) {
                 uint64_t seq = q->segs[i];
                 q->bytes += seg_size(q, seq);
-                q->st.samples += count_samples(q, seq, seq == q->cur_seq ? q->cur_off : 0, NULL,
-                                               NULL);
+                q->st.samples +=
+                    count_samples(q, seq, seq == q->cur_seq ? q->cur_off : 0, NULL, NULL);
         }
         q->wsize = seg_size(q, last_seq(q));
         update_oldest(q);
