@@ -9,9 +9,11 @@
  * appended to (it may not exist yet); the cursor is in the first one (those before it
  * are deleted).
  *
- * Damage, as Prometheus's WAL handles it (tsdb/wlog/reader.go reports a CorruptionErr
- * with the segment and offset; tsdb/wlog/wlog.go Repair logs it and counts it in
- * prometheus_tsdb_wal_corruptions_total), except that nothing readable is cut: a record
+ * Damage, as Prometheus's WAL handles it (2.42: tsdb/wlog/reader.go reports a
+ * CorruptionErr naming the segment and offset; tsdb/db.go logs "Encountered WAL read
+ * error, attempting repair", tsdb/wlog/wlog.go Repair counts it in
+ * prometheus_tsdb_wal_corruptions_total), except that nothing readable is cut (Repair
+ * drops everything after the corruption, later segments included): a record
  * that does not check is skipped up to the next one that does (a header and a payload
  * whose checksum match), counted and said once; only a torn record at the very end of
  * the last segment (a crash in the middle of a write) is cut, and counted. A segment
