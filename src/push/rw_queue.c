@@ -589,12 +589,16 @@ static void drop_first(struct rw_queue *q)
         }
 }
 
-/* Whether open's error on a segment is the segment's own (another file could be
- * created), not the disk's. */
-static bool seg_fault(int r)
+/* Whether open's error r on segment seq is the segment's own (something in its place
+ * that another file next to it would not meet), not the directory's or the disk's. */
+static bool seg_fault(const struct rw_queue *q, uint64_t seq, int r)
 {
+        char name[64];
+        struct stat st;
+        seg_name(name, sizeof(name), seq);
         return r != -ENOSPC && r != -EDQUOT && r != -EROFS && r != -EIO && r != -ENOMEM &&
-               r != -EMFILE && r != -ENFILE;
+               r != -EMFILE && r != -ENFILE &&
+               fstatat(q->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static int open_writer(struct rw_queue *q)
@@ -609,7 +613,7 @@ static int open_writer(struct rw_queue *q)
         if (q->wfd >= 0)
                 return 0;
         int fd = open_seg(q, last_seq(q), O_WRONLY | O_CREAT | O_APPEND);
-        if (fd < 0 && seg_fault(fd)) {
+        if (fd < 0 && seg_fault(q, last_seq(q), fd)) {
                 /* A segment that cannot be opened (not a file, a link, its mode): left as
                  * it is, the next number starts. */
                 vlog(LOG_WARN,

@@ -269,7 +269,6 @@ void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct
 {
         char errbuf[CURL_ERROR_SIZE];
         struct reply rep = {.len = 0};
-        curl_off_t up = 0;
         memset(res, 0, sizeof(*res));
         if (!body->buf) {
                 int r = build_body(c->lib, b, labels, nlabels, &body->buf, &body->len);
@@ -290,8 +289,6 @@ void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct
         SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms > 0 ? timeout_ms : 1));
         CURLcode cc = c->lib->curl_easy_perform(c->curl);
         classify(c, cc, errbuf, &rep, res);
-        if (GETINFO(c, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
-                res->body_sent = (size_t)up >= body->len;
         SETOPT(c, CURLOPT_ERRORBUFFER, (char *)NULL);
         SETOPT(c, CURLOPT_POSTFIELDS, (char *)NULL);
 }
