@@ -656,6 +656,32 @@ static void test_queue_future_and_unopenable(void **state)
         rwq_close(q);
 }
 
+/* A directory that refuses every new file (here: vigil's user lost the right to write
+ * it) fails each append, and no segment number is used up for it: once it can write
+ * again, the first segment is seg-1. Root only (seteuid). */
+static void test_queue_dir_refuses(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        char path[400];
+        if (geteuid() != 0) {
+                skip();
+                return;
+        }
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        assert_int_equal(seteuid(65534), 0);
+        int r[5];
+        for (int i = 0; i < 5; i++)
+                r[i] = rwq_append(q, 1000 + i, 10, "x", 1, NULL);
+        assert_int_equal(seteuid(0), 0);
+        for (int i = 0; i < 5; i++)
+                assert_int_equal(r[i], -EACCES);
+        append_n(q, 5, 1, 100, NULL);
+        seg_path(path, sizeof(path), 1);
+        assert_int_equal(access(path, F_OK), 0);
+        rwq_close(q);
+}
+
 static void test_queue_unwritable(void **state)
 {
         (void)state;
@@ -905,6 +931,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_queue_stray_segments, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_damage, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_future_and_unopenable, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_dir_refuses, q_setup, q_teardown),
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test(test_config_comments_and_lines),
