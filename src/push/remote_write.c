@@ -76,8 +76,11 @@ struct rw_sink {
         struct rw_stale stale; /* the series of the last frame queued */
         char *rec, *comp;
         size_t comp_cap;
-        int queue_err; /* the last append error logged; 0 when appends work */
-        int sync_err;  /* the last rwq_sync error logged; 0 when it works */
+        int queue_err;        /* the last append's error; 0 when appends work */
+        int queue_err_said;   /* the last append error said */
+        int64_t queue_err_ns; /* CLOCK_MONOTONIC when it was said */
+        bool queue_back_due;  /* its end is to be said */
+        int sync_err;         /* the last rwq_sync error logged; 0 when it works */
         struct rw_full_warn full_warn;
         struct retry_gate open_gate;
 };
@@ -349,18 +352,26 @@ static void open_queue(struct rw_sink *s, bool first)
         pthread_mutex_unlock(&s->lock);
 }
 
-static void queue_error(struct rw_sink *s, int r)
+static void queue_error(struct rw_sink *s, int r, int64_t mono_ns)
 {
         if (r == s->queue_err)
                 return;
         s->queue_err = r;
-        if (r)
+        /* A disk that fills and empties again (the logs beside the queue take what it
+         * frees) says so once, and its end, every RW_FULL_WARN_NS at most: the
+         * samples are counted (queue_write_error). */
+        if (r && (r != s->queue_err_said || mono_ns - s->queue_err_ns >= RW_FULL_WARN_NS)) {
+                s->queue_err_said = r;
+                s->queue_err_ns = mono_ns;
+                s->queue_back_due = true;
                 vlog(LOG_ERR,
                      "remote-write: cannot queue samples in %s: %s; they are dropped until it "
                      "can (sampling and local logging go on)",
                      s->qdir, strerror(-r));
-        else
+        } else if (!r && s->queue_back_due) {
+                s->queue_back_due = false;
                 vlog(LOG_INFO, "remote-write: queueing samples in %s again", s->qdir);
+        }
 }
 
 static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *t)
@@ -384,7 +395,7 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
                 r = -ENOSPC;
         } else {
                 r = rwq_append(s->q, real / MS_NS, n, s->comp, cl, &dropped);
-                queue_error(s, r);
+                queue_error(s, r, t->mono_ns);
                 if (r == 0)
                         rw_stale_keep(&s->stale);
         }

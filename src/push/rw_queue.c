@@ -478,11 +478,13 @@ static void set_aside_future(struct rw_queue *q)
 }
 
 /* A torn record ends the last segment (a crash in the middle of a write): cut, and
- * what it held counted. Damage before the end is left to the reader, which skips it. */
+ * what it held counted. Damage before the end is left to the reader, which skips it;
+ * bytes before the cursor (acknowledged, maybe a hole given back on a full disk) are
+ * not looked at. */
 static void cut_torn_tail(struct rw_queue *q)
 {
         uint64_t end, cut, size = seg_size(q, last_seq(q));
-        count_samples(q, last_seq(q), 0, &end, &cut);
+        count_samples(q, last_seq(q), last_seq(q) == q->cur_seq ? q->cur_off : 0, &end, &cut);
         if (end >= size)
                 return;
         int fd = open_seg(q, last_seq(q), O_WRONLY);

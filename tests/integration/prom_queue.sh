@@ -225,6 +225,8 @@ if mount -t tmpfs -o size=512k vigil-rwq-full "$LOG/remote-write"; then
 	check_eq "full: none stored twice" 0 "$twice"
 	check "full: the second run's frames all stored" test "${runs##*,}" = "$N"
 	check "full: not one line per frame" test "$(grep -c 'cannot queue' "$TMP/full-1.err")" -le 1
+	check "full: the hole given back is no damage at the restart" \
+		bash -c "! grep -q 'remote-write: queue .*seg-' '$TMP/full-2.err'"
 else
 	not_ok "full: mount a tmpfs"
 fi

@@ -682,6 +682,40 @@ static void test_queue_dir_refuses(void **state)
         rwq_close(q);
 }
 
+/* Acknowledged bytes given back to a full disk (a hole, zeros) are not read as damage
+ * at the next start, even when the hole is the whole last segment. */
+static void test_queue_hole_not_damage(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        struct rwq_batch b;
+        struct rwq_stats st;
+        char path[400], got[400];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 2, 2048 - 24, NULL); /* one page in all */
+        assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 2);
+        assert_int_equal(rwq_commit(q, &b), 0);
+        rwq_batch_free(&b);
+        rwq_close(q);
+        seg_path(path, sizeof(path), 1);
+        int fd = open(path, O_WRONLY);
+        assert_true(fd >= 0);
+        int r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096);
+        close(fd);
+        if (r < 0) {
+                skip(); /* a file system without holes */
+                return;
+        }
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.repairs, 0);
+        append_n(q, 2, 1, 100, NULL);
+        read_all(q, got, sizeof(got));
+        assert_string_equal(got, "1002");
+        rwq_close(q);
+}
+
 static void test_queue_unwritable(void **state)
 {
         (void)state;
@@ -932,6 +966,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_queue_damage, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_future_and_unopenable, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_dir_refuses, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_hole_not_damage, q_setup, q_teardown),
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test(test_config_comments_and_lines),
