@@ -515,6 +515,14 @@ static void read_all(struct rw_queue *q, char *out, size_t cap)
         rwq_batch_free(&b);
 }
 
+/* The records waiting are those at want ("1000 1001 ..."). */
+static void assert_waiting(struct rw_queue *q, const char *want)
+{
+        char got[400];
+        read_all(q, got, sizeof(got));
+        assert_string_equal(got, want);
+}
+
 /* A stray segment far below an empty one (a hand copy), and a lone one at the top of
  * the 16 digits: both open at once (the segment list, not a count from one number to
  * the other), their records are read, and new ones follow in order. Before, the first
@@ -525,7 +533,7 @@ static void test_queue_stray_segments(void **state)
         (void)state;
         struct rw_queue *q;
         struct rwq_stats st;
-        char path[400], to[400], got[400];
+        char path[400], to[400];
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
         append_n(q, 0, 3, 100, NULL);
         rwq_close(q);
@@ -535,8 +543,7 @@ static void test_queue_stray_segments(void **state)
         close(fd);
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
         append_n(q, 3, 1, 100, NULL);
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1000 1001 1002 1003");
+        assert_waiting(q, "1000 1001 1002 1003");
         rwq_close(q);
         /* Only the top one left (the one above taken away with its record): renumbered,
          * read, and the next segments follow it. */
@@ -585,29 +592,25 @@ static void test_queue_damage(void **state)
         (void)state;
         struct rw_queue *q;
         struct rwq_stats st;
-        char got[400];
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES * 4, &q), 0);
         append_n(q, 0, 5, 100, NULL);
         flip(1, 2 * 124 + 24 + 50); /* the payload of the third record */
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1000 1001 1003 1004");
-        read_all(q, got, sizeof(got)); /* read again (a retry): not counted again */
+        assert_waiting(q, "1000 1001 1003 1004");
+        assert_waiting(q, "1000 1001 1003 1004"); /* a retry: not counted again */
         rwq_get_stats(q, &st);
         assert_int_equal(st.repairs, 1);
         assert_int_equal(st.damaged, 10);
         assert_int_equal(st.samples, 40);
         /* New records after the damage are read too. */
         append_n(q, 5, 1, 100, NULL);
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1000 1001 1003 1004 1005");
+        assert_waiting(q, "1000 1001 1003 1004 1005");
         rwq_close(q);
         /* The first header damaged: the segment is kept, the rest is read. */
         flip(1, 0);
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES * 4, &q), 0);
         rwq_get_stats(q, &st);
         assert_int_equal(st.bytes, 6 * 124);
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1001 1003 1004 1005");
+        assert_waiting(q, "1001 1003 1004 1005");
         rwq_get_stats(q, &st);
         assert_int_equal(st.repairs, 2);
         struct rwq_batch b;
@@ -626,7 +629,7 @@ static void test_queue_future_and_unopenable(void **state)
         (void)state;
         struct rw_queue *q;
         struct rwq_stats st;
-        char path[400], aside[420], got[400];
+        char path[400], aside[420];
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
         append_n(q, 0, 2, 100, NULL);
         rwq_close(q);
@@ -639,16 +642,14 @@ static void test_queue_future_and_unopenable(void **state)
         rwq_get_stats(q, &st);
         assert_int_equal(st.repairs, 1);
         append_n(q, 2, 1, 100, NULL);
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1002");
+        assert_waiting(q, "1002");
         rwq_close(q);
         /* The last segment a dangling link: appends go to the next. */
         seg_path(path, sizeof(path), 3);
         assert_int_equal(symlink("/nonexistent/vigil-rwq", path), 0);
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
         append_n(q, 3, 2, 100, NULL);
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1002 1003 1004");
+        assert_waiting(q, "1002 1003 1004");
         seg_path(path, sizeof(path), 4);
         assert_int_equal(access(path, F_OK), 0);
         rwq_get_stats(q, &st);
@@ -690,7 +691,7 @@ static void test_queue_hole_not_damage(void **state)
         struct rw_queue *q = NULL;
         struct rwq_batch b;
         struct rwq_stats st;
-        char path[400], got[400];
+        char path[400];
         assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
         append_n(q, 0, 2, 2048 - 24, NULL); /* one page in all */
         assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
@@ -711,8 +712,7 @@ static void test_queue_hole_not_damage(void **state)
         rwq_get_stats(q, &st);
         assert_int_equal(st.repairs, 0);
         append_n(q, 2, 1, 100, NULL);
-        read_all(q, got, sizeof(got));
-        assert_string_equal(got, "1002");
+        assert_waiting(q, "1002");
         rwq_close(q);
 }
 
