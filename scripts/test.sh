@@ -28,7 +28,7 @@ failures=()
 # install a package on this machine, and need packages `make test` does not install.
 CHECK_ONLY="cross deb"
 # The longest tests start first, so the pool does not wait on one of them at the end.
-SLOW_FIRST="fuzz_replay prom_faults powercut gpu_reprobe gpu_stall faults_proc gpu browser faults_disk gpu_events prom_push"
+SLOW_FIRST="fuzz_replay prom_faults prom_queue powercut gpu_reprobe gpu_stall faults_proc gpu browser faults_disk gpu_events prom_push"
 
 record() { # record NAME STATUS
 	if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1"); fi

@@ -58,6 +58,8 @@ struct push_counters {
         uint64_t dropped_full;   /* samples dropped oldest first past the queue bound */
         uint64_t dropped_write;  /* samples not queued: the queue could not be written */
         uint64_t dropped_reject; /* samples the receiver refused for good (4xx) */
+        uint64_t dropped_damage; /* samples lost to damage of the queue on disk */
+        uint64_t queue_repairs;  /* damage of the queue on disk skipped, cut or set aside */
         uint64_t failed;         /* requests that failed (network, 5xx, 429, 4xx) */
         double last_success_s;   /* seconds since the epoch of the last accepted push; NAN */
 };

@@ -72,17 +72,18 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                 char last[48] = "never";
                 if (!isnan(p->last_success_s))
                         fmt_time_iso_ms(last, sizeof(last), (int64_t)(p->last_success_s * 1e9));
-                sb_printf(
-                    out,
-                    "remote-write: queue %llu bytes, %llu samples, oldest %.0f s; sent %llu, "
-                    "retried %llu, dropped %llu (queue full %llu, not queued %llu, "
-                    "refused %llu); last success %s\n",
-                    (unsigned long long)p->queue_bytes, (unsigned long long)p->queue_samples,
-                    isnan(p->oldest_age_s) ? 0.0 : p->oldest_age_s, (unsigned long long)p->sent,
-                    (unsigned long long)p->retried,
-                    (unsigned long long)(p->dropped_full + p->dropped_write + p->dropped_reject),
-                    (unsigned long long)p->dropped_full, (unsigned long long)p->dropped_write,
-                    (unsigned long long)p->dropped_reject, last);
+                sb_printf(out,
+                          "remote-write: queue %llu bytes, %llu samples, oldest %.0f s; sent %llu, "
+                          "retried %llu, dropped %llu (queue full %llu, not queued %llu, "
+                          "refused %llu, damaged %llu); last success %s\n",
+                          (unsigned long long)p->queue_bytes, (unsigned long long)p->queue_samples,
+                          isnan(p->oldest_age_s) ? 0.0 : p->oldest_age_s,
+                          (unsigned long long)p->sent, (unsigned long long)p->retried,
+                          (unsigned long long)(p->dropped_full + p->dropped_write +
+                                               p->dropped_reject + p->dropped_damage),
+                          (unsigned long long)p->dropped_full, (unsigned long long)p->dropped_write,
+                          (unsigned long long)p->dropped_reject,
+                          (unsigned long long)p->dropped_damage, last);
         }
         const struct alert_counters *am = ctx->extra ? &ctx->extra->alerts : NULL;
         if (am && am->on)

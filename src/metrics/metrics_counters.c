@@ -265,6 +265,13 @@ static void rw_dropped(struct render *r, const struct render_src *s)
         metrics_sample(r, "reason=\"queue_full\"", NULL, NULL, (double)p->dropped_full);
         metrics_sample(r, "reason=\"queue_write_error\"", NULL, NULL, (double)p->dropped_write);
         metrics_sample(r, "reason=\"rejected\"", NULL, NULL, (double)p->dropped_reject);
+        metrics_sample(r, "reason=\"queue_damaged\"", NULL, NULL, (double)p->dropped_damage);
+}
+
+static void rw_repairs(struct render *r, const struct render_src *s)
+{
+        if (push(s))
+                metrics_sample(r, NULL, NULL, NULL, (double)push(s)->queue_repairs);
 }
 
 static void rw_failed(struct render *r, const struct render_src *s)
@@ -469,6 +476,10 @@ static const struct counter_family counter_families[] = {
      .type = "counter",
      .help = "Samples never pushed, by reason.",
      .render = rw_dropped},
+    {.name = "vigil_remote_write_queue_repairs_total",
+     .type = "counter",
+     .help = "Damage of the on-disk remote-write queue skipped, cut or set aside.",
+     .render = rw_repairs},
     {.name = "vigil_remote_write_failed_requests_total",
      .type = "counter",
      .help = "Remote-write requests that failed (network, HTTP 4xx and 5xx).",

@@ -55,13 +55,17 @@ struct rw_sink {
          * until the receiver answers it for good (n == 0: none). */
         struct rwq_batch pending;
         struct rw_body body;
-        bool maybe_taken; /* an attempt of it went out whole and got no answer */
         /* A batch of several frames refused: its frames go again one a request, up to
-         * its end, so only the frames the receiver refuses (those it has already, after
-         * a restart on a cursor the disk did not keep) are dropped. */
+         * its end, so only the frames the receiver refuses are dropped. Also after a
+         * timeout: the remote-write spec lets a receiver refuse a whole request for one
+         * sample, so a refusal of the batch sent again proves nothing about its other
+         * frames (the attempt that timed out may have been refused as well). */
         bool one_by_one;
         uint64_t split_seq, split_off;
-        uint64_t split_refused; /* frames of it refused so far, said once at its end */
+        uint64_t split_refused; /* frames of it refused so far */
+        bool split_said;        /* its start was said (its end is said then) */
+        int64_t split_said_ns;  /* CLOCK_MONOTONIC of the last split said */
+        struct rw_refusals refused;
         unsigned failures;
         long last_logged_status;
         int last_logged_curl;
@@ -72,8 +76,11 @@ struct rw_sink {
         struct rw_stale stale; /* the series of the last frame queued */
         char *rec, *comp;
         size_t comp_cap;
-        int queue_err; /* the last append error logged; 0 when appends work */
-        int sync_err;  /* the last rwq_sync error logged; 0 when it works */
+        int queue_err;        /* the last append's error; 0 when appends work */
+        int queue_err_said;   /* the last append error said */
+        int64_t queue_err_ns; /* CLOCK_MONOTONIC when it was said */
+        bool queue_back_due;  /* its end is to be said */
+        int sync_err;         /* the last rwq_sync error logged; 0 when it works */
         struct rw_full_warn full_warn;
         struct retry_gate open_gate;
 };
@@ -96,6 +103,26 @@ int64_t rw_backoff_ms(unsigned failures, int64_t max_ms, int64_t retry_after_s, 
         *rng = x;
         uint64_t r = x * 0x2545F4914F6CDD1DULL;
         return d / 2 + (int64_t)(r % (uint64_t)(d / 2 + 1));
+}
+
+uint64_t rw_refusals_due(struct rw_refusals *r, int64_t mono_ns, uint64_t samples, const char *why,
+                         uint64_t *ret_samples)
+{
+        *ret_samples = 0;
+        if (why) {
+                r->unsaid++;
+                r->w.unsaid += samples;
+                snprintf(r->why, sizeof(r->why), "%s", why);
+        }
+        if (!r->unsaid || (why && r->w.said && mono_ns - r->w.last_ns < RW_FULL_WARN_NS))
+                return 0;
+        uint64_t n = r->unsaid;
+        *ret_samples = r->w.unsaid;
+        r->w.said = true;
+        r->w.last_ns = mono_ns;
+        r->w.unsaid = 0;
+        r->unsaid = 0;
+        return n;
 }
 
 uint64_t rw_full_warn_due(struct rw_full_warn *w, int64_t mono_ns, uint64_t dropped)
@@ -125,10 +152,41 @@ static void log_failure(struct rw_sink *s, const struct rw_result *res, uint64_t
              s->url, res->why, (unsigned long long)waiting);
 }
 
+/* Why a request of nframes frames was refused, for the log: a 413 of one frame is the
+ * receiver's size limit, which no split gets under. */
+static void refusal_why(const struct rw_result *res, size_t nframes, char *out, size_t cap)
+{
+        if (res->http_status == 413 && nframes == 1)
+                snprintf(out, cap,
+                         "HTTP 413: one frame is too large for the receiver's limit on a request");
+        else
+                snprintf(out, cap, "%s", res->why);
+}
+
+/* A request refused for good, in the rate-limited summary (rw_refusals_due); why NULL
+ * says what waits (at exit). */
+static void say_refused(struct rw_sink *s, uint64_t samples, const char *why)
+{
+        uint64_t ns = 0;
+        uint64_t n = rw_refusals_due(&s->refused, now_mono_ns(), samples, why, &ns);
+        if (n == 1 && why)
+                vlog(LOG_WARN,
+                     "remote-write: %s refused %llu samples for good (%s); dropped "
+                     "(vigil_remote_write_samples_dropped_total{reason=\"rejected\"}; further "
+                     "refusals are summed up at most every 10 minutes)",
+                     s->url, (unsigned long long)ns, s->refused.why);
+        else if (n)
+                vlog(LOG_WARN,
+                     "remote-write: %s refused %llu requests (%llu samples) for good since the "
+                     "last such line, the last with %s; dropped",
+                     s->url, (unsigned long long)n, (unsigned long long)ns, s->refused.why);
+}
+
 /* One request for the batch at the head of the queue, or the same request again after
  * a failure: never a bigger batch mixing new frames with frames the receiver may have
  * taken (its answer lost to the timeout), which a receiver refuses whole ("out of
- * order sample") and so loses the new frames. The lock is not held. Returns the
+ * order sample") and so loses the new frames. A refused batch of several frames is
+ * sent again one frame a request (see one_by_one). The lock is not held. Returns the
  * outcome, RW_ACCEPTED also when nothing waited (*ret_empty set). */
 static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t timeout_ms,
                                 bool *ret_empty)
@@ -140,7 +198,6 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
         if (b->n == 0) {
                 rwq_batch_free(b);
                 rw_body_free(&s->body);
-                s->maybe_taken = false;
                 if (rwq_read(q, s->one_by_one ? 1 : RW_BATCH_RECORDS, RW_BATCH_BYTES, b) < 0 ||
                     b->n == 0) {
                         rwq_batch_free(b);
@@ -151,35 +208,39 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
         rw_client_send(&s->client, b, s->labels, s->nlabels, &s->body, timeout_ms, &res);
         if (res.outcome == RW_RETRY && res.curl_code == CURLE_ABORTED_BY_CALLBACK)
                 return RW_RETRY; /* stopped for the exit: the exit attempt sends it again */
-        /* Refused after an attempt that went out whole and timed out: that attempt was
-         * taken (a receiver refuses the same samples again as out of order or
-         * duplicate); nothing is lost, so it is not counted as dropped. */
-        bool taken_before = res.outcome == RW_REJECTED && s->maybe_taken && res.http_status;
-        if (res.outcome == RW_RETRY && !res.http_status && res.body_sent)
-                s->maybe_taken = true;
-        bool split = res.outcome == RW_REJECTED && !taken_before && b->n > 1;
-        bool quiet = s->one_by_one && res.outcome == RW_REJECTED;
+        char why[320];
+        refusal_why(&res, b->n, why, sizeof(why));
+        bool split = res.outcome == RW_REJECTED && b->n > 1;
         if (split) {
                 s->one_by_one = true;
                 s->split_seq = b->end_seq;
                 s->split_off = b->end_off;
                 s->split_refused = 0;
+                s->split_said =
+                    !s->split_said_ns || now_mono_ns() - s->split_said_ns >= RW_FULL_WARN_NS;
+                if (s->split_said) {
+                        s->split_said_ns = now_mono_ns();
+                        vlog(LOG_INFO,
+                             "remote-write: %s refused a batch of %zu frames (%s); sending them "
+                             "one by one, so that only those it refuses are dropped",
+                             s->url, b->n, why);
+                }
         } else if (res.outcome != RW_RETRY) {
                 (void)rwq_commit(q, b);
-                s->split_refused += quiet;
+                s->split_refused += res.outcome == RW_REJECTED && s->one_by_one;
                 if (s->one_by_one && (b->end_seq > s->split_seq ||
                                       (b->end_seq == s->split_seq && b->end_off >= s->split_off))) {
                         s->one_by_one = false;
-                        vlog(LOG_INFO,
-                             "remote-write: sent one by one, %llu frames were refused and dropped "
-                             "(%s), the others taken",
-                             (unsigned long long)s->split_refused,
-                             s->split_refused ? "most likely taken before a restart" : "none");
+                        if (s->split_said)
+                                vlog(LOG_INFO,
+                                     "remote-write: sent one by one: %llu frames refused and "
+                                     "dropped, the others taken",
+                                     (unsigned long long)s->split_refused);
                 }
         }
         rwq_get_stats(q, &qs);
         pthread_mutex_lock(&s->lock);
-        if (res.outcome == RW_ACCEPTED || taken_before) {
+        if (res.outcome == RW_ACCEPTED) {
                 s->st.sent += b->nsamples;
                 s->last_success_ns = now_real_ns();
         } else {
@@ -190,25 +251,13 @@ static enum rw_outcome send_one(struct rw_sink *s, struct rw_queue *q, int64_t t
                         s->st.dropped_reject += b->nsamples;
         }
         pthread_mutex_unlock(&s->lock);
-        if ((res.outcome == RW_ACCEPTED || taken_before) && s->failures) {
+        if (res.outcome == RW_ACCEPTED && s->failures) {
                 vlog(LOG_INFO, "remote-write: pushing to %s again after %u failed attempts", s->url,
                      s->failures);
                 s->failures = 0;
         }
-        if (split) {
-                vlog(LOG_INFO,
-                     "remote-write: %s refused a batch of %zu frames (%s); sending them one by "
-                     "one, so that only those it refuses are dropped",
-                     s->url, b->n, res.why);
-        } else if (taken_before) {
-                vlog(LOG_INFO,
-                     "remote-write: %s refused the batch of %llu samples sent again (%s): the "
-                     "attempt that timed out had been taken",
-                     s->url, (unsigned long long)b->nsamples, res.why);
-        } else if (res.outcome == RW_REJECTED && !quiet) {
-                vlog(LOG_WARN,
-                     "remote-write: %s refused a batch of %llu samples for good (%s); dropped",
-                     s->url, (unsigned long long)b->nsamples, res.why);
+        if (res.outcome == RW_REJECTED && !split) {
+                say_refused(s, b->nsamples, why);
         } else if (res.outcome == RW_RETRY) {
                 s->failures++;
                 log_failure(s, &res, qs.samples);
@@ -275,6 +324,7 @@ static void *sender(void *arg)
         pthread_mutex_unlock(&s->lock);
         if (q)
                 exit_attempt(s, q);
+        say_refused(s, 0, NULL);
         return NULL;
 }
 
@@ -302,18 +352,26 @@ static void open_queue(struct rw_sink *s, bool first)
         pthread_mutex_unlock(&s->lock);
 }
 
-static void queue_error(struct rw_sink *s, int r)
+static void queue_error(struct rw_sink *s, int r, int64_t mono_ns)
 {
         if (r == s->queue_err)
                 return;
         s->queue_err = r;
-        if (r)
+        /* A disk that fills and empties again (the logs beside the queue take what it
+         * frees) says so once, and its end, every RW_FULL_WARN_NS at most: the
+         * samples are counted (queue_write_error). */
+        if (r && (r != s->queue_err_said || mono_ns - s->queue_err_ns >= RW_FULL_WARN_NS)) {
+                s->queue_err_said = r;
+                s->queue_err_ns = mono_ns;
+                s->queue_back_due = true;
                 vlog(LOG_ERR,
                      "remote-write: cannot queue samples in %s: %s; they are dropped until it "
                      "can (sampling and local logging go on)",
                      s->qdir, strerror(-r));
-        else
+        } else if (!r && s->queue_back_due) {
+                s->queue_back_due = false;
                 vlog(LOG_INFO, "remote-write: queueing samples in %s again", s->qdir);
+        }
 }
 
 static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *t)
@@ -337,7 +395,7 @@ static void record(struct rw_sink *s, struct vigil_ctx *ctx, const struct tick *
                 r = -ENOSPC;
         } else {
                 r = rwq_append(s->q, real / MS_NS, n, s->comp, cl, &dropped);
-                queue_error(s, r);
+                queue_error(s, r, t->mono_ns);
                 if (r == 0)
                         rw_stale_keep(&s->stale);
         }
@@ -394,6 +452,8 @@ static void publish(struct rw_sink *s, struct vigil_ctx *ctx, int64_t real_ns)
         p->on = true;
         p->queue_bytes = qs.bytes;
         p->queue_samples = qs.samples;
+        p->dropped_damage = qs.damaged;
+        p->queue_repairs = qs.repairs;
         p->oldest_age_s = qs.oldest_ms ? (double)(real_ns / MS_NS - qs.oldest_ms) / 1e3 : NAN;
         if (p->oldest_age_s < 0)
                 p->oldest_age_s = 0;
@@ -546,7 +606,8 @@ static void rw_fini(void *state, struct vigil_ctx *ctx)
              "remote-write: %llu samples sent, %llu retried, %llu dropped; %llu samples (%llu "
              "bytes) stay queued in %s for the next start",
              (unsigned long long)s->st.sent, (unsigned long long)s->st.retried,
-             (unsigned long long)(s->st.dropped_full + s->st.dropped_write + s->st.dropped_reject),
+             (unsigned long long)(s->st.dropped_full + s->st.dropped_write + s->st.dropped_reject +
+                                  qs.damaged),
              (unsigned long long)qs.samples, (unsigned long long)qs.bytes, s->qdir);
         rw_free(s);
 }

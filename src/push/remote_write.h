@@ -36,6 +36,22 @@ struct rw_full_warn {
  * since the last warning), or 0 when the warning waits. */
 uint64_t rw_full_warn_due(struct rw_full_warn *w, int64_t mono_ns, uint64_t dropped);
 
+/* Refused requests summed up (HTTP 400, 413, a clock out of the receiver's bounds can
+ * refuse every push): the first said at once, then at most one line every
+ * RW_FULL_WARN_NS with the requests and samples refused since, and the last reason.
+ * Sender thread only; a zeroed struct is ready. */
+struct rw_refusals {
+        struct rw_full_warn w; /* the samples refused, and when the last line was */
+        uint64_t unsaid;       /* requests refused since the last line */
+        char why[320];         /* the last one's reason */
+};
+
+/* Count one request of `samples` refused at mono_ns for why. Returns the requests to
+ * report now (*ret_samples their samples, r->why the last reason), or 0 when the line
+ * waits. With samples 0, reports what waits (at exit). */
+uint64_t rw_refusals_due(struct rw_refusals *r, int64_t mono_ns, uint64_t samples, const char *why,
+                         uint64_t *ret_samples);
+
 /* The delay before retry number `failures` (1 = after the first failure): doubling from
  * RW_BACKOFF_MIN_MS up to max_ms, then a random part of it (jitter, from *rng, a
  * xorshift state) so a fleet that lost its receiver together does not return together:

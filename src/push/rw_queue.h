@@ -13,6 +13,19 @@
  * file, so a crash leaves the old or the new one). Past the bound, whole segments are
  * dropped oldest first.
  *
+ * Damage (an SD card's bit rot, a hand-copied file, a crash in the middle of a write)
+ * costs the damaged bytes only, each case counted (repairs, and the samples a sound
+ * header names) and said in one line: a record that does not check is skipped to the
+ * next one that does; a torn record at the end of the last segment is cut; a segment
+ * of a later format is renamed seg-N.q.unreadable and kept; a segment that cannot be
+ * opened for appending is left as it is and the next number starts. Segment numbers
+ * are read from the directory (a sorted list), never counted up to.
+ *
+ * A full file system: an append that finds no room gives the acknowledged bytes of the
+ * cursor's segment back (a hole punched), then drops the oldest unsent frames, counted,
+ * until the record fits; the cursor is rewritten in place when no temporary file fits,
+ * so a restart never sends acknowledged frames again.
+ *
  * Durability: rwq_sync, called every --sync-interval as the logs are, fdatasyncs the
  * segment appended to and writes the cursor durably (fdatasync, rename, fsync of the
  * directory), each only when it changed. A power loss then loses at most the frames
@@ -38,7 +51,9 @@
 struct rwq_stats {
         uint64_t bytes;    /* on disk and not yet accepted (records and headers) */
         uint64_t samples;  /* samples waiting */
-        uint64_t dropped;  /* samples dropped past the bound or unreadable */
+        uint64_t dropped;  /* samples dropped past the bound or for room on a full disk */
+        uint64_t damaged;  /* samples lost to damage (those a sound header names) */
+        uint64_t repairs;  /* damaged records skipped, torn tails cut, segments set aside */
         int64_t oldest_ms; /* time of the oldest waiting sample; 0 when empty */
 };
 
@@ -68,15 +83,17 @@ int rwq_open(const char *log_dir, uint64_t max_bytes, struct rw_queue **ret);
 /* Close and free. Accepts NULL. */
 void rwq_close(struct rw_queue *q);
 
-/* Append one record (payload of len bytes, nsamples samples at ts_ms). Past the bound
- * the oldest segments go; *ret_dropped (may be NULL) gets the samples they held. 0, or
- * -errno of the write (ENOSPC, EROFS, EIO: nothing of the record stays on disk). */
+/* Append one record (payload of len bytes, nsamples samples at ts_ms). Past the bound,
+ * or without room on the disk, the oldest frames go; *ret_dropped (may be NULL) gets
+ * the samples they held. 0, or -errno of the write (ENOSPC with nothing left to drop,
+ * EROFS, EIO: nothing of the record stays on disk). */
 int rwq_append(struct rw_queue *q, int64_t ts_ms, uint32_t nsamples, const void *payload,
                size_t len, uint64_t *ret_dropped);
 
 /* Read up to max_records records (at most max_bytes of payload, at least one record)
  * from the cursor into *ret (rwq_batch_free). An empty batch when nothing waits. 0 or
- * -errno. A record that does not check is skipped with the rest of its segment. */
+ * -errno. Bytes that do not check are skipped to the next record that does (counted
+ * and said once; the batch's end is past them). */
 int rwq_read(struct rw_queue *q, size_t max_records, size_t max_bytes, struct rwq_batch *ret);
 
 /* The receiver accepted (or for good refused) batch b: move the cursor past it and

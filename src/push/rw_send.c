@@ -285,7 +285,6 @@ void rw_client_post(struct rw_client *c, const char *body, size_t len, int64_t t
 {
         char errbuf[CURL_ERROR_SIZE];
         struct reply rep = {.len = 0};
-        curl_off_t up = 0;
         memset(res, 0, sizeof(*res));
         errbuf[0] = '\0';
         SETOPT(c, CURLOPT_ERRORBUFFER, errbuf);
@@ -296,8 +295,6 @@ void rw_client_post(struct rw_client *c, const char *body, size_t len, int64_t t
         SETOPT(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms > 0 ? timeout_ms : 1));
         CURLcode cc = c->lib->curl_easy_perform(c->curl);
         classify(c, cc, errbuf, &rep, res);
-        if (GETINFO(c, CURLINFO_SIZE_UPLOAD_T, &up) == CURLE_OK)
-                res->body_sent = (size_t)up >= len;
         SETOPT(c, CURLOPT_ERRORBUFFER, (char *)NULL);
         SETOPT(c, CURLOPT_POSTFIELDS, (char *)NULL);
 }

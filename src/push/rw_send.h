@@ -23,8 +23,6 @@ struct rw_result {
         long http_status;      /* 0 when no response came */
         int curl_code;         /* CURLE_OK when a response came */
         int64_t retry_after_s; /* Retry-After of a 429 or 5xx; 0 when none */
-        bool body_sent;        /* the whole body went out (a timeout then may hide an
-                                * answer that came too late: the receiver may have it) */
         char why[320];         /* one line: what failed, for the log */
 };
 

@@ -8,7 +8,7 @@ line: the first line is this request's, and is taken off when more lines follow 
 test can script a sequence; the last line stays):
   ok            decode the body (rw_decode.py) and commit it as Prometheus does (below),
                 204, or 400 "out of order sample" when Prometheus would refuse it
-  500 | 400 | 404  answer that status
+  500 | 400 | 404 | 413  answer that status
   429:N | 500:N | 503:N  that status with "Retry-After: N"
   stall         read the request, then answer nothing for 60 s
   late:S        commit as ok does, then answer only after S seconds (a receiver that
@@ -112,7 +112,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif mode.split(":")[0] in ("429", "500", "503") and ":" in mode:
             status, ra = mode.split(":")
             status, extra = int(status), (("Retry-After", ra),)
-        elif mode in ("500", "400", "404"):
+        elif mode in ("500", "400", "404", "413"):
             status = int(mode)
         elif mode.startswith("late:"):
             delay = float(mode[5:])

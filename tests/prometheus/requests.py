@@ -10,6 +10,9 @@ requests.py LOG labels            the label names seen, comma-separated
 requests.py LOG same_after MODE   1 when the request after the first one in MODE had the
                                   same body (sent again unchanged), else 0
 requests.py LOG dups              samples accepted as identical copies, not stored again
+requests.py LOG frames            "STORED TWICE MISSING RUNS": host frames stored (a run is
+                                  a counter from 1 up), stored twice, missing inside a run
+                                  (gaps), and the runs' last values ("12,30")
 requests.py LOG caught_up MODE    1 when, after the first request in MODE, the receiver
                                   accepted a request of at most 2 host samples (the sender
                                   is back to one frame a push), else 0"""
@@ -57,3 +60,17 @@ elif what == "caught_up":
                                         for r in recs[first + 1:] if r["mode"] != sys.argv[3])))
 elif what == "dups":
     print(sum(r.get("dups", 0) for r in recs))
+elif what == "frames":
+    vals = [int(v) for r in recs if r["status"] == 204 for v in r["values"]]
+    runs, seen, twice, missing = [], set(), 0, 0
+    for x in vals:
+        if not runs or (x == 1 and 1 in seen):
+            runs.append(0)
+            seen = set()
+        if x in seen:
+            twice += 1
+            continue
+        seen.add(x)
+        missing += max(0, x - runs[-1] - 1)
+        runs[-1] = max(runs[-1], x)
+    print(len(vals) - twice, twice, missing, ",".join(map(str, runs)) or "-")

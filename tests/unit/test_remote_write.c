@@ -420,6 +420,7 @@ static void test_queue_torn_tail(void **state)
         rwq_get_stats(q, &st);
         assert_int_equal(st.samples, 20);
         assert_int_equal(st.bytes, 2 * 74);
+        assert_int_equal(st.repairs, 1); /* the cut is counted */
         append_n(q, 2, 1, 50, NULL);
         assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
         assert_int_equal(b.n, 3);
@@ -492,6 +493,226 @@ static void test_queue_cursor_retry(void **state)
         assert_int_equal(b.recs[0].ts_ms, 1003);
         rwq_batch_free(&b);
         rwq_close(q2);
+        rwq_close(q);
+}
+
+/* The path of segment seq in the test queue. */
+static void seg_path(char *out, size_t cap, uint64_t seq)
+{
+        snprintf(out, cap, "%s/" RWQ_DIR "/seg-%016llu.q", qdir, (unsigned long long)seq);
+}
+
+/* The ts_ms of every record waiting, in order, as a string "1000 1001 ...". */
+static void read_all(struct rw_queue *q, char *out, size_t cap)
+{
+        struct rwq_batch b;
+        size_t o = 0;
+        out[0] = '\0';
+        assert_int_equal(rwq_read(q, 1000, 100 << 20, &b), 0);
+        for (size_t i = 0; i < b.n && o < cap; i++)
+                o += (size_t)snprintf(out + o, cap - o, "%s%lld", i ? " " : "",
+                                      (long long)b.recs[i].ts_ms);
+        rwq_batch_free(&b);
+}
+
+/* The records waiting are those at want ("1000 1001 ..."). */
+static void assert_waiting(struct rw_queue *q, const char *want)
+{
+        char got[400];
+        read_all(q, got, sizeof(got));
+        assert_string_equal(got, want);
+}
+
+/* A stray segment far below an empty one (a hand copy), and a lone one at the top of
+ * the 16 digits: both open at once (the segment list, not a count from one number to
+ * the other), their records are read, and new ones follow in order. Before, the first
+ * looped over 2^32 numbers, and the second's next segment had a 17-digit name that
+ * the next start did not see. */
+static void test_queue_stray_segments(void **state)
+{
+        (void)state;
+        struct rw_queue *q;
+        struct rwq_stats st;
+        char path[400], to[400];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 3, 100, NULL);
+        rwq_close(q);
+        seg_path(path, sizeof(path), 0x100000000ull);
+        int fd = open(path, O_WRONLY | O_CREAT, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 3, 1, 100, NULL);
+        assert_waiting(q, "1000 1001 1002 1003");
+        rwq_close(q);
+        /* Only the top one left (the one above taken away with its record): renumbered,
+         * read, and the next segments follow it. */
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/" RWQ_DIR "/cursor", qdir);
+        unlink(path);
+        seg_path(path, sizeof(path), 1);
+        seg_path(to, sizeof(to), 9999999999999999ull);
+        assert_int_equal(rename(path, to), 0);
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 30);
+        assert_int_equal(st.repairs, 1);
+        append_n(q, 3, 30, 1000, NULL); /* past 8 KiB: a second segment */
+        assert_int_equal(access(to, F_OK), -1);
+        seg_path(path, sizeof(path), 2);
+        assert_int_equal(access(path, F_OK), 0);
+        struct rwq_batch b;
+        assert_int_equal(rwq_read(q, 1000, 100 << 20, &b), 0);
+        assert_int_equal(b.n, 33);
+        for (size_t i = 0; i < b.n; i++)
+                assert_int_equal(b.recs[i].ts_ms, 1000 + (int64_t)i);
+        rwq_batch_free(&b);
+        rwq_close(q);
+}
+
+/* Flip one byte at off of segment seq. */
+static void flip(uint64_t seq, off_t off)
+{
+        char path[400];
+        unsigned char c;
+        seg_path(path, sizeof(path), seq);
+        int fd = open(path, O_RDWR);
+        assert_true(fd >= 0);
+        assert_int_equal(pread(fd, &c, 1, off), 1);
+        c ^= 0x5a;
+        assert_int_equal(pwrite(fd, &c, 1, off), 1);
+        close(fd);
+}
+
+/* A damaged record costs that record, counted once, and the push goes on with the
+ * next; a damaged first header does not cut the segment at open. Before, the first
+ * stopped every read for the run and the second truncated the segment to nothing. */
+static void test_queue_damage(void **state)
+{
+        (void)state;
+        struct rw_queue *q;
+        struct rwq_stats st;
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES * 4, &q), 0);
+        append_n(q, 0, 5, 100, NULL);
+        flip(1, 2 * 124 + 24 + 50); /* the payload of the third record */
+        assert_waiting(q, "1000 1001 1003 1004");
+        assert_waiting(q, "1000 1001 1003 1004"); /* a retry: not counted again */
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.repairs, 1);
+        assert_int_equal(st.damaged, 10);
+        assert_int_equal(st.samples, 40);
+        /* New records after the damage are read too. */
+        append_n(q, 5, 1, 100, NULL);
+        assert_waiting(q, "1000 1001 1003 1004 1005");
+        rwq_close(q);
+        /* The first header damaged: the segment is kept, the rest is read. */
+        flip(1, 0);
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES * 4, &q), 0);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.bytes, 6 * 124);
+        assert_waiting(q, "1001 1003 1004 1005");
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.repairs, 2);
+        struct rwq_batch b;
+        assert_int_equal(rwq_read(q, 1000, 100 << 20, &b), 0);
+        assert_int_equal(rwq_commit(q, &b), 0);
+        rwq_batch_free(&b);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.samples, 0);
+        rwq_close(q);
+}
+
+/* A segment of a later format is kept aside, not read as damage nor deleted; a
+ * segment that cannot be opened for appending makes the next number start. */
+static void test_queue_future_and_unopenable(void **state)
+{
+        (void)state;
+        struct rw_queue *q;
+        struct rwq_stats st;
+        char path[400], aside[420];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 2, 100, NULL);
+        rwq_close(q);
+        flip(1, 3); /* "VRW1" -> "VRW" and another version byte */
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        seg_path(path, sizeof(path), 1);
+        snprintf(aside, sizeof(aside), "%s.unreadable", path);
+        assert_int_equal(access(aside, F_OK), 0);
+        assert_int_equal(access(path, F_OK), -1);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.repairs, 1);
+        append_n(q, 2, 1, 100, NULL);
+        assert_waiting(q, "1002");
+        rwq_close(q);
+        /* The last segment a dangling link: appends go to the next. */
+        seg_path(path, sizeof(path), 3);
+        assert_int_equal(symlink("/nonexistent/vigil-rwq", path), 0);
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 3, 2, 100, NULL);
+        assert_waiting(q, "1002 1003 1004");
+        seg_path(path, sizeof(path), 4);
+        assert_int_equal(access(path, F_OK), 0);
+        rwq_get_stats(q, &st);
+        assert_true(st.repairs >= 1);
+        rwq_close(q);
+}
+
+/* A directory that refuses every new file (here: vigil's user lost the right to write
+ * it) fails each append, and no segment number is used up for it: once it can write
+ * again, the first segment is seg-1. Root only (seteuid). */
+static void test_queue_dir_refuses(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        char path[400];
+        if (geteuid() != 0) {
+                skip();
+                return;
+        }
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        assert_int_equal(seteuid(65534), 0);
+        int r[5];
+        for (int i = 0; i < 5; i++)
+                r[i] = rwq_append(q, 1000 + i, 10, "x", 1, NULL);
+        assert_int_equal(seteuid(0), 0);
+        for (int i = 0; i < 5; i++)
+                assert_int_equal(r[i], -EACCES);
+        append_n(q, 5, 1, 100, NULL);
+        seg_path(path, sizeof(path), 1);
+        assert_int_equal(access(path, F_OK), 0);
+        rwq_close(q);
+}
+
+/* Acknowledged bytes given back to a full disk (a hole, zeros) are not read as damage
+ * at the next start, even when the hole is the whole last segment. */
+static void test_queue_hole_not_damage(void **state)
+{
+        (void)state;
+        struct rw_queue *q = NULL;
+        struct rwq_batch b;
+        struct rwq_stats st;
+        char path[400];
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        append_n(q, 0, 2, 2048 - 24, NULL); /* one page in all */
+        assert_int_equal(rwq_read(q, 10, 1 << 20, &b), 0);
+        assert_int_equal(b.n, 2);
+        assert_int_equal(rwq_commit(q, &b), 0);
+        rwq_batch_free(&b);
+        rwq_close(q);
+        seg_path(path, sizeof(path), 1);
+        int fd = open(path, O_WRONLY);
+        assert_true(fd >= 0);
+        int r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096);
+        close(fd);
+        if (r < 0) {
+                skip(); /* a file system without holes */
+                return;
+        }
+        assert_int_equal(rwq_open(qdir, RWQ_MIN_BYTES, &q), 0);
+        rwq_get_stats(q, &st);
+        assert_int_equal(st.repairs, 0);
+        append_n(q, 2, 1, 100, NULL);
+        assert_waiting(q, "1002");
         rwq_close(q);
 }
 
@@ -656,6 +877,29 @@ static void test_full_warn(void **state)
         assert_int_equal(rw_full_warn_due(&w, 10 * s + 20 * RW_FULL_WARN_NS, 3), 3);
 }
 
+/* Refusals: the first said at once, the rest summed up once a window, and what waits
+ * said at exit. Before, every refused request was a line. */
+static void test_refusals(void **state)
+{
+        (void)state;
+        struct rw_refusals r = {0};
+        const int64_t s = 1000000000LL;
+        uint64_t n = 0;
+        assert_int_equal(rw_refusals_due(&r, 0, 0, NULL, &n), 0);
+        assert_int_equal(rw_refusals_due(&r, 1 * s, 12, "HTTP 400: out of bounds", &n), 1);
+        assert_int_equal(n, 12);
+        for (int i = 0; i < 59; i++)
+                assert_int_equal(rw_refusals_due(&r, (2 + i) * s, 12, "HTTP 400: x", &n), 0);
+        assert_int_equal(rw_refusals_due(&r, 1 * s + RW_FULL_WARN_NS, 7, "HTTP 413: big", &n), 60);
+        assert_int_equal(n, 59 * 12 + 7);
+        assert_string_equal(r.why, "HTTP 413: big");
+        assert_int_equal(rw_refusals_due(&r, 2 * s + RW_FULL_WARN_NS, 5, "HTTP 400: y", &n), 0);
+        /* At exit: what waits. */
+        assert_int_equal(rw_refusals_due(&r, 3 * s + RW_FULL_WARN_NS, 0, NULL, &n), 1);
+        assert_int_equal(n, 5);
+        assert_int_equal(rw_refusals_due(&r, 4 * s + RW_FULL_WARN_NS, 0, NULL, &n), 0);
+}
+
 static void test_backoff(void **state)
 {
         (void)state;
@@ -718,6 +962,11 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_queue_bound, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_unwritable, q_setup, q_teardown),
             cmocka_unit_test_setup_teardown(test_queue_cursor_retry, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_stray_segments, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_damage, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_future_and_unopenable, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_dir_refuses, q_setup, q_teardown),
+            cmocka_unit_test_setup_teardown(test_queue_hole_not_damage, q_setup, q_teardown),
             cmocka_unit_test(test_config),
             cmocka_unit_test(test_config_errors),
             cmocka_unit_test(test_config_comments_and_lines),
@@ -725,6 +974,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_machine_id_file, q_setup, q_teardown),
             cmocka_unit_test(test_backoff),
             cmocka_unit_test(test_full_warn),
+            cmocka_unit_test(test_refusals),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
