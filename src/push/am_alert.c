@@ -86,7 +86,7 @@ bool am_alert_from_finding(const struct finding *x, const struct rw_label *base,
         out->id = am_alert_id(out);
 
         sb_init_fixed(&sb, out->summary, sizeof(out->summary));
-        findings_line(x, &sb);
+        findings_line(x, true, &sb); /* the daemon is running: "still lost" */
         sb_init_fixed(&sb, out->description, sizeof(out->description));
         sb_printf(&sb, "%s on %s (%s)", findings_kinds[x->kind].title, host && host[0] ? host : "?",
                   x->source[0] ? x->source : "host");
