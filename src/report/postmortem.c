@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/event_kinds.h"
 #include "core/findings.h"
 #include "report/pm_csv.h"
 #include "report/pm_klog.h"
@@ -152,7 +153,8 @@ static void findings_section(struct strbuf *out, const struct postmortem_input *
                             t * 1e9 < (double)in->now_ns - 1e6) {
                                 const char *text = sp + 1;
                                 size_t tn = (size_t)(buf + e - text);
-                                if (pass == 0 && tn >= 10 && !memcmp(text, "type=START", 10))
+                                if (pass == 0 && event_kind_of(&(struct event_line){text, tn}) ==
+                                                     event_kind(EV_START))
                                         start = i;
                                 else if (pass == 1 && i >= start)
                                         findings_feed_event(f, t, text, tn);
