@@ -9,6 +9,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "daemon/daemon.h"
+#include "daemon/health_cmd.h"
 #include "daemon/lock.h"
 #include "detect/xid_catalog.h"
 #include "report/postmortem.h"
@@ -46,6 +47,49 @@ static int control_main(const char *cmd, int argc, char **argv)
         if (!strcmp(cmd, "status"))
                 return control_cmd_status(opt.log_dir);
         return control_cmd_snapshot(opt.log_dir, reason[0] ? reason : "requested");
+}
+
+/* `vigil health [--log-dir DIR] [--config FILE] [--json] [--strict]` and
+ * `vigil health clear COMPONENT REASON... [--log-dir DIR] [--config FILE]`. */
+static int health_main(int argc, char **argv)
+{
+        struct vigil_options opt;
+        char err[300], reason[160] = "";
+        const char *component = NULL;
+        bool json = false, strict = false, clear = argc > 0 && !strcmp(argv[0], "clear");
+        options_defaults(&opt);
+        for (int i = clear ? 1 : 0; i < argc; i++) {
+                const char *a = argv[i];
+                if ((!strcmp(a, "--log-dir") || !strcmp(a, "--config")) && i + 1 < argc) {
+                        int r = !strcmp(a, "--log-dir")
+                                    ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
+                                    : options_load_file(&opt, argv[++i], err, sizeof(err));
+                        if (r < 0) {
+                                options_error("%s", err);
+                                return 2;
+                        }
+                } else if (!clear && !strcmp(a, "--json")) {
+                        json = true;
+                } else if (!clear && !strcmp(a, "--strict")) {
+                        strict = true;
+                } else if (clear && a[0] != '-' && !component) {
+                        component = a;
+                } else if (clear && a[0] != '-') {
+                        size_t n = strlen(reason);
+                        snprintf(reason + n, sizeof(reason) - n, "%s%s", n ? " " : "", a);
+                } else {
+                        options_error("health: unexpected argument '%.200s'", a);
+                        return 2;
+                }
+        }
+        options_resolve(&opt);
+        if (clear && !component) {
+                fprintf(stderr, "usage: vigil health clear COMPONENT REASON\n");
+                return 2;
+        }
+        if (clear)
+                return health_cmd_clear(opt.root, opt.log_dir, component, reason);
+        return health_cmd_show(opt.root, opt.log_dir, json, strict);
 }
 
 /* `vigil postmortem [LOG-DIR]`: the latest post-mortem; the log directory defaults to
@@ -116,6 +160,8 @@ int main(int argc, char **argv)
                 return report_main(argc - 1, argv + 1);
         if (argc > 1 && !strcmp(argv[1], "postmortem"))
                 return postmortem_main(argc - 2, argv + 2);
+        if (argc > 1 && !strcmp(argv[1], "health"))
+                return health_main(argc - 2, argv + 2);
         if (argc > 1 && !strcmp(argv[1], "xid"))
                 return xid_main(argc - 2, argv + 2);
         if (argc > 1 && (!strcmp(argv[1], "status") || !strcmp(argv[1], "snapshot")))

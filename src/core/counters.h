@@ -95,6 +95,14 @@ struct machine_ident {
         char hardware_src[24]; /* where it came from: "rpi_serial", "dmi_product_uuid", ... */
 };
 
+/* The health verdict per component (core/health.h), copied in by the health detector
+ * (detect/health_watch.c) at each change: vigil_health_state{component}. */
+#define COUNTERS_MAX_HEALTH 128
+struct health_series {
+        char component[24]; /* "gpu3", "gpu3.memory", "host.storage" */
+        uint8_t state;      /* enum health_state: 0 healthy, 1 degraded, 2 unhealthy */
+};
+
 /* Everything counted that the frame does not hold. Plain arrays with bounds, so the
  * main loop can update it in place and the HTTP thread copy it under one lock. */
 struct counters {
@@ -121,6 +129,8 @@ struct counters {
         bool klog_on;                             /* the kernel log is scanned */
         uint64_t klog_skipped[KLOG_SKIP_COUNT];
         struct machine_ident ident;
+        unsigned nhealth; /* used entries of health[]; 0: no verdict kept */
+        struct health_series health[COUNTERS_MAX_HEALTH];
 };
 
 /* The label values of enum klog_skip: "malformed", "overwritten", "oversize". */

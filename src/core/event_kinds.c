@@ -198,6 +198,18 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                        .sentence = "the previous run ended: {end}[; quiet since {quiet}]"
                                    "[; post-mortem {file}][; no post-mortem ({error})]",
                        .component = EC_HOST_KERNEL},
+    /* A component's health verdict changed (core/health.h); written by the verdict, not
+     * read by it. */
+    [EV_HEALTH] = {.name = "HEALTH",
+                   .keys = "component state from action reason evidence",
+                   .finding = event_finding_none,
+                   .sentence = "health of {component}: {state} (was {from})[; action: {action}]"
+                               "[: {reason}]"},
+    /* A person cleared a component's verdict (`vigil health clear`). */
+    [EV_HEALTH_CLEARED] = {.name = "HEALTH_CLEARED",
+                           .keys = "component reason",
+                           .finding = event_finding_none,
+                           .sentence = "health of {component} cleared by a person: {reason}"},
 };
 
 const struct event_kind_desc *event_kind(enum event_kind k)

@@ -54,6 +54,8 @@ enum event_kind {
         EV_STORAGE_FILL,          /* detect/storage_rules.c */
         EV_TREND,                 /* detect/trend.c */
         EV_POSTMORTEM,            /* local/postmortem_sink.c */
+        EV_HEALTH,                /* detect/health_watch.c */
+        EV_HEALTH_CLEARED,        /* detect/health_watch.c */
         EV_KIND_COUNT
 };
 

@@ -5,6 +5,7 @@
 #include "core/counters.h"
 #include "core/eventlog.h"
 #include "core/findings.h"
+#include "core/health.h"
 #include "core/vigil.h"
 
 uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra)
@@ -41,8 +42,20 @@ void vigil_publish(struct vigil_ctx *ctx)
         if (ctx->findings && ctx->published_findings &&
             ctx->published_findings->gen != ctx->findings->gen)
                 memcpy(ctx->published_findings, ctx->findings, sizeof(*ctx->findings));
+        if (ctx->health && ctx->published_health && ctx->published_health->gen != ctx->health->gen)
+                memcpy(ctx->published_health, ctx->health, sizeof(*ctx->health));
         ctx->published_seq++;
         pthread_mutex_unlock(&ctx->pub_lock);
+}
+
+uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
+{
+        pthread_mutex_lock(&ctx->pub_lock);
+        uint64_t seq = ctx->published_health ? ctx->published_seq : 0;
+        if (seq)
+                memcpy(out, ctx->published_health, sizeof(*out));
+        pthread_mutex_unlock(&ctx->pub_lock);
+        return seq;
 }
 
 void vigil_flush_all(struct vigil_ctx *ctx)

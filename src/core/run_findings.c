@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/health.h"
 #include "core/history.h"
 #include "core/throttle_reasons.h"
 #include "core/eventlog.h"
@@ -95,6 +96,8 @@ static void events_tap(void *arg, int64_t real_ns, const char *text, size_t len)
         struct vigil_ctx *ctx = arg;
         if (ctx->findings)
                 findings_feed_event(ctx->findings, (double)real_ns / 1e9, text, len);
+        if (ctx->health)
+                health_feed_event(ctx->health, (double)real_ns / 1e9, text, len);
         if (!ctx->history)
                 return;
         int64_t mono = now_mono_ns() - (now_real_ns() - real_ns);

@@ -228,45 +228,15 @@ int runstate_load(const char *dir, struct runstate *ret)
         return runstate_parse(buf, (size_t)n, ret);
 }
 
-/* Write all of buf to a new tmp file, sync it, rename it over path, sync the directory:
- * after a power loss the file is either the old one or the new one, whole. */
-static int write_atomic(const char *dir, const char *tmp, const char *path, const char *buf,
-                        size_t len)
-{
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        ssize_t w = write(fd, buf, len);
-        int r = w == (ssize_t)len ? 0 : (w < 0 ? -errno : -EIO);
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        close(fd);
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0) {
-                unlink(tmp);
-                return r;
-        }
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-                fsync(dfd);
-                close(dfd);
-        }
-        return 0;
-}
-
 int runstate_save(const char *dir, const struct runstate *st)
 {
-        char text[RUNSTATE_MAX_BYTES], tmp[1200], path[1200];
+        char text[RUNSTATE_MAX_BYTES];
         struct strbuf sb;
         sb_init_fixed(&sb, text, sizeof(text));
         runstate_format(st, &sb);
         if (sb.overflow)
                 return -ENOSPC;
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, RUNSTATE_FILE) >= sizeof(tmp) ||
-            (size_t)snprintf(path, sizeof(path), "%s/%s", dir, RUNSTATE_FILE) >= sizeof(path))
-                return -ENAMETOOLONG;
-        return write_atomic(dir, tmp, path, sb.buf, sb.len);
+        return write_file_atomic(dir, RUNSTATE_FILE, sb.buf, sb.len);
 }
 
 int runstate_boot_id(const char *root, char *out, size_t cap)

@@ -26,6 +26,7 @@ struct kmsg;
 struct nvml_shared;
 struct history;
 struct findings;
+struct health;
 struct postmortem_info;
 
 /* The clocks the scheduler runs; each source names the ones it wants. */
@@ -92,6 +93,11 @@ struct vigil_ctx {
         /* Its copy for readers in other threads (under pub_lock, refreshed by the main
          * loop when it changed); NULL when it could not be allocated. */
         struct findings *published_findings;
+        /* The health verdict (core/health.h), fed with every events.log line by the tap
+         * like the findings and advanced by the health detector; its copy for readers
+         * in other threads (under pub_lock). NULL when not kept. */
+        struct health *health;
+        struct health *published_health;
         /* The post-mortem of the previous run that this start wrote (core/runstate.h),
          * for the findings of every output; set before the HTTP server starts, then
          * read-only; owned by the context (freed with it). NULL when the previous run
@@ -161,6 +167,10 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct c
  * thread). Returns the sequence number (0: nothing published yet, nothing copied). */
 uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct counters *extra,
                                 struct findings *findings);
+
+/* Copy the last published health verdict into *out (any thread). Returns the
+ * sequence number (0: nothing published, or no verdict kept; nothing copied). */
+uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out);
 
 /* Publish the frame, counters and findings of the tick just ended for the readers
  * in other threads, when one asked (publish_wanted). Main loop only. */

@@ -34,6 +34,7 @@
 #include "daemon/registry.h"
 #include "core/eventlog.h"
 #include "core/counters.h"
+#include "detect/health_watch.h"
 #include "detect/snapshot.h"
 #include "report/postmortem.h"
 #include "push/rw_identity.h"
@@ -543,6 +544,7 @@ static void free_daemon(struct daemon *d)
         history_free(ctx->history);
         free(ctx->findings);
         free(ctx->published_findings);
+        health_watch_free(ctx);
         free(ctx->postmortem);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
@@ -635,6 +637,7 @@ int vigil_daemon_run(struct vigil_options *opt)
                 vlog(LOG_INFO, "vigil %s (--no-log: no files written)", VIGIL_VERSION);
         }
         run_findings_start(&d->ctx, opt);
+        health_watch_start(&d->ctx);
         install_signals();
         /* Wake-ups within 1 us of the deadline instead of the default 50 us slack. */
         prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

@@ -49,6 +49,7 @@ extern const struct vigil_detector vigil_detector_gpu_rules;
 extern const struct vigil_detector vigil_detector_gpu_events;
 extern const struct vigil_detector vigil_detector_kernel_gpu;
 extern const struct vigil_detector vigil_detector_gpu_missing;
+extern const struct vigil_detector vigil_detector_health;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi_rules,    /* Pi thresholds and /dev/shm, every machine */
@@ -58,6 +59,7 @@ const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_kernel_gpu,   /* GPU errors of the kernel log: before gpu-events */
         &vigil_detector_gpu_events,   /* NVML events, crash and spike snapshots: after the rules */
         &vigil_detector_gpu_missing,  /* fewer GPUs answering than expected (vigil.state) */
+        &vigil_detector_health,       /* the health verdict: after every detector's lines */
         NULL,
 };
 

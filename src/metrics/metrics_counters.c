@@ -111,6 +111,19 @@ static void rule_fired(struct render *r, const struct render_src *s)
                 metrics_sample(r, NULL, "rule", s->x->rules[i].name, (double)s->x->rules[i].fired);
 }
 
+/* The health verdict: one series per component, the state as its value (0 healthy, 1
+ * degraded, 2 unhealthy), as node_exporter's *_state-less gauges do, so that a change
+ * of state moves a value instead of ending one series and starting another; the reason
+ * and the action are in /health and `vigil health`, not in labels. */
+static void health_state(struct render *r, const struct render_src *s)
+{
+        unsigned n =
+            s->x && s->x->nhealth < COUNTERS_MAX_HEALTH ? s->x->nhealth : COUNTERS_MAX_HEALTH;
+        for (unsigned i = 0; s->x && i < n; i++)
+                metrics_sample(r, NULL, "component", s->x->health[i].component,
+                               s->x->health[i].state);
+}
+
 /* How earlier runs ended: the end kinds' names as core/runstate.h has them. */
 static const char *const run_kinds[] = {"first", "clean", "killed", "reboot", "unknown"};
 
@@ -407,6 +420,10 @@ static const struct counter_family counter_families[] = {
      .type = "gauge",
      .help = "1 for how the run before this one ended (a post-mortem follows an unclean end).",
      .render = previous_run_end},
+    {.name = "vigil_health_state",
+     .type = "gauge",
+     .help = "The health verdict of a component: 0 healthy, 1 degraded, 2 unhealthy.",
+     .render = health_state},
     /* the GPU count check: struct counters */
     {.name = "vigil_gpus_expected",
      .type = "gauge",

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,4 +133,32 @@ int read_line_at(const char *root, const char *path, char *buf, size_t cap)
                          buf[n - 1] == '\t'))
                 buf[--n] = '\0';
         return n;
+}
+
+int write_file_atomic(const char *dir, const char *name, const void *buf, size_t len)
+{
+        char tmp[4200], path[4200];
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= sizeof(tmp) ||
+            (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+                return -ENAMETOOLONG;
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        ssize_t w = write(fd, buf, len);
+        int r = w == (ssize_t)len ? 0 : (w < 0 ? -errno : -EIO);
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        close(fd);
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0) {
+                unlink(tmp);
+                return r;
+        }
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+                fsync(dfd);
+                close(dfd);
+        }
+        return 0;
 }

@@ -35,4 +35,9 @@ int read_file_at(const char *root, const char *path, char *buf, size_t cap);
 /* read_file_at, then strip trailing whitespace. */
 int read_line_at(const char *root, const char *path, char *buf, size_t cap);
 
+/* Replace dir/name with len bytes of buf, atomically and durably: written to
+ * dir/.name.tmp, synced, renamed over dir/name, the directory synced; after a power
+ * loss the file is the old one or the new one, whole. 0 or -errno. */
+int write_file_atomic(const char *dir, const char *name, const void *buf, size_t len);
+
 #endif

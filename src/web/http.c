@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/findings.h"
+#include "core/health.h"
 #include "core/history.h"
 #include "core/run_findings.h"
 #include "core/runstate.h"
@@ -55,6 +56,20 @@ static int http_snapshot(void *arg, struct frame *f, struct counters *x)
         struct http_sink *h = arg;
         return vigil_published_copy(h->ctx, f, x) ? HTTP_SNAP_FRAME | HTTP_SNAP_EXTRA
                                                   : HTTP_SNAP_NONE;
+}
+
+/* Server thread: the health verdict's JSON, from its last published copy. */
+static int http_health(void *arg, struct strbuf *out)
+{
+        struct http_sink *h = arg;
+        struct health *copy = malloc(sizeof(*copy));
+        if (!copy)
+                return -ENOMEM;
+        int r = vigil_published_health(h->ctx, copy) ? 0 : -ENOENT;
+        if (r == 0)
+                health_json(copy, out);
+        free(copy);
+        return r;
 }
 
 /* Server thread: the dashboard, from a copy of the history taken under its lock. */
@@ -244,6 +259,7 @@ static int http_init(struct vigil_ctx *ctx, void **ret_state)
                                          .snapshot = http_snapshot,
                                          .page = http_page,
                                          .report = http_report,
+                                         .health = http_health,
                                          .arg = h};
         if ((r = http_server_start(&cfg, &h->srv, err, sizeof(err))) < 0) {
                 vlog(LOG_ERR, "http: %s", err);

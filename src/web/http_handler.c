@@ -29,6 +29,7 @@ int http_handler_init(struct http_handler *h, const struct http_server_config *c
         h->snapshot = cfg->snapshot;
         h->page = cfg->page;
         h->report = cfg->report;
+        h->health = cfg->health;
         h->arg = cfg->arg;
         if (cfg->web)
                 h->web = *cfg->web;
@@ -102,6 +103,23 @@ static void serve_page(struct http_handler *h, const struct http_request *rq, st
         reply_body(h, rq, rp, HTTP_HTML_TYPE);
 }
 
+/* /health: the verdict as JSON, from the last published copy. */
+static void serve_health(struct http_handler *h, const struct http_request *rq,
+                         struct http_reply *rp)
+{
+        sb_reset(&h->body);
+        int r = h->health ? h->health(h->arg, &h->body) : -ENOENT;
+        if (r == -ENOENT) {
+                http_reply_text(rp, 404, "not found\n");
+                return;
+        }
+        if (r < 0 || h->body.overflow) {
+                http_reply_text(rp, 500, "health verdict not available\n");
+                return;
+        }
+        reply_body(h, rq, rp, HTTP_JSON_TYPE);
+}
+
 /* /report: deferred to its own thread (http_later.h), or 503 while one is made. */
 static void serve_report(struct http_handler *h, const struct http_request *rq,
                          struct http_reply *rp)
@@ -155,6 +173,10 @@ void http_handle(struct http_handler *h, const struct http_request *rq, struct h
         }
         if (!strcmp(rq->path, "/")) {
                 serve_page(h, rq, rp);
+                return;
+        }
+        if (!strcmp(rq->path, "/health")) {
+                serve_health(h, rq, rp);
                 return;
         }
         if (!strcmp(rq->path, "/report")) {

@@ -40,6 +40,7 @@ struct http_handler {
         http_snapshot_fn snapshot;
         http_page_fn page;
         http_report_fn report;
+        http_health_fn health;
         void *arg;
         struct web_config web; /* a copy of the configuration's, or empty */
         bool auth_on;

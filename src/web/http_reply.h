@@ -8,6 +8,7 @@
 
 #define HTTP_METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
 #define HTTP_HTML_TYPE    "text/html; charset=utf-8"
+#define HTTP_JSON_TYPE    "application/json"
 #define HTTP_TEXT_TYPE    "text/plain; charset=utf-8"
 
 /* The answer. Text bodies are static; others live in the handler until its next

@@ -61,12 +61,17 @@ typedef int (*http_page_fn)(void *arg, struct strbuf *out, const struct frame *f
  * outgrew out), another -errno (500). */
 typedef int (*http_report_fn)(void *arg, const char *day, struct strbuf *out);
 
+/* Render the health verdict (core/health.h) as JSON for GET /health into out (server
+ * thread). 0, -ENOENT when no verdict is kept (404), another -errno (500). */
+typedef int (*http_health_fn)(void *arg, struct strbuf *out);
+
 struct http_server_config {
         const char *listen;           /* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (loopback) */
         const struct web_config *web; /* NULL: plain HTTP, no authentication; copied */
         http_snapshot_fn snapshot;
         http_page_fn page;       /* NULL: / is a fixed landing page */
         http_report_fn report;   /* NULL: /report is not found */
+        http_health_fn health;   /* NULL: /health is not found */
         void *arg;               /* passed to snapshot and page */
         const char *mhd_library; /* TLS: NULL is libmicrohttpd.so.12 (tests name another) */
 };
