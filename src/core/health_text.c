@@ -163,7 +163,10 @@ static void json_row(void *arg, const struct health_row *r)
                 json_str(j->out, r->e->reason);
                 sb_puts(j->out, ", \"evidence\": ");
                 json_str(j->out, r->e->evidence);
-                sb_printf(j->out, ", \"recurrences\": %u", r->e->recurrences);
+                static const char *const clears[] = {
+                    [HU_LINE] = "line", [HU_PROVEN] = "proof", [HU_PERSON] = "person"};
+                sb_printf(j->out, ", \"clears\": \"%s\", \"recurrences\": %u", clears[r->e->until],
+                          r->e->recurrences);
         }
         sb_putc(j->out, '}');
 }

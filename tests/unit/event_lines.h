@@ -90,6 +90,12 @@ static const struct event_case event_cases[] = {
      "storage errors: 2 new (7 in all) EXT4-fs error"},
     {"type=TREND field=pss_mb state=rising slope_per_h=+12.00 limit_per_h=5.00 window=60m",
      "pss_mb is rising: +12.00 per hour"},
+    {"type=HEALTH component=gpu0.pcie state=unhealthy from=healthy action=\"reboot the machine\" "
+     "reason=\"GPU 0: Xid 79: GPU has fallen off the bus.\" evidence=crashes/crash-1.log",
+     "health of gpu0.pcie: unhealthy (was healthy); action: reboot the machine: GPU 0: Xid 79: GPU "
+     "has fallen off the bus."},
+    {"type=HEALTH_CLEARED component=gpu3 reason=\"reseated riser\"",
+     "health of gpu3 cleared by a person: reseated riser"},
     {"type=POSTMORTEM end=reboot quiet=2026-12-03T03:01:02.300 file=postmortem/pm-1.txt",
      "the previous run ended: reboot; quiet since 2026-12-03T03:01:02.300; post-mortem "
      "postmortem/pm-1.txt"},

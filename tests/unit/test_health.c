@@ -1,0 +1,541 @@
+/* Unit tests: the health verdict (core/health.c, core/health_rules.c, core/health_text.c)
+ * and its daemon glue (detect/health_watch.c): every transition, the proofs, a fake
+ * reboot over the state file, escalation, a person's clear, the outputs (a golden
+ * /health JSON). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/counters.h"
+#include "core/eventlog.h"
+#include "core/health.h"
+#include "detect/health_watch.h"
+#include "detect/xid_catalog.h"
+#include "test_fixtures.h"
+#include "util/parse.h"
+#include "util/pfile.h"
+
+#define T0     1764770000.0 /* 2025-12-03T13:53:20Z */
+#define BOOT_A "5c1f1a8e-7a43-4d8e-9f55-0e2b1d7f6a10"
+#define BOOT_B "0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a"
+
+static struct health *new_health(const char *boot)
+{
+        struct health *h = malloc(sizeof(*h));
+        assert_non_null(h);
+        health_init(h, boot, xid_event_action);
+        return h;
+}
+
+static void feed(struct health *h, double t, const char *line)
+{
+        health_feed_event(h, t, line, strlen(line));
+}
+
+static const struct health_entry *entry(const struct health *h, const char *name)
+{
+        for (size_t i = 0; i < h->n; i++)
+                if (!strcmp(h->e[i].name, name))
+                        return &h->e[i];
+        return NULL;
+}
+
+static enum health_state state_of(const struct health *h, const char *name)
+{
+        const struct health_entry *e = entry(h, name);
+        return e ? e->state : HEALTH_HEALTHY;
+}
+
+static enum event_action action_of(const struct health *h, const char *name)
+{
+        const struct health_entry *e = entry(h, name);
+        return e ? e->action : EA_NONE;
+}
+
+#define XID79                                                                                      \
+        "type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 class=reboot "             \
+        "meaning=\"GPU has fallen off the bus\" action=\"reboot the machine\" severity=critical "  \
+        "nvidia_action=RESTART_BM"
+#define XID48 "type=NVML_EVENT gpu=1 event=Xid(48) mask=0x0008 data=48 xid=48 class=reset"
+
+/* A GPU that stops answering: unhealthy, reset the GPU, until it answers again and
+ * then HEALTH_PROVE_S without a new error. */
+static void test_lost_gpu(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, "type=NVML_FAILED gpu=3 error=\"GPU is lost\"");
+        assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_UNHEALTHY);
+        assert_int_equal(action_of(h, "gpu3.driver"), EA_RESET_GPU);
+        assert_string_equal(entry(h, "gpu3.driver")->reason,
+                            "GPU 3: stopped answering (GPU is lost)");
+        health_tick(h, T0 + 10 * HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_UNHEALTHY); /* still lost */
+        feed(h, T0 + 100, "type=GPU_RECOVERED gpu=3 failures=5");
+        health_tick(h, T0 + 100 + HEALTH_PROVE_S - 1);
+        assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_UNHEALTHY);
+        health_tick(h, T0 + 100 + HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_HEALTHY);
+        free(h);
+}
+
+/* The daemon's view of a GPU answering does the same as GPU_RECOVERED. */
+static void test_gpu_answers(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, "type=NVML_FAILED gpu=1 error=\"Unknown Error\"");
+        health_gpu_answers(h, 0, T0 + 5); /* another GPU: nothing */
+        health_tick(h, T0 + 5 + HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu1.driver"), HEALTH_UNHEALTHY);
+        health_gpu_answers(h, 1, T0 + 10);
+        health_tick(h, T0 + 10 + HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu1.driver"), HEALTH_HEALTHY);
+        free(h);
+}
+
+/* A new error during the proof starts it over. */
+static void test_proof_restarts(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, XID48);
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_UNHEALTHY);
+        assert_int_equal(action_of(h, "gpu1.memory"), EA_RESET_GPU);
+        feed(h, T0 + HEALTH_PROVE_S - 10, XID48);
+        health_tick(h, T0 + HEALTH_PROVE_S + 10);
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_UNHEALTHY);
+        health_tick(h, T0 + 2 * HEALTH_PROVE_S - 10);
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_HEALTHY);
+        free(h);
+}
+
+/* The Xid's state follows its catalog action: application errors degrade, an
+ * informational one (Xid 43: the application's own fault, class info?) changes nothing
+ * unless the catalog asks for an action. */
+static void test_xid_by_action(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        for (unsigned code = 1; code <= XID_CATALOG_LAST; code++) {
+                char line[160];
+                health_init(h, BOOT_A, xid_event_action);
+                snprintf(line, sizeof(line), "type=NVML_EVENT gpu=2 event=Xid(%u) xid=%u", code,
+                         code);
+                feed(h, T0, line);
+                enum event_action a = xid_event_action(code);
+                enum health_state want = a == EA_NONE               ? HEALTH_HEALTHY
+                                         : a == EA_RESTART_WORKLOAD ? HEALTH_DEGRADED
+                                                                    : HEALTH_UNHEALTHY;
+                assert_int_equal(health_overall(h), want);
+                if (want != HEALTH_HEALTHY)
+                        assert_int_equal(h->e[0].action, a);
+        }
+        /* The part: memory, PCIe, NVLink, else the driver. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(79) xid=79");
+        feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(74) xid=74");
+        feed(h, T0, "type=KERNEL_GPU kind=xid gpu=2 xid=119");
+        assert_non_null(entry(h, "gpu2.pcie"));
+        assert_non_null(entry(h, "gpu2.nvlink"));
+        assert_non_null(entry(h, "gpu2.driver"));
+        /* No resolver: an Xid asks to inspect the hardware. */
+        health_init(h, BOOT_A, NULL);
+        feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(13) xid=13");
+        assert_int_equal(action_of(h, "gpu2.driver"), EA_INSPECT_HARDWARE);
+        free(h);
+}
+
+/* States that clear with a line: while the condition lasts, whatever the time. */
+static void test_line_cleared(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *set, *clear, *component;
+                enum health_state state;
+        } cases[] = {
+            {"type=STORAGE state=read-only fs=root mount=/ device=/dev/sda1 fstype=ext4",
+             "type=STORAGE state=read-write fs=root mount=/ device=/dev/sda1 fstype=ext4",
+             "host.storage", HEALTH_UNHEALTHY},
+            {"type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005",
+             "type=RPI_THROTTLE condition=\"under-voltage\" state=cleared throttled=0x50000",
+             "pi.power", HEALTH_DEGRADED},
+            {"type=RPI_THROTTLE condition=\"currently throttled\" state=set",
+             "type=RPI_THROTTLE condition=\"currently throttled\" state=cleared", "pi.thermal",
+             HEALTH_DEGRADED},
+            {"type=RPI_TEMP level=hot temp=85.2C", "type=RPI_TEMP level=normal temp=60.0C",
+             "pi.thermal", HEALTH_UNHEALTHY},
+            {"type=TEMP_OVER_MAX gpu=0 state=above temp=95C max=90C",
+             "type=TEMP_OVER_MAX gpu=0 state=back temp=85C max=90C", "gpu0.thermal",
+             HEALTH_DEGRADED},
+            {"type=GPU_COUNT state=missing answering=1 expected=2 from=state",
+             "type=GPU_COUNT state=back answering=2 expected=2 from=state", "gpu.pcie",
+             HEALTH_UNHEALTHY},
+            {"type=SHM state=full used=95.0% limit=90.0%", "type=SHM state=ok used=10.0%",
+             "host.memory", HEALTH_DEGRADED},
+            {"type=DISK_LOW free_mb=40 action=pause", "type=DISK_RESUMED free_mb=900 paused_s=1",
+             "host.storage", HEALTH_DEGRADED},
+        };
+        struct health *h = new_health(BOOT_A);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                health_init(h, BOOT_A, xid_event_action);
+                feed(h, T0, cases[i].set);
+                assert_int_equal(state_of(h, cases[i].component), cases[i].state);
+                health_tick(h, T0 + 100 * HEALTH_PROVE_S);
+                assert_int_equal(state_of(h, cases[i].component), cases[i].state);
+                feed(h, T0 + 1, cases[i].clear);
+                assert_int_equal(state_of(h, cases[i].component), HEALTH_HEALTHY);
+        }
+        /* A clearing line does not clear a state that must prove itself. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, "type=KERNEL_GPU kind=aer_fatal gpu=0 pci=0000:01:00.0");
+        feed(h, T0 + 1, "type=GPU_COUNT state=back answering=2 expected=2 from=state");
+        assert_int_equal(state_of(h, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        /* Lines of no rule change nothing. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, "type=START version=0.1.0 pid=1");
+        feed(h, T0, "type=KERNEL_GPU kind=aer_corrected pci=0000:01:00.0");
+        feed(h, T0, "no type here");
+        assert_int_equal(h->n, 0);
+        free(h);
+}
+
+/* The evidence: a line's own file, a crash snapshot written after the error. */
+static void test_evidence(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, XID79);
+        feed(h, T0 + 2, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=x");
+        assert_string_equal(entry(h, "gpu0.pcie")->evidence, "crashes/crash-1.log");
+        feed(h, T0 + 3, "type=INCIDENT reason=\"player down\" snapshot=/var/log/vigil/inc-1.txt");
+        assert_string_equal(entry(h, "pi.player")->evidence, "/var/log/vigil/inc-1.txt");
+        feed(h, T0 + 4, "type=POSTMORTEM end=reboot quiet=x file=postmortem/pm-1.log");
+        assert_string_equal(entry(h, "host.kernel")->evidence, "postmortem/pm-1.log");
+        free(h);
+}
+
+/* A reboot-class failure waits for a later boot before its proof starts. */
+static void test_reboot_waits_for_boot(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, XID79);
+        assert_int_equal(state_of(h, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        assert_int_equal(action_of(h, "gpu0.pcie"), EA_REBOOT);
+        health_tick(h, T0 + 100 * HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        /* The same boot id again (vigil restarted, no reboot): still waiting. */
+        copy_bounded(h->boot_id, sizeof(h->boot_id), BOOT_A, strlen(BOOT_A));
+        health_tick(h, T0 + 200 * HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        free(h);
+}
+
+static char tmpdir[64];
+
+static void make_root(const char *boot)
+{
+        char path[256];
+        snprintf(path, sizeof(path), "%s/root/proc/sys/kernel/random", tmpdir);
+        char cmd[400];
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s", path);
+        assert_int_equal(system(cmd), 0);
+        strncat(path, "/boot_id", sizeof(path) - strlen(path) - 1);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%s\n", boot);
+        fclose(f);
+}
+
+static int setup_dir(void **state)
+{
+        (void)state;
+        snprintf(tmpdir, sizeof(tmpdir), "/tmp/vigil-health-XXXXXX");
+        return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_dir(void **state)
+{
+        (void)state;
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Persistence over a fake reboot: the state file written on boot A, read back on
+ * boot B (the boot id under the fixture root changed), keeps the GPU unhealthy until
+ * it has proved itself on the new boot. */
+static void test_fake_reboot(void **state)
+{
+        (void)state;
+        char root[128];
+        snprintf(root, sizeof(root), "%s/root", tmpdir);
+        make_root(BOOT_A);
+        struct health *h = new_health("");
+        assert_int_equal(health_watch_load(h, root, tmpdir), -ENOENT);
+        assert_string_equal(h->boot_id, BOOT_A);
+        feed(h, T0, XID79);
+        feed(h, T0 + 1, "type=NVML_FAILED gpu=0 error=\"GPU is lost\"");
+        assert_int_equal(health_save(tmpdir, h), 0);
+
+        make_root(BOOT_B); /* the reboot */
+        struct health *after = new_health("");
+        assert_int_equal(health_watch_load(after, root, tmpdir), 0);
+        assert_string_equal(after->boot_id, BOOT_B);
+        assert_int_equal(state_of(after, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        assert_int_equal(state_of(after, "gpu0.driver"), HEALTH_UNHEALTHY);
+        assert_string_equal(entry(after, "gpu0.pcie")->reason, entry(h, "gpu0.pcie")->reason);
+        double boot_t = T0 + 3600;
+        health_tick(after, boot_t); /* the first tick of the new boot starts the proof */
+        assert_int_equal(state_of(after, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        health_tick(after, boot_t + HEALTH_PROVE_S - 1);
+        assert_int_equal(state_of(after, "gpu0.pcie"), HEALTH_UNHEALTHY);
+        health_tick(after, boot_t + HEALTH_PROVE_S);
+        assert_int_equal(state_of(after, "gpu0.pcie"), HEALTH_HEALTHY);
+        assert_int_equal(state_of(after, "gpu0.driver"), HEALTH_HEALTHY);
+
+        /* A file that is not a health state file: an error, h untouched. */
+        char path[256];
+        snprintf(path, sizeof(path), "%s/%s", tmpdir, HEALTH_FILE);
+        FILE *f = fopen(path, "w");
+        fputs("boot_id=x\n", f);
+        fclose(f);
+        size_t n = after->n;
+        assert_int_equal(health_load(tmpdir, after), -EINVAL);
+        assert_int_equal(after->n, n);
+        free(h);
+        free(after);
+}
+
+/* The state file's text round-trips; a damaged line is dropped, not the file. */
+static void test_state_file(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A), *back = new_health(BOOT_B);
+        feed(h, T0, XID79);
+        feed(h, T0 + 1, "type=STORAGE state=read-only mount=/ fs=root");
+        feed(h, T0 + 2, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/a\tb.log");
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 1024, HEALTH_FILE_MAX), 0);
+        health_format(h, &sb);
+        assert_int_equal(health_parse(back, sb.buf, sb.len), 0);
+        assert_int_equal(back->n, h->n);
+        for (size_t i = 0; i < h->n; i++) {
+                const struct health_entry *a = &h->e[i], *b = &back->e[i];
+                assert_string_equal(a->name, b->name);
+                assert_int_equal(a->state, b->state);
+                assert_int_equal(a->action, b->action);
+                assert_int_equal(a->until, b->until);
+                assert_int_equal(a->await_boot, b->await_boot);
+                assert_string_equal(a->reason, b->reason);
+                assert_string_equal(a->boot_id, b->boot_id);
+                assert_true(fabs(a->since - b->since) < 0.01);
+        }
+        assert_string_equal(back->boot_id, BOOT_B); /* this boot's, not the file's */
+        sb_puts(&sb, "entry\tgpu0.bogus\t2\t3\t1\t000\tnan\tnan\tnan\t-\tnan\t0\t0\t0\t-\tx\n");
+        sb_puts(&sb, "entry\tshort\n");
+        assert_int_equal(health_parse(back, sb.buf, sb.len), 0);
+        assert_int_equal(back->n, h->n);
+        assert_int_equal(back->dropped, 2);
+        sb_free(&sb);
+        free(h);
+        free(back);
+}
+
+/* A reset- or reboot-class failure back after its remedy within a day escalates to
+ * "inspect the hardware", which only a person clears. */
+static void test_escalation(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        /* Reset class: proved healthy, back within the window. */
+        feed(h, T0, XID48);
+        health_tick(h, T0 + HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_HEALTHY);
+        feed(h, T0 + HEALTH_PROVE_S + 3600, XID48);
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_UNHEALTHY);
+        assert_int_equal(action_of(h, "gpu1.memory"), EA_INSPECT_HARDWARE);
+        assert_int_equal(entry(h, "gpu1.memory")->recurrences, 1);
+        assert_non_null(strstr(entry(h, "gpu1.memory")->reason, "back within 24 h"));
+        health_tick(h, T0 + 1000 * HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_UNHEALTHY);
+        feed(h, T0 + 1000 * HEALTH_PROVE_S,
+             "type=HEALTH_CLEARED component=gpu1 reason=\"swapped\"");
+        assert_int_equal(state_of(h, "gpu1.memory"), HEALTH_HEALTHY);
+        /* After a person's clear of an escalated part, the count starts over. */
+        feed(h, T0 + 1000 * HEALTH_PROVE_S + 60, XID48);
+        assert_int_equal(action_of(h, "gpu1.memory"), EA_RESET_GPU);
+
+        /* Outside the window: no escalation. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, XID48);
+        health_tick(h, T0 + HEALTH_PROVE_S);
+        feed(h, T0 + HEALTH_PROVE_S + HEALTH_ESCALATE_S + 1, XID48);
+        assert_int_equal(action_of(h, "gpu1.memory"), EA_RESET_GPU);
+
+        /* Reboot class: the reboot came (a later boot), the proof runs, it is back. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, XID79);
+        copy_bounded(h->boot_id, sizeof(h->boot_id), BOOT_B, strlen(BOOT_B));
+        health_tick(h, T0 + 3600);
+        feed(h, T0 + 3700, XID79);
+        assert_int_equal(action_of(h, "gpu0.pcie"), EA_INSPECT_HARDWARE);
+        /* Without the reboot in between, a repeat is the same failure. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, XID79);
+        feed(h, T0 + 60, XID79);
+        assert_int_equal(action_of(h, "gpu0.pcie"), EA_REBOOT);
+        /* A lost GPU that answered again and is lost again within its proof. */
+        health_init(h, BOOT_A, xid_event_action);
+        feed(h, T0, "type=NVML_FAILED gpu=2 error=lost");
+        feed(h, T0 + 10, "type=GPU_RECOVERED gpu=2 failures=3");
+        feed(h, T0 + 20, "type=NVML_FAILED gpu=2 error=lost");
+        assert_int_equal(action_of(h, "gpu2.driver"), EA_INSPECT_HARDWARE);
+        free(h);
+}
+
+/* A person's clear: a GPU and its parts, one part, everything; names checked. */
+static void test_clear(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, XID79);
+        feed(h, T0, "type=NVML_FAILED gpu=0 error=lost");
+        feed(h, T0, "type=NVML_FAILED gpu=10 error=lost");
+        feed(h, T0, "type=STORAGE state=read-only mount=/");
+        assert_int_equal(health_clear(h, "gpu0.pcie", T0 + 1), 1);
+        assert_int_equal(state_of(h, "gpu0.driver"), HEALTH_UNHEALTHY);
+        assert_int_equal(health_clear(h, "gpu1", T0 + 1), 0);
+        feed(h, T0 + 2, "type=HEALTH_CLEARED component=gpu0 reason=\"reseated riser\"");
+        assert_int_equal(state_of(h, "gpu0.driver"), HEALTH_HEALTHY);
+        assert_int_equal(state_of(h, "gpu10.driver"), HEALTH_UNHEALTHY); /* gpu0 is not gpu10 */
+        assert_int_equal(health_clear(h, "all", T0 + 3), 2);
+        assert_int_equal(health_overall(h), HEALTH_HEALTHY);
+        static const char *const good[] = {"all",      "gpu3",         "gpu3.memory",
+                                           "gpu.pcie", "gpu12.driver", "host.storage",
+                                           "pi.power", "pi.display"};
+        static const char *const bad[] = {"",     "gpu",   "gpu3.bogus",
+                                          "host", "gpux",  "gpu3.memoryx",
+                                          "disk", "gpu3.", "a very long name that does not fit"};
+        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+                assert_true(health_name_ok(good[i]));
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                assert_false(health_name_ok(bad[i]));
+        free(h);
+}
+
+/* Every change is announced once, as a HEALTH line through the events log. */
+static void test_announce(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        struct eventlog *el;
+        assert_int_equal(eventlog_open_none(&el), 0);
+        struct {
+                char lines[8][600];
+                int n;
+        } seen = {.n = 0};
+        eventlog_set_tap(el, health_watch_tap, h);
+        feed(h, T0, XID79);
+        enum health_state from;
+        const struct health_entry *e = health_next_change(h, &from);
+        assert_non_null(e);
+        assert_string_equal(e->name, "gpu0.pcie");
+        assert_int_equal(from, HEALTH_HEALTHY);
+        assert_null(health_next_change(h, &from));
+        /* The clear goes through the log: its line clears, then the change is announced. */
+        assert_int_equal(health_watch_clear(h, el, "gpu0", "reseated \"riser\"\n", T0 + 5), 1);
+        assert_int_equal(state_of(h, "gpu0.pcie"), HEALTH_HEALTHY);
+        assert_null(health_next_change(h, &from));
+        (void)seen;
+        eventlog_close(el);
+        free(h);
+}
+
+static struct health *golden_model(void)
+{
+        struct health *h = new_health(BOOT_A);
+        h->ngpus = 2;
+        h->pi = false;
+        feed(h, T0, XID79);
+        feed(h, T0 + 2, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=x");
+        feed(h, T0 + 5, "type=TEMP_OVER_MAX gpu=1 state=above temp=95C max=90C");
+        feed(h, T0 + 9, "type=STORAGE state=read-only fs=root mount=/ device=/dev/sda1");
+        return h;
+}
+
+/* The JSON of /health and `vigil health --json`, byte for byte (tests/golden/health.json;
+ * VIGIL_GOLDEN_UPDATE=1 rewrites it). */
+static void test_golden_json(void **state)
+{
+        (void)state;
+        struct health *h = golden_model();
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 4096, HEALTH_FILE_MAX), 0);
+        health_json(h, &sb);
+        char path[PATH_MAX];
+        test_repo_path(path, sizeof(path), "tests/golden/health.json");
+        if (getenv("VIGIL_GOLDEN_UPDATE")) {
+                FILE *f = fopen(path, "w");
+                assert_non_null(f);
+                fwrite(sb.buf, 1, sb.len, f);
+                fclose(f);
+        }
+        static char want[HEALTH_FILE_MAX];
+        int n = read_file_at(NULL, path, want, sizeof(want));
+        assert_true(n > 0);
+        assert_int_equal((size_t)n, sb.len);
+        assert_memory_equal(want, sb.buf, sb.len);
+        /* The one line of the plugin convention: the gravest part first. */
+        sb_reset(&sb);
+        health_line(h, &sb);
+        assert_string_equal(sb.buf,
+                            "unhealthy: host.storage: replace the part: storage: / is read-only "
+                            "(+2 more)");
+        sb_reset(&sb);
+        health_table(h, &sb);
+        assert_non_null(strstr(sb.buf, "gpu0           unhealthy reboot the machine"));
+        assert_non_null(strstr(sb.buf, "[evidence: crashes/crash-1.log]"));
+        assert_null(strstr(sb.buf, "gpu0.memory")); /* healthy parts: in the JSON only */
+        /* The counters' series: one per listed component. */
+        struct counters *x = calloc(1, sizeof(*x));
+        assert_non_null(x);
+        health_init(h, BOOT_A, NULL);
+        sb_reset(&sb);
+        health_line(h, &sb);
+        assert_string_equal(sb.buf, "healthy");
+        free(x);
+        sb_free(&sb);
+        free(h);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_lost_gpu),
+            cmocka_unit_test(test_gpu_answers),
+            cmocka_unit_test(test_proof_restarts),
+            cmocka_unit_test(test_xid_by_action),
+            cmocka_unit_test(test_line_cleared),
+            cmocka_unit_test(test_evidence),
+            cmocka_unit_test(test_reboot_waits_for_boot),
+            cmocka_unit_test_setup_teardown(test_fake_reboot, setup_dir, teardown_dir),
+            cmocka_unit_test(test_state_file),
+            cmocka_unit_test(test_escalation),
+            cmocka_unit_test(test_clear),
+            cmocka_unit_test(test_announce),
+            cmocka_unit_test(test_golden_json),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
