@@ -99,7 +99,7 @@ static void time_text(double t, char *out, size_t cap)
         if (isnan(t))
                 snprintf(out, cap, "-");
         else
-                fmt_time_utc_iso(out, cap, (int64_t)(t * 1e9));
+                fmt_time_utc_iso(out, cap, llround(t * 1e3) * 1000000); /* the file's ms */
 }
 
 static void table_row(void *arg, const struct health_row *r)
@@ -217,6 +217,7 @@ void health_line(const struct health *h, struct strbuf *out)
 /* ---- the state file ----
  *
  *   vigil-health 1
+ *   watch<TAB>NGPUS<TAB>PI
  *   entry<TAB>NAME<TAB>STATE<TAB>ACTION<TAB>UNTIL<TAB>FLAGS<TAB>SINCE<TAB>LAST_ERROR<TAB>
  *     PROVING_SINCE<TAB>BOOT_ID<TAB>REMEDIED<TAB>RECURRENCES<TAB>ANNOUNCED<TAB>
  *     ANNOUNCED_ACTION<TAB>EVIDENCE<TAB>REASON
@@ -243,6 +244,7 @@ static void put_time(struct strbuf *out, double t)
 void health_format(const struct health *h, struct strbuf *out)
 {
         sb_puts(out, HEALTH_MAGIC);
+        sb_printf(out, "watch\t%u\t%d\n", h->ngpus, h->pi);
         for (size_t i = 0; i < h->n; i++) {
                 const struct health_entry *e = &h->e[i];
                 sb_printf(out, "entry\t%s\t%d\t%d\t%d\t%d%d%d", e->name, (int)e->state,
@@ -338,7 +340,18 @@ int health_parse(struct health *h, const char *s, size_t n)
         for (const char *p = s + m, *end = s + n; p < end;) {
                 const char *nl = memchr(p, '\n', (size_t)(end - p));
                 size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-                if (len && h->n < HEALTH_MAX && parse_entry(&h->e[h->n], p, len) == 0)
+                int ngpus, pi;
+                if (len > 6 && !memcmp(p, "watch\t", 6)) {
+                        const char *tab = memchr(p + 6, '\t', len - 6);
+                        if (tab &&
+                            field_int(p + 6, (size_t)(tab - p - 6), HEALTH_MAX_GPUS, &ngpus) == 0 &&
+                            field_int(tab + 1, (size_t)(p + len - tab - 1), 1, &pi) == 0) {
+                                h->ngpus = (unsigned)ngpus;
+                                h->pi = pi;
+                        } else {
+                                h->dropped++;
+                        }
+                } else if (len && h->n < HEALTH_MAX && parse_entry(&h->e[h->n], p, len) == 0)
                         h->n++;
                 else if (len)
                         h->dropped++;

@@ -323,6 +323,8 @@ static void test_state_file(void **state)
 {
         (void)state;
         struct health *h = new_health(BOOT_A), *back = new_health(BOOT_B);
+        h->ngpus = 3;
+        h->pi = true;
         feed(h, T0, XID79);
         feed(h, T0 + 1, "type=STORAGE state=read-only mount=/ fs=root");
         feed(h, T0 + 2, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/a\tb.log");
@@ -343,6 +345,8 @@ static void test_state_file(void **state)
                 assert_true(fabs(a->since - b->since) < 0.01);
         }
         assert_string_equal(back->boot_id, BOOT_B); /* this boot's, not the file's */
+        assert_int_equal(back->ngpus, 3);
+        assert_true(back->pi);
         sb_puts(&sb, "entry\tgpu0.bogus\t2\t3\t1\t000\tnan\tnan\tnan\t-\tnan\t0\t0\t0\t-\tx\n");
         sb_puts(&sb, "entry\tshort\n");
         assert_int_equal(health_parse(back, sb.buf, sb.len), 0);
