@@ -1,8 +1,9 @@
 #!/bin/sh
 # A Slurm HealthCheckProgram without NHC: drain the node while vigil's verdict is
 # unhealthy, with vigil's one line as the reason; resume it when it is healthy again and
-# the drain is vigil's own. In slurm.conf:
-#   HealthCheckProgram=/usr/share/vigil/slurm/vigil-healthcheck.sh
+# the drain is vigil's own. Copy it to /etc/slurm/ (the package ships it in
+# /usr/share/doc/vigil/examples/slurm/), chmod 755, and in slurm.conf:
+#   HealthCheckProgram=/etc/slurm/vigil-healthcheck.sh
 #   HealthCheckInterval=60
 # `vigil health` exits 0 healthy (or only degraded), 1 unhealthy, 2 unknown; unknown
 # changes nothing.

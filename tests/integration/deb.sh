@@ -52,7 +52,8 @@ for arch in "$native" arm64 armhf; do
 done
 want="etc/default/vigil etc/vigil/vigil.conf lib/systemd/system/vigil.service usr/bin/vigil \
 usr/share/doc/vigil/README.Debian.gz usr/share/man/man8/vigil.8.gz usr/share/vigil/vigil-rules.test.yml \
-usr/share/vigil/vigil-rules.yml"
+usr/share/vigil/vigil-rules.yml usr/share/doc/vigil/examples/npd/vigil-health.json \
+usr/share/doc/vigil/examples/slurm/vigil.nhc usr/share/doc/vigil/examples/slurm/vigil-healthcheck.sh"
 for f in $want; do
 	check "deb: package ships /$f" test -f "$TMP/x-$native/$f"
 done
