@@ -44,7 +44,7 @@ static struct health_entry *get(struct health *h, const char *name)
         e = &h->e[h->n++];
         memset(e, 0, sizeof(*e));
         copy_bounded(e->name, sizeof(e->name), name, strlen(name));
-        e->since = e->last_error = e->proving_since = e->remedied_t = NAN;
+        e->since = e->last_error = e->proving_since = e->remedied_t = e->recheck_until = NAN;
         return e;
 }
 
@@ -101,6 +101,7 @@ static void set_healthy(struct health_entry *e, double t)
         e->action = EA_NONE;
         e->until = HU_LINE;
         e->await_answer = e->await_boot = e->remedy_seen = false;
+        e->recheck_until = NAN;
         e->reason[0] = e->evidence[0] = '\0';
         e->since = t;
         e->proving_since = NAN;
@@ -158,6 +159,7 @@ static void note_error(struct health *h, struct health_entry *e, const struct he
             event_field(l, "snapshot", file, sizeof(file)))
                 copy_bounded(e->evidence, sizeof(e->evidence), file, strlen(file));
         e->last_error = t;
+        e->recheck_until = NAN;
         copy_bounded(e->boot_id, sizeof(e->boot_id), h->boot_id, strlen(h->boot_id));
         e->await_answer = e->await_answer || r->await_answer;
         e->await_boot = e->action == EA_REBOOT;
@@ -266,10 +268,23 @@ void health_feed_event(struct health *h, double t, const char *text, size_t len)
         }
 }
 
+void health_recheck(struct health *h, double now)
+{
+        for (size_t i = 0; i < h->n; i++)
+                if (h->e[i].state != HEALTH_HEALTHY && h->e[i].until == HU_LINE)
+                        h->e[i].recheck_until = now + HEALTH_RECHECK_S;
+}
+
 void health_tick(struct health *h, double now)
 {
         for (size_t i = 0; i < h->n; i++) {
                 struct health_entry *e = &h->e[i];
+                if (e->state != HEALTH_HEALTHY && !isnan(e->recheck_until) &&
+                    now >= e->recheck_until) {
+                        set_healthy(e, now);
+                        h->gen++;
+                        continue;
+                }
                 if (e->state == HEALTH_HEALTHY || e->until != HU_PROVEN)
                         continue;
                 /* A later boot is the reboot it asked for (and answers for a lost GPU:

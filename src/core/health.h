@@ -52,7 +52,8 @@
 #define HEALTH_PROVE_S      600   /* a component proves itself: 10 min without an error */
 #define HEALTH_ESCALATE_S   86400 /* a reset/reboot failure back within a day escalates */
 #define HEALTH_FILE_MAX     (64 * 1024)
-#define HEALTH_MAX_GPUS     64 /* GPUs listed as watched */
+#define HEALTH_MAX_GPUS     64  /* GPUs listed as watched */
+#define HEALTH_RECHECK_S    120 /* a start's time to see a kept condition again */
 
 enum health_state { HEALTH_HEALTHY, HEALTH_DEGRADED, HEALTH_UNHEALTHY, HEALTH_STATE_COUNT };
 
@@ -78,6 +79,10 @@ struct health_entry {
          * and how many came back within HEALTH_ESCALATE_S of theirs. */
         double remedied_t;
         unsigned recurrences;
+        /* A state held while a condition lasts, loaded at a start: the detectors measure
+         * the condition again from scratch, so it clears at this Unix time unless a
+         * line sets it again first (NAN: not rechecked). Not kept in the file. */
+        double recheck_until;
         /* The state and action last announced with a HEALTH line (health_next_change). */
         enum health_state announced;
         enum event_action announced_action;
@@ -143,6 +148,11 @@ void health_gpu_answers(struct health *h, unsigned gpu, double t);
 /* Advance the proofs to Unix time now: a component whose proof ran HEALTH_PROVE_S turns
  * healthy; a reboot-class failure of an earlier boot starts its proof at now. */
 void health_tick(struct health *h, double now);
+
+/* A daemon starts at Unix time now: the states held while a condition lasts (HU_LINE),
+ * kept from an earlier run, clear at now + HEALTH_RECHECK_S unless a line sets them
+ * again (the detectors start over and say so when the condition still holds). */
+void health_recheck(struct health *h, double now);
 
 /* Clear the component name ("gpu3": it and its parts; "gpu3.memory": that part; "all":
  * everything) as a person asked. Returns the number of entries cleared (0: none was

@@ -323,6 +323,7 @@ static int parse_entry(struct health_entry *e, const char *s, size_t n)
         if (!(len[9] == 1 && f[9][0] == '-'))
                 copy_bounded(e->boot_id, sizeof(e->boot_id), f[9], len[9]);
         e->recurrences = (unsigned)rec;
+        e->recheck_until = NAN;
         e->announced = (enum health_state)ann;
         e->announced_action = (enum event_action)ann_ac;
         if (!(len[14] == 1 && f[14][0] == '-'))

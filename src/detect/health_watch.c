@@ -11,6 +11,7 @@
 #include "core/eventlog.h"
 #include "core/runstate.h"
 #include "detect/xid_catalog.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
@@ -35,6 +36,7 @@ void health_watch_start(struct vigil_ctx *ctx)
         if (r < 0 && r != -ENOENT)
                 vlog(LOG_WARN, "cannot read %s/%s: %s; the health verdict starts over",
                      ctx->log_dir, HEALTH_FILE, strerror(-r));
+        health_recheck(ctx->health, (double)now_real_ns() / 1e9);
         ctx->health->gen++;
         memcpy(ctx->published_health, ctx->health, sizeof(*ctx->health));
         ctx->published_health->gen = 0;

@@ -211,6 +211,26 @@ static void test_line_cleared(void **state)
         free(h);
 }
 
+/* At a start, a condition kept from an earlier run is measured again: it clears unless
+ * a line sets it again within HEALTH_RECHECK_S; the states that prove themselves stay. */
+static void test_recheck(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        feed(h, T0, "type=STORAGE state=read-only fs=root mount=/");
+        feed(h, T0, "type=GPU_COUNT state=missing answering=1 expected=2 from=state");
+        feed(h, T0, XID79);
+        health_recheck(h, T0 + 100);
+        feed(h, T0 + 101, "type=GPU_COUNT state=missing answering=1 expected=2 from=state");
+        health_tick(h, T0 + 100 + HEALTH_RECHECK_S - 1);
+        assert_int_equal(state_of(h, "host.storage"), HEALTH_UNHEALTHY);
+        health_tick(h, T0 + 100 + HEALTH_RECHECK_S);
+        assert_int_equal(state_of(h, "host.storage"), HEALTH_HEALTHY); /* not seen again */
+        assert_int_equal(state_of(h, "gpu.pcie"), HEALTH_UNHEALTHY);   /* seen again */
+        assert_int_equal(state_of(h, "gpu0.pcie"), HEALTH_UNHEALTHY);  /* must prove itself */
+        free(h);
+}
+
 /* The evidence: a line's own file, a crash snapshot written after the error. */
 static void test_evidence(void **state)
 {
@@ -540,6 +560,7 @@ int main(void)
             cmocka_unit_test(test_xid_by_action),
             cmocka_unit_test(test_line_cleared),
             cmocka_unit_test(test_evidence),
+            cmocka_unit_test(test_recheck),
             cmocka_unit_test(test_reboot_waits_for_boot),
             cmocka_unit_test_setup_teardown(test_fake_reboot, setup_dir, teardown_dir),
             cmocka_unit_test(test_state_file),
