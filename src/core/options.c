@@ -571,9 +571,10 @@ void options_usage(const char *prog)
         printf(
             "usage: %s [OPTIONS]\n"
             "       %s report [--html OUT] CSV...\n"
-            "       %s status | snapshot [REASON] | xid CODE | postmortem [LOG-DIR]\n\n"
+            "       %s status | snapshot [REASON] | xid CODE | postmortem [LOG-DIR]\n"
+            "       %s health [--json] [--strict] | health clear COMPONENT REASON\n\n"
             "Records hardware telemetry: host, processes, Raspberry Pi firmware, NVIDIA GPUs.\n\n",
-            prog, prog, prog);
+            prog, prog, prog, prog);
         for (size_t i = 0; i < NOPTS; i++) {
                 const struct opt_def *d = &opt_table[i];
                 char left[64];
