@@ -9,12 +9,14 @@
 
 #include "util/parse.h"
 
-void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action)
+void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action,
+                 health_xid_action_fn sxid_action)
 {
         memset(h, 0, sizeof(*h));
         copy_bounded(h->boot_id, sizeof(h->boot_id), boot_id ? boot_id : "",
                      boot_id ? strlen(boot_id) : 0);
         h->xid_action = xid_action;
+        h->sxid_action = sxid_action;
 }
 
 const char *health_state_name(enum health_state s)
@@ -116,10 +118,12 @@ static enum event_action rule_action(const struct health *h, const struct health
                 return a;
         char v[EVENT_VALUE_MAX];
         uint64_t code;
-        if (!event_field(l, "xid", v, sizeof(v)) || parse_u64(v, strlen(v), &code) < 0 ||
-            code > 0xffffffffu)
+        bool sxid = event_field(l, "sxid", v, sizeof(v));
+        health_xid_action_fn fn = sxid ? h->sxid_action : h->xid_action;
+        if ((!sxid && !event_field(l, "xid", v, sizeof(v))) || parse_u64(v, strlen(v), &code) < 0 ||
+            code > 0xffffffffu || !fn)
                 return EA_INSPECT_HARDWARE;
-        return h->xid_action ? h->xid_action((unsigned)code) : EA_INSPECT_HARDWARE;
+        return fn((unsigned)code);
 }
 
 static void note_error(struct health *h, struct health_entry *e, const struct health_rule *r,

@@ -88,7 +88,8 @@ struct health_entry {
         enum event_action announced_action;
 };
 
-/* An Xid's action, from the catalog (xid_event_action()). */
+/* An Xid's action, from the catalog (xid_event_action()); an SXid's likewise (the
+ * Fabric Manager guide's class, detect/sxid_catalog.h). */
 typedef enum event_action (*health_xid_action_fn)(unsigned code);
 
 struct health {
@@ -99,7 +100,8 @@ struct health {
         unsigned ngpus;   /* GPUs watched: gpu0..gpu(N-1) listed even when healthy */
         bool pi;          /* a Raspberry Pi: its parts are listed */
         char boot_id[40]; /* this boot's id ("" unknown) */
-        health_xid_action_fn xid_action; /* NULL: an Xid asks to inspect the hardware */
+        health_xid_action_fn xid_action;  /* NULL: an Xid asks to inspect the hardware */
+        health_xid_action_fn sxid_action; /* NULL: an SXid asks to inspect the hardware */
 };
 
 /* The rules (core/health_rules.c). */
@@ -125,7 +127,7 @@ struct health_rule {
         enum event_action action;
         bool no_action;
         /* Degraded when the resolved action is only "restart the workload", no state
-         * at all for "none" (an Xid's state follows its catalog action). */
+         * at all for "none" (an Xid's or SXid's state follows its catalog action). */
         bool state_by_action;
         bool await_answer; /* the GPU stopped answering: wait for an HR_ANSWERS line */
 };
@@ -133,8 +135,9 @@ struct health_rule {
 extern const struct health_rule health_rules[];
 extern const size_t health_rules_count;
 
-/* Empty h for this boot (boot_id "" when unknown); xid_action may be NULL. */
-void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action);
+/* Empty h for this boot (boot_id "" when unknown); the resolvers may be NULL. */
+void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action,
+                 health_xid_action_fn sxid_action);
 
 /* Feed one events.log line's text (after its time stamp; len bytes) seen at Unix time
  * t through the rules. Lines no rule matches change nothing. */

@@ -10,17 +10,26 @@
 #include "core/counters.h"
 #include "core/eventlog.h"
 #include "core/runstate.h"
+#include "detect/sxid_catalog.h"
 #include "detect/xid_catalog.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
 
+/* An SXid's action: its class in the Fabric Manager guide; a code it lacks asks for a
+ * look at the hardware. */
+static enum event_action sxid_action(unsigned code)
+{
+        const struct sxid_info *x = sxid_lookup(code);
+        return x ? sxid_class_event_action(x->cls) : EA_INSPECT_HARDWARE;
+}
+
 int health_watch_load(struct health *h, const char *root, const char *dir)
 {
         char boot[40];
         runstate_boot_id(root, boot, sizeof(boot));
-        health_init(h, boot, xid_event_action);
+        health_init(h, boot, xid_event_action, sxid_action);
         return dir ? health_load(dir, h) : -ENOENT;
 }
 

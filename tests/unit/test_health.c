@@ -20,6 +20,7 @@
 #include "core/eventlog.h"
 #include "core/health.h"
 #include "detect/health_watch.h"
+#include "detect/sxid_catalog.h"
 #include "detect/xid_catalog.h"
 #include "test_fixtures.h"
 #include "util/parse.h"
@@ -33,7 +34,7 @@ static struct health *new_health(const char *boot)
 {
         struct health *h = malloc(sizeof(*h));
         assert_non_null(h);
-        health_init(h, boot, xid_event_action);
+        health_init(h, boot, xid_event_action, NULL);
         return h;
 }
 
@@ -129,7 +130,7 @@ static void test_xid_by_action(void **state)
         struct health *h = new_health(BOOT_A);
         for (unsigned code = 1; code <= XID_CATALOG_LAST; code++) {
                 char line[160];
-                health_init(h, BOOT_A, xid_event_action);
+                health_init(h, BOOT_A, xid_event_action, NULL);
                 snprintf(line, sizeof(line), "type=NVML_EVENT gpu=2 event=Xid(%u) xid=%u", code,
                          code);
                 feed(h, T0, line);
@@ -142,7 +143,7 @@ static void test_xid_by_action(void **state)
                         assert_int_equal(h->e[0].action, a);
         }
         /* The part: memory, PCIe, NVLink, else the driver. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(79) xid=79");
         feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(74) xid=74");
         feed(h, T0, "type=KERNEL_GPU kind=xid gpu=2 xid=119");
@@ -150,9 +151,41 @@ static void test_xid_by_action(void **state)
         assert_non_null(entry(h, "gpu2.nvlink"));
         assert_non_null(entry(h, "gpu2.driver"));
         /* No resolver: an Xid asks to inspect the hardware. */
-        health_init(h, BOOT_A, NULL);
+        health_init(h, BOOT_A, NULL, NULL);
         feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(13) xid=13");
         assert_int_equal(action_of(h, "gpu2.driver"), EA_INSPECT_HARDWARE);
+        free(h);
+}
+
+static enum event_action sxid_action(unsigned code)
+{
+        const struct sxid_info *x = sxid_lookup(code);
+        return x ? sxid_class_event_action(x->cls) : EA_INSPECT_HARDWARE;
+}
+
+/* An NVSwitch SXid: the fabric, its state by the Fabric Manager guide's class. */
+static void test_sxid_by_action(void **state)
+{
+        (void)state;
+        struct health *h = new_health(BOOT_A);
+        size_t n;
+        const struct sxid_info *t = sxid_table(&n);
+        for (size_t i = 0; i < n; i++) {
+                char line[160];
+                health_init(h, BOOT_A, xid_event_action, sxid_action);
+                snprintf(line, sizeof(line), "type=KERNEL_GPU kind=sxid gpu=4 sxid=%u", t[i].code);
+                feed(h, T0, line);
+                enum event_action a = sxid_class_event_action(t[i].cls);
+                enum health_state want = a == EA_NONE               ? HEALTH_HEALTHY
+                                         : a == EA_RESTART_WORKLOAD ? HEALTH_DEGRADED
+                                                                    : HEALTH_UNHEALTHY;
+                assert_int_equal(state_of(h, "gpu4.fabric"), want);
+                assert_int_equal(action_of(h, "gpu4.fabric"), want ? a : EA_NONE);
+        }
+        health_init(h, BOOT_A, xid_event_action, sxid_action);
+        feed(h, T0, "type=KERNEL_GPU kind=sxid pci=0000:c6:00.0 sxid=99999");
+        assert_int_equal(state_of(h, "gpu.fabric"), HEALTH_UNHEALTHY);
+        assert_int_equal(action_of(h, "gpu.fabric"), EA_INSPECT_HARDWARE);
         free(h);
 }
 
@@ -188,7 +221,7 @@ static void test_line_cleared(void **state)
         };
         struct health *h = new_health(BOOT_A);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                health_init(h, BOOT_A, xid_event_action);
+                health_init(h, BOOT_A, xid_event_action, NULL);
                 feed(h, T0, cases[i].set);
                 assert_int_equal(state_of(h, cases[i].component), cases[i].state);
                 health_tick(h, T0 + 100 * HEALTH_PROVE_S);
@@ -197,13 +230,13 @@ static void test_line_cleared(void **state)
                 assert_int_equal(state_of(h, cases[i].component), HEALTH_HEALTHY);
         }
         /* A clearing line does not clear a state that must prove itself. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=STORAGE_ERRORS new=3 total=3 last=\"mmc0: error -110\"");
         assert_int_equal(state_of(h, "host.storage"), HEALTH_DEGRADED);
         feed(h, T0 + 1, "type=STORAGE state=read-write fs=root mount=/");
         assert_int_equal(state_of(h, "host.storage"), HEALTH_DEGRADED);
         /* Lines of no rule change nothing. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=START version=0.1.0 pid=1");
         feed(h, T0, "type=KERNEL_GPU kind=aer_corrected pci=0000:01:00.0");
         feed(h, T0, "no type here");
@@ -403,26 +436,26 @@ static void test_escalation(void **state)
         assert_int_equal(action_of(h, "gpu1.memory"), EA_RESET_GPU);
 
         /* Outside the window: no escalation. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, XID48);
         health_tick(h, T0 + HEALTH_PROVE_S);
         feed(h, T0 + HEALTH_PROVE_S + HEALTH_ESCALATE_S + 1, XID48);
         assert_int_equal(action_of(h, "gpu1.memory"), EA_RESET_GPU);
 
         /* Reboot class: the reboot came (a later boot), the proof runs, it is back. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, XID79);
         copy_bounded(h->boot_id, sizeof(h->boot_id), BOOT_B, strlen(BOOT_B));
         health_tick(h, T0 + 3600);
         feed(h, T0 + 3700, XID79);
         assert_int_equal(action_of(h, "gpu0.pcie"), EA_INSPECT_HARDWARE);
         /* Without the reboot in between, a repeat is the same failure. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, XID79);
         feed(h, T0 + 60, XID79);
         assert_int_equal(action_of(h, "gpu0.pcie"), EA_REBOOT);
         /* A lost GPU that answered again and is lost again within its proof. */
-        health_init(h, BOOT_A, xid_event_action);
+        health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=NVML_FAILED gpu=2 error=lost");
         feed(h, T0 + 10, "type=GPU_RECOVERED gpu=2 failures=3");
         feed(h, T0 + 20, "type=NVML_FAILED gpu=2 error=lost");
@@ -543,7 +576,7 @@ static void test_golden_json(void **state)
         rows = 0;
         health_walk(h, count_row, &rows);
         assert_int_equal(rows, 2 * 8 + 3 + 6);
-        health_init(h, BOOT_A, NULL);
+        health_init(h, BOOT_A, NULL, NULL);
         sb_reset(&sb);
         health_line(h, &sb);
         assert_string_equal(sb.buf, "healthy");
@@ -558,6 +591,7 @@ int main(void)
             cmocka_unit_test(test_gpu_answers),
             cmocka_unit_test(test_proof_restarts),
             cmocka_unit_test(test_xid_by_action),
+            cmocka_unit_test(test_sxid_by_action),
             cmocka_unit_test(test_line_cleared),
             cmocka_unit_test(test_evidence),
             cmocka_unit_test(test_recheck),
