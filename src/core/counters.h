@@ -97,7 +97,7 @@ struct machine_ident {
 
 /* The health verdict per component (core/health.h), copied in by the health detector
  * (detect/health_watch.c) at each change: vigil_health_state{component}. */
-#define COUNTERS_MAX_HEALTH 128
+#define COUNTERS_MAX_HEALTH (VIGIL_MAX_GPUS * 8 + 32) /* each GPU and its 7 parts, the rest */
 struct health_series {
         char component[24]; /* "gpu3", "gpu3.memory", "host.storage" */
         uint8_t state;      /* enum health_state: 0 healthy, 1 degraded, 2 unhealthy */

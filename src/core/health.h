@@ -45,7 +45,7 @@
 #include "util/strbuf.h"
 
 #define HEALTH_FILE         "health.state"
-#define HEALTH_MAX          96    /* component entries kept; more are dropped (counted) */
+#define HEALTH_MAX          160   /* component entries kept; more are dropped (counted) */
 #define HEALTH_NAME_LEN     24    /* "gpu15.memory", NUL included */
 #define HEALTH_REASON_LEN   200   /* cut beyond */
 #define HEALTH_EVIDENCE_LEN 256   /* the evidence file's path, cut beyond */
