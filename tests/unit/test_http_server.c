@@ -97,10 +97,26 @@ static struct http_server *start_page(void)
         return s;
 }
 
+/* /health: a verdict, or health_result when it is an error. */
+static unsigned health_calls;
+static int health_result;
+static int health(void *arg, struct strbuf *out)
+{
+        (void)arg;
+        health_calls++;
+        if (health_result)
+                return health_result;
+        sb_puts(out, "{\"state\": \"healthy\"}\n");
+        return 0;
+}
+
 static struct http_server *start(const struct web_config *web)
 {
-        struct http_server_config cfg = {
-            .listen = "127.0.0.1:0", .web = web, .snapshot = snapshot, .arg = NULL};
+        struct http_server_config cfg = {.listen = "127.0.0.1:0",
+                                         .web = web,
+                                         .snapshot = snapshot,
+                                         .health = health,
+                                         .arg = NULL};
         struct http_server *s = NULL;
         char err[256] = "";
         int r = http_server_start(&cfg, &s, err, sizeof(err));
@@ -517,6 +533,32 @@ static void test_basic_auth(void **state)
                 assert_int_equal(rep.status, 200);
         }
         assert_int_equal(snap_calls, calls + 2);
+        /* /health: the same credentials as /metrics. */
+        unsigned hc = health_calls;
+        request(port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &rep);
+        assert_int_equal(rep.status, 401);
+        assert_int_equal(health_calls, hc);
+        request(port,
+                "GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Basic "
+                "cHJvbWV0aGV1czpzZWNyZXQ=\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 200);
+        assert_string_equal(header(&rep, "Content-Type", v, sizeof(v)), "application/json");
+        assert_string_equal(rep.body, "{\"state\": \"healthy\"}\n");
+        /* No verdict kept: 404; a failure: 500. */
+        health_result = -ENOENT;
+        request(port,
+                "GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Basic "
+                "cHJvbWV0aGV1czpzZWNyZXQ=\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 404);
+        health_result = -ENOMEM;
+        request(port,
+                "GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: Basic "
+                "cHJvbWV0aGV1czpzZWNyZXQ=\r\nConnection: close\r\n\r\n",
+                &rep);
+        assert_int_equal(rep.status, 500);
+        health_result = 0;
         http_server_stop(s);
 }
 
