@@ -117,3 +117,17 @@ check "offline clear: says what it cleared" grep -Eq '^all: [0-9]+ states? clear
 check "offline clear: recorded" ev_has "$TMP/kept" 'type=HEALTH_CLEARED component=all reason="new board"'
 check_eq "offline clear: nothing left in the state file" "" \
 	"$(awk -F'\t' '$1 == "entry" && $3 != 0' "$TMP/kept/health.state")"
+
+# --- a Pi under-voltage: degraded is not a problem, unless --strict --------------------
+PORT=$(free_port)
+"$VIGIL" --root "$FIXTURES/pi4-undervolt" --gpu none --interval 0.05 --log-dir "$TMP/pi" --quiet \
+	--listen "127.0.0.1:$PORT" 2>"$TMP/pi.err" &
+PID=$!
+degraded() { health "$TMP/pi"; grep -q '^degraded: pi\.power: ' <<<"$OUT"; }
+wait_for 30 degraded
+check_eq "pi: degraded is exit 0" 0 "$RC"
+check "pi: the line names the supply" grep -q '^degraded: pi\.power: ' <<<"$OUT"
+health "$TMP/pi" --strict
+check_eq "pi: --strict makes degraded exit 1" 1 "$RC"
+check "pi: the table lists the Pi's parts" grep -q '^pi\.display *healthy' "$TMP/health.err"
+stop
