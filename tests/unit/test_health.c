@@ -150,6 +150,16 @@ static void test_xid_by_action(void **state)
         assert_non_null(entry(h, "gpu2.pcie"));
         assert_non_null(entry(h, "gpu2.nvlink"));
         assert_non_null(entry(h, "gpu2.driver"));
+        feed(h, T0, "type=KERNEL_GPU kind=xid gpu=5 xid=79");
+        assert_int_equal(state_of(h, "gpu5.pcie"), HEALTH_UNHEALTHY);
+        /* The driver's recovery action, when the line is not an Xid's. */
+        feed(h, T0,
+             "type=NVML_EVENT gpu=6 event=GpuRecoveryAction data=2 recovery_action=NODE_REBOOT");
+        assert_int_equal(action_of(h, "gpu6.driver"), EA_REBOOT);
+        feed(h, T0, "type=KERNEL_GPU kind=recovery_action gpu=7 recovery_action=GPU_RESET");
+        assert_int_equal(action_of(h, "gpu7.driver"), EA_RESET_GPU);
+        feed(h, T0, "type=NVML_EVENT gpu=8 event=GpuRecoveryAction recovery_action=NONE");
+        assert_null(entry(h, "gpu8.driver"));
         /* No resolver: an Xid asks to inspect the hardware. */
         health_init(h, BOOT_A, NULL, NULL);
         feed(h, T0, "type=NVML_EVENT gpu=2 event=Xid(13) xid=13");
