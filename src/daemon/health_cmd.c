@@ -14,6 +14,7 @@
 #include "daemon/lock.h"
 #include "detect/health_watch.h"
 #include "util/clock.h"
+#include "util/pfile.h"
 
 static void print_unknown(const char *why, const char *dir)
 {
@@ -103,14 +104,12 @@ static int clear_by_daemon(const char *log_dir, const char *component, const cha
         char path[1200], line[300];
         snprintf(path, sizeof(path), "%s/%s", log_dir, HEALTH_CLEAR_REQUEST);
         int n = snprintf(line, sizeof(line), "%s\t%s\n", component, reason);
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0 || write(fd, line, (size_t)n) != n) {
-                fprintf(stderr, "vigil: cannot write %s: %s\n", path, strerror(errno));
-                if (fd >= 0)
-                        close(fd);
+        /* Whole or not at all: the daemon may look at any moment. */
+        int r = write_file_atomic(log_dir, HEALTH_CLEAR_REQUEST, line, (size_t)n);
+        if (r < 0) {
+                fprintf(stderr, "vigil: cannot write %s: %s\n", path, strerror(-r));
                 return 1;
         }
-        close(fd);
         for (int i = 0; i < 200; i++) {
                 struct timespec ts = {0, 50 * 1000 * 1000};
                 nanosleep(&ts, NULL);
