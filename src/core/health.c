@@ -142,7 +142,7 @@ static void note_error(struct health *h, struct health_entry *e, const struct he
                 a = EA_INSPECT_HARDWARE;
                 st = HEALTH_UNHEALTHY;
         }
-        if (was_healthy || st > e->state) {
+        if (was_healthy || st > e->state || back) {
                 e->since = t;
                 struct strbuf sb;
                 sb_init_fixed(&sb, e->reason, sizeof(e->reason));

@@ -459,6 +459,8 @@ static void test_escalation(void **state)
         health_tick(h, T0 + 3600);
         feed(h, T0 + 3700, XID79);
         assert_int_equal(action_of(h, "gpu0.pcie"), EA_INSPECT_HARDWARE);
+        assert_non_null(strstr(entry(h, "gpu0.pcie")->reason, "back within 24 h"));
+        assert_true(entry(h, "gpu0.pcie")->since == T0 + 3700);
         /* Without the reboot in between, a repeat is the same failure. */
         health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, XID79);
