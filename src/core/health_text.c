@@ -114,6 +114,8 @@ static void table_row(void *arg, const struct health_row *r)
                   event_action_text(r->action), r->e ? since : "-", r->e ? r->e->reason : "");
         if (r->e && r->e->evidence[0])
                 sb_printf(out, " [evidence: %s]", r->e->evidence);
+        while (out->len && out->buf[out->len - 1] == ' ')
+                out->buf[--out->len] = '\0'; /* a healthy row has no reason */
         sb_putc(out, '\n');
 }
 
