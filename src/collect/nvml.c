@@ -194,7 +194,7 @@ static void stop_source(struct nvml_source *s)
 static bool slow_due(const struct nvml_source *s, unsigned slot)
 {
         const struct nvml_gpu *gpu = &s->sh.gpu[slot];
-        return !gpu->slow.read || gpu->consecutive_failures > 0 || s->reidentify[slot] ||
+        return !gpu->slow_read || gpu->consecutive_failures > 0 || s->reidentify[slot] ||
                s->tick_mono_ns >= s->slow_at[slot];
 }
 

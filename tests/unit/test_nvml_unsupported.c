@@ -231,9 +231,18 @@ static void unsupported_values_are_empty_everywhere(void **state)
         assert_int_equal(gpu.nfans, NFANS);
         /* The first sample reads every cadence; then samples between the cadences, mid
          * ones, slow ones, before and after each field is retired and re-probed. */
-        static const unsigned order[] = {NVML_READ_SLOW, 0, 0, NVML_READ_MID, 0,
-                                         NVML_READ_MID,  0, NVML_READ_SLOW, 0, NVML_READ_SLOW,
-                                         NVML_READ_MID,  0};
+        static const unsigned order[] = {NVML_READ_SLOW,
+                                         0,
+                                         0,
+                                         NVML_READ_MID,
+                                         0,
+                                         NVML_READ_MID,
+                                         0,
+                                         NVML_READ_SLOW,
+                                         0,
+                                         NVML_READ_SLOW,
+                                         NVML_READ_MID,
+                                         0};
         for (unsigned round = 0; round < 2; round++) {
                 for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
                         sample_and_check(&lib, &gpu, order[i]);
