@@ -212,7 +212,7 @@ static int check_gpu_list(const char *v)
         struct cursor c = cur_str(v);
         for (;;) {
                 uint64_t idx;
-                if (cur_u64(&c, &idx) < 0 || idx >= 64)
+                if (cur_u64(&c, &idx) < 0 || idx >= VIGIL_MAX_GPUS)
                         return -EINVAL;
                 if (cur_eof(&c))
                         return 0;
