@@ -20,7 +20,7 @@
 #include "core/frame_fields.h"
 #include "core/history.h"
 #include "encode/gpu_row.h"
-#include "sink/metrics.h"
+#include "metrics/metrics.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 
