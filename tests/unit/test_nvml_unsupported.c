@@ -3,8 +3,9 @@
  * every-sample, mid and slow reads, and the samples that carry the cached mid and slow
  * values). Each sample's frame is rendered (the GPU CSV row, which `vigil report` reads
  * back, /metrics and the dashboard's history) beside the same frame with every value
- * row of core/gpu_values.c set missing by the table: the outputs must be identical. A
- * value the reader leaves at 0 instead of missing (a cache slot it forgot) fails, named. */
+ * row of core/gpu_values.c set missing by the table: the outputs must be identical, and
+ * `vigil report` reads nothing but the temperature back from the row. A value the reader
+ * leaves at 0 instead of missing (a cache slot it forgot) fails, named. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,9 @@
 #include "core/history.h"
 #include "encode/gpu_row.h"
 #include "metrics/metrics.h"
+#include "report/csv_read.h"
+#include "report/gpu_acc.h"
+#include "report/log_read.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 
@@ -181,6 +185,36 @@ static size_t render(struct frame *f, const struct gpu_frame *g, char *out, doub
         return sb.len;
 }
 
+/* What `vigil report` reads back from g's daily CSV row: every summarised field but the
+ * temperature missing, and every fan's. */
+static void report_reads_nothing(const struct gpu_frame *g)
+{
+        static char text[OUT_CAP];
+        static struct csv_reader r;
+        static struct log_row_ctx ctx;
+        struct strbuf sb;
+        struct log_map m;
+        struct gpu_row row;
+        sb_init_fixed(&sb, text, sizeof(text));
+        gpu_row_header(&sb, g->nfans);
+        gpu_row_csv(&sb, g, g->nfans, NULL);
+        assert_int_equal(csv_reader_mem(&r, text, sb.len), 0);
+        assert_int_equal(csv_reader_next(&r), 1);
+        assert_int_equal(log_map_header(&r, &m), 0);
+        assert_int_equal(csv_reader_next(&r), 1);
+        memset(&ctx, 0, sizeof(ctx));
+        assert_true(log_gpu_row(&r, &m, &ctx, &row));
+        for (unsigned f = 0; f < GPU_F_COUNT; f++)
+                if (f != GPU_F_TEMP && !isnan(row.v[f])) {
+                        print_error("report reads %s as %g\n", gpu_field_name(f), row.v[f]);
+                        fail();
+                }
+        assert_true(row.v[GPU_F_TEMP] == 41);
+        for (unsigned k = 0; k < row.nfans && k < GPU_ACC_MAX_FANS; k++)
+                assert_true(isnan(row.fan_speed_pct[k]) && isnan(row.fan_target_pct[k]));
+        csv_reader_close(&r);
+}
+
 static struct frame fa, fb;
 static char out_a[OUT_CAP], out_b[OUT_CAP];
 
@@ -217,6 +251,7 @@ static void sample_and_check(const struct nvml_lib *lib, struct nvml_gpu *gpu, u
         assert_memory_equal(out_a, out_b, na);
         for (unsigned k = 0; k < HG_COUNT + 2; k++)
                 assert_true(ha[k] == hb[k] || (isnan(ha[k]) && isnan(hb[k])));
+        report_reads_nothing(&g);
 }
 
 static void unsupported_values_are_empty_everywhere(void **state)
