@@ -26,7 +26,7 @@ DAEMON_SECONDS=${DAEMON_SECONDS:-60}
 CALLS_SECONDS=${CALLS_SECONDS:-60}
 LIB=$PWD/$B/nvml-sim/libnvidia-ml.so.1
 SCN=$PWD/tests/nvml-sim/scenarios
-if ! grep -q 'vigil_source_nvml' src/core/registry.c || [ ! -f "$LIB" ]; then
+if ! grep -q 'vigil_source_nvml' src/daemon/registry.c || [ ! -f "$LIB" ]; then
 	echo "skip: no GPU source in this tree (or no simulated NVML built)"
 	exit 0
 fi

@@ -23,7 +23,7 @@
 
 #include "nvml_calls.h"
 
-#define MAX_GPUS   16
+#define MAX_GPUS   256 /* VIGIL_MAX_GPUS */
 #define MAX_ROUNDS 64
 
 static int cmp_double(const void *a, const void *b)

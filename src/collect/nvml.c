@@ -194,7 +194,7 @@ static void stop_source(struct nvml_source *s)
 static bool slow_due(const struct nvml_source *s, unsigned slot)
 {
         const struct nvml_gpu *gpu = &s->sh.gpu[slot];
-        return !gpu->slow.read || gpu->consecutive_failures > 0 || s->reidentify[slot] ||
+        return !gpu->slow_read || gpu->consecutive_failures > 0 || s->reidentify[slot] ||
                s->tick_mono_ns >= s->slow_at[slot];
 }
 
@@ -256,8 +256,10 @@ static int nvml_init(struct vigil_ctx *ctx, void **ret_state)
         s->ctx = ctx;
         s->hang_ns = nvml_worker_hang_ns(o->gpu_interval_ns);
         ctx->frame->ngpus = s->sh.ngpus;
-        for (unsigned i = 0; i < s->sh.ngpus; i++)
+        for (unsigned i = 0; i < s->sh.ngpus; i++) {
+                gpu_frame_clear(&ctx->frame->gpus[i]);
                 publish_identity(&s->sh.gpu[i], &ctx->frame->gpus[i]);
+        }
         s->inline_w = nvml_worker_new_inline(&s->sh.lib);
         r = s->inline_w ? stall_guard_start(&s->guard, ctx, STALL_GUARD_LEASE_NS, on_hang, s)
                         : -ENOMEM;

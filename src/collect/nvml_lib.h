@@ -75,29 +75,6 @@ struct nvml_lib {
         nvmlEventSetFree_fn event_set_free;
 };
 
-/* The slow fields (nvml_read.h), as the slow cadence last read them: copied into every
- * sample in between. A value is NAN when its last read did not answer. */
-struct nvml_slow {
-        bool read; /* read at least once: until then the sample leaves them missing */
-        double enforced_limit_w;
-        /* The energy counter: a cumulative figure, and on a GSP driver the costliest call
-         * of a sample by far (nvmlDeviceGetTotalEnergyConsumption, 4.2 ms of CPU on an
-         * H200 with driver 580.159.04, against 0.2 ms for the other 15 calls together:
-         * bench/RESULTS.md, "NVML on a real H200"). */
-        double energy_j;
-        double pcie_replay;
-        double ecc_corrected, ecc_uncorrected;
-        double remapped_correctable, remapped_uncorrectable, remap_pending, remap_failure;
-};
-
-/* The mid-cadence fields (NVML_READ_MID, nvml_read.h): their last answers, NAN where
- * that read did not answer. */
-struct nvml_mid {
-        bool read; /* read at least once: until then the sample leaves them missing */
-        double power_limit_w;
-        double video_clock_mhz;
-};
-
 /* One GPU vigil samples; slot i here is frame->gpus[i]. */
 struct nvml_gpu {
         unsigned index;      /* NVML index */
@@ -125,9 +102,12 @@ struct nvml_gpu {
         bool memory_v1;           /* nvmlDeviceGetMemoryInfo_v2 refused: use v1 */
         bool recovery_valid;      /* recovery_action was read at the slow cadence */
         unsigned recovery_action; /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's value */
-        struct nvml_slow slow;    /* the slow fields' last values */
-        struct nvml_mid mid;      /* the mid-cadence fields' last values */
-        bool fields_off;          /* nvmlDeviceGetFieldValues refused: own calls only */
+        bool slow_read;           /* the slow fields were read since the identity */
+        /* The last values of the fields read at the mid and slow cadences (the rows of
+         * core/gpu_values.c with .cadence FC_MID, FC_SLOW), carried into the samples in
+         * between; every value missing until its cadence's first read. */
+        struct gpu_frame held;
+        bool fields_off; /* nvmlDeviceGetFieldValues refused: own calls only */
 };
 
 struct nvml_shared {

@@ -1,13 +1,15 @@
 /* Reading a GPU through NVML. See nvml_read.h. What one sample reads, in the
  * reference logger's order (values as NVML gives them):
- *   temperature 45 C, power 85000 mW, limit 600000 mW (mid cadence), P8, clocks
- *   1200/9000 MHz, utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16,
- *   reasons 0x1, fan0 30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions:
- *   SM clock, video clock (mid cadence); and on the slow cadence only: enforced limit,
+ *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,
+ *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1, fan0
+ *   30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions on the mid
+ *   cadence: SM clock, video clock; and on the slow cadence only: enforced limit,
  *   energy 1000000 mJ, replays, ECC, remapped rows, temperature thresholds. */
 #include "collect/nvml_read.h"
 
 #include <string.h>
+
+#include "core/frame_fields.h"
 
 struct reader {
         const struct nvml_lib *lib;
@@ -92,8 +94,7 @@ static void read_power(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
         read_u32(rd, NF_POWER, lib->power_usage, 1000.0, &g->power_w);
-        if (rd->what & NVML_READ_MID)
-                read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &rd->gpu->mid.power_limit_w);
+        read_u32(rd, NF_LIMIT, lib->power_limit, 1000.0, &g->power_limit_w);
 }
 
 static void read_perf(struct reader *rd, struct gpu_frame *g)
@@ -193,21 +194,14 @@ static void read_sensor0(struct reader *rd, struct gpu_frame *g)
         }
 }
 
-/* vigil's additions to the reference's fields that change from sample to sample. */
+/* vigil's additions to the reference's fields that change from sample to sample, on
+ * the mid cadence. */
 static void read_extra(struct reader *rd, struct gpu_frame *g)
 {
-        read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
-        if (rd->what & NVML_READ_MID)
-                read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &rd->gpu->mid.video_clock_mhz);
-}
-
-/* The mid-cadence fields' last values into a sample (missing until the first mid read). */
-static void copy_mid(const struct nvml_gpu *gpu, struct gpu_frame *g)
-{
-        if (!gpu->mid.read)
+        if (!(rd->what & NVML_READ_MID))
                 return;
-        g->power_limit_w = gpu->mid.power_limit_w;
-        g->video_clock_mhz = gpu->mid.video_clock_mhz;
+        read_clock(rd, NF_CLK_SM, NVML_CLOCK_SM, &g->sm_clock_mhz);
+        read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
 }
 
 static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
@@ -319,26 +313,14 @@ static void read_ecc(struct reader *rd, unsigned field, int type, double *dst)
                 *dst = (double)v;
 }
 
-/* The slow fields into gpu->slow (each NAN unless it answered) and the recovery action:
- * what the field values gave, then the calls of the rest. */
-static void read_slow(struct reader *rd)
+/* The slow fields into the sample g (each left missing unless it answered) and the
+ * recovery action: what the field values gave, then the calls of the rest. */
+static void read_slow(struct reader *rd, struct gpu_frame *g)
 {
         const struct nvml_lib *lib = rd->lib;
-        struct nvml_slow *sl = &rd->gpu->slow;
         double f[SF_N];
         unsigned int corr, unc, pend, fail;
-        *sl = (struct nvml_slow){
-            .read = true,
-            .enforced_limit_w = VAL_MISSING,
-            .energy_j = VAL_MISSING,
-            .pcie_replay = VAL_MISSING,
-            .ecc_corrected = VAL_MISSING,
-            .ecc_uncorrected = VAL_MISSING,
-            .remapped_correctable = VAL_MISSING,
-            .remapped_uncorrectable = VAL_MISSING,
-            .remap_pending = VAL_MISSING,
-            .remap_failure = VAL_MISSING,
-        };
+        rd->gpu->slow_read = true;
         unsigned m = read_slow_fields(rd, f);
         if (!rd->res->fatal) { /* a GPU found gone keeps the action read before */
                 rd->gpu->recovery_valid =
@@ -346,60 +328,58 @@ static void read_slow(struct reader *rd)
                 if (rd->gpu->recovery_valid)
                         rd->gpu->recovery_action = (unsigned)f[SF_ACTION];
         }
-        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &sl->enforced_limit_w);
+        read_u32(rd, NF_ENFORCED, lib->enforced_limit, 1000.0, &g->enforced_limit_w);
         unsigned long long mj;
         if (want(rd, NF_ENERGY, lib->energy) &&
             got(rd, NF_ENERGY, lib->energy(rd->gpu->handle, &mj)))
-                sl->energy_j = (double)mj / 1000.0;
+                g->energy_j = (double)mj / 1000.0;
         if (m & (1u << SF_REPLAY))
-                sl->pcie_replay = f[SF_REPLAY];
+                g->pcie_replay = f[SF_REPLAY];
         else
-                read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &sl->pcie_replay);
+                read_u32(rd, NF_REPLAY, lib->pcie_replay, 1.0, &g->pcie_replay);
         if (m & (1u << SF_SBE))
-                sl->ecc_corrected = f[SF_SBE];
+                g->ecc_corrected = f[SF_SBE];
         else
-                read_ecc(rd, NF_ECC_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, &sl->ecc_corrected);
+                read_ecc(rd, NF_ECC_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, &g->ecc_corrected);
         if (m & (1u << SF_DBE))
-                sl->ecc_uncorrected = f[SF_DBE];
+                g->ecc_uncorrected = f[SF_DBE];
         else
-                read_ecc(rd, NF_ECC_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, &sl->ecc_uncorrected);
+                read_ecc(rd, NF_ECC_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, &g->ecc_uncorrected);
         if ((m & SF_ROWS) == SF_ROWS) {
-                sl->remapped_correctable = f[SF_RCOR];
-                sl->remapped_uncorrectable = f[SF_RUNC];
-                sl->remap_pending = f[SF_RPEND];
-                sl->remap_failure = f[SF_RFAIL];
+                g->remapped_correctable = f[SF_RCOR];
+                g->remapped_uncorrectable = f[SF_RUNC];
+                g->remap_pending = f[SF_RPEND];
+                g->remap_failure = f[SF_RFAIL];
         } else if (want(rd, NF_REMAP, lib->remapped_rows) &&
                    got(rd, NF_REMAP,
                        lib->remapped_rows(rd->gpu->handle, &corr, &unc, &pend, &fail))) {
-                sl->remapped_correctable = corr;
-                sl->remapped_uncorrectable = unc;
-                sl->remap_pending = pend;
-                sl->remap_failure = fail;
+                g->remapped_correctable = corr;
+                g->remapped_uncorrectable = unc;
+                g->remap_pending = pend;
+                g->remap_failure = fail;
         }
         read_thresholds(rd);
 }
 
-/* The slow fields' last values into a sample (missing until the first slow read), and
- * the thresholds and the recovery action. */
-static void copy_slow(const struct nvml_gpu *gpu, struct gpu_frame *g)
+/* The thresholds and the recovery action into a sample. */
+static void copy_thresholds(const struct nvml_gpu *gpu, struct gpu_frame *g)
 {
-        const struct nvml_slow *sl = &gpu->slow;
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
         g->recovery_valid = gpu->recovery_valid;
         g->recovery_action = gpu->recovery_action;
-        if (!sl->read)
-                return;
-        g->enforced_limit_w = sl->enforced_limit_w;
-        g->energy_j = sl->energy_j;
-        g->pcie_replay = sl->pcie_replay;
-        g->ecc_corrected = sl->ecc_corrected;
-        g->ecc_uncorrected = sl->ecc_uncorrected;
-        g->remapped_correctable = sl->remapped_correctable;
-        g->remapped_uncorrectable = sl->remapped_uncorrectable;
-        g->remap_pending = sl->remap_pending;
-        g->remap_failure = sl->remap_failure;
+}
+
+/* The fields of cadence c (core/gpu_values.c's .cadence): a sample that read them keeps
+ * what it read, missing where the call did not answer, for the samples in between;
+ * one that did not gets the last values kept. */
+static void carry(struct nvml_gpu *gpu, struct gpu_frame *g, bool read, enum field_cadence c)
+{
+        if (read)
+                fields_copy_cadence(&gpu->held, g, gpu_fields, gpu_fields_count, c);
+        else
+                fields_copy_cadence(g, &gpu->held, gpu_fields, gpu_fields_count, c);
 }
 
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
@@ -407,8 +387,6 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
 {
         struct reader rd = {lib, gpu, res, what};
         memset(res, 0, sizeof(*res));
-        if (what & NVML_READ_MID) /* each missing unless its read below answers */
-                gpu->mid = (struct nvml_mid){true, VAL_MISSING, VAL_MISSING};
         read_thermal(&rd, g);
         read_power(&rd, g);
         read_perf(&rd, g);
@@ -418,9 +396,10 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         read_sensor0(&rd, g);
         read_extra(&rd, g);
         if (what & NVML_READ_SLOW_ONLY)
-                read_slow(&rd);
-        copy_slow(gpu, g);
-        copy_mid(gpu, g);
+                read_slow(&rd, g);
+        copy_thresholds(gpu, g);
+        carry(gpu, g, what & NVML_READ_MID, FC_MID);
+        carry(gpu, g, what & NVML_READ_SLOW_ONLY, FC_SLOW);
 }
 
 bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)
@@ -539,6 +518,8 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         gpu->recovery_action = gpu->recovery_valid ? action : 0;
         gpu->memory_v1 = false;
         gpu->fields_off = false;
+        gpu->slow_read = false;
+        gpu_frame_clear(&gpu->held);
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))
                 return r;

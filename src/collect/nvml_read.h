@@ -59,15 +59,16 @@ struct nvml_read_result {
 bool nvml_fatal(nvmlReturn_t r);
 
 /* What a sample reads beyond its every-sample calls (the what of nvml_read_sample).
- * NVML_READ_MID, every --gpu-mid-interval (1 s), so that a sample makes no more calls
- * than the reference logger's (17 with 2 fans) while vigil records more columns:
- *  - the power management limit, which the TDP rules watch (detect/gpu_rules.h). The
- *    reference reads it every sample, but it changes only when an administrator or the
- *    driver sets it, and the call is the costliest of a sample on a real driver (165 us
- *    of CPU on an H200, against about 1 us for most: bench/RESULTS.md, "NVML on a real
- *    H200"): a TDP change is flagged within a second;
- *  - the video clock, vigil's own column, which moves when the encoders and decoders
- *    start and stop.
+ * Every sample reads what the reference logger reads, the power management limit
+ * included: the TDP rules (detect/gpu_rules.h) compare each sample's limit with the
+ * one before, as the reference does, so a limit set for less than a second is flagged
+ * both ways. For a sample to make no more calls than the reference's (17 with 2 fans),
+ * vigil's own columns that the reference does not have are read at the mid cadence:
+ * NVML_READ_MID, every --gpu-mid-interval (1 s): the SM and the video clocks.
+ * (nvmlDeviceGetFieldValues could carry a limit in a batch, but its power-limit fields,
+ * NVML_FI_DEV_POWER_CURRENT_LIMIT and _REQUESTED_LIMIT, are the enforced and the
+ * requested limits, not the management limit the reference's column and flags read;
+ * and the every-sample path makes no batch.)
  * NVML_READ_SLOW: the slow fields (below) and the mid-cadence ones. */
 #define NVML_READ_MID       1u
 #define NVML_READ_SLOW_ONLY 2u
@@ -81,12 +82,13 @@ bool nvml_fatal(nvmlReturn_t r);
  * (fan count) come from gpu.
  * The slow fields (the enforced power limit, the energy counter, the PCIe replay
  * counter, the volatile ECC totals, the remapped rows, the temperature thresholds) and
- * the recovery action are
- * read only when what has NVML_READ_SLOW, last, into gpu->slow, gpu's thresholds and
- * gpu->recovery_action; every sample carries their last values (NAN where that read did
- * not answer; all missing before the first slow read). The ECC totals, the replay
- * counter, the remapped rows and the recovery action come from one
- * nvmlDeviceGetFieldValues call; one the fields did not give is asked by its own call. */
+ * the recovery action are read only when what has NVML_READ_SLOW, last. The fields read
+ * at a cadence are the rows of core/gpu_values.c with that .cadence: a sample that reads
+ * them keeps them in gpu->held, and every sample in between carries their last values
+ * from there (NAN where that read did not answer; all missing before the first read).
+ * The ECC totals, the replay counter, the remapped rows and the recovery action come
+ * from one nvmlDeviceGetFieldValues call; one the fields did not give is asked by its
+ * own call. */
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
                       unsigned what, struct nvml_read_result *res);
 

@@ -46,6 +46,15 @@ void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, si
                                (const unsigned char *)src + t[i].off, t[i].size);
 }
 
+void fields_copy_cadence(void *dst, const void *src, const struct field_desc *t, size_t n,
+                         enum field_cadence c)
+{
+        for (size_t i = 0; i < n; i++)
+                if (t[i].cadence == c && t[i].size)
+                        memcpy((unsigned char *)dst + t[i].off,
+                               (const unsigned char *)src + t[i].off, t[i].size);
+}
+
 static bool all_zero(const unsigned char *p, size_t size)
 {
         for (size_t i = 0; i < size; i++)

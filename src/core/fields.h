@@ -151,9 +151,19 @@ struct rep_slot {
         unsigned flags;
 };
 
+/* How often the source reads a value (GPU rows): every sample, or only at a sample of
+ * the mid or the slow cadence (collect/nvml_read.h), the samples between carrying the
+ * last value read (fields_copy_cadence), missing where that read did not answer. */
+enum field_cadence {
+        FC_SAMPLE, /* read by every sample */
+        FC_MID,    /* NVML_READ_MID */
+        FC_SLOW,   /* NVML_READ_SLOW_ONLY */
+};
+
 struct field_desc {
         const char *name; /* the member's name */
         enum field_kind kind;
+        enum field_cadence cadence;
         size_t off, size; /* offsetof and sizeof the member (an array: all of it) */
         size_t valid_off; /* FK_VALIDATED: offsetof its bool validity flag */
         /* FK_STRUCT: the element's table and size (size / elem elements) */
@@ -180,6 +190,12 @@ void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n)
 
 /* Copy the FK_KEEP fields of src into dst (two structs t describes). */
 void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, size_t n);
+
+/* Copy the fields of src whose row has cadence c into dst (two structs t describes): the
+ * cached values of a cadence, in or out of a sample. A validated field's flag row has
+ * its value row's cadence. */
+void fields_copy_cadence(void *dst, const void *src, const struct field_desc *t, size_t n,
+                         enum field_cadence c);
 
 /* Whether field d of the struct at base is missing, as fields_clear leaves it: every
  * element NAN (FK_DOUBLE), "" (FK_STRING), its flag false (FK_VALIDATED), all bytes

@@ -38,25 +38,52 @@ void storage_frame_clear(struct storage_frame *s)
         fields_clear(s, sizeof(*s), storage_fields, storage_fields_count);
 }
 
-/* frame_copy_published skips only the GPU slots: nothing lies between them and self. */
+/* frame_copy_live: the GPU arrays lie together, self and gpu_procs_gen after them,
+ * gpu_procs last. */
 _Static_assert(offsetof(struct frame, gpu_stats) ==
                    offsetof(struct frame, gpus) + sizeof(((struct frame *)0)->gpus),
                "gpu_stats right after gpus");
 _Static_assert(offsetof(struct frame, self) ==
                    offsetof(struct frame, gpu_stats) + sizeof(((struct frame *)0)->gpu_stats),
                "self right after gpu_stats");
+_Static_assert(offsetof(struct frame, gpu_procs) + sizeof(((struct frame *)0)->gpu_procs) ==
+                   sizeof(struct frame),
+               "gpu_procs last");
 
-void frame_copy_published(struct frame *dst, const struct frame *src, bool full)
+/* Slots [from, to) of the array at off (elem bytes each) of dst: src's, or zero. */
+static void copy_slots(struct frame *dst, const struct frame *src, size_t off, size_t elem,
+                       unsigned n, unsigned old)
 {
-        unsigned n = src->ngpus < VIGIL_MAX_GPUS ? src->ngpus : VIGIL_MAX_GPUS;
-        if (full || n == VIGIL_MAX_GPUS) {
-                memcpy(dst, src, FRAME_PUBLISH_BYTES);
-                return;
-        }
+        memcpy((char *)dst + off, (const char *)src + off, n * elem);
+        if (old > n)
+                memset((char *)dst + off + n * elem, 0, (old - n) * elem);
+}
+
+static unsigned cap_gpus(unsigned n)
+{
+        return n < VIGIL_MAX_GPUS ? n : VIGIL_MAX_GPUS;
+}
+
+void frame_copy_live(struct frame *dst, const struct frame *src, bool procs)
+{
+        unsigned n = cap_gpus(src->ngpus), old = cap_gpus(dst->ngpus);
         memcpy(dst, src, offsetof(struct frame, gpus));
-        memcpy(dst->gpus, src->gpus, n * sizeof(src->gpus[0]));
-        memcpy(dst->gpu_stats, src->gpu_stats, n * sizeof(src->gpu_stats[0]));
-        memcpy(&dst->self, &src->self, FRAME_PUBLISH_BYTES - offsetof(struct frame, self));
+        copy_slots(dst, src, offsetof(struct frame, gpus), sizeof(src->gpus[0]), n, old);
+        copy_slots(dst, src, offsetof(struct frame, gpu_stats), sizeof(src->gpu_stats[0]), n, old);
+        memcpy(&dst->self, &src->self,
+               offsetof(struct frame, gpu_procs) - offsetof(struct frame, self));
+        if (procs)
+                copy_slots(dst, src, offsetof(struct frame, gpu_procs), sizeof(src->gpu_procs[0]),
+                           n, old);
+}
+
+void frame_init(struct frame *f)
+{
+        host_frame_clear(&f->host);
+        storage_frame_clear(&f->storage);
+        rpi_frame_clear(&f->rpi);
+        for (unsigned i = 0; i < VIGIL_MAX_WATCHES; i++)
+                watch_frame_clear(&f->watches[i]);
 }
 
 void frame_clear(struct frame *f)

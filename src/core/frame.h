@@ -20,7 +20,7 @@
 #define VIGIL_MAX_CPUS    256
 #define VIGIL_MAX_TEMPS   64
 #define VIGIL_MAX_WATCHES 16
-#define VIGIL_MAX_GPUS    16
+#define VIGIL_MAX_GPUS    256
 #define VIGIL_MAX_FANS    8
 #define VIGIL_NAME_LEN    48
 #define VIGIL_V3D_QUEUES  8
@@ -258,11 +258,18 @@ struct frame {
  * only when gpu_procs_gen changed. */
 #define FRAME_PUBLISH_BYTES offsetof(struct frame, gpu_procs)
 
-/* Copy the first FRAME_PUBLISH_BYTES of src to dst (all but the process lists). With
- * full false, GPU slots from src->ngpus on are left as they are in dst: a caller that
- * copies the same frame again and again passes full true at the first copy and
- * whenever src->ngpus changed, and the slots no GPU uses are not copied each time. */
-void frame_copy_published(struct frame *dst, const struct frame *src, bool full);
+/* Copy src to dst: every byte but the three per-GPU arrays (gpus, gpu_stats and, with
+ * procs, gpu_procs), and of those the slots of src's GPUs (below src->ngpus); dst's
+ * slots from src->ngpus to dst->ngpus (the GPUs it had) are zeroed. Slots no GPU uses
+ * are never touched, so with VIGIL_MAX_GPUS slots a copy costs what the GPUs present
+ * need; two frames whose unused slots are zero (frame_init) stay equal. Without procs,
+ * dst's process lists are left as they are. */
+void frame_copy_live(struct frame *dst, const struct frame *src, bool procs);
+
+/* Set every value of a frame in zero-filled memory (calloc) to missing but its GPU
+ * slots, which stay zero (present false) until the source that finds a GPU clears its
+ * slot (gpu_frame_clear): the pages of the slots no GPU uses are never touched. */
+void frame_init(struct frame *f);
 
 /* Set every value of the frame to missing. */
 void frame_clear(struct frame *f);

@@ -3,6 +3,9 @@
  *
  *   .kind: what "missing" is for it (core/fields.h), which frame clearing and its test
  *          walk; FK_VALIDATED with .valid_off, the bool that says it was read.
+ *   .cadence: FC_MID or FC_SLOW for a value NVML is asked for only at a sample of that
+ *          cadence (collect/nvml_read.h); the samples between carry its last value, by
+ *          this slot: a value read at a cadence and not marked here is missing between.
  *   .csv (and .csv2): its columns of the GPU CSV files (encode/gpu_columns.h), at their
  *          positions in the file: the reference logger's columns in its order and
  *          formats (0-20), then vigil's additions. Never renumber or rename a reference
@@ -19,8 +22,8 @@
  *          the text summary, in this order, before the fans), REP_TEXT_LAST (one after
  *          them), REP_CHART (a chart of the HTML report).
  *
- * A new value: its read (collect/nvml_read.c), its member in struct gpu_frame, a row
- * here, and its field in the NVML simulator. test_fields fails for a member without a
+ * A new value: its read (collect/nvml_read.c, into the sample's frame), its member in
+ * struct gpu_frame, a row here (with its cadence), and its field in the NVML simulator. test_fields fails for a member without a
  * row and for a value that reaches neither the CSV nor /metrics. */
 #include <stddef.h>
 
@@ -120,7 +123,7 @@ const struct field_desc gpu_fields[] = {
                 .scale = 1},
      .hist = {.id = HG_POWER_LIMIT_W, .reduce = HIST_min},
      .rep = {.id = GPU_F_POWER_LIMIT, .decimals = 0, .unit = "W", .flags = REP_TEXT | REP_CHART}},
-    {GPU_MEMBER(enforced_limit_w), .kind = FK_DOUBLE,
+    {GPU_MEMBER(enforced_limit_w), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 23, .name = "power_enforced_limit", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
                 .name = "vigil_gpu_enforced_power_limit_watts",
@@ -128,7 +131,7 @@ const struct field_desc gpu_fields[] = {
                 .help = "Power limit the driver enforces.",
                 .scale = 1}},
     /* total since driver load */
-    {GPU_MEMBER(energy_j), .kind = FK_DOUBLE,
+    {GPU_MEMBER(energy_j), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv =
          {.pos = 24, .name = "energy_j", .cell = GC_FIXED, .decimals = 3, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
@@ -152,10 +155,10 @@ const struct field_desc gpu_fields[] = {
      .metric = {.row = MR_SERIES, .key = "clock", .val = "memory", .scale = 1e6},
      .hist = {.id = HG_MEM_CLOCK_MHZ, .reduce = HIST_min},
      .rep = {.id = GPU_F_MEM_CLOCK, .decimals = 0, .unit = "MHz", .flags = REP_TEXT | REP_CHART}},
-    {GPU_MEMBER(sm_clock_mhz), .kind = FK_DOUBLE,
+    {GPU_MEMBER(sm_clock_mhz), .kind = FK_DOUBLE, .cadence = FC_MID,
      .csv = {.pos = 21, .name = "sm_clock", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES, .key = "clock", .val = "sm", .scale = 1e6}},
-    {GPU_MEMBER(video_clock_mhz), .kind = FK_DOUBLE,
+    {GPU_MEMBER(video_clock_mhz), .kind = FK_DOUBLE, .cadence = FC_MID,
      .csv = {.pos = 22, .name = "video_clock", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES, .key = "clock", .val = "video", .scale = 1e6}},
     {GPU_MEMBER(util_gpu_pct), .kind = FK_DOUBLE,
@@ -214,7 +217,7 @@ const struct field_desc gpu_fields[] = {
                 .help = "Current PCIe link width (lanes).",
                 .scale = 1},
      .rep = {.id = GPU_F_PCIE_WIDTH, .decimals = 0, .unit = "", .flags = 0}},
-    {GPU_MEMBER(pcie_replay), .kind = FK_DOUBLE,
+    {GPU_MEMBER(pcie_replay), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 26, .name = "pcie_replay", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
                 .name = "vigil_gpu_pcie_replay_errors_total",
@@ -222,7 +225,7 @@ const struct field_desc gpu_fields[] = {
                 .help = "PCIe replay counter.",
                 .scale = 1}},
     /* volatile totals */
-    {GPU_MEMBER(ecc_corrected), .kind = FK_DOUBLE,
+    {GPU_MEMBER(ecc_corrected), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 27, .name = "ecc_corrected", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
                 .name = "vigil_gpu_ecc_errors_total",
@@ -231,10 +234,10 @@ const struct field_desc gpu_fields[] = {
                 .key = "type",
                 .val = "corrected",
                 .scale = 1}},
-    {GPU_MEMBER(ecc_uncorrected), .kind = FK_DOUBLE,
+    {GPU_MEMBER(ecc_uncorrected), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 28, .name = "ecc_uncorrected", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES, .key = "type", .val = "uncorrected", .scale = 1}},
-    {GPU_MEMBER(remapped_correctable), .kind = FK_DOUBLE,
+    {GPU_MEMBER(remapped_correctable), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 29, .name = "remapped_correctable", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
                 .name = "vigil_gpu_remapped_rows",
@@ -243,17 +246,17 @@ const struct field_desc gpu_fields[] = {
                 .key = "type",
                 .val = "correctable",
                 .scale = 1}},
-    {GPU_MEMBER(remapped_uncorrectable), .kind = FK_DOUBLE,
+    {GPU_MEMBER(remapped_uncorrectable), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 30, .name = "remapped_uncorrectable", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES, .key = "type", .val = "uncorrectable", .scale = 1}},
-    {GPU_MEMBER(remap_pending), .kind = FK_DOUBLE,
+    {GPU_MEMBER(remap_pending), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 31, .name = "remap_pending", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
                 .name = "vigil_gpu_remapped_rows_pending",
                 .type = "gauge",
                 .help = "1 when a row remapping waits for a GPU reset.",
                 .scale = 1}},
-    {GPU_MEMBER(remap_failure), .kind = FK_DOUBLE,
+    {GPU_MEMBER(remap_failure), .kind = FK_DOUBLE, .cadence = FC_SLOW,
      .csv = {.pos = 32, .name = "remap_failure", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
      .metric = {.row = MR_SERIES,
                 .name = "vigil_gpu_remapped_rows_failure",

@@ -23,8 +23,8 @@
  * or watches grows, which clears the ring): capacity x (8 + 4 x slots) bytes, with
  * slots = 9 + 2 x watches + per GPU (9 + fans) with today's hist slots;
  * capacity 900 at 1 s and faster. A Pi with two watches: 900 x 60 B = 54 KB; 8 GPUs
- * with 2 fans each: 900 x 396 B = 356 KB; the ceiling (16 GPUs x 8 fans, 16 watches):
- * 900 x 1260 B = 1.13 MB. Markers:
+ * with 2 fans each: 900 x 396 B = 356 KB; 64 GPUs with 2 fans: 900 x 2860 B = 2.6 MB
+ * (it grows with the GPUs present, not with VIGIL_MAX_GPUS). Markers:
  * 128 x 168 B = 21.5 KB. The HTTP thread keeps one copy of the same size to render
  * from, allocated at the first page request.
  *

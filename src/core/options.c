@@ -49,8 +49,7 @@ static const struct opt_def opt_table[] = {
     {"gpu-slow-interval", K_DURATION, OFF(gpu_slow_interval_ns), 0.1, 3600, "SEC",
      "slow GPU fields: ECC, remapped rows, PCIe replays, limits, thresholds (default 10)"},
     {"gpu-mid-interval", K_DURATION, OFF(gpu_mid_interval_ns), 0.001, 3600, "SEC",
-     "GPU power management limit (the TDP flags) and video clock (default 1; at or "
-     "under --gpu-interval: every sample, as the reference logger)"},
+     "GPU SM and video clocks (default 1; at or under --gpu-interval: every sample)"},
     {"pss-interval", K_DURATION, OFF(pss_interval_ns), 0.01, 86400, "SEC",
      "process PSS sampling interval (default 10)"},
     {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
@@ -213,7 +212,7 @@ static int check_gpu_list(const char *v)
         struct cursor c = cur_str(v);
         for (;;) {
                 uint64_t idx;
-                if (cur_u64(&c, &idx) < 0 || idx >= 64)
+                if (cur_u64(&c, &idx) < 0 || idx >= VIGIL_MAX_GPUS)
                         return -EINVAL;
                 if (cur_eof(&c))
                         return 0;

@@ -36,7 +36,7 @@ struct vigil_options {
         char root[1024];                /* prefix for every /proc, /sys and /dev path; "" = / */
         unsigned nwatches;
         struct watch_spec watches[VIGIL_MAX_WATCHES];
-        char gpu_list[128];   /* "all", "none" or "0,2" */
+        char gpu_list[1024];  /* "all", "none" or "0,2" (every index of VIGIL_MAX_GPUS fits) */
         char nvml_path[1024]; /* "" = libnvidia-ml.so.1 then libnvidia-ml.so */
         char profile[32];     /* "" or "signage" */
         char config_path[1024];

@@ -13,9 +13,9 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct c
         pthread_mutex_lock(&ctx->pub_lock);
         uint64_t seq = ctx->published_seq;
         if (seq)
-                memcpy(out, ctx->published, sizeof(*out));
+                frame_copy_live(out, ctx->published, true);
         if (seq && extra)
-                memcpy(extra, ctx->published_extra, sizeof(*extra));
+                counters_copy(extra, ctx->published_extra, ctx->published->ngpus);
         pthread_mutex_unlock(&ctx->pub_lock);
         return seq;
 }
@@ -26,17 +26,10 @@ void vigil_publish(struct vigil_ctx *ctx)
                 return;
         pthread_mutex_lock(&ctx->pub_lock);
         bool procs_moved = ctx->published->gpu_procs_gen != ctx->frame->gpu_procs_gen;
-        /* The GPU slots no GPU uses are copied at the first publication only (and
-         * again should the count change): they never change. */
-        bool full = ctx->published_seq == 0 || ctx->published->ngpus != ctx->frame->ngpus;
-        frame_copy_published(ctx->published, ctx->frame, full);
-        if (procs_moved || ctx->published_seq == 0)
-                memcpy(ctx->published->gpu_procs, ctx->frame->gpu_procs,
-                       sizeof(ctx->frame->gpu_procs));
-        if (full)
-                memcpy(ctx->published_extra, ctx->extra, sizeof(*ctx->extra));
-        else
-                counters_copy(ctx->published_extra, ctx->extra, ctx->frame->ngpus);
+        /* The slots of the GPUs present only (frame_copy_live); the process lists when
+         * they moved. */
+        frame_copy_live(ctx->published, ctx->frame, procs_moved || ctx->published_seq == 0);
+        counters_copy(ctx->published_extra, ctx->extra, ctx->frame->ngpus);
         ctx->published->self.write_errors += eventlog_write_errors(ctx->events);
         /* The findings change with events only: copied when they did. */
         if (ctx->findings && ctx->published_findings &&

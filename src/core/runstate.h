@@ -35,14 +35,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/frame.h"
 #include "util/aer_line.h"
 #include "util/strbuf.h"
 
 #define RUNSTATE_FILE      "vigil.state"
-#define RUNSTATE_MAX_BYTES 4096
+#define RUNSTATE_MAX_BYTES 8192 /* gpu_bus of VIGIL_MAX_GPUS devices included */
 #define RUNSTATE_BOOT_ID   "/proc/sys/kernel/random/boot_id"
-#define RUNSTATE_MAX_BUS   16   /* GPU devices recorded in gpu_bus */
-#define RUNSTATE_MAX_GPUS  1024 /* the largest gpus= read back */
+#define RUNSTATE_MAX_BUS   VIGIL_MAX_GPUS /* GPU devices recorded in gpu_bus */
+#define RUNSTATE_MAX_GPUS  1024           /* the largest gpus= read back */
 
 /* How the previous run ended. */
 enum runstate_end {

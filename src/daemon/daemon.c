@@ -611,12 +611,12 @@ int vigil_daemon_run(struct vigil_options *opt)
                 free(d);
                 return 1;
         }
-        counters_clear(extra);
-        counters_clear(published_extra);
+        /* calloc's zeroes are clear counters and empty GPU slots: the pages of the
+         * slots no GPU uses are never touched (frame_init). */
         read_identity(opt->root, &extra->ident);
         d->ctx.extra = extra;
         d->ctx.published_extra = published_extra;
-        frame_clear(frame);
+        frame_init(frame);
         d->lock_fd = -1;
         pthread_mutex_init(&d->ctx.pub_lock, NULL);
         d->ctx.opt = opt;

@@ -174,9 +174,11 @@ static void out_text(struct gpu_rules_out *out, const char *text)
 void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct gpu_stats *stats,
                     unsigned n)
 {
-        memset(r, 0, sizeof(*r));
         r->opt = opt;
-        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+        if (n > VIGIL_MAX_GPUS)
+                n = VIGIL_MAX_GPUS;
+        memset(r->gpu, 0, n * sizeof(r->gpu[0])); /* the slots of no GPU stay untouched */
+        for (unsigned i = 0; i < n; i++) {
                 struct gpu_rule_state *st = &r->gpu[i];
                 st->prev_limit_w = VAL_MISSING;
                 st->prev_enforced_w = VAL_MISSING;
@@ -433,7 +435,7 @@ static int gpu_rules_det_init(struct vigil_ctx *ctx, void **ret_state)
         struct gpu_rules_det *d = calloc(1, sizeof(*d));
         if (!d)
                 return -ENOMEM;
-        gpu_rules_init(&d->rules, ctx->opt, ctx->frame->gpu_stats, VIGIL_MAX_GPUS);
+        gpu_rules_init(&d->rules, ctx->opt, ctx->frame->gpu_stats, ctx->frame->ngpus);
         *ret_state = d;
         return 0;
 }

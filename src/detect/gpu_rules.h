@@ -47,7 +47,8 @@ struct gpu_rules {
         struct gpu_rule_state gpu[VIGIL_MAX_GPUS];
 };
 
-/* Set up rules with the thresholds of opt (kept by pointer) and reset stats[0..n). */
+/* Set up rules with the thresholds of opt (kept by pointer) for GPU slots [0, n) and
+ * reset stats[0..n); no other slot is touched (or may be stepped). */
 void gpu_rules_init(struct gpu_rules *r, const struct vigil_options *opt, struct gpu_stats *stats,
                     unsigned n);
 

@@ -731,7 +731,7 @@ static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tic
         learn_gpus(s);
         gsp_release(s); /* its lines come at once: the tick's records held them all */
         mature(s, t->mono_ns);
-        for (unsigned slot = 0; slot < VIGIL_MAX_GPUS; slot++)
+        for (unsigned slot = 0; slot < ctx->frame->ngpus && slot < VIGIL_MAX_GPUS; slot++)
                 if (!ctx->gpu_crash_wanted[slot][0])
                         s->wanted_rank[slot] = 0; /* taken: the next request starts anew */
         kmsg_get_stats(ctx->kmsg, &st);

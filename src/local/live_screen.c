@@ -395,12 +395,19 @@ void live_screen_draw(struct live_screen *ls, const struct live_screen_in *in, u
         bool wide = d.cols >= 120;
         if (ngpu && room(&d, 2))
                 gpu_header(&d, wide);
-        for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++) {
+        unsigned undrawn = ngpu;
+        for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS && room(&d, 1); i++) {
                 if (!f->gpus[i].present)
                         continue;
-                if (!room(&d, 1))
+                if (undrawn > 1 && !room(&d, 2)) { /* the last row: say what is left out */
+                        line_begin(&d);
+                        sb_printf(&d.lb, "... %u more GPUs (a taller terminal shows them)",
+                                  undrawn);
+                        line_end(&d);
                         break;
+                }
                 gpu_line(&d, &f->gpus[i], &in->lg->gpu[i], wide);
+                undrawn--;
         }
         watches(&d, f);
         d.rows = whole;

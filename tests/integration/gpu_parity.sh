@@ -9,14 +9,14 @@ SCEN="$TOP/tests/nvml-sim/scenarios"
 need_nvml_sim "gpu_parity" "$SCEN"
 
 # sim NAME SCENARIO COUNT [ARGS...]: vigil for COUNT host samples (GPU at 10 ms, host at
-# 50 ms) into $TMP/NAME; stderr (what the journal gets) in $TMP/NAME.err.
-# The power limit every sample, as the reference reads it (--gpu-mid-interval at the
-# sampling interval): the rules see each step's limit.
+# 50 ms) into $TMP/NAME; stderr (what the journal gets) in $TMP/NAME.err. At the
+# default --gpu-mid-interval: the power limit is read every sample, as the reference
+# reads it.
 sim() {
 	local name=$1 scenario=$2 count=$3
 	shift 3
 	VIGIL_NVML_SCENARIO="$SCEN/$scenario" "$VIGIL" --nvml "$NVML_SIM" --root / \
-		--gpu-interval 0.01 --gpu-mid-interval 0.01 --interval 0.05 --count "$count" --log-dir "$TMP/$name" \
+		--gpu-interval 0.01 --interval 0.05 --count "$count" --log-dir "$TMP/$name" \
 		"$@" 2>"$TMP/$name.err" >/dev/null
 }
 gpu_csv() { ls "$TMP/$1"/gpu0-*.csv 2>/dev/null | head -1; }
@@ -70,6 +70,56 @@ check "edges: ANOMALY line for the inversion" grep -qF \
 	"gpu0: ANOMALY: 85C but fans at 55% (expected >55% above 85C)" "$TMP/edges.err"
 check "edges: TDP CHANGE lines both ways" bash -c "grep -qF 'gpu0: TDP CHANGE: 596W → 591W (-5W)' '$TMP/edges.err' && grep -qF 'gpu0: TDP CHANGE: 591W → 600W (+9W)' '$TMP/edges.err'"
 check_eq "edges: no TDP CHANGE for 4 W" 0 "$(grep -c 'TDP CHANGE: 600W → 596W' "$TMP/edges.err")"
+
+# --- limits that last less than the mid cadence, beside the reference's rule ----------
+# The reference logger (seeds/000_*, its sample's "Power limit change detection") reads
+# the limit every sample and, from the 2nd, flags a change of TDP_CHANGE_EPSILON_W (5 W)
+# or more against the sample before: TDP_RESTORED/TDP_REDUCED(<limit>W), a "TDP CHANGE:"
+# line and a type=TDP_CHANGE event. ref_tdp computes that from the scenario's limit at
+# each row's step (sample N sees step N) and prints what vigil must have written.
+ref_tdp() { # ref_tdp SCENARIO ROWS
+	python3 - "$@" <<'PY'
+import re, sys
+steps = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'(?:set 0|at 0 step (\d+) set) .*\blimit_mw=(\d+)', line)
+    if m:
+        steps[int(m.group(1) or 0)] = int(m.group(2)) / 1000.0
+prev, cols, flags, log, events = None, [], [], [], []
+for row in range(1, int(sys.argv[2]) + 1):
+    w = steps[max(s for s in steps if s <= row)]
+    cols.append(f"{w:.0f}")
+    if prev is not None and abs(w - prev) >= 5:
+        d = w - prev
+        flags.append(f"{row}:TDP_{'RESTORED' if d > 0 else 'REDUCED'}({w:.0f}W)")
+        log.append(f"{prev:.0f}W → {w:.0f}W ({d:+.0f}W)")
+        events.append(f"from={prev:.0f}W to={w:.0f}W delta={d:+.0f}W")
+    prev = w
+print("power_limit=" + "/".join(cols))
+print("flags=" + ";".join(flags))
+print("log=" + ";".join(log))
+print("events=" + ";".join(events))
+PY
+}
+sim blip "tdp-blip" 8
+csv=$(gpu_csv blip)
+enough "tdp-blip" "$csv" 35
+ref=$(ref_tdp "$SCEN/tdp-blip" 35)
+check_eq "tdp-blip: the power_limit column of rows 1-35, as the driver had it" \
+	"$(grep '^power_limit=' <<<"$ref")" "power_limit=$(cells "$csv" power_limit 1 35)"
+check_eq "tdp-blip: the TDP flags, row by row" "$(grep '^flags=' <<<"$ref")" \
+	"flags=$(python3 - "$csv" 35 <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+i = rows[0].index('flags')
+print(';'.join(f"{n}:{t}" for n, r in enumerate(rows[1:], 1) if n <= int(sys.argv[2])
+               for t in r[i].split('|') if t.startswith('TDP_')))
+PY
+)"
+check_eq "tdp-blip: the TDP CHANGE lines" "$(grep '^log=' <<<"$ref")" \
+	"log=$(grep -o 'gpu0: TDP CHANGE: .*' "$TMP/blip.err" | sed 's/^gpu0: TDP CHANGE: //' | paste -sd';')"
+check_eq "tdp-blip: the TDP_CHANGE events" "$(grep '^events=' <<<"$ref")" \
+	"events=$(grep -o 'type=TDP_CHANGE .*' "$TMP/blip/events.log" | sed 's/^type=TDP_CHANGE //; s/ gpu=0$//' | paste -sd';')"
 
 # --- NOT_SUPPORTED once or twice is not forever ----------------------------------------
 VIGIL_NVML_SIM_LOG="$TMP/transient.calls" sim transient "transient-unsupported" 12

@@ -5,44 +5,13 @@
 # SIGTERM and SIGINT (the exit summary stays on the terminal), colour only without
 # NO_COLOR, and plain scrolling rows into a pipe.
 . "$(dirname "$0")/../lib.sh"
-
-if ! command -v tmux >/dev/null; then
-	not_ok "live: tmux is missing (scripts/packages.test lists it)"
-	exit 0
-fi
+. "$(dirname "$0")/../tmux.sh"
+need_tmux "live"
 need_nvml_sim "live"
 ROOT="$TMP/root"
 mkdir -p "$ROOT"
 cp -a "$FIXTURES/x86-server/." "$ROOT/"
-SOCK="$TMP/tmux.sock"
-T() { tmux -S "$SOCK" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-[ -n "${KEEP_TMP:-}" ] && trap "T kill-server 2>/dev/null" EXIT
-# One session lives for the whole test: a server left without sessions exits, and a
-# session started while it is exiting fails ("server exited unexpectedly").
-T new-session -d -s keep -x 80 -y 24 sleep 3600
-
-# term NAME COLSxROWS ENV... -- ARGS...: vigil in a tmux pane of that size; the pane
-# stays after it exits, and a line "EXIT=<status>" follows its output (Ctrl+C in the
-# pane reaches vigil; the shell around it lives on).
-term() {
-	local name=$1 size=$2
-	shift 2
-	local envs=()
-	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-	shift
-	printf '#!/bin/sh\ntrap : INT\ncd %q\nenv %s %q --log-dir %q --root %q "$@"\necho EXIT=$?\nsleep 600\n' \
-		"$TOP" "${envs[*]}" "$VIGIL" "$TMP/$name" "${ROOT_OF:-$ROOT}" >"$TMP/$name.sh"
-	T new-session -d -s "$name" -x "${size%x*}" -y "${size#*x}" sh "$TMP/$name.sh" "$@"
-}
-screen_of() { T capture-pane -p -t "$1"; }
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
-has_line() { screen_of "$1" | grep -Eq "$2"; }
+tmux_keep
 SIM="VIGIL_NVML_SCENARIO=$TOP/tests/nvml-sim/scenarios/healthy-8gpu"
 
 # --- 8 GPUs at 80x24 -------------------------------------------------------------------

@@ -611,7 +611,7 @@ int scenario_load(struct sim *s, const char *path, char *err, size_t errlen)
 
 void scenario_clear(struct sim *s)
 {
-        for (unsigned i = 0; i < SIM_MAX_GPUS; i++) {
+        for (unsigned i = 0; i < s->ngpus && i < SIM_MAX_GPUS; i++) {
                 free(s->gpu[i].ops);
                 free(s->gpu[i].procs);
                 memset(&s->gpu[i], 0, sizeof(s->gpu[i]));

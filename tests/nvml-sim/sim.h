@@ -22,7 +22,7 @@
 
 #define SIM_API __attribute__((visibility("default")))
 
-#define SIM_MAX_GPUS     16
+#define SIM_MAX_GPUS     256
 #define SIM_MAX_FANS     8
 #define SIM_MAX_SENSORS  NVML_MAX_THERMAL_SENSORS_PER_GPU
 #define SIM_MAX_OPS      100000 /* timeline entries in one scenario */

@@ -342,35 +342,64 @@ static void fill_bytes(void *p, size_t n, unsigned seed)
                 b[i] = (unsigned char)(i * 31u + seed);
 }
 
-/* The publication's copy: every byte but the process lists with full true; with full
- * false every byte but those and the GPU slots from ngpus on, which keep dst's. */
-static void test_frame_copy_published(void **state)
+/* The live copy: every byte but the GPU slots past src's GPUs; dst's slots of GPUs src
+ * no longer has are zeroed, the rest of dst's slots untouched; the process lists only
+ * when asked. */
+static void test_frame_copy_live(void **state)
 {
         (void)state;
         struct frame *src = malloc(sizeof(*src)), *dst = malloc(sizeof(*dst));
         struct frame *want = malloc(sizeof(*want));
+        const size_t g = sizeof(dst->gpus[0]), st = sizeof(dst->gpu_stats[0]),
+                     pr = sizeof(dst->gpu_procs[0]);
         assert_non_null(src);
         assert_non_null(dst);
         assert_non_null(want);
         fill_bytes(src, sizeof(*src), 1);
         fill_bytes(dst, sizeof(*dst), 2);
         src->ngpus = 3;
+        dst->ngpus = 5;
         memcpy(want, dst, sizeof(*want));
-        memcpy(want, src, FRAME_PUBLISH_BYTES);
-        frame_copy_published(dst, src, true);
+        memcpy(want, src, offsetof(struct frame, gpus));
+        memcpy(want->gpus, src->gpus, 3 * g);
+        memset(&want->gpus[3], 0, 2 * g);
+        memcpy(want->gpu_stats, src->gpu_stats, 3 * st);
+        memset(&want->gpu_stats[3], 0, 2 * st);
+        memcpy(&want->self, &src->self,
+               offsetof(struct frame, gpu_procs) - offsetof(struct frame, self));
+        memcpy(want->gpu_procs, src->gpu_procs, 3 * pr);
+        memset(&want->gpu_procs[3], 0, 2 * pr);
+        frame_copy_live(dst, src, true);
         assert_memory_equal(dst, want, sizeof(*dst));
 
         fill_bytes(src, sizeof(*src), 3);
         src->ngpus = 3;
-        memcpy(want, src, FRAME_PUBLISH_BYTES);
-        memcpy(&want->gpus[3], &dst->gpus[3], 13 * sizeof(dst->gpus[0]));
-        memcpy(&want->gpu_stats[3], &dst->gpu_stats[3], 13 * sizeof(dst->gpu_stats[0]));
-        memcpy(want->gpu_procs, dst->gpu_procs, sizeof(dst->gpu_procs));
-        frame_copy_published(dst, src, false);
+        memcpy(want, dst, sizeof(*want));
+        memcpy(want, src, offsetof(struct frame, gpus));
+        memcpy(want->gpus, src->gpus, 3 * g);
+        memcpy(want->gpu_stats, src->gpu_stats, 3 * st);
+        memcpy(&want->self, &src->self,
+               offsetof(struct frame, gpu_procs) - offsetof(struct frame, self));
+        frame_copy_live(dst, src, false);
         assert_memory_equal(dst, want, sizeof(*dst));
         free(want);
         free(dst);
         free(src);
+}
+
+/* frame_init: the values of a zeroed frame missing, its GPU slots left zero. */
+static void test_frame_init(void **state)
+{
+        (void)state;
+        struct frame *f = calloc(1, sizeof(*f)), *want = malloc(sizeof(*want));
+        assert_non_null(f);
+        assert_non_null(want);
+        frame_clear(want);
+        memset(want->gpus, 0, sizeof(want->gpus));
+        frame_init(f);
+        assert_memory_equal(f, want, sizeof(*f));
+        free(want);
+        free(f);
 }
 
 /* counters_copy: everything but the per-GPU counters of slots from ngpus on. */
@@ -396,7 +425,8 @@ static void test_counters_copy(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_frame_copy_published),
+            cmocka_unit_test(test_frame_copy_live),
+            cmocka_unit_test(test_frame_init),
             cmocka_unit_test(test_counters_copy),
             cmocka_unit_test(test_gpu_layout),
             cmocka_unit_test(test_gpu_cleared),

@@ -87,7 +87,7 @@ static void test_state_damage(void **state)
         char many[RUNSTATE_MAX_BYTES] = "gpu_bus=";
         for (unsigned i = 0; i < RUNSTATE_MAX_BUS + 4; i++) {
                 size_t n = strlen(many);
-                snprintf(many + n, sizeof(many) - n, "0000:%02x:00.0,", i + 1);
+                snprintf(many + n, sizeof(many) - n, "0000:%02x:%02x.0,", i / 32 + 1, i % 32);
         }
         assert_int_equal(runstate_parse(many, strlen(many), &st), 0);
         assert_int_equal(st.nbus, RUNSTATE_MAX_BUS);

@@ -480,9 +480,10 @@ static void test_transient_not_supported(void **state)
         assert_true(isnan(g.power_limit_w));
 }
 
-/* The mid cadence: the power management limit and the video clock are asked only at a
- * sample with NVML_READ_MID (or SLOW); the samples between carry the last answer, a
- * failed answer included (missing, not the value before it). */
+/* The power management limit is asked at every sample, as the reference asks it; the
+ * mid cadence: the SM and video clocks are asked only at a sample with NVML_READ_MID
+ * (or SLOW); the samples between carry the last answer, a failed answer included
+ * (missing, not the value before it). */
 static void test_mid_cadence(void **state)
 {
         (void)state;
@@ -494,26 +495,37 @@ static void test_mid_cadence(void **state)
         gpu_init(&lib, &gpu);
         memset(&g, 0, sizeof(g));
         gpu_frame_clear(&g);
+        int limits = fake.calls[C_LIMIT];
         nvml_read_sample(&lib, &gpu, &g, 0, &res); /* before any mid read: missing */
-        assert_true(isnan(g.power_limit_w) && isnan(g.video_clock_mhz));
-        assert_true(g.sm_clock_mhz == 1250);
+        assert_true(isnan(g.sm_clock_mhz) && isnan(g.video_clock_mhz));
+        assert_true(g.power_limit_w == 600 && g.gpu_clock_mhz == 1200);
+        assert_int_equal(fake.calls[C_LIMIT], limits + 1);
         nvml_read_sample(&lib, &gpu, &g, NVML_READ_MID, &res);
-        assert_true(g.power_limit_w == 600 && g.video_clock_mhz == 1100);
-        int limits = fake.calls[C_LIMIT], clocks = fake.calls[C_CLOCK];
+        assert_true(g.sm_clock_mhz == 1250 && g.video_clock_mhz == 1100);
+        int clocks = fake.calls[C_CLOCK];
         gpu_frame_clear(&g);
         nvml_read_sample(&lib, &gpu, &g, 0, &res);
-        assert_int_equal(fake.calls[C_LIMIT], limits);
-        assert_int_equal(fake.calls[C_CLOCK], clocks + 3); /* graphics, memory, SM */
-        assert_true(g.power_limit_w == 600 && g.video_clock_mhz == 1100);
+        assert_int_equal(fake.calls[C_LIMIT], limits + 3);
+        assert_int_equal(fake.calls[C_CLOCK], clocks + 2); /* graphics, memory */
+        assert_true(g.sm_clock_mhz == 1250 && g.video_clock_mhz == 1100);
+        /* A limit that fails is missing at once, and back at the next sample. */
         fake.ret[C_LIMIT] = NVML_ERROR_UNKNOWN;
         gpu_frame_clear(&g);
-        nvml_read_sample(&lib, &gpu, &g, NVML_READ_MID, &res);
-        assert_int_equal(fake.calls[C_CLOCK], clocks + 7);
+        nvml_read_sample(&lib, &gpu, &g, 0, &res);
         assert_true(isnan(g.power_limit_w));
         fake.ret[C_LIMIT] = 0;
         gpu_frame_clear(&g);
         nvml_read_sample(&lib, &gpu, &g, 0, &res);
-        assert_true(isnan(g.power_limit_w) && g.video_clock_mhz == 1100);
+        assert_true(g.power_limit_w == 600);
+        fake.ret[C_CLOCK] = NVML_ERROR_UNKNOWN;
+        gpu_frame_clear(&g);
+        nvml_read_sample(&lib, &gpu, &g, NVML_READ_MID, &res);
+        assert_int_equal(fake.calls[C_CLOCK], clocks + 10); /* 4 at the mid sample */
+        assert_true(isnan(g.video_clock_mhz) && isnan(g.sm_clock_mhz));
+        fake.ret[C_CLOCK] = 0;
+        gpu_frame_clear(&g);
+        nvml_read_sample(&lib, &gpu, &g, 0, &res);
+        assert_true(isnan(g.video_clock_mhz) && isnan(g.sm_clock_mhz) && g.gpu_clock_mhz == 1200);
 }
 
 /* The slow cadence: a retired field is asked once more (one refusal retires it again;
