@@ -82,6 +82,18 @@ struct hist_marker {
         char text[HISTORY_MARKER_LEN];
 };
 
+/* A GPU's enforced power limit from mono_ns on. */
+struct hist_step {
+        int64_t mono_ns;
+        float w;
+};
+
+/* The last HISTORY_LIMIT_STEPS changes of one GPU's enforced limit, a ring. */
+struct hist_steps {
+        struct hist_step s[HISTORY_LIMIT_STEPS];
+        unsigned head, n;
+};
+
 struct history {
         pthread_mutex_t lock;
         int64_t period_ns;
@@ -98,6 +110,7 @@ struct history {
         int64_t anchor_mono, anchor_real;
         struct hist_marker markers[HISTORY_MAX_MARKERS];
         size_t mhead, mn;
+        struct hist_steps limit[VIGIL_MAX_GPUS]; /* the enforced limits, by GPU slot */
         /* The record being built: main thread only. */
         union hist_slot *acc;
         unsigned acc_ticks, acc_gpu_samples;
@@ -317,6 +330,27 @@ static void commit(struct history *h, const struct tick *t)
         pthread_mutex_unlock(&h->lock);
 }
 
+/* A change of a GPU's enforced limit (a new value read; a sample without one keeps
+ * the last) becomes a step at the tick's time, the oldest dropped when the ring is full. */
+static void note_limits(struct history *h, const struct frame *f, const struct tick *t)
+{
+        for (unsigned g = 0; g < f->ngpus && g < VIGIL_MAX_GPUS; g++) {
+                double w = f->gpus[g].enforced_limit_w;
+                struct hist_steps *st = &h->limit[g];
+                if (!f->gpus[g].present || !VAL_OK(w))
+                        continue;
+                unsigned last = (st->head + HISTORY_LIMIT_STEPS - 1) % HISTORY_LIMIT_STEPS;
+                if (st->n && st->s[last].w == (float)w)
+                        continue;
+                pthread_mutex_lock(&h->lock);
+                st->s[st->head] = (struct hist_step){.mono_ns = t->mono_ns, .w = (float)w};
+                st->head = (st->head + 1) % HISTORY_LIMIT_STEPS;
+                if (st->n < HISTORY_LIMIT_STEPS)
+                        st->n++;
+                pthread_mutex_unlock(&h->lock);
+        }
+}
+
 void history_push(struct history *h, const struct frame *f, const struct tick *t)
 {
         if (!h)
@@ -324,6 +358,7 @@ void history_push(struct history *h, const struct frame *f, const struct tick *t
         if ((!h->acc || layout_grew(&h->lay, f)) && relayout(h, f) < 0)
                 return;
         if (t->due & VCLOCK_BIT(VCLOCK_GPU)) {
+                note_limits(h, f, t);
                 fold_gpus(h, f);
                 h->acc_gpu_samples++;
         }
@@ -420,6 +455,7 @@ int history_copy(struct history *dst, struct history *src)
         memcpy(dst->markers, src->markers, sizeof(dst->markers));
         dst->mhead = src->mhead;
         dst->mn = src->mn;
+        memcpy(dst->limit, src->limit, sizeof(dst->limit));
         pthread_mutex_unlock(&src->lock);
         return 0;
 }
@@ -450,7 +486,8 @@ size_t history_bytes(const struct history *h)
 {
         size_t stride = h->lay.stride;
         return h->slots_alloc * sizeof(union hist_slot) + h->mono_alloc * sizeof(int64_t) +
-               (h->acc ? stride * sizeof(union hist_slot) : 0) + sizeof(h->markers);
+               (h->acc ? stride * sizeof(union hist_slot) : 0) + sizeof(h->markers) +
+               sizeof(h->limit);
 }
 
 /* Slot off of record i, or NULL. */
@@ -536,6 +573,26 @@ double history_gpu_fan(const struct history *h, size_t i, unsigned gpu, unsigned
         if (gpu >= h->lay.ngpus || fan >= h->lay.nfans[gpu])
                 return NAN;
         return fval(slot(h, i, h->lay.gpu_off[gpu] + GPU_FANS + fan));
+}
+
+double history_gpu_enforced(const struct history *h, size_t i, unsigned gpu)
+{
+        if (gpu >= VIGIL_MAX_GPUS || i >= h->n)
+                return NAN;
+        const struct hist_steps *st = &h->limit[gpu];
+        int64_t end = history_mono_ns(h, i), start = end - h->period_ns;
+        double low = NAN;
+        /* Newest first: the steps inside (start, end], then the one in effect at start. */
+        for (unsigned k = 0; k < st->n; k++) {
+                const struct hist_step *s =
+                    &st->s[(st->head + HISTORY_LIMIT_STEPS - 1 - k) % HISTORY_LIMIT_STEPS];
+                if (s->mono_ns > end)
+                        continue;
+                low = isnan(low) || s->w < low ? s->w : low;
+                if (s->mono_ns <= start)
+                        break;
+        }
+        return low;
 }
 
 uint32_t history_gpu_mask(const struct history *h, size_t i, unsigned gpu)

@@ -25,7 +25,10 @@
  * capacity 900 at 1 s and faster. A Pi with two watches: 900 x 60 B = 54 KB; 8 GPUs
  * with 2 fans each: 900 x 396 B = 356 KB; 64 GPUs with 2 fans: 900 x 2860 B = 2.6 MB
  * (it grows with the GPUs present, not with VIGIL_MAX_GPUS). Markers:
- * 128 x 168 B = 21.5 KB. The HTTP thread keeps one copy of the same size to render
+ * 128 x 168 B = 21.5 KB. The enforced power limit of each GPU, which changes rarely, is
+ * kept as its last HISTORY_LIMIT_STEPS changes (time and value), not in the records:
+ * VIGIL_MAX_GPUS x (16 x 16 B + 8 B) = 66 KB where a slot per record would take 3.6 KB
+ * per GPU. The HTTP thread keeps one copy of the same size to render
  * from, allocated at the first page request.
  *
  * Threads: history_push and history_add_marker run on the main loop; they take the
@@ -45,6 +48,7 @@
 #define HISTORY_MAX_RECORDS 900
 #define HISTORY_MAX_MARKERS 128
 #define HISTORY_MARKER_LEN  160 /* bytes of a marker's text, NUL included */
+#define HISTORY_LIMIT_STEPS 16  /* changes of the enforced power limit kept per GPU */
 
 /* The values kept, one enum per area: the hist slots of the area's table
  * (core/host_values.c, rpi_values.c, watch_values.c, gpu_values.c), which also say how
@@ -121,6 +125,10 @@ double history_gpu(const struct history *h, size_t i, unsigned gpu, enum hist_gp
 double history_gpu_fan(const struct history *h, size_t i, unsigned gpu, unsigned fan);
 /* The union of clock-event reason bits of record i (0 when unknown). */
 uint32_t history_gpu_mask(const struct history *h, size_t i, unsigned gpu);
+/* The lowest enforced power limit (W) in effect at some time in record i's period,
+ * from the GPU's kept changes (a step function); NAN before the first change kept
+ * (never read, or older changes dropped: more than HISTORY_LIMIT_STEPS of them). */
+double history_gpu_enforced(const struct history *h, size_t i, unsigned gpu);
 /* HIST_GPU_* bits of record i. */
 unsigned history_gpu_flags(const struct history *h, size_t i, unsigned gpu);
 

@@ -215,15 +215,47 @@ static void text_stats(const struct host_acc *a, struct strbuf *out)
         }
 }
 
+/* "39 s", "12 min", "2.5 h". */
+static void put_span(struct strbuf *out, double s)
+{
+        if (!(s >= 0))
+                s = 0;
+        if (s < 120)
+                sb_printf(out, "%.0f s", s);
+        else if (s < 7200)
+                sb_printf(out, "%.0f min", s / 60);
+        else
+                sb_printf(out, "%.1f h", s / 3600);
+}
+
+/* The reference's leak check: the mean of the last quarter of a column's values less
+ * that of the first. A verdict from seconds of data ("falling +0.0" over 5 s) is noise:
+ * below the span and the samples a slope needs (HOST_ACC_TREND_MIN_*) the row says so
+ * instead of RISING / falling, the one place this block departs from the reference. A
+ * column without values has no row, as in the reference. */
 static void text_trend(const struct host_acc *a, struct strbuf *out)
 {
+        double span_s = a->last_t - a->first_t;
         sb_puts(out, "\n  Trend (the leak check):\n");
         for (size_t i = 0; i < sizeof(ref_trend) / sizeof(ref_trend[0]); i++) {
-                double delta = stat_series_quarter_delta(&a->series[ref_trend[i]]);
+                const struct stat_series *s = &a->series[ref_trend[i]];
+                const char *name = host_col_name(ref_trend[i]);
+                if (s->total == 0)
+                        continue;
+                if (!(span_s >= HOST_ACC_TREND_MIN_SPAN_S) ||
+                    s->total < HOST_ACC_TREND_MIN_SAMPLES) {
+                        sb_printf(out, "  %-18s too short to tell (", name);
+                        put_span(out, span_s);
+                        if (s->total < HOST_ACC_TREND_MIN_SAMPLES)
+                                sb_printf(out, ", %llu samples", (unsigned long long)s->total);
+                        sb_puts(out, ")\n");
+                        continue;
+                }
+                double delta = stat_series_quarter_delta(s);
                 if (isnan(delta))
                         continue;
-                sb_printf(out, "  %-18s %s  %+8.1f (first->last quarter)\n",
-                          host_col_name(ref_trend[i]), delta > 0 ? "RISING " : "falling", delta);
+                sb_printf(out, "  %-18s %s  %+8.1f (first->last quarter)\n", name,
+                          delta > 0 ? "RISING " : "falling", delta);
         }
 }
 
@@ -282,19 +314,6 @@ double host_acc_runs_out_h(const struct host_acc *a)
         if (!(isfinite(z) && fabs(z) >= HOST_ACC_TREND_Z && (z > 0) == (slope_h > 0)))
                 return NAN;
         return stat_hours_to_zero(level, slope_h);
-}
-
-/* "39 s", "12 min", "2.5 h". */
-static void put_span(struct strbuf *out, double s)
-{
-        if (!(s >= 0))
-                s = 0;
-        if (s < 120)
-                sb_printf(out, "%.0f s", s);
-        else if (s < 7200)
-                sb_printf(out, "%.0f min", s / 60);
-        else
-                sb_printf(out, "%.1f h", s / 3600);
 }
 
 static void text_slopes(const struct host_acc *a, struct strbuf *out, unsigned flags)

@@ -318,10 +318,10 @@ static void gpu_section(struct strbuf *out, const struct report_data *d, const s
         sb_puts(out, "<h2>GPU ");
         sb_xml_puts(out, a->name);
         sb_puts(out, "</h2>\n");
-        snprintf(title, sizeof(title), "%s temperature and fans", a->name);
+        snprintf(title, sizeof(title), "%s temperature", a->name);
         struct chart_req q = {.title = title,
                               .y_label = "\xC2\xB0"
-                                         "C / %",
+                                         "C",
                               .y_zero = true,
                               .y_min = NAN,
                               .y_max = NAN,
@@ -330,6 +330,18 @@ static void gpu_section(struct strbuf *out, const struct report_data *d, const s
                               .bands = bands,
                               .nbands = nb};
         req_gpu(&q, a, GPU_F_TEMP);
+        chart_in(out, &q, x0, x1);
+        /* The fans on an axis of their own: one unit per axis (drawn when the log has
+         * fan columns with values). */
+        snprintf(title, sizeof(title), "%s fans", a->name);
+        q = (struct chart_req){.title = title,
+                               .y_label = "%",
+                               .y_min = 0,
+                               .y_max = 100,
+                               .markers = m,
+                               .nmarkers = nm,
+                               .bands = bands,
+                               .nbands = nb};
         for (unsigned i = 0; i < a->nfans; i++) {
                 snprintf(names[i], sizeof(names[i]), GPU_COL_FAN_PREFIX "%u%s", i,
                          GPU_COLUMN_NAME(GC_PER_FAN, fan_speed_pct));

@@ -110,6 +110,9 @@ static double value(const struct history *h, size_t i, const struct dash_series 
         case DS_FAN:
                 v = history_gpu_fan(h, i, s->idx, s->field);
                 break;
+        case DS_ENFORCED:
+                v = history_gpu_enforced(h, i, s->idx);
+                break;
         default:
                 v = NAN;
         }

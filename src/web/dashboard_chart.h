@@ -17,7 +17,15 @@
 #define DASH_BAND_KIND 16 /* distinct band labels of one chart group */
 
 /* Where a series' values come from. */
-enum dash_src { DS_HOST, DS_RPI, DS_WATCH, DS_GPU, DS_FAN, DS_CONST /* a level: scale */ };
+enum dash_src {
+        DS_HOST,
+        DS_RPI,
+        DS_WATCH,
+        DS_GPU,
+        DS_FAN,
+        DS_ENFORCED, /* GPU idx's enforced power limit (history_gpu_enforced) */
+        DS_CONST     /* a level: scale */
+};
 
 struct dash_series {
         const char *name; /* legend; owned by the caller */

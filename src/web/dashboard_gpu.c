@@ -143,10 +143,10 @@ void dash_gpu_group(struct dash *d, unsigned g)
         size_t nb = gpu_bands(d, g);
         heading(d, g);
         sb_puts(d->out, "<div class=\"grid\">\n");
-        snprintf(title, sizeof(title), "GPU %u temperature and fans", idx);
+        snprintf(title, sizeof(title), "GPU %u temperature", idx);
         struct dash_chart c = {.title = title,
                                .y_label = "\xC2\xB0"
-                                          "C / %",
+                                          "C",
                                .y_zero = true,
                                .y_min = NAN,
                                .y_max = NAN,
@@ -158,17 +158,15 @@ void dash_gpu_group(struct dash *d, unsigned g)
         const struct gpu_frame *gf = &d->f->gpus[g];
         char slow[48], tmax[48], vtotal[48];
         c.s[c.ns++] = dash_series("gpu_temp", DS_GPU, g, HG_TEMP_C, 0);
-        for (unsigned k = 0; k < history_nfans(d->h, g) && c.ns < SVG_MAX_SERIES; k++)
-                c.s[c.ns++] = dash_series(fan_names[k], DS_FAN, g, k, 0);
         /* The driver's thresholds: where it slows the GPU down, and its maximum. */
-        if (VAL_OK(gf->slowdown_temp_c) && gf->slowdown_temp_c > 0 && c.ns < SVG_MAX_SERIES) {
+        if (VAL_OK(gf->slowdown_temp_c) && gf->slowdown_temp_c > 0) {
                 snprintf(slow, sizeof(slow),
                          "slowdown %.0f\xC2\xB0"
                          "C",
                          gf->slowdown_temp_c);
                 c.s[c.ns++] = dash_level(slow, gf->slowdown_temp_c);
         }
-        if (VAL_OK(gf->temp_max_c) && gf->temp_max_c > 0 && c.ns < SVG_MAX_SERIES) {
+        if (VAL_OK(gf->temp_max_c) && gf->temp_max_c > 0) {
                 snprintf(tmax, sizeof(tmax),
                          "max %.0f\xC2\xB0"
                          "C",
@@ -176,20 +174,31 @@ void dash_gpu_group(struct dash *d, unsigned g)
                 c.s[c.ns++] = dash_level(tmax, gf->temp_max_c);
         }
         dash_draw(d, &c);
+        /* The fans on an axis of their own (% of their maximum speed): one unit per
+         * axis. A GPU without fans (passively cooled) has no fan chart. */
+        snprintf(title, sizeof(title), "GPU %u fans", idx);
+        c.y_label = "%";
+        c.y_min = 0;
+        c.y_max = 100;
+        c.ns = 0;
+        for (unsigned k = 0; k < history_nfans(d->h, g) && c.ns < SVG_MAX_SERIES; k++)
+                c.s[c.ns++] = dash_series(fan_names[k], DS_FAN, g, k, 0);
+        if (c.ns)
+                dash_draw(d, &c);
+        c.y_min = c.y_max = NAN;
         snprintf(title, sizeof(title), "GPU %u power", idx);
         c.y_label = "W";
         c.ns = 0;
         c.s[c.ns++] = dash_series("power_instant", DS_GPU, g, HG_POWER_W, 0);
         c.s[c.ns++] = dash_series("power_limit", DS_GPU, g, HG_POWER_LIMIT_W, 0);
-        /* The limit the driver enforces now (lower than the configured one under a power
-         * brake, a board or thermal limit): what the draw runs against. A level, not a
-         * series: the history keeps no slot for it (its changes are events). */
-        char enforced[48];
+        /* The limit the driver enforces (lower than the configured one under a power
+         * brake, a board or thermal limit): what the draw runs against, a step line
+         * from its kept changes; its legend says the value now. */
+        char enforced[48] = "power_enforced_limit";
         double ew = d->f->gpu_stats[g].enforced_limit_w; /* the last one read */
-        if (VAL_OK(ew) && ew > 0) {
-                snprintf(enforced, sizeof(enforced), "enforced limit now %.0fW", ew);
-                c.s[c.ns++] = dash_level(enforced, ew);
-        }
+        if (VAL_OK(ew) && ew > 0)
+                snprintf(enforced, sizeof(enforced), "power_enforced_limit (now %.0fW)", ew);
+        c.s[c.ns++] = dash_series(enforced, DS_ENFORCED, g, 0, 0);
         dash_draw(d, &c);
         snprintf(title, sizeof(title), "GPU %u clocks", idx);
         c.y_label = "MHz";

@@ -114,7 +114,7 @@ if wait_points "$URL" 5; then
 		--title "Pi: under-voltage" --title "Pi: currently throttled" --title "type=START" \
 		--text "vigil on " --text "Raspberry Pi 4 Model B Rev 1.4" --text "0x50005" \
 		--text "Recent events" --text "What happened" --text "Pi under-voltage" \
-		--text "Pi: under-voltage set" --absent-tag script
+		--text "Pi: under-voltage set" --one-unit-axes --absent-tag script
 else
 	not_ok "browser pi: the dashboard has 5 records"
 	cat "$TMP/pi.err"
@@ -137,7 +137,7 @@ if [ -f "$NVML_SIM" ]; then
 		python3 "$DOM_CHECK" "browser gpu" "$TMP/gpu.dom" --min-points 5 \
 			--sections "GPU =8" --section-svgs "GPU =5" --text "NVIDIA H100 80GB HBM3" \
 			--sections "All 8 GPUs=1" --section-svgs "All 8 GPUs=16" --text "What happened" \
-			--title "type=START" --absent-tag script
+			--title "type=START" --one-unit-axes --absent-tag script
 	else
 		echo "# skip: this build samples no GPU (no gpu0 CSV with the simulated NVML)"
 	fi
@@ -148,10 +148,11 @@ fi
 UNIT="$BUILD_DIR/tests/test_dashboard"
 if [ -x "$UNIT" ] && VIGIL_TEST_OUT="$TMP" "$UNIT" >"$TMP/unit.log" 2>&1; then
 	load synthetic "file://$TMP/dashboard-synthetic.html" 2900
-	python3 "$DOM_CHECK" "browser synthetic" "$TMP/synthetic.dom" --svgs 23 --min-points 25 \
-		--sections "GPU =2" --section-svgs "GPU =5" --title "GPU LOST: NVML answered nothing" \
+	python3 "$DOM_CHECK" "browser synthetic" "$TMP/synthetic.dom" --svgs 25 --min-points 25 \
+		--sections "GPU =2" --section-svgs "GPU =6" --title "GPU LOST: NVML answered nothing" \
 		--title "throttle: sw_power_cap" --title "type=TDP_CHANGE" --title "anomaly flags raised" \
-		--text "GPU LOST: GPU is lost" --text "<script>alert(1)</script>" --absent-tag script
+		--text "GPU LOST: GPU is lost" --text "<script>alert(1)</script>" --one-unit-axes \
+		--levels "power_enforced_limit=2" --absent-tag script
 else
 	echo "# skip: $UNIT is not built"
 fi
@@ -163,5 +164,5 @@ check_eq "browser report: vigil report --html exit status" 0 $?
 n=$(grep -o '<svg ' "$TMP/report.html" | wc -l)
 load report "file://$TMP/report.html" 4400
 python3 "$DOM_CHECK" "browser report" "$TMP/report.dom" --svgs "$n" --min-svgs 10 \
-	--min-points 20 --sections "Host=1" --sections "GPU =1" --section-svgs "GPU =4" \
-	--absent-tag script
+	--min-points 20 --sections "Host=1" --sections "GPU =1" --section-svgs "GPU =5" \
+	--one-unit-axes --absent-tag script

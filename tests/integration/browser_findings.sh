@@ -61,13 +61,14 @@ check "browser findings gpu: the GPU came back" test $? -eq 0
 sleep 6
 load gpu "$URL/" 1280 3200
 python3 "$DOM_CHECK" "browser findings gpu" "$TMP/gpu.dom" --min-points 5 \
-	--sections "What happened=1" --sections "GPU =1" --section-svgs "GPU =5" \
+	--sections "What happened=1" --sections "GPU =1" --section-svgs "GPU =6" \
 	--text "Xid 79" --text "GPU has fallen off the bus. Action: reboot the machine" \
 	--text "GPU lost for" --text "crash snapshot" \
 	--text "GPU 0: Xid 79: GPU has fallen off the bus" --text "GPU 0: stopped answering (GPU is lost)" \
 	--text "GPU 0: answers again" --text "GPU LOST: NVML answered nothing" \
 	--text "slowdown 95°C" --text "max 90°C" --text "GPU 0 memory (VRAM)" \
-	--text "today's report" --title "GPU LOST: NVML answered nothing" --absent-tag script
+	--text "today's report" --title "GPU LOST: NVML answered nothing" --one-unit-axes \
+	--absent-tag script
 check "browser findings gpu: the findings come before the charts" python3 - "$TMP/gpu.dom" <<'PY'
 import sys
 d = open(sys.argv[1], encoding="utf-8").read()
@@ -82,7 +83,7 @@ check "browser findings gpu: the page links to the day's report" grep -q "href=\
 load report-day "$URL/report?day=$DAY" 1280 3000
 python3 "$DOM_CHECK" "browser findings report-day" "$TMP/report-day.dom" --min-svgs 5 \
 	--sections "What happened=1" --sections "GPU =1" --text "vigil report" --text "Xid 79" \
-	--text "GPU lost for" --absent-tag script
+	--text "GPU lost for" --one-unit-axes --absent-tag script
 code() { curl -s -o /dev/null -w '%{http_code}' "$URL/report?$1"; }
 check_eq "report?day: a day without logs is 404" 404 "$(code day=2001-01-01)"
 check_eq "report?day: a malformed day is 400" 400 "$(code day=yesterday)"
@@ -101,6 +102,26 @@ iw=$(grep -o 'data-iw="[0-9]*"' "$TMP/phone.dom" | grep -o '[0-9]*')
 check "browser findings phone: a narrow window (${iw:-?} px)" test "${iw:-9999}" -le 500
 check "browser findings phone: nothing wider than the window (${sw:-?} of ${iw:-?} px)" \
 	test "${sw:-9999}" -le "${iw:-0}"
+kill -TERM "$PID"
+wait "$PID"
+
+# ---- a power limit that moves: the enforced limit drawn through time ----
+# tdp-change at a sample per 0.1 s: the limit 600 -> 450 W at 2 s, 452 W at 3 s, back to
+# 600 W at 4 s, the enforced one alone down to 300 W at 6 s; a record is about a second.
+PORT=$(free_port)
+URL="http://127.0.0.1:$PORT"
+PATH="$TMP/bin:$PATH" VIGIL_NVML_SCENARIO="$TOP/tests/nvml-sim/scenarios/tdp-change" \
+	"$VIGIL" --root "$ROOT" --nvml "$NVML_SIM" --gpu-interval 0.1 --gpu-slow-interval 0.1 \
+	--interval 0.1 --log-dir "$TMP/tdplog" --quiet --listen "127.0.0.1:$PORT" --duration 120 \
+	2>"$TMP/tdp.err" &
+PID=$!
+wait_for 30 grep -qs 'type=ENFORCED_LIMIT_CHANGE' "$TMP/tdplog/events.log"
+check "browser findings tdp: the enforced limit changed" test $? -eq 0
+sleep 3
+load tdp "$URL/" 1280 2000
+python3 "$DOM_CHECK" "browser findings tdp" "$TMP/tdp.dom" --sections "GPU =1" \
+	--section-svgs "GPU =6" --text "GPU 0 fans" --text "power_enforced_limit (now 300W)" \
+	--levels "power_enforced_limit=3" --one-unit-axes --absent-tag script
 kill -TERM "$PID"
 wait "$PID"
 
@@ -139,5 +160,5 @@ python3 "$DOM_CHECK" "browser findings pi" "$TMP/pi.dom" --min-svgs 5 --min-poin
 	--sections "What happened=1" --sections "Host=1" \
 	--text "rising chromium_procs" --text "rising chromium_pss_mb" --text "Pi under-voltage" \
 	--title "Pi: under-voltage" --title "Pi: currently throttled" --text "Pi: under-voltage" \
-	--absent-tag script
+	--one-unit-axes --absent-tag script
 check_eq "browser findings pi: no GPU section on a Pi" 0 "$(grep -c '<h2>GPU' "$TMP/pi.dom")"

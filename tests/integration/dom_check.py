@@ -4,7 +4,7 @@ charts drew. Prints one "ok NAME: what" or "not ok NAME: what" line per check.
 
   dom_check.py NAME DOM_FILE [--svgs N] [--min-svgs N] [--min-points N]
                [--sections PREFIX=K] [--section-svgs PREFIX=N] [--title TEXT]
-               [--text TEXT] [--absent-tag TAG]
+               [--text TEXT] [--absent-tag TAG] [--one-unit-axes] [--levels TITLE=N]
 
 --svgs N            exactly N <svg> charts (--min-svgs: at least N)
 --min-points N      every chart has a <path> with at least N points, and no <path>
@@ -15,6 +15,10 @@ charts drew. Prints one "ok NAME: what" or "not ok NAME: what" line per check.
                     contains TEXT
 --text TEXT         the page's text contains TEXT
 --absent-tag TAG    no <TAG> element at all (e.g. script)
+--one-unit-axes     every chart has one y-axis label (the rotated text), one unit of
+                    those the charts use: never two units (°C / %) on one axis
+--levels TITLE=N    some line whose tooltip starts with TITLE takes N+ distinct
+                    heights (a history drawn, not a flat level)
 """
 import argparse
 import re
@@ -29,6 +33,7 @@ class Page(HTMLParser):
         self.section = ""
         self.sections = []
         self.titles = []
+        self.lines = []  # (tooltip, d) of each titled <path>
         self.text = []
         self.tags = {}
         self.in_svg = 0
@@ -36,6 +41,8 @@ class Page(HTMLParser):
         self.h2 = ""
         self.in_title = False
         self.title = ""
+        self.in_axis = False
+        self.path = None  # the <path> open: its d
 
     def handle_starttag(self, tag, attrs):
         self.tags[tag] = self.tags.get(tag, 0) + 1
@@ -48,6 +55,10 @@ class Page(HTMLParser):
         elif tag == "path" and self.in_svg:
             d = a.get("d") or ""
             self.charts[-1]["paths"].append(len(re.findall(r"[ML]", d)))
+            self.path = d
+        elif tag == "text" and self.in_svg and (a.get("transform") or "").startswith("rotate(-90"):
+            self.in_axis = True
+            self.charts[-1].setdefault("axes", []).append("")
         elif tag == "title" and self.in_svg:
             self.in_title, self.title = True, ""
 
@@ -61,6 +72,12 @@ class Page(HTMLParser):
         elif tag == "title" and self.in_title:
             self.in_title = False
             self.titles.append(self.title)
+            if self.path is not None:
+                self.lines.append((self.title, self.path))
+        elif tag == "path":
+            self.path = None
+        elif tag == "text":
+            self.in_axis = False
 
     def handle_data(self, data):
         self.text.append(data)
@@ -68,6 +85,11 @@ class Page(HTMLParser):
             self.h2 += data
         if self.in_title:
             self.title += data
+        if self.in_axis:
+            self.charts[-1]["axes"][-1] += data
+
+
+UNITS = {"%", "°C", "W", "MHz", "MB", "MiB", "V", "count"}
 
 
 def report(name, good, what):
@@ -91,6 +113,8 @@ def main():
     ap.add_argument("--title", action="append", default=[])
     ap.add_argument("--text", action="append", default=[])
     ap.add_argument("--absent-tag", action="append", default=[])
+    ap.add_argument("--one-unit-axes", action="store_true")
+    ap.add_argument("--levels", action="append", default=[])
     args = ap.parse_args()
     page = Page()
     with open(args.dom, encoding="utf-8", errors="replace") as f:
@@ -127,6 +151,18 @@ def main():
         report(args.name, t in text, f"the page says '{t}'")
     for tag in args.absent_tag:
         report(args.name, page.tags.get(tag, 0) == 0, f"no <{tag}> element")
+    if args.one_unit_axes:
+        bad = [c.get("axes") for c in page.charts
+               if len(c.get("axes", [])) != 1 or c["axes"][0] not in UNITS]
+        report(args.name, n > 0 and not bad, f"one unit on each chart's axis (off: {bad})")
+    for spec in args.levels:
+        prefix, k = pair(spec)
+        most = 0
+        for title, d in page.lines:
+            if title.startswith(prefix):
+                ys = {round(float(y), 1) for y in re.findall(r"[ML][-0-9.]+ ([-0-9.]+)", d)}
+                most = max(most, len(ys))
+        report(args.name, most >= k, f"a line '{prefix}...' at {k}+ heights (found {most})")
     return 0
 
 

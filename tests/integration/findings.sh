@@ -137,7 +137,7 @@ check "enforced below configured: vigil status shows the enforced limit" \
 	grep -Eq '^gpu0 .*, limit 700 W, enforced limit 350 W' "$TMP/hot2-status.txt"
 curl -s "http://127.0.0.1:$PORT/" >"$TMP/hot2-dash.html"
 check "enforced below configured: the dashboard's power chart draws it" \
-	grep -q 'enforced limit now 350W' "$TMP/hot2-dash.html"
+	grep -q 'power_enforced_limit (now 350W)' "$TMP/hot2-dash.html"
 kill -TERM "$PID"
 wait "$PID"
 run capped "$SCEN/healthy-1gpu" --count 3 --live
@@ -230,6 +230,12 @@ check_eq "pi cleared: nothing says it is under-voltage now" 0 \
 	"$(grep -c 'pi: Pi under-voltage (' "$TMP/piuv.out" "$TMP/piuv-status.txt" "$TMP/piuv-dash.html" | awk -F: '{ n += $NF } END { print n + 0 }')"
 "$VIGIL" report "$TMP"/piuv-log/host-*.csv >"$TMP/piuv-report.txt" 2>&1
 check "pi cleared: the report says it cleared" grep -q '^    (warning) pi: Pi under-voltage, cleared' "$TMP/piuv-report.txt"
+# Seconds of data: the leak check gives no verdict (the reference said "falling +0.0").
+for f in piuv.out piuv-report.txt; do
+	check "pi seconds: $f's leak check says too short to tell" \
+		grep -Eq '^  mem_avail_mb +too short to tell \([0-9]+ s, [0-9]+ samples\)$' "$TMP/$f"
+	check_eq "pi seconds: no RISING / falling in $f" 0 "$(grep -c 'RISING\|falling' "$TMP/$f")"
+done
 # A report of rows alone (no events.log): NOW: in some rows but not the last one.
 mkdir "$TMP/piuv-csv"
 cp "$TMP"/piuv-log/host-*.csv "$TMP/piuv-csv/"

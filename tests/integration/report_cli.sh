@@ -18,8 +18,10 @@ check report_cli_summary grep -q '^  SUMMARY over 40 samples (18:12:47 -> 18:13:
 # vigil leads with "What happened"; the reference's block follows it.
 ref_part() { awk 'f || /^  =====/ { if (!f) print ""; f = 1; print }' "$1"; }
 check report_cli_findings_first grep -q '^  What happened' <<<"$(head -1 "$TMP/out.txt")"
-check report_cli_reference_block cmp -s <(ref_part "$TMP/out.txt" | head -n "$(wc -l <"$csv/host-2026-12-02.summary")") \
-	"$csv/host-2026-12-02.summary"
+# The reference's block, but no RISING / falling from 39 s of data (ref_trend.py).
+ref_part "$TMP/out.txt" >"$TMP/out.ref.txt"
+check report_cli_reference_block python3 "$TOP/tests/integration/ref_trend.py" \
+	"$csv/host-2026-12-02.summary" "$TMP/out.ref.txt" "39 s"
 
 # A compressed old day reads like a plain one.
 gzip -c "$csv/host-2026-12-02.csv" >"$TMP/host-2026-12-02.csv.gz"
@@ -44,7 +46,8 @@ check_eq report_cli_html_exit 0 $?
 check_eq report_cli_html_names_the_file "vigil report: wrote $TMP/r.html" "$(cat "$TMP/html.out")"
 check report_cli_html_doc grep -q '^<!DOCTYPE html>' "$TMP/r.html"
 check report_cli_html_no_script bash -c "! grep -q '<script' '$TMP/r.html'"
-check report_cli_html_charts bash -c "[ \$(grep -o '<svg ' '$TMP/r.html' | wc -l) -eq 11 ]"
+# Host 7; the GPU 5: temperature and fans on axes of their own, power, clocks, utilisation.
+check report_cli_html_charts bash -c "[ \$(grep -o '<svg ' '$TMP/r.html' | wc -l) -eq 12 ]"
 
 # --- one time to exhaustion per leak -------------------------------------------------------
 # Three hours: Chromium's PSS +150 MB/h, the memory available -180 MB/h. The leak's

@@ -19,6 +19,8 @@
 #include "util/clock.h"
 #include "util/strbuf.h"
 
+#include "svg_units.h"
+
 #define REAL0   (1764700000LL * NSEC_PER_SEC)
 #define RECORDS 30
 
@@ -54,6 +56,7 @@ static void set_tick_values(int i)
         g0->fan_speed_pct[1] = i == 12 ? 95 : 41;
         g0->power_w = 250;
         g0->power_limit_w = 300;
+        g0->enforced_limit_w = i < 15 ? 300 : 200; /* held lower from record 15 */
         g0->gpu_clock_mhz = 1700;
         g0->mem_clock_mhz = 9501;
         g0->util_gpu_pct = 80;
@@ -92,6 +95,7 @@ static void build(struct history *h)
                                  .real_ns = REAL0 + mono};
                 history_push(h, &fr, &t);
         }
+        fr.gpu_stats[0].enforced_limit_w = 200; /* the last one read */
         static const char *const lines[] = {
             "type=START version=0.1.0 pid=1",
             "type=RPI_THROTTLE condition=\"under-voltage\" state=set throttled=0x50005",
@@ -131,6 +135,32 @@ static int first_path_points(const char *from)
         return n;
 }
 
+/* The number of distinct y values of the first <path> titled name... after from. */
+static int path_ys(const char *from, const char *name)
+{
+        char title[96];
+        snprintf(title, sizeof(title), "\"><title>%s", name);
+        assert_non_null(from);
+        const char *t = strstr(from, title);
+        assert_non_null(t);
+        const char *d = t;
+        while (d > from && strncmp(d, " d=\"", 4) != 0)
+                d--;
+        double ys[1024];
+        int n = 0;
+        for (const char *c = d + 4; c < t; c++) {
+                if (*c != ' ')
+                        continue;
+                double y = strtod(c + 1, NULL);
+                bool seen = false;
+                for (int k = 0; k < n && !seen; k++)
+                        seen = fabs(ys[k] - y) < 0.05;
+                if (!seen && n < 1024)
+                        ys[n++] = y;
+        }
+        return n;
+}
+
 static void test_page(void **state)
 {
         (void)state;
@@ -145,9 +175,19 @@ static void test_page(void **state)
         const char *p = out.buf;
         write_artefact(p);
         /* Host 4, processes 2, Pi 3, the overview of the two GPUs (temperature and power
-         * on axes of their own: 2 each), GPUs 5 each. */
-        assert_int_equal(count_str(p, "<svg "), 4 + 2 + 3 + 2 * 2 + 5 * 2);
+         * on axes of their own: 2 each), GPUs 6 each (temperature and fans apart). */
+        assert_int_equal(count_str(p, "<svg "), 4 + 2 + 3 + 2 * 2 + 6 * 2);
         assert_null(strstr(p, "C / W"));
+        assert_null(strstr(p, "C / %"));
+        const char *bad;
+        assert_int_equal(svg_axis_units(p, &bad), count_str(p, "<svg "));
+        if (bad)
+                fail_msg("two units on one axis: %.20s", bad);
+        assert_int_equal(count_str(p, ">GPU 0 temperature</text>"), 2); /* overview, group */
+        assert_int_equal(count_str(p, ">GPU 0 fans</text>"), 1);
+        /* The enforced limit as a line through time: 300 W, then 200 W. */
+        assert_int_equal(path_ys(strstr(p, ">GPU 0 power</text>"), "power_enforced_limit"), 2);
+        assert_non_null(strstr(p, "<title>power_enforced_limit (now 200W)</title>"));
         assert_int_equal(count_str(p, ">GPU 1 power</text>"), 1);
         assert_non_null(strstr(p, "<meta http-equiv=\"refresh\" content=\"10\">"));
         assert_non_null(strstr(p, "<h1>vigil on pi-&lt;lobby&gt;</h1>"));
@@ -166,30 +206,30 @@ static void test_page(void **state)
         const char *g1 = strstr(p, "<h2>GPU 1:");
         const char *ev = strstr(p, "<h2>Recent events</h2>");
         assert_true(g0 && g1 && ev && g0 < g1 && g1 < ev);
-        assert_int_equal(count_str(g0, "TDP_CHANGE") - count_str(g1, "TDP_CHANGE"), 5);
+        assert_int_equal(count_str(g0, "TDP_CHANGE") - count_str(g1, "TDP_CHANGE"), 6);
         assert_int_equal(count_str(g1, "TDP_CHANGE") - count_str(ev, "TDP_CHANGE"), 0);
         assert_int_equal(count_str(g0, "NVML_FAILED") - count_str(g1, "NVML_FAILED"), 0);
-        assert_int_equal(count_str(g1, "NVML_FAILED") - count_str(ev, "NVML_FAILED"), 5);
+        assert_int_equal(count_str(g1, "NVML_FAILED") - count_str(ev, "NVML_FAILED"), 6);
         assert_non_null(strstr(g1, "<p class=\"lost\">GPU LOST: GPU is lost</p>"));
-        assert_int_equal(count_str(g1, "<title>GPU LOST: NVML answered nothing</title>"), 5);
+        assert_int_equal(count_str(g1, "<title>GPU LOST: NVML answered nothing</title>"), 6);
         /* Each chart's legend says what its bands are. */
-        assert_int_equal(count_str(g1, "</span>GPU LOST: NVML answered nothing"), 5);
+        assert_int_equal(count_str(g1, "</span>GPU LOST: NVML answered nothing"), 6);
         assert_int_equal(count_str(g0, "GPU LOST") - count_str(g1, "GPU LOST"), 0);
-        /* sw_power_cap bands on GPU 0's five charts; GPU idle is left out. */
+        /* sw_power_cap bands on GPU 0's six charts; GPU idle is left out. */
         assert_int_equal(count_str(g0, "<title>throttle: sw_power_cap</title>") -
                              count_str(g1, "<title>throttle: sw_power_cap</title>"),
-                         5);
+                         6);
         assert_null(strstr(p, "throttle: gpu_idle"));
         /* The anomaly flag of record 12 (GPU 0 and its copy, GPU 1). */
         /* (each chart: the marker, and its colour in the legend) */
         assert_int_equal(
-            count_str(g0, "anomaly flags raised") - count_str(g1, "anomaly flags raised"), 10);
+            count_str(g0, "anomaly flags raised") - count_str(g1, "anomaly flags raised"), 12);
         /* The Pi's under-voltage band (its three charts), and the marker everywhere
          * outside the GPUs' charts and within them. */
         assert_int_equal(count_str(p, "<title>Pi: under-voltage</title>"), 3);
         assert_int_equal(count_str(p, "condition=&quot;under-voltage&quot;") -
                              count_str(ev, "condition=&quot;under-voltage&quot;"),
-                         4 + 2 + 3 + 5 * 2);
+                         4 + 2 + 3 + 6 * 2);
         assert_non_null(strstr(p, "<span class=\"bad\">LOST</span> GPU is lost"));
         /* The overview of all GPUs before the details, a VRAM chart per GPU. */
         const char *all = strstr(p, "<h2>All 2 GPUs</h2>");
@@ -303,7 +343,9 @@ static void test_legend_split(void **state)
                 assert_int_equal(count_str(out.buf, name), 2); /* count and PSS legends */
         }
         assert_true(count_str(out.buf, ">Processes (cont.)</text>") >= 7);
-        assert_int_equal(count_str(out.buf, ">GPU 0 temperature and fans (cont.)</text>"), 1);
+        /* Eight fans fit one legend line on their own chart. */
+        assert_int_equal(count_str(out.buf, ">GPU 0 fans</text>"), 1);
+        assert_int_equal(count_str(out.buf, ">GPU 0 fans (cont.)</text>"), 0);
         for (unsigned k = 0; k < VIGIL_MAX_FANS; k++) {
                 snprintf(name, sizeof(name), ">fan%u</text>", k);
                 assert_int_equal(count_str(out.buf, name), 1);

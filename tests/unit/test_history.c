@@ -251,13 +251,15 @@ static void test_memory_bound(void **state)
         for (int64_t i = 0; i < 360000; i++)
                 host_tick(h, (i + 1) * 10 * MS, i % 10 == 0);
         assert_int_equal(history_count(h), 900);
-        /* 4393 slots of 4 bytes and a time per record, the record being built, markers:
-         * 15.8 MB, against 356 KB for 8 GPUs with 2 fans (the ring holds the GPUs
+        /* 4393 slots of 4 bytes and a time per record, the record being built, markers,
+         * the enforced limits' steps (16 of 16 B and a ring's two indices per GPU slot):
+         * 15.9 MB, against 356 KB for 8 GPUs with 2 fans (the ring holds the GPUs
          * present, not the ceiling). */
         size_t slots = 9 + 2 * 16 + VIGIL_MAX_GPUS * (9 + 8);
         assert_int_equal(slots, 4393);
-        assert_int_equal(history_bytes(h), 900 * (slots * 4 + 8) + slots * 4 + 128 * 168);
-        assert_true(history_bytes(h) < 16000000);
+        assert_int_equal(history_bytes(h), 900 * (slots * 4 + 8) + slots * 4 + 128 * 168 +
+                                               VIGIL_MAX_GPUS * (HISTORY_LIMIT_STEPS * 16 + 8));
+        assert_true(history_bytes(h) < 16100000);
         assert_true(history_gpu_fan(h, 899, 15, 7) == 157);
         assert_true(history_watch(h, 899, 15, HW_PSS_BYTES) == 15e6);
         assert_true(history_watch(h, 0, 3, HW_PROCS) == 3);
@@ -342,6 +344,58 @@ static void test_copy_and_growth(void **state)
         history_free(h);
 }
 
+/* The enforced power limit: a step line from its changes, the lowest of a record's
+ * period, unknown before the first change kept; bounded (the oldest go). */
+static void test_enforced_steps(void **state)
+{
+        (void)state;
+        struct history *h = history_new(NSEC_PER_SEC, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        one_gpu(1);
+        set_gpu(50, 30, 600, 1500, 0);
+        host_tick(h, 1 * NSEC_PER_SEC, true); /* not read yet */
+        for (int i = 2; i <= 30; i++) {
+                fr.gpus[0].enforced_limit_w = i < 10 ? 600 : i < 20 ? 300 : 600;
+                if (i % 3 == 0)
+                        fr.gpus[0].enforced_limit_w = VAL_MISSING; /* a sample without it */
+                if (i == 25) {                                     /* 305 W between ticks */
+                        fr.gpus[0].enforced_limit_w = 305;
+                        gpu_tick(h, i * NSEC_PER_SEC - 500 * MS);
+                        fr.gpus[0].enforced_limit_w = 600;
+                }
+                host_tick(h, i * NSEC_PER_SEC, true);
+        }
+        assert_int_equal(history_count(h), 30);
+        assert_true(isnan(history_gpu_enforced(h, 0, 0)));
+        assert_true(history_gpu_enforced(h, 1, 0) == 600);
+        assert_true(history_gpu_enforced(h, 8, 0) == 600);  /* tick 9 */
+        assert_true(history_gpu_enforced(h, 9, 0) == 300);  /* tick 10: the change */
+        assert_true(history_gpu_enforced(h, 18, 0) == 300); /* tick 19 */
+        assert_true(history_gpu_enforced(h, 19, 0) == 300); /* tick 20: 600 came in it */
+        assert_true(history_gpu_enforced(h, 20, 0) == 600);
+        assert_true(history_gpu_enforced(h, 24, 0) == 305); /* tick 25: a short dip */
+        assert_true(history_gpu_enforced(h, 25, 0) == 600); /* 600 again from tick 25 */
+        assert_true(history_gpu_enforced(h, 26, 0) == 600);
+        assert_true(history_gpu_enforced(h, 29, 0) == 600);
+        assert_true(isnan(history_gpu_enforced(h, 30, 0)));
+        assert_true(isnan(history_gpu_enforced(h, 29, 1)));
+        assert_true(isnan(history_gpu_enforced(h, 29, VIGIL_MAX_GPUS)));
+        /* A copy carries them. */
+        struct history *c = history_new(NSEC_PER_SEC, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        assert_int_equal(history_copy(c, h), 0);
+        assert_true(history_gpu_enforced(c, 9, 0) == 300);
+        history_free(c);
+        /* A limit that changes every tick: the last HISTORY_LIMIT_STEPS changes only. */
+        for (int i = 31; i <= 60; i++) {
+                fr.gpus[0].enforced_limit_w = 400 + i;
+                host_tick(h, i * NSEC_PER_SEC, true);
+        }
+        assert_true(history_gpu_enforced(h, 59, 0) == 459); /* 460 came at its end */
+        assert_true(history_gpu_enforced(h, 60 - HISTORY_LIMIT_STEPS, 0) ==
+                    400 + 61 - HISTORY_LIMIT_STEPS);
+        assert_true(isnan(history_gpu_enforced(h, 59 - HISTORY_LIMIT_STEPS, 0)));
+        history_free(h);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -349,6 +403,7 @@ int main(void)
             cmocka_unit_test(test_gpu_worst_of),    cmocka_unit_test(test_gpu_slower_than_host),
             cmocka_unit_test(test_host_decimation), cmocka_unit_test(test_memory_bound),
             cmocka_unit_test(test_markers),         cmocka_unit_test(test_copy_and_growth),
+            cmocka_unit_test(test_enforced_steps),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

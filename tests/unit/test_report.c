@@ -18,6 +18,7 @@
 #include "core/host_acc.h"
 #include "report/report.h"
 #include "report/tstamp.h"
+#include "svg_units.h"
 #include "test_fixtures.h"
 
 static char fixtures[PATH_MAX + 32];
@@ -92,13 +93,36 @@ static const char *reference_part(const char *out)
         return p;
 }
 
-/* vigil's text holds exactly what the reference prints, right after its findings. */
-static void assert_reference_block(const char *csv, const char *golden)
+/* want (the reference's text) with its leak-check rows (from "Trend (the leak
+ * check):" to the blank line) replaced by rows: the one deliberate difference, no
+ * RISING / falling verdict from too little data. */
+static char *with_trend_rows(char *want, const char *rows)
+{
+        static const char head[] = "  Trend (the leak check):\n";
+        char *t = strstr(want, head);
+        assert_non_null(t);
+        t += strlen(head);
+        char *end = *t == '\n' ? t : strstr(t, "\n\n"); /* the blank line */
+        assert_non_null(end);
+        end += *end == '\n' && end != t;
+        size_t pre = (size_t)(t - want), nrows = strlen(rows), post = strlen(end);
+        char *out = malloc(pre + nrows + post + 1);
+        assert_non_null(out);
+        memcpy(out, want, pre);
+        memcpy(out + pre, rows, nrows);
+        memcpy(out + pre + nrows, end, post + 1);
+        free(want);
+        return out;
+}
+
+/* vigil's text holds exactly what the reference prints, right after its findings, but
+ * for the leak-check rows, which are trend_rows. */
+static void assert_reference_block(const char *csv, const char *golden, const char *trend_rows)
 {
         char *argv[] = {"report", fixture(csv), NULL};
         struct run_result r = run(2, argv);
         assert_int_equal(r.status, 0);
-        char *want = slurp(fixture(golden));
+        char *want = with_trend_rows(slurp(fixture(golden)), trend_rows);
         size_t n = strlen(want);
         assert_true(n > 100);
         const char *got = reference_part(r.out);
@@ -113,8 +137,17 @@ static void assert_reference_block(const char *csv, const char *golden)
 static void test_host_matches_reference(void **state)
 {
         (void)state;
-        assert_reference_block("host-2026-12-02.csv", "host-2026-12-02.summary");
-        assert_reference_block("clean/host-2026-12-03.csv", "clean/host-2026-12-03.summary");
+        /* 40 samples over 39 s: the reference says RISING and falling. */
+        assert_reference_block("host-2026-12-02.csv", "host-2026-12-02.summary",
+                               "  player_pss_mb      too short to tell (39 s)\n"
+                               "  chromium_procs     too short to tell (39 s)\n"
+                               "  mem_avail_mb       too short to tell (39 s)\n"
+                               "  temp_c             too short to tell (39 s)\n");
+        /* 6 samples: the reference prints no row (fewer than 8); no player, no row. */
+        assert_reference_block("clean/host-2026-12-03.csv", "clean/host-2026-12-03.summary",
+                               "  chromium_procs     too short to tell (5 s, 6 samples)\n"
+                               "  mem_avail_mb       too short to tell (5 s, 6 samples)\n"
+                               "  temp_c             too short to tell (5 s, 6 samples)\n");
 }
 
 static void test_host_vigil_additions(void **state)
@@ -198,7 +231,11 @@ static void test_multiple_files_in_time_order(void **state)
         char *argv[] = {"report", p2, p1, NULL};
         struct run_result r = run(3, argv);
         assert_int_equal(r.status, 0);
-        char *want = slurp(fixture("host-2026-12-02.summary"));
+        char *want = with_trend_rows(slurp(fixture("host-2026-12-02.summary")),
+                                     "  player_pss_mb      too short to tell (39 s)\n"
+                                     "  chromium_procs     too short to tell (39 s)\n"
+                                     "  mem_avail_mb       too short to tell (39 s)\n"
+                                     "  temp_c             too short to tell (39 s)\n");
         assert_memory_equal(reference_part(r.out), want, strlen(want));
         assert_contains(r.out, "host-2026-12-01.csv: 18 rows\n");
         assert_contains(r.out, "host-2026-12-02.csv: 22 rows, 1 damaged row skipped");
@@ -284,7 +321,14 @@ static void test_html(void **state)
         int svgs = 0;
         for (char *p = strstr(html, "<svg "); p; p = strstr(p + 1, "<svg "))
                 svgs++;
-        assert_int_equal(svgs, 11);
+        /* Host 7, the GPU 5: its temperature and its fans on axes of their own. */
+        assert_int_equal(svgs, 12);
+        assert_contains(html, ">gpu0 temperature</text>");
+        assert_contains(html, ">gpu0 fans</text>");
+        const char *bad;
+        assert_int_equal(svg_axis_units(html, &bad), svgs);
+        if (bad)
+                fail_msg("two units on one axis: %.20s", bad);
         assert_contains(html, ">Memory available</text>");
         assert_contains(html, ">gpu0 power</text>");
         assert_contains(html, "<title>throttle: SwPowerCap</title>");
@@ -301,6 +345,48 @@ static void test_html(void **state)
 /* The daemon's path: rows of values straight into the accumulator print the same text
  * as the reference would (hand-computed; the same numbers through the reference's
  * summarise() print this block). */
+/* The leak-check row of player_pss_mb for n samples step_s apart, rising 5 MB each. */
+static void trend_row(int n, double step_s, char *row, size_t cap)
+{
+        struct host_acc a;
+        assert_int_equal(host_acc_init(&a, STAT_SERIES_CAP, 0), 0);
+        for (int i = 0; i < n; i++) {
+                struct host_acc_row r = {.t = 1000 + step_s * i,
+                                         .timestamp = "2026-12-02T10:00:00"};
+                for (int f = 0; f < HC_COUNT; f++)
+                        r.v[f] = NAN;
+                r.v[HC_PLAYER_PSS] = 200 + 5 * i;
+                r.v[HC_ARM] = 1500; /* a Pi: the leak check is the Pi player's */
+                host_acc_add(&a, &r);
+        }
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 4096, 1 << 20), 0);
+        host_acc_text(&a, &sb);
+        const char *p = strstr(sb.buf, "  Trend (the leak check):\n");
+        assert_non_null(p);
+        p += strlen("  Trend (the leak check):\n");
+        snprintf(row, cap, "%.*s", (int)(strchr(p, '\n') - p), p);
+        sb_free(&sb);
+        host_acc_free(&a);
+}
+
+/* A RISING / falling verdict needs the slopes' minimums: 30 min and 30 samples. */
+static void test_trend_minimums(void **state)
+{
+        (void)state;
+        char row[128];
+        trend_row(31, 60, row, sizeof(row)); /* 30 min, 31 samples */
+        assert_string_equal(row, "  player_pss_mb      RISING     +120.0 (first->last quarter)");
+        trend_row(30, 1800.0 / 29, row, sizeof(row)); /* 30 min, 30 samples */
+        assert_non_null(strstr(row, "RISING"));
+        trend_row(30, 1799.0 / 29, row, sizeof(row)); /* a second short */
+        assert_string_equal(row, "  player_pss_mb      too short to tell (30 min)");
+        trend_row(29, 3600.0 / 28, row, sizeof(row)); /* an hour, 29 samples */
+        assert_string_equal(row, "  player_pss_mb      too short to tell (60 min, 29 samples)");
+        trend_row(5, 1, row, sizeof(row)); /* the seconds of a short run */
+        assert_string_equal(row, "  player_pss_mb      too short to tell (4 s, 5 samples)");
+}
+
 static void test_acc_from_values(void **state)
 {
         (void)state;
@@ -348,10 +434,10 @@ static void test_acc_from_values(void **state)
             "  chromium_pss_mb    min      200MB   avg      218MB   max      235MB\n"
             "\n"
             "  Trend (the leak check):\n"
-            "  player_pss_mb      RISING       +6.0 (first->last quarter)\n"
-            "  chromium_procs     RISING       +2.0 (first->last quarter)\n"
-            "  mem_avail_mb       falling     -60.0 (first->last quarter)\n"
-            "  temp_c             RISING       +6.0 (first->last quarter)\n"
+            "  player_pss_mb      too short to tell (70 s, 8 samples)\n"
+            "  chromium_procs     too short to tell (70 s, 8 samples)\n"
+            "  mem_avail_mb       too short to tell (70 s, 8 samples)\n"
+            "  temp_c             too short to tell (70 s, 8 samples)\n"
             "\n"
             "  Throttle / power events during this run:\n"
             "    HAS:throttling occurred, HAS:under-voltage occurred, NOW:under-voltage\n"
@@ -460,6 +546,7 @@ int main(void)
             cmocka_unit_test(test_multiple_files_in_time_order),
             cmocka_unit_test(test_errors),
             cmocka_unit_test(test_html),
+            cmocka_unit_test(test_trend_minimums),
             cmocka_unit_test(test_acc_from_values),
             cmocka_unit_test(test_acc_trend_gate),
             cmocka_unit_test(test_tstamp),
