@@ -396,6 +396,9 @@ static void expect_damaged(const char *text, size_t len)
         unlink(p);
 }
 
+/* A literal's bytes, embedded NULs included, as a damaged store. */
+#define EXPECT_DAMAGED(lit) expect_damaged(lit, sizeof(lit) - 1)
+
 static void test_store_damage(void **state)
 {
         (void)state;
@@ -424,13 +427,13 @@ static void test_store_damage(void **state)
         memcpy(bad, good, len);
         bad[len - 2] = '3';
         expect_damaged(bad, len);
-        expect_damaged("garbage\n", 8);
-        expect_damaged("vigil-alerts\t1\nA\t1\t0\t0\t1\tk\tv\\q\ts\td\nend\t1\n", 42);
-        expect_damaged("vigil-alerts\t1\nA\t1\t0\t0\t1\tk\tv\0\ts\td\nend\t1\n", 42);
-        expect_damaged("vigil-alerts\t2\nend\t0\n", 21);
-        expect_damaged("vigil-alerts\t1\nA\t1\t0\t5\t1\tk\tv\ts\td\nend\t1\n", 40);
+        EXPECT_DAMAGED("garbage\n");
+        EXPECT_DAMAGED("vigil-alerts\t1\nA\t1\t0\t0\t1\tk\tv\\q\ts\td\nend\t1\n");
+        EXPECT_DAMAGED("vigil-alerts\t1\nA\t1\t0\t0\t1\tk\tv\0\ts\td\nend\t1\n");
+        EXPECT_DAMAGED("vigil-alerts\t2\nend\t0\n");
+        EXPECT_DAMAGED("vigil-alerts\t1\nA\t1\t0\t5\t1\tk\tv\ts\td\nend\t1\n");
         /* An empty table is a good file. */
-        write_file("alerts", "vigil-alerts\t1\nend\t0\n", 21);
+        write_file("alerts", "vigil-alerts\t1\nend\t0\n", sizeof("vigil-alerts\t1\nend\t0\n") - 1);
         assert_int_equal(am_store_open(&st, dir), 0);
         assert_int_equal(st.n, 0);
 }
