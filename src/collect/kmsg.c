@@ -44,8 +44,10 @@ struct kmsg {
         uint64_t start_seq; /* kmsg_drain_to_start() */
         bool have_start;
         struct logring ring; /* struct packed records, oldest first */
-        kmsg_tap_fn tap;
-        void *tap_arg;
+        struct {
+                kmsg_tap_fn fn;
+                void *arg;
+        } taps[KMSG_TAPS_MAX];
         char io[KMSG_READ_MAX + 1];
 };
 
@@ -168,8 +170,9 @@ static void push(struct kmsg *k, const struct kmsg_record *rec)
                 k->stats.lost += rec->seq - k->last_seq - 1;
         k->last_seq = rec->seq;
         k->have_seq = true;
-        if (k->tap)
-                k->tap(k->tap_arg, rec);
+        for (unsigned i = 0; i < KMSG_TAPS_MAX; i++)
+                if (k->taps[i].fn)
+                        k->taps[i].fn(k->taps[i].arg, rec);
         struct packed *dst = logring_push(&k->ring, sizeof(*dst) + rec->len + 1);
         if (!dst)
                 return;
@@ -292,12 +295,30 @@ const char *kmsg_take_error(struct kmsg *k)
         return k->errmsg;
 }
 
-void kmsg_set_tap(struct kmsg *k, kmsg_tap_fn fn, void *arg)
+int kmsg_set_tap(struct kmsg *k, kmsg_tap_fn fn, void *arg)
 {
         if (!k)
-                return;
-        k->tap = fn;
-        k->tap_arg = fn ? arg : NULL;
+                return 0;
+        int free_at = -1;
+        for (unsigned i = 0; i < KMSG_TAPS_MAX; i++) {
+                bool same = k->taps[i].fn && k->taps[i].arg == arg;
+                if (!fn && (same || !arg)) {
+                        k->taps[i].fn = NULL;
+                        k->taps[i].arg = NULL;
+                } else if (fn && same) {
+                        k->taps[i].fn = fn;
+                        return 0;
+                } else if (fn && !k->taps[i].fn && free_at < 0) {
+                        free_at = (int)i;
+                }
+        }
+        if (!fn)
+                return 0;
+        if (free_at < 0)
+                return -ENOSPC;
+        k->taps[free_at].fn = fn;
+        k->taps[free_at].arg = arg;
+        return 0;
 }
 
 size_t kmsg_count(const struct kmsg *k)

@@ -117,10 +117,13 @@ const char *kmsg_take_error(struct kmsg *k);
 
 /* A reader of every record as it is taken (kmsg_drain()), before the ring may drop it:
  * a scanner that must see every line, however many arrive between two of its ticks.
- * One tap per reader; fn NULL removes it. fn runs inside kmsg_drain(), on the caller's
- * thread, and must not drain k itself. */
+ * Up to KMSG_TAPS_MAX taps per reader, told apart by arg, called in the order they were
+ * set: setting fn for an arg already tapped replaces its fn; fn NULL removes arg's tap
+ * (arg NULL too: every tap). fn runs inside kmsg_drain(), on the caller's thread, and
+ * must not drain k itself. 0, or -ENOSPC when KMSG_TAPS_MAX taps are set already. */
+#define KMSG_TAPS_MAX 4
 typedef void (*kmsg_tap_fn)(void *arg, const struct kmsg_record *rec);
-void kmsg_set_tap(struct kmsg *k, kmsg_tap_fn fn, void *arg);
+int kmsg_set_tap(struct kmsg *k, kmsg_tap_fn fn, void *arg);
 
 /* Records in the ring, and a copy of record i (0 = oldest): false past the end. */
 size_t kmsg_count(const struct kmsg *k);

@@ -372,6 +372,36 @@ static void test_tap_sees_every_record(void **state)
         kmsg_close(k);
 }
 
+/* Two scanners tap the same reader: each sees every record; one removed, the other
+ * goes on; more than KMSG_TAPS_MAX are refused. */
+static void test_taps_side_by_side(void **state)
+{
+        (void)state;
+        char root[128], path[160];
+        struct kmsg *k;
+        struct tap_seen a = {0}, b = {0}, more[KMSG_TAPS_MAX];
+        copy_fixture("taps2", root, sizeof(root));
+        snprintf(path, sizeof(path), "%s/dev/kmsg", root);
+        assert_int_equal(kmsg_open(&k, root, 4), 0);
+        kmsg_drain_to_start(k, 8);
+        assert_int_equal(kmsg_set_tap(k, tap_count, &a), 0);
+        assert_int_equal(kmsg_set_tap(k, tap_count, &b), 0);
+        assert_int_equal(kmsg_set_tap(k, tap_count, &b), 0); /* the same arg: replaced */
+        append(path, "3,500,9000000000,-;one\n3,501,9000000001,-;two\n");
+        assert_int_equal(kmsg_drain(k), 2);
+        assert_int_equal(a.n, 2);
+        assert_int_equal(b.n, 2);
+        kmsg_set_tap(k, NULL, &a);
+        append(path, "3,502,9000000002,-;three\n");
+        assert_int_equal(kmsg_drain(k), 1);
+        assert_int_equal(a.n, 2);
+        assert_int_equal(b.n, 3);
+        for (unsigned i = 0; i < KMSG_TAPS_MAX - 1; i++)
+                assert_int_equal(kmsg_set_tap(k, tap_count, &more[i]), 0);
+        assert_int_equal(kmsg_set_tap(k, tap_count, &more[KMSG_TAPS_MAX - 1]), -ENOSPC);
+        kmsg_close(k);
+}
+
 /* The start position: what was there at start is not new, whatever a drain could take
  * at once; torn and bad records after it are skipped and counted. */
 static void test_start_position(void **state)
@@ -537,6 +567,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_parse_record),
             cmocka_unit_test(test_tap_sees_every_record),
+            cmocka_unit_test(test_taps_side_by_side),
             cmocka_unit_test(test_parse_record_bounded),
             cmocka_unit_test(test_parse_record_malformed),
             cmocka_unit_test(test_format_time),
