@@ -57,7 +57,8 @@ struct watch_acc {
         bool cpu_measured; /* at least one match had a CPU baseline */
         double cpu_pct;
         double threads;
-        uint64_t min_start; /* oldest starttime, clock ticks */
+        uint64_t min_start;       /* oldest starttime, clock ticks */
+        struct watch_procs procs; /* the pids, the oldest's pid and comm */
 };
 
 /* One watch's sums over the matching processes of a PSS tick. */
@@ -213,17 +214,29 @@ static void acc_add(struct procs_state *s, struct watch_acc *acc, const struct p
                         a->cpu_pct += cpu;
                         a->cpu_measured = true;
                 }
-                if (st->starttime < a->min_start)
+                if (st->starttime < a->min_start) {
                         a->min_start = st->starttime;
+                        a->procs.leader = e->pid;
+                        a->procs.leader_start = st->starttime;
+                        copy_bounded(a->procs.leader_comm, sizeof(a->procs.leader_comm), st->comm,
+                                     strlen(st->comm));
+                }
+                if (a->procs.npids < WATCH_PIDS_MAX)
+                        a->procs.pids[a->procs.npids++] = e->pid;
         }
 }
 
-/* Count e in its watches without values (unreadable stat, or no slot). */
-static void acc_count_only(const struct procs_state *s, struct watch_acc *acc, uint32_t mask)
+/* Count pid in the watches of mask without values (unreadable stat, or no slot). */
+static void acc_count_only(const struct procs_state *s, struct watch_acc *acc, uint32_t mask,
+                           int32_t pid)
 {
-        for (unsigned w = 0; w < s->nwatches; w++)
-                if (mask & (1u << w))
-                        acc[w].count++;
+        for (unsigned w = 0; w < s->nwatches; w++) {
+                if (!(mask & (1u << w)))
+                        continue;
+                acc[w].count++;
+                if (acc[w].procs.npids < WATCH_PIDS_MAX)
+                        acc[w].procs.pids[acc[w].procs.npids++] = pid;
+        }
 }
 
 /* Has the pid's process changed since classification (reuse or exit)? */
@@ -245,7 +258,7 @@ static void measure(struct procs_state *s, struct proc_entry *e, int64_t now_ns,
         if (is_other_process(s, e, r, &st)) {
                 renew(s, e, now_ns);
                 if (e->slot < 0) {
-                        acc_count_only(s, acc, e->mask);
+                        acc_count_only(s, acc, e->mask, e->pid);
                         return;
                 }
                 r = read_stat(s, e, &st);
@@ -253,14 +266,14 @@ static void measure(struct procs_state *s, struct proc_entry *e, int64_t now_ns,
                    s->slots[e->slot].comm_hash != comm_hash(st.comm)) {
                 classify(s, e, now_ns); /* an exec: the command line may have changed */
                 if (e->slot < 0) {
-                        acc_count_only(s, acc, e->mask);
+                        acc_count_only(s, acc, e->mask, e->pid);
                         return;
                 }
         }
         if (gone(r))
                 return; /* exited since the listing */
         if (r < 0) {
-                acc_count_only(s, acc, e->mask); /* present, values unreadable */
+                acc_count_only(s, acc, e->mask, e->pid); /* present, values unreadable */
                 return;
         }
         if (st.state == 'Z' || st.state == 'X')
@@ -299,6 +312,10 @@ static void write_host(const struct procs_state *s, struct vigil_ctx *ctx,
         for (unsigned w = 0; w < s->nwatches; w++) {
                 struct watch_frame *wf = &ctx->frame->watches[w];
                 const struct watch_acc *a = &acc[w];
+                struct watch_procs *wp = &ctx->watch_procs[w];
+                *wp = a->procs;
+                wp->count = a->count;
+                wp->known = !s->table_full;
                 if (s->table_full) {
                         watch_missing(wf); /* unlisted pids: no count can be trusted */
                         continue;
@@ -324,8 +341,10 @@ static int sample_host(struct procs_state *s, struct vigil_ctx *ctx, int64_t now
         struct watch_acc acc[VIGIL_MAX_WATCHES];
         int r = procs_table_scan(s, now_ns);
         if (r < 0) {
-                for (unsigned w = 0; w < s->nwatches; w++)
+                for (unsigned w = 0; w < s->nwatches; w++) {
                         watch_missing(&ctx->frame->watches[w]);
+                        ctx->watch_procs[w].known = false;
+                }
                 return r;
         }
         s->scanned = true;
@@ -339,7 +358,7 @@ static int sample_host(struct procs_state *s, struct vigil_ctx *ctx, int64_t now
                 if (!e->mask)
                         continue;
                 if (e->slot < 0)
-                        acc_count_only(s, acc, e->mask);
+                        acc_count_only(s, acc, e->mask, e->pid);
                 else
                         measure(s, e, now_ns, acc);
         }

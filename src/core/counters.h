@@ -131,6 +131,17 @@ struct counters {
         struct machine_ident ident;
         unsigned nhealth; /* used entries of health[]; 0: no verdict kept */
         struct health_series health[COUNTERS_MAX_HEALTH];
+        /* Processes the OOM killer ended, from the kernel-log scan (detect/kernel_host.c),
+         * by victim: the watch's slot, or VIGIL_MAX_WATCHES for any other process;
+         * vigil_oom_kills_total{victim}, shown while oom_on. oom_kernel: /proc/vmstat's
+         * oom_kill, the kernel's own count since boot (when oom_kernel_known). */
+        bool oom_on;
+        uint64_t oom_kills[VIGIL_MAX_WATCHES + 1];
+        bool oom_kernel_known;
+        uint64_t oom_kernel;
+        /* Restarts of each watch's program (detect/watch_live.c): a new oldest pid, or
+         * back after none ran; vigil_watch_restarts_total{watch}. */
+        uint64_t watch_restarts[VIGIL_MAX_WATCHES];
 };
 
 /* The label values of enum klog_skip: "malformed", "overwritten", "oversize". */

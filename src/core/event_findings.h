@@ -38,5 +38,8 @@ EVENT_FINDING(evf_gpu_count);
 EVENT_FINDING(evf_kernel_gpu);
 EVENT_FINDING(evf_postmortem);
 EVENT_FINDING(evf_event_listener);
+EVENT_FINDING(evf_oom_kill);
+EVENT_FINDING(evf_process_fault);
+EVENT_FINDING(evf_watch);
 
 #endif

@@ -210,6 +210,30 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                            .keys = "component reason",
                            .finding = event_finding_none,
                            .sentence = "health of {component} cleared by a person: {reason}"},
+    /* The OOM killer's victim: watch= when it was one of a --watch's processes. */
+    [EV_OOM_KILL] = {.name = "OOM_KILL",
+                     .keys = "pid comm watch scope cgroup rss_kb",
+                     .finding = evf_oom_kill,
+                     .sentence = "out of memory ({scope}): the kernel killed {comm} (pid {pid})"
+                                 "[ of watch {watch}][ in {cgroup}][, {rss_kb} kB resident]",
+                     .component = EC_HOST_MEMORY,
+                     .action = EA_RESTART_WORKLOAD},
+    /* A process ended by a fault it did not handle (segfault, trap). */
+    [EV_PROCESS_FAULT] = {.name = "PROCESS_FAULT",
+                          .keys = "pid comm watch what",
+                          .finding = evf_process_fault,
+                          .sentence = "the kernel ended {comm} (pid {pid})[ of watch {watch}]: "
+                                      "{what}",
+                          .component = EC_HOST_KERNEL,
+                          .action = EA_RESTART_WORKLOAD},
+    /* A watched program (the signage player) gone, back, or restarted under a new pid. */
+    [EV_WATCH] = {.name = "WATCH",
+                  .keys = "watch state pid old_pid comm down_s restarts cause",
+                  .finding = evf_watch,
+                  .sentence = "{watch} {state}[ (pid {old_pid})][, now pid {pid}]"
+                              "[ after {down_s} s down][: {cause}]",
+                  .component = EC_PI_PLAYER,
+                  .action = EA_RESTART_WORKLOAD},
 };
 
 const struct event_kind_desc *event_kind(enum event_kind k)
@@ -238,6 +262,14 @@ void event_begin(struct strbuf *sb, enum event_kind k)
 {
         sb_puts(sb, "type=");
         sb_puts(sb, rows[k].name);
+}
+
+void event_put(struct strbuf *sb, const char *key, const char *value)
+{
+        sb_printf(sb, " %s=\"", key);
+        for (const char *p = value; *p; p++)
+                sb_putc(sb, *p == '"' ? '\'' : *p);
+        sb_putc(sb, '"');
 }
 
 bool event_field(const struct event_line *l, const char *key, char *out, size_t cap)

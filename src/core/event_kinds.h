@@ -56,6 +56,9 @@ enum event_kind {
         EV_POSTMORTEM,            /* local/postmortem_sink.c */
         EV_HEALTH,                /* detect/health_watch.c */
         EV_HEALTH_CLEARED,        /* detect/health_watch.c */
+        EV_OOM_KILL,              /* detect/kernel_host.c */
+        EV_PROCESS_FAULT,         /* detect/kernel_host.c */
+        EV_WATCH,                 /* detect/watch_live.c */
         EV_KIND_COUNT
 };
 
@@ -133,6 +136,10 @@ const struct event_kind_desc *event_kind_of(const struct event_line *l);
 
 /* Append "type=NAME" for kind k to sb (the emitter appends " key=value" words). */
 void event_begin(struct strbuf *sb, enum event_kind k);
+
+/* Append ` key="value"` to sb, a double quote in value written as a single one (it
+ * would end the value). */
+void event_put(struct strbuf *sb, const char *key, const char *value);
 
 /* The value of "key=" in l, unquoted, into out (cap bytes, NUL-terminated, cut to
  * fit). False (and out "") when the line has no such key. */

@@ -54,6 +54,11 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
                           .alarm = true},
     [FINDING_STORAGE] = {.name = "storage", .title = "storage", .alarm = true},
     [FINDING_KERNEL_GPU] = {.name = "kernel_gpu", .title = "kernel log", .alarm = true},
+    [FINDING_WATCH_DOWN] =
+        {.name = "watch_down", .title = "not running:", .alarm = true, .critical = true},
+    [FINDING_WATCH_RESTART] = {.name = "watch_restart", .title = "restarted:", .alarm = true},
+    [FINDING_OOM_KILL] = {.name = "oom_kill", .title = "OOM kill of", .alarm = true},
+    [FINDING_PROCESS_FAULT] = {.name = "process_fault", .title = "the kernel ended", .alarm = true},
     [FINDING_POSTMORTEM] = {.name = "postmortem",
                             .title = "previous run ended uncleanly",
                             .alarm = true,
@@ -235,7 +240,8 @@ void findings_line(const struct finding *x, bool running, struct strbuf *out)
                 sb_puts(out, ", cleared");
         if (k->share && isfinite(x->value))
                 sb_printf(out, " %.1f%% of the time", 100.0 * x->value);
-        bool gone = x->kind == FINDING_GPU_LOST || x->kind == FINDING_GPU_MISSING;
+        bool gone = x->kind == FINDING_GPU_LOST || x->kind == FINDING_GPU_MISSING ||
+                    x->kind == FINDING_WATCH_DOWN;
         if (gone && x->value > 0)
                 sb_printf(out, " for %.1f s in all", x->value);
         if (x->kind == FINDING_GPU_LOST && x->count)
@@ -244,6 +250,8 @@ void findings_line(const struct finding *x, bool running, struct strbuf *out)
                                               : ", still lost at the end");
         if (x->kind == FINDING_GPU_MISSING && x->count)
                 sb_puts(out, isnan(x->open_t) ? ", all back" : ", still missing");
+        if (x->kind == FINDING_WATCH_DOWN && x->count)
+                sb_puts(out, isnan(x->open_t) ? ", back" : ", still missing");
         size_t mark = out->len;
         sb_puts(out, " (");
         size_t inner = out->len;

@@ -44,6 +44,10 @@ enum finding_kind {
         FINDING_LISTENER,        /* the NVML event listener failed */
         FINDING_STORAGE,         /* a file system read-only, storage errors, one filling up */
         FINDING_KERNEL_GPU,      /* GPU, NVSwitch and PCIe errors of the kernel log, by kind */
+        FINDING_WATCH_DOWN,      /* a watched program not running (and maybe back), by watch */
+        FINDING_WATCH_RESTART,   /* a watched program restarted (a new pid), by watch */
+        FINDING_OOM_KILL,        /* the kernel's OOM killer ended a process, by victim */
+        FINDING_PROCESS_FAULT,   /* the kernel ended a process for a fault, by command */
         FINDING_KIND_COUNT
 };
 

@@ -413,6 +413,63 @@ EVENT_FINDING(evf_event_listener)
         findings_note(f, FINDING_LISTENER, src, NULL, 1, t, v);
 }
 
+/* "type=OOM_KILL pid=1234 comm=chromium watch=player ..." (detect/kernel_host.c): one
+ * finding per victim, the watch's name or the command's. */
+EVENT_FINDING(evf_oom_kill)
+{
+        char watch[VAL_LEN], comm[VAL_LEN], pid[24], text[FINDING_TEXT_LEN];
+        event_field(l, "comm", comm, sizeof(comm));
+        event_field(l, "pid", pid, sizeof(pid));
+        bool watched = event_field(l, "watch", watch, sizeof(watch)) && watch[0];
+        struct strbuf sb;
+        sb_init_fixed(&sb, text, sizeof(text));
+        sb_printf(&sb, "%s (pid %s)", comm, pid);
+        struct finding *x =
+            findings_note(f, FINDING_OOM_KILL, src, watched ? watch : comm, 1, t, text);
+        if (x && watched)
+                x->severity = FINDING_CRITICAL; /* the watched program itself */
+}
+
+/* "type=PROCESS_FAULT pid=12 comm=chromium watch=player what=segfault". */
+EVENT_FINDING(evf_process_fault)
+{
+        char watch[VAL_LEN], comm[VAL_LEN], what[VAL_LEN];
+        event_field(l, "comm", comm, sizeof(comm));
+        event_field(l, "what", what, sizeof(what));
+        bool watched = event_field(l, "watch", watch, sizeof(watch)) && watch[0];
+        findings_note(f, FINDING_PROCESS_FAULT, src, watched ? watch : comm, 1, t, what);
+}
+
+/* "type=WATCH watch=player state=gone|missing|back|restarted ... cause=..."
+ * (detect/watch_live.c): the time it was not running, and its restarts. */
+EVENT_FINDING(evf_watch)
+{
+        char watch[VAL_LEN], state[16], cause[VAL_LEN];
+        event_field(l, "watch", watch, sizeof(watch));
+        event_field(l, "state", state, sizeof(state));
+        bool why = event_field(l, "cause", cause, sizeof(cause)) && cause[0];
+        if (!strcmp(state, "gone") || !strcmp(state, "missing")) {
+                struct finding *x =
+                    findings_note(f, FINDING_WATCH_DOWN, src, watch, 1, t, why ? cause : NULL);
+                if (x && isnan(x->open_t))
+                        x->open_t = t;
+                return;
+        }
+        if (strcmp(state, "back") && strcmp(state, "restarted"))
+                return;
+        /* A restart without a gap has no time down to tell: only an open one closes. */
+        struct finding *x = findings_find(f, FINDING_WATCH_DOWN, src, watch)
+                                ? findings_get(f, FINDING_WATCH_DOWN, src, watch)
+                                : NULL;
+        if (x && isfinite(x->open_t) && isfinite(t) && t >= x->open_t)
+                x->value += t - x->open_t;
+        if (x) {
+                x->open_t = NAN;
+                x->last_t = t;
+        }
+        findings_note(f, FINDING_WATCH_RESTART, src, watch, 1, t, why ? cause : NULL);
+}
+
 void findings_feed_event(struct findings *f, double t, const char *text, size_t len)
 {
         struct event_line l = {text, len};

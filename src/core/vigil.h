@@ -19,6 +19,7 @@
 
 #include "core/frame.h"
 #include "core/options.h"
+#include "core/proc_ends.h"
 
 struct eventlog;
 struct counters;
@@ -112,6 +113,12 @@ struct vigil_ctx {
          * a sample of the slot fails and a later one succeeds again (the GPU answers by
          * its bus id again), then clears them. Main loop only. */
         bool gpu_lost_klog[VIGIL_MAX_GPUS];
+        /* The watches' processes at the last host tick, by watch (collect/procs.c), and
+         * the processes the kernel's log says it ended (detect/kernel_host.c): how the
+         * kernel-log scan names a victim and the liveness detector a cause
+         * (core/proc_ends.h). Main loop only. */
+        struct watch_procs watch_procs[VIGIL_MAX_WATCHES];
+        struct proc_ends proc_ends;
         /* Requests set by signal handlers or the control path; the loop clears them. */
         volatile int stop_requested;
         volatile int reopen_requested;

@@ -50,6 +50,8 @@ extern const struct vigil_detector vigil_detector_gpu_events;
 extern const struct vigil_detector vigil_detector_kernel_gpu;
 extern const struct vigil_detector vigil_detector_gpu_missing;
 extern const struct vigil_detector vigil_detector_health;
+extern const struct vigil_detector vigil_detector_kernel_host;
+extern const struct vigil_detector vigil_detector_watch_live;
 
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi_rules,    /* Pi thresholds and /dev/shm, every machine */
@@ -59,6 +61,8 @@ const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_kernel_gpu,   /* GPU errors of the kernel log: before gpu-events */
         &vigil_detector_gpu_events,   /* NVML events, crash and spike snapshots: after the rules */
         &vigil_detector_gpu_missing,  /* fewer GPUs answering than expected (vigil.state) */
+        &vigil_detector_kernel_host,  /* OOM kills, segfaults: before watch-live (its causes) */
+        &vigil_detector_watch_live,   /* --watch programs gone, back, restarted */
         &vigil_detector_health,       /* the health verdict: after every detector's lines */
         NULL,
 };

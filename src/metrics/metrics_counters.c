@@ -362,6 +362,33 @@ static void klog_skipped(struct render *r, const struct render_src *s)
                                (double)s->x->klog_skipped[k]);
 }
 
+/* ---- processes: struct counters ---- */
+
+static void oom_kills(struct render *r, const struct render_src *s)
+{
+        unsigned n = s->f->nwatches < VIGIL_MAX_WATCHES ? s->f->nwatches : VIGIL_MAX_WATCHES;
+        if (!s->x || !s->x->oom_on)
+                return;
+        for (unsigned w = 0; w < n; w++)
+                metrics_sample(r, NULL, "victim", s->f->watches[w].name,
+                               (double)s->x->oom_kills[w]);
+        metrics_sample(r, NULL, "victim", "other", (double)s->x->oom_kills[VIGIL_MAX_WATCHES]);
+}
+
+static void oom_kernel(struct render *r, const struct render_src *s)
+{
+        if (s->x && s->x->oom_kernel_known)
+                metrics_sample(r, NULL, NULL, NULL, (double)s->x->oom_kernel);
+}
+
+static void watch_restarts(struct render *r, const struct render_src *s)
+{
+        unsigned n = s->f->nwatches < VIGIL_MAX_WATCHES ? s->f->nwatches : VIGIL_MAX_WATCHES;
+        for (unsigned w = 0; s->x && w < n; w++)
+                metrics_sample(r, NULL, "watch", s->f->watches[w].name,
+                               (double)s->x->watch_restarts[w]);
+}
+
 /* ---- the table ---- */
 
 struct counter_family {
@@ -527,6 +554,20 @@ static const struct counter_family counter_families[] = {
      .type = "counter",
      .help = "Kernel log records not read: malformed, overwritten before they were read, too long.",
      .render = klog_skipped},
+    /* processes ended and restarted: struct counters */
+    {.name = "vigil_oom_kills_total",
+     .type = "counter",
+     .help = "Processes the kernel's OOM killer ended, read from the kernel log, by victim: the "
+             "watch whose process it was, else other.",
+     .render = oom_kills},
+    {.name = "vigil_kernel_oom_kills_total",
+     .type = "counter",
+     .help = "OOM kills since boot, as the kernel counts them (/proc/vmstat oom_kill).",
+     .render = oom_kernel},
+    {.name = "vigil_watch_restarts_total",
+     .type = "counter",
+     .help = "Times a watched program restarted: a new oldest process, or one again after none.",
+     .render = watch_restarts},
 };
 
 void metrics_render_counters(struct render *r, const struct render_src *s)

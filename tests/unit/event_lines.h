@@ -101,6 +101,23 @@ static const struct event_case event_cases[] = {
      "postmortem/pm-1.txt"},
     {"type=POSTMORTEM end=killed error=\"No space left on device\"",
      "the previous run ended: killed; no post-mortem (No space left on device)"},
+    {"type=OOM_KILL pid=1234 comm=\"chromium\" watch=\"player\" scope=\"memory cgroup\" "
+     "cgroup=\"/system.slice/player.service\" rss_kb=527360",
+     "out of memory (memory cgroup): the kernel killed chromium (pid 1234) of watch player in "
+     "/system.slice/player.service, 527360 kB resident"},
+    {"type=OOM_KILL pid=77 comm=\"python3\" scope=\"machine\"",
+     "out of memory (machine): the kernel killed python3 (pid 77)"},
+    {"type=PROCESS_FAULT pid=812 comm=\"chromium\" watch=\"player\" what=\"segfault\"",
+     "the kernel ended chromium (pid 812) of watch player: segfault"},
+    {"type=WATCH watch=\"player\" state=\"gone\" old_pid=812 comm=\"chromium\" "
+     "cause=\"out of memory (chromium pid 812)\"",
+     "player gone (pid 812): out of memory (chromium pid 812)"},
+    {"type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=14 restarts=1",
+     "player back, now pid 990 after 14 s down"},
+    {"type=WATCH watch=\"player\" state=\"restarted\" pid=990 old_pid=812 "
+     "comm=\"chromium\" restarts=2",
+     "player restarted (pid 812), now pid 990"},
+    {"type=WATCH watch=\"player\" state=\"missing\"", "player missing"},
     /* Not vigil's: shown as it is. */
     {"type=FUTURE_KIND a=1", "type=FUTURE_KIND a=1"},
     {"no type here", "no type here"},
