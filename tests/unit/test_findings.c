@@ -323,6 +323,49 @@ static void test_event_kinds(void **state)
         free(f);
 }
 
+/* A watched program: down from gone to back ("not running ... for N s"), its restarts
+ * with their cause, an OOM kill of it critical and one of another process a warning. */
+static void test_watch_and_oom(void **state)
+{
+        (void)state;
+        struct findings *f = new_findings();
+        feed(f, 100, "type=WATCH watch=\"player\" state=\"gone\" old_pid=812 "
+                     "cause=\"out of memory (python3 pid 812)\"");
+        const struct finding *x = findings_find(f, FINDING_WATCH_DOWN, "host", "player");
+        assert_non_null(x);
+        assert_true(isfinite(x->open_t));
+        assert_contains(text_of(f), "not running: player");
+        assert_contains(text_of(f), "still missing");
+        feed(f, 114, "type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=14 restarts=1");
+        assert_true(isnan(x->open_t));
+        assert_true(fabs(x->value - 14.0) < 1e-9);
+        assert_contains(text_of(f), "not running: player for 14.0 s in all, back");
+        feed(f, 200, "type=WATCH watch=\"player\" state=\"restarted\" pid=991 old_pid=990 "
+                     "cause=\"segfault (chromium pid 990)\"");
+        x = findings_find(f, FINDING_WATCH_RESTART, "host", "player");
+        assert_non_null(x);
+        assert_int_equal(x->count, 2);
+        assert_string_equal(x->text, "segfault (chromium pid 990)");
+        assert_true(fabs(findings_find(f, FINDING_WATCH_DOWN, "host", "player")->value - 14.0) <
+                    1e-9);
+        /* a restart without a gap opens no time down */
+        feed(f, 300, "type=WATCH watch=\"kiosk\" state=\"restarted\" pid=5 old_pid=4");
+        assert_null(findings_find(f, FINDING_WATCH_DOWN, "host", "kiosk"));
+        feed(f, 400, "type=OOM_KILL pid=812 comm=\"python3\" watch=\"player\" "
+                     "scope=\"machine\"");
+        feed(f, 401, "type=OOM_KILL pid=9 comm=\"sleep\" scope=\"machine\"");
+        x = findings_find(f, FINDING_OOM_KILL, "host", "player");
+        assert_non_null(x);
+        assert_int_equal(x->severity, FINDING_CRITICAL);
+        assert_string_equal(x->text, "python3 (pid 812)");
+        x = findings_find(f, FINDING_OOM_KILL, "host", "sleep");
+        assert_non_null(x);
+        assert_int_equal(x->severity, FINDING_WARNING);
+        feed(f, 402, "type=PROCESS_FAULT pid=3 comm=\"Xorg\" what=\"segfault\"");
+        assert_non_null(findings_find(f, FINDING_PROCESS_FAULT, "host", "Xorg"));
+        free(f);
+}
+
 static void test_bounded(void **state)
 {
         (void)state;
@@ -410,6 +453,7 @@ int main(void)
             cmocka_unit_test(test_xid_severity),
             cmocka_unit_test(test_event_kinds),
             cmocka_unit_test(test_kernel_gpu),
+            cmocka_unit_test(test_watch_and_oom),
             cmocka_unit_test(test_bounded),
             cmocka_unit_test(test_html_escaped),
             cmocka_unit_test(test_run_counters_once),
