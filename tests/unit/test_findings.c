@@ -329,8 +329,9 @@ static void test_watch_and_oom(void **state)
 {
         (void)state;
         struct findings *f = new_findings();
-        feed(f, 100, "type=WATCH watch=\"player\" state=\"gone\" old_pid=812 "
-                     "cause=\"out of memory (python3 pid 812)\"");
+        feed(f, 100,
+             "type=WATCH watch=\"player\" state=\"gone\" old_pid=812 "
+             "cause=\"out of memory (python3 pid 812)\"");
         const struct finding *x = findings_find(f, FINDING_WATCH_DOWN, "host", "player");
         assert_non_null(x);
         assert_true(isfinite(x->open_t));
@@ -340,8 +341,9 @@ static void test_watch_and_oom(void **state)
         assert_true(isnan(x->open_t));
         assert_true(fabs(x->value - 14.0) < 1e-9);
         assert_contains(text_of(f), "not running: player for 14.0 s in all, back");
-        feed(f, 200, "type=WATCH watch=\"player\" state=\"restarted\" pid=991 old_pid=990 "
-                     "cause=\"segfault (chromium pid 990)\"");
+        feed(f, 200,
+             "type=WATCH watch=\"player\" state=\"restarted\" pid=991 old_pid=990 "
+             "cause=\"segfault (chromium pid 990)\"");
         x = findings_find(f, FINDING_WATCH_RESTART, "host", "player");
         assert_non_null(x);
         assert_int_equal(x->count, 2);
@@ -351,8 +353,9 @@ static void test_watch_and_oom(void **state)
         /* a restart without a gap opens no time down */
         feed(f, 300, "type=WATCH watch=\"kiosk\" state=\"restarted\" pid=5 old_pid=4");
         assert_null(findings_find(f, FINDING_WATCH_DOWN, "host", "kiosk"));
-        feed(f, 400, "type=OOM_KILL pid=812 comm=\"python3\" watch=\"player\" "
-                     "scope=\"machine\"");
+        feed(f, 400,
+             "type=OOM_KILL pid=812 comm=\"python3\" watch=\"player\" "
+             "scope=\"machine\"");
         feed(f, 401, "type=OOM_KILL pid=9 comm=\"sleep\" scope=\"machine\"");
         x = findings_find(f, FINDING_OOM_KILL, "host", "player");
         assert_non_null(x);
