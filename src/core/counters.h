@@ -142,6 +142,10 @@ struct counters {
         /* Restarts of each watch's program (detect/watch_live.c): a new oldest pid, or
          * back after none ran; vigil_watch_restarts_total{watch}. */
         uint64_t watch_restarts[VIGIL_MAX_WATCHES];
+        /* Why the previous run ended, as this start's post-mortem decided it: enum
+         * pm_cause (report/pm_cause.h) + 1; 0 when no post-mortem was written (a clean
+         * or first start): vigil_last_end{cause}. */
+        int last_end_cause;
 };
 
 /* The label values of enum klog_skip: "malformed", "overwritten", "oversize". */

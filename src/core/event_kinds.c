@@ -193,10 +193,11 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                   .component = EC_HOST_MEMORY,
                   .action = EA_RESTART_WORKLOAD},
     [EV_POSTMORTEM] = {.name = "POSTMORTEM",
-                       .keys = "end error quiet file",
+                       .keys = "end cause error quiet file",
                        .finding = evf_postmortem,
-                       .sentence = "the previous run ended: {end}[; quiet since {quiet}]"
-                                   "[; post-mortem {file}][; no post-mortem ({error})]",
+                       .sentence =
+                           "the previous run ended: {end}[ ({cause})][; quiet since {quiet}]"
+                           "[; post-mortem {file}][; no post-mortem ({error})]",
                        .component = EC_HOST_KERNEL},
     /* A component's health verdict changed (core/health.h); written by the verdict, not
      * read by it. */

@@ -278,17 +278,22 @@ EVENT_FINDING(evf_kernel_gpu)
 EVENT_FINDING(evf_postmortem)
 {
         (void)src;
-        char end[24], quiet[40], file[VAL_LEN], text[FINDING_TEXT_LEN];
+        char end[24], cause[32], quiet[40], file[VAL_LEN], text[FINDING_TEXT_LEN];
         event_field(l, "end", end, sizeof(end));
+        bool why = event_field(l, "cause", cause, sizeof(cause)) && cause[0];
         if (!event_field(l, "quiet", quiet, sizeof(quiet)))
                 snprintf(quiet, sizeof(quiet), "unknown");
         if (!event_field(l, "file", file, sizeof(file)))
                 snprintf(file, sizeof(file), "not written");
-        snprintf(text, sizeof(text), "%s; quiet since %.40s; post-mortem %.80s",
-                 !strcmp(end, "reboot")   ? "the machine rebooted or lost power under it"
-                 : !strcmp(end, "killed") ? "vigil was killed or crashed"
-                                          : "it ended without a clean stop (boot id unknown)",
-                 quiet, file);
+        struct strbuf sb;
+        sb_init_fixed(&sb, text, sizeof(text));
+        if (why)
+                sb_printf(&sb, "cause %s: ", cause);
+        sb_printf(&sb, "%s; quiet since %.40s; post-mortem %.80s",
+                  !strcmp(end, "reboot")   ? "the machine rebooted or lost power under it"
+                  : !strcmp(end, "killed") ? "vigil was killed or crashed"
+                                           : "it ended without a clean stop (boot id unknown)",
+                  quiet, file);
         findings_note(f, FINDING_POSTMORTEM, "host", end, 1, t, text);
 }
 

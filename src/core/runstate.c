@@ -48,6 +48,8 @@ void runstate_finding(const struct postmortem_info *pm, struct strbuf *out)
                 sb_printf(out, " (quiet since %s)", ts);
         }
         sb_printf(out, "; post-mortem: %s", pm->path[0] ? pm->path : pm->rel);
+        if (pm->cause[0])
+                sb_printf(out, "; cause: %s", pm->cause_text[0] ? pm->cause_text : pm->cause);
 }
 
 /* A boot id as the kernel writes it: 36 characters, hex digits and dashes. */

@@ -77,7 +77,11 @@ struct postmortem_info {
         int64_t written_ns;     /* CLOCK_REALTIME when it was written */
         int64_t quiet_ns;       /* the last row logged before the end; 0 when none */
         char rel[96];           /* "postmortem/postmortem-YYYYMMDD-HHMMSS.log" */
-        char path[1400];        /* the same under the log directory */
+        /* Why it ended (report/pm_cause.h): the cause's name ("brownout"; "" when not
+         * known, a post-mortem older than the causes) and its evidence. */
+        char cause[24];
+        char cause_text[240];
+        char path[1400]; /* the same under the log directory */
 };
 
 /* "first", "clean", "killed", "reboot", "unknown" (the label /metrics uses). */

@@ -15,6 +15,7 @@
 #include "core/runstate.h"
 #include "detect/gpu_missing.h"
 #include "core/vigil.h"
+#include "report/pm_cause.h"
 #include "report/pm_csv.h"
 #include "report/postmortem.h"
 #include "local/csvlog.h"
@@ -121,8 +122,10 @@ static void examine(struct pm_sink *s, struct vigil_ctx *ctx, const struct runst
         }
         if (info->quiet_ns > 0)
                 fmt_time_iso_ms(quiet, sizeof(quiet), info->quiet_ns);
-        eventlog_event(ctx->events, in.now_ns, EV_POSTMORTEM, "end=%s quiet=%s file=%s",
-                       runstate_end_name(kind), quiet, info->rel);
+        eventlog_event(ctx->events, in.now_ns, EV_POSTMORTEM, "end=%s cause=%s quiet=%s file=%s",
+                       runstate_end_name(kind), info->cause, quiet, info->rel);
+        int c = pm_cause_find(info->cause);
+        ctx->extra->last_end_cause = c >= 0 ? c + 1 : 0;
         sb_init_fixed(&sb, line, sizeof(line));
         runstate_finding(info, &sb);
         vlog(LOG_WARN, "%s", sb.buf);

@@ -15,6 +15,7 @@
 #include "core/vigil.h"
 #include "metrics/metrics.h"
 #include "metrics/metrics_render.h"
+#include "report/pm_cause.h"
 
 #ifndef VIGIL_VERSION
 #define VIGIL_VERSION "unknown"
@@ -381,6 +382,13 @@ static void oom_kernel(struct render *r, const struct render_src *s)
                 metrics_sample(r, NULL, NULL, NULL, (double)s->x->oom_kernel);
 }
 
+static void last_end(struct render *r, const struct render_src *s)
+{
+        for (int c = 0; s->x && s->x->last_end_cause > 0 && c < PM_CAUSE_COUNT; c++)
+                metrics_sample(r, NULL, "cause", pm_cause_name((enum pm_cause)c),
+                               c + 1 == s->x->last_end_cause ? 1 : 0);
+}
+
 static void watch_restarts(struct render *r, const struct render_src *s)
 {
         unsigned n = s->f->nwatches < VIGIL_MAX_WATCHES ? s->f->nwatches : VIGIL_MAX_WATCHES;
@@ -443,6 +451,11 @@ static const struct counter_family counter_families[] = {
      .type = "counter",
      .help = "Runs of vigil on this log directory that ended uncleanly, by how.",
      .render = unclean_ends},
+    {.name = "vigil_last_end",
+     .type = "gauge",
+     .help = "1 for why the run before this one ended, as its post-mortem decided (after an "
+             "unclean end only).",
+     .render = last_end},
     {.name = "vigil_previous_run_end",
      .type = "gauge",
      .help = "1 for how the run before this one ended (a post-mortem follows an unclean end).",

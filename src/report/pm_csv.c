@@ -358,6 +358,53 @@ static void pi_put(struct strbuf *out, const char *header, const char *s, size_t
                 sb_puts(out, "THROTTLED NOW in the last row\n");
 }
 
+/* A cell as a number: the throttled word (hex) or a temperature; false when empty. */
+static bool cell_hex(const char **cell, const size_t *len, unsigned k, int col, uint64_t *v)
+{
+        if (col < 0 || (unsigned)col >= k || !len[col])
+                return false;
+        struct cursor c = cur_make(cell[col], len[col]);
+        return cur_hex(&c, v) == 0;
+}
+
+int pm_csv_pi_end(const char *dir, const struct pm_csv_file *f, double window_s,
+                  struct pm_pi_end *ret)
+{
+        struct tail t;
+        struct tstamp_cache c = {0};
+        memset(ret, 0, sizeof(*ret));
+        ret->max_temp_c = NAN;
+        if (isnan(f->last_t))
+                return 0;
+        int r = tail_read(dir, f->name, PM_TAIL_BYTES, &t);
+        if (r < 0)
+                return r;
+        const char *hc[MAX_CELLS], *cell[MAX_CELLS], *s;
+        size_t hl[MAX_CELLS], len[MAX_CELLS], pos = t.start, n;
+        unsigned nh = pm_csv_split(t.header, strlen(t.header), hc, hl, MAX_CELLS);
+        int w = find_col(hc, hl, nh, host_col_name(HC_THROTTLED));
+        int tc = find_col(hc, hl, nh, host_col_name(HC_TEMP));
+        while (next_line(&t, &pos, &s, &n)) {
+                double tt, temp;
+                uint64_t word;
+                if (!n || !row_time(&c, s, n, &tt) || tt < f->last_t - window_s || tt > f->last_t)
+                        continue;
+                unsigned k = pm_csv_split(s, n, cell, len, MAX_CELLS);
+                ret->rows++;
+                if (cell_hex(cell, len, k, w, &word)) {
+                        ret->throttled_or |= (uint32_t)word;
+                        ret->undervolt_rows += (word & 0x1) != 0; /* bit 0: under-voltage now */
+                        ret->softtemp_rows += (word & 0x8) != 0;  /* bit 3: soft temp limit */
+                }
+                if (tc >= 0 && (unsigned)tc < k && len[tc] &&
+                    parse_double(cell[tc], len[tc], &temp) == 0 &&
+                    (isnan(ret->max_temp_c) || temp > ret->max_temp_c))
+                        ret->max_temp_c = temp;
+        }
+        tail_free(&t);
+        return 0;
+}
+
 /* Rows of the window: how many, then each printed (every stride-th, and the last). */
 static void window_rows(struct strbuf *out, const struct tail *t, double from, double to,
                         struct pm_gpu_stats *g, bool gpu)

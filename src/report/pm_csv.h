@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
 
@@ -38,6 +39,21 @@ int pm_csv_last(const char *dir, struct pm_csv_file *f);
  * throttle reasons seen in the last PM_STATS_S seconds, for a Pi host the last
  * throttled word, voltage and temperature. */
 void pm_csv_section(struct strbuf *out, const char *dir, const struct pm_csv_file *f);
+
+/* What the host log's rows of the last seconds before the end say of power and heat
+ * (a Raspberry Pi's throttled word, the temperature). */
+struct pm_pi_end {
+        unsigned rows;           /* host rows in the window */
+        unsigned undervolt_rows; /* of which with throttled bit 0, under-voltage now */
+        unsigned softtemp_rows;  /* with bit 3, the soft temperature limit active */
+        uint32_t throttled_or;   /* the words of the window ORed */
+        double max_temp_c;       /* NAN when no row has a temperature */
+};
+
+/* Scan the host log f's rows of the window_s seconds before its last row into *ret.
+ * 0, or -errno when the file cannot be read (*ret then empty). */
+int pm_csv_pi_end(const char *dir, const struct pm_csv_file *f, double window_s,
+                  struct pm_pi_end *ret);
 
 /* Split one CSV line s[0..n) into at most max cells (quotes removed from a quoted
  * cell; vigil's cells hold no doubled quotes that matter here). Returns the count. */

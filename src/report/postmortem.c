@@ -16,6 +16,7 @@
 
 #include "core/event_kinds.h"
 #include "core/findings.h"
+#include "report/pm_cause.h"
 #include "report/pm_csv.h"
 #include "report/pm_klog.h"
 #include "report/tstamp.h"
@@ -45,11 +46,13 @@ static double uptime_s(const char *root)
 }
 
 static void header(struct strbuf *out, const struct postmortem_input *in,
-                   const struct pm_csv_file *files, int nfiles, int64_t quiet_ns)
+                   const struct pm_csv_file *files, int nfiles, int64_t quiet_ns,
+                   const struct postmortem_info *why)
 {
         const struct runstate *p = in->prev;
         double up = uptime_s(in->root);
-        sb_puts(out, "=== VIGIL POST-MORTEM ===\nWritten: ");
+        sb_printf(out, "=== VIGIL POST-MORTEM ===\nCause: %s: %s\nWritten: ", why->cause,
+                  why->cause_text);
         put_time(out, in->now_ns);
         sb_printf(out, "\nEnd: %s: %s\n", runstate_end_name(in->kind), runstate_end_text(in->kind));
         if (p) {
@@ -244,23 +247,10 @@ static void snapshots_section(struct strbuf *out, const char *dir, int64_t quiet
         sb_putc(out, '\n');
 }
 
-void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int64_t *ret_quiet_ns)
+/* What follows the header and the findings: the rows, events, snapshots and kernel log. */
+static void body(struct strbuf *out, const struct postmortem_input *in,
+                 const struct pm_csv_file *files, int n, int64_t quiet_ns)
 {
-        struct pm_csv_file *files = calloc(PM_MAX_FILES, sizeof(*files));
-        int n = files ? pm_csv_find(in->log_dir, files, PM_MAX_FILES) : -ENOMEM;
-        double last = NAN;
-        for (int i = 0; i < n; i++)
-                if (!isnan(files[i].last_t) && (isnan(last) || files[i].last_t > last))
-                        last = files[i].last_t;
-        int64_t quiet_ns = isnan(last) ? 0 : (int64_t)(last * 1e9);
-        header(out, in, files, n > 0 ? n : 0, quiet_ns);
-        findings_section(out, in, quiet_ns);
-        if (in->brief) {
-                free(files);
-                if (ret_quiet_ns)
-                        *ret_quiet_ns = quiet_ns;
-                return;
-        }
         sb_printf(out, "=== Rows of the last %.0f s before the end ===\n", PM_WINDOW_S);
         if (n < 0)
                 sb_printf(out, "(cannot read %s: %s)\n", in->log_dir, strerror(-n));
@@ -271,10 +261,59 @@ void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int
         /* Same boot: the kernel log goes on in this boot's dmesg; nothing was lost. */
         if (in->kind == RUNSTATE_REBOOT || in->kind == RUNSTATE_UNKNOWN)
                 pm_klog_section(out, in->root, in->gpus);
+}
+
+/* The cause into why->cause and why->cause_text. */
+static void decide(const struct postmortem_input *in, const struct pm_csv_file *files, int n,
+                   int64_t quiet_ns, struct postmortem_info *why)
+{
+        struct pm_evidence *e = malloc(sizeof(*e));
+        char evidence[PM_CAUSE_TEXT];
+        if (!e) {
+                snprintf(why->cause, sizeof(why->cause), "unknown");
+                snprintf(why->cause_text, sizeof(why->cause_text), "(no memory to decide)");
+                return;
+        }
+        pm_evidence_gather(in->log_dir, in->root, in->kind, in->prev ? in->prev->started_ns : 0,
+                           quiet_ns, files, n > 0 ? n : 0, e);
+        enum pm_cause c = pm_cause_decide(e, in->kind, evidence, sizeof(evidence));
+        snprintf(why->cause, sizeof(why->cause), "%s", pm_cause_name(c));
+        struct strbuf sb;
+        sb_init_fixed(&sb, why->cause_text, sizeof(why->cause_text));
+        sb_printf(&sb, "%s, %s", pm_cause_text(c), evidence);
+        free(e);
+}
+
+void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int64_t *ret_quiet_ns)
+{
+        postmortem_build_info(in, out, ret_quiet_ns, NULL);
+}
+
+void postmortem_build_info(const struct postmortem_input *in, struct strbuf *out,
+                           int64_t *ret_quiet_ns, struct postmortem_info *ret_info)
+{
+        struct postmortem_info why;
+        memset(&why, 0, sizeof(why));
+        struct pm_csv_file *files = calloc(PM_MAX_FILES, sizeof(*files));
+        int n = files ? pm_csv_find(in->log_dir, files, PM_MAX_FILES) : -ENOMEM;
+        double last = NAN;
+        for (int i = 0; i < n; i++)
+                if (!isnan(files[i].last_t) && (isnan(last) || files[i].last_t > last))
+                        last = files[i].last_t;
+        int64_t quiet_ns = isnan(last) ? 0 : (int64_t)(last * 1e9);
+        decide(in, files, n, quiet_ns, &why);
+        header(out, in, files, n > 0 ? n : 0, quiet_ns, &why);
+        findings_section(out, in, quiet_ns);
+        if (!in->brief)
+                body(out, in, files, n, quiet_ns);
         if (out->overflow)
                 sb_puts(out, "(post-mortem cut at its size limit)\n");
         if (ret_quiet_ns)
                 *ret_quiet_ns = quiet_ns;
+        if (ret_info) {
+                memcpy(ret_info->cause, why.cause, sizeof(why.cause));
+                memcpy(ret_info->cause_text, why.cause_text, sizeof(why.cause_text));
+        }
         free(files);
 }
 
@@ -334,12 +373,16 @@ int postmortem_write(const struct postmortem_input *in, struct postmortem_info *
         }
         if (sb_init_heap(&sb, 65536, POSTMORTEM_MAX_BYTES) < 0)
                 return -ENOMEM;
-        postmortem_build(in, &sb, &quiet_ns);
+        struct postmortem_info why;
+        memset(&why, 0, sizeof(why));
+        postmortem_build_info(in, &sb, &quiet_ns, &why);
         int r = write_file(dir, name, sb.buf, sb.len);
         sb_free(&sb);
         if (r < 0)
                 return r;
         memset(ret, 0, sizeof(*ret));
+        memcpy(ret->cause, why.cause, sizeof(why.cause));
+        memcpy(ret->cause_text, why.cause_text, sizeof(why.cause_text));
         ret->kind = in->kind;
         ret->written_ns = in->now_ns;
         ret->quiet_ns = quiet_ns;
@@ -423,6 +466,14 @@ int postmortem_latest(const char *log_dir, struct postmortem_info *ret)
         pm.written_ns = field_time(copy, "Written: ");
         memcpy(copy, text, (size_t)n + 1);
         pm.quiet_ns = field_time(copy, "Went quiet: ");
+        memcpy(copy, text, (size_t)n + 1);
+        char *cause = header_field(copy, "Cause: ");
+        char *colon = cause ? strchr(cause, ':') : NULL;
+        if (colon) {
+                copy_bounded(pm.cause, sizeof(pm.cause), cause, (size_t)(colon - cause));
+                copy_bounded(pm.cause_text, sizeof(pm.cause_text), colon + 1 + (colon[1] == ' '),
+                             strlen(colon + 1 + (colon[1] == ' ')));
+        }
         memcpy(copy, text, (size_t)n + 1);
         char *end = header_field(copy, "End: ");
         pm.kind = RUNSTATE_UNKNOWN;

@@ -3,6 +3,8 @@
  * kernel said, in one file: LOG-DIR/postmortem/postmortem-YYYYMMDD-HHMMSS.log.
  *
  * Sections, each bounded (pm_csv.h, pm_klog.h):
+ *   the cause        under the title, one line: "Cause: NAME: what, evidence"
+ *                    (report/pm_cause.h, its order of precedence)
  *   the header       how the previous run ended, when each log went quiet (its last
  *                    row), how long the machine or vigil was down, this boot's uptime
  *   rows             the last 60 s of every log's rows before the end; per GPU the
@@ -46,6 +48,11 @@ struct postmortem_input {
  * of the last row of any log (0 when none). Blocks while journalctl runs (at most
  * PM_KLOG_TIMEOUT_NS). */
 void postmortem_build(const struct postmortem_input *in, struct strbuf *out, int64_t *ret_quiet_ns);
+
+/* The same, with the cause decided (ret_info may be NULL): its cause and cause_text
+ * are filled, nothing else. */
+void postmortem_build_info(const struct postmortem_input *in, struct strbuf *out,
+                           int64_t *ret_quiet_ns, struct postmortem_info *ret_info);
 
 /* Build and write LOG-DIR/postmortem/postmortem-YYYYMMDD-HHMMSS.log (synced); fill *ret
  * with what the findings name. 0 or -errno (nothing written then). */

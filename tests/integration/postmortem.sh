@@ -102,7 +102,8 @@ check "killed: the GPU log's header" in_section "$f" 'Rows of the last 60 s befo
 check "killed: GPU min/max of the last 10 s" grep -q '^min/max of the last 10 s ([0-9]* rows): gpu_temp [0-9.]*\.\.[0-9.]*; power_instant' "$f"
 check "killed: the Xid 79 event with its meaning" in_section "$f" 'Last events (events.log)' 'xid=79 .*meaning="GPU has fallen off the bus"'
 check "killed: the crash snapshot listed" in_section "$f" 'Snapshots of the last 10 minutes' '^crashes/crash-'
-check "killed: events.log line" grep -q "type=POSTMORTEM end=killed quiet=.* file=postmortem/$(basename "$f")" "$L/events.log"
+check "killed: events.log line" grep -q "type=POSTMORTEM end=killed cause=killed quiet=.* file=postmortem/$(basename "$f")" "$L/events.log"
+check "killed: its cause under the title" grep -qx 'Cause: killed: vigil killed (the machine ran on), the same boot: vigil alone ended (a signal or its own crash)' "$f"
 check "killed: said at start" grep -q "previous run: vigil was killed or crashed (same boot) (quiet since .*); post-mortem: $f" "$TMP/k.err"
 # The findings ("What happened") end the exit summary, and the post-mortem is the first.
 check "killed: the exit summary's findings lead with it" grep -q \
@@ -124,6 +125,8 @@ check "clean: nothing said" bash -c "! grep -q 'previous run' '$TMP/c.err'"
 cp -r "$PM/gsp-crash/." "$TMP/gpu/"
 killed gpu "$L"
 expect=$(last_rows "$L")
+# The kernel writes its panic record at the crash, after the run began (pstore's time).
+touch "$TMP"/gpu/sys/fs/pstore/dmesg-*
 boot gpu
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PM_JOURNAL="$PM/journal-gsp-crash.txt" PM_JOURNAL_ARGS="$TMP/jargs" "$VIGIL" --root "$TMP/gpu" \
@@ -141,6 +144,13 @@ f=$(latest "$L")
 check "reboot: how it ended" grep -qx 'End: reboot: the machine rebooted or lost power under vigil (another boot)' "$f"
 check "reboot: machine down for (or unknown, never negative)" \
 	grep -Eq '^Machine down: ([0-9]+ s \(from the last row to this boot\)|unknown \(the last row is [0-9]+ s after this boot began: the clock or the uptime is inconsistent\))$' "$f"
+check_eq "reboot: the cause is the line under the title" \
+	'Cause: panic: kernel panic, /sys/fs/pstore/dmesg-efi-176473091201001: Kernel panic - not syncing: softlockup: hung tasks' \
+	"$(sed -n 2p "$f")"
+check "reboot: /metrics says why the last run ended" grep -qx 'vigil_last_end{cause="panic"} 1' "$TMP/metrics"
+check "reboot: /metrics, the other causes 0" grep -qx 'vigil_last_end{cause="power_cut_or_hang"} 0' "$TMP/metrics"
+check "reboot: the dashboard names the cause" grep -q "cause panic: the machine rebooted" "$TMP/page.html"
+check "reboot: vigil status names the cause" grep -q "cause panic: the machine rebooted" "$TMP/status.txt"
 check "reboot: this boot's uptime" grep -q '^This boot: id [0-9a-f-]\{36\}, up [0-9]* s' "$f"
 check_eq "reboot: the last rows named" "$expect" \
 	"$(named_rows "$f")"
