@@ -123,10 +123,20 @@ static uint32_t read_mask(struct procs_state *s, int32_t pid)
         if (n <= 0)
                 return 0;
         size_t len = procs_cmdline_normalize(s->buf, (size_t)n, full);
-        uint32_t mask = 0;
-        for (unsigned w = 0; w < s->nwatches; w++)
-                if (procs_cmdline_match(s->buf, len, s->opt->watches[w].pattern))
+        uint32_t mask = 0, units = 0;
+        for (unsigned w = 0; w < s->nwatches; w++) {
+                if (watch_spec_unit(&s->opt->watches[w]))
+                        units |= 1u << w;
+                else if (procs_cmdline_match(s->buf, len, s->opt->watches[w].pattern))
                         mask |= 1u << w;
+        }
+        /* A unit's processes by their cgroup: read only when a watch names a unit. */
+        if (units && (n = read_pid_file(s, pid, "cgroup", PROCS_CMDLINE_MAX + 1, NULL)) > 0)
+                for (unsigned w = 0; w < s->nwatches; w++)
+                        if ((units & (1u << w)) &&
+                            procs_cgroup_in_unit(s->buf, (size_t)n,
+                                                 watch_spec_unit(&s->opt->watches[w])))
+                                mask |= 1u << w;
         return mask;
 }
 

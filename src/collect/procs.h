@@ -44,6 +44,13 @@ size_t procs_cmdline_normalize(char *buf, size_t len, bool truncated);
  * matches. */
 bool procs_cmdline_match(const char *cmd, size_t len, const char *pattern);
 
+/* True when the /proc/PID/cgroup text buf[0..len) puts the process in systemd unit
+ * unit: a line's path ("0::/system.slice/player.service" under cgroup v2, one line
+ * per hierarchy "4:pids:/system.slice/player.service" under v1;
+ * Documentation/admin-guide/cgroup-v2.rst, "/proc/$PID/cgroup") has a component equal
+ * to unit, the unit's own cgroup or one below it. */
+bool procs_cgroup_in_unit(const char *buf, size_t len, const char *unit);
+
 /* The source: runs on VCLOCK_HOST (count, CPU %, threads, oldest age of each watch)
  * and VCLOCK_PSS (PSS totals). init returns -ENODEV when there are no watches. */
 extern const struct vigil_source vigil_source_procs;

@@ -124,3 +124,29 @@ bool procs_cmdline_match(const char *cmd, size_t len, const char *pattern)
                 return false;
         return memmem(cmd, len, pattern, pl) != NULL;
 }
+
+bool procs_cgroup_in_unit(const char *buf, size_t len, const char *unit)
+{
+        size_t ul = strlen(unit);
+        struct cursor c = cur_make(buf, len);
+        while (ul && !cur_eof(&c)) {
+                const char *line, *path;
+                size_t n;
+                cur_line(&c, &line, &n);
+                /* "hierarchy-ID:controllers:path"; the path after the second ':' */
+                const char *colon = memchr(line, ':', n);
+                colon = colon ? memchr(colon + 1, ':', n - (size_t)(colon + 1 - line)) : NULL;
+                if (!colon)
+                        continue;
+                const char *end = line + n;
+                for (path = colon + 1; path < end; path++) {
+                        path = memchr(path, '/', (size_t)(end - path));
+                        if (!path || (size_t)(end - path - 1) < ul)
+                                break;
+                        const char *comp = path + 1;
+                        if (!memcmp(comp, unit, ul) && (comp + ul == end || comp[ul] == '/'))
+                                return true;
+                }
+        }
+        return false;
+}

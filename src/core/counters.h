@@ -146,6 +146,15 @@ struct counters {
          * pm_cause (report/pm_cause.h) + 1; 0 when no post-mortem was written (a clean
          * or first start): vigil_last_end{cause}. */
         int last_end_cause;
+        /* The systemd unit of each watch that names one (--watch NAME=unit:UNIT), as
+         * detect/watch_live.c last read it: vigil_unit_restarts_total{watch,unit} and
+         * vigil_unit_failed{watch,unit}, shown once known. */
+        struct unit_counters {
+                bool known;
+                char unit[64];
+                int64_t nrestarts; /* NRestarts; -1 when systemd does not count them */
+                bool failed;       /* ActiveState=failed */
+        } units[VIGIL_MAX_WATCHES];
 };
 
 /* The label values of enum klog_skip: "malformed", "overwritten", "oversize". */

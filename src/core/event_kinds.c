@@ -235,6 +235,14 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                               "[ after {down_s} s down][: {cause}]",
                   .component = EC_PI_PLAYER,
                   .action = EA_RESTART_WORKLOAD},
+    /* The systemd unit of a watch (--watch NAME=unit:UNIT), when its state changes. */
+    [EV_UNIT] = {.name = "UNIT",
+                 .keys = "watch unit active sub result nrestarts main",
+                 .finding = event_finding_none,
+                 .sentence = "{watch}: unit {unit} {active}[ ({sub})][, result {result}]"
+                             "[, {nrestarts} restarts by systemd][, main process {main}]",
+                 .component = EC_PI_PLAYER,
+                 .action = EA_RESTART_WORKLOAD},
 };
 
 const struct event_kind_desc *event_kind(enum event_kind k)

@@ -59,6 +59,7 @@ enum event_kind {
         EV_OOM_KILL,              /* detect/kernel_host.c */
         EV_PROCESS_FAULT,         /* detect/kernel_host.c */
         EV_WATCH,                 /* detect/watch_live.c */
+        EV_UNIT,                  /* detect/watch_live.c */
         EV_KIND_COUNT
 };
 

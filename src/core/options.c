@@ -81,7 +81,8 @@ static const struct opt_def opt_table[] = {
      "URL, auth, TLS and resend delay for the Alertmanager"},
     {"root", K_STRING, OFF(root), 0, 0, "DIR", "read /proc, /sys and /dev under DIR"},
     {"watch", K_SPECIAL, OFF(watches), 0, 0, "NAME=PATTERN",
-     "watch processes whose command line contains PATTERN (repeatable)"},
+     "watch processes whose command line contains PATTERN, or with unit:UNIT the processes "
+     "of that systemd unit and its restarts (repeatable)"},
     {"gpu", K_SPECIAL, OFF(gpu_list), 0, 0, "LIST", "GPUs to sample: all, none or 0,2"},
     {"nvml", K_STRING, OFF(nvml_path), 0, 0, "LIBRARY", "NVML library to load"},
     {"expected-gpus", K_SPECIAL, OFF(expected_gpus), 0, 0, "N",
@@ -164,6 +165,28 @@ static bool valid_watch_name(const char *s, size_t n)
         return true;
 }
 
+/* A systemd unit name as unit names are spelled (systemd.unit(5): letters, digits and
+ * ":-_.\", an instance after '@'); vigil also refuses a leading '-' (an option to
+ * systemctl). */
+static bool watch_unit_valid(const char *s, size_t n)
+{
+        if (n == 0 || n >= 100 || s[0] == '-')
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || strchr(":_.@\\-", c);
+                if (!ok || !c)
+                        return false;
+        }
+        return true;
+}
+
+const char *watch_spec_unit(const struct watch_spec *w)
+{
+        return strncmp(w->pattern, "unit:", 5) ? NULL : w->pattern + 5;
+}
+
 /* Add or replace a watch. */
 static int add_watch(struct vigil_options *o, const char *name, size_t nlen, const char *pattern,
                      char *err, unsigned cap)
@@ -177,6 +200,13 @@ static int add_watch(struct vigil_options *o, const char *name, size_t nlen, con
         if (plen == 0 || plen >= sizeof(o->watches[0].pattern)) {
                 snprintf(err, cap, "watch '%.*s': pattern must be 1-127 characters", (int)nlen,
                          name);
+                return -EINVAL;
+        }
+        if (plen >= 5 && !memcmp(pattern, "unit:", 5) && !watch_unit_valid(pattern + 5, plen - 5)) {
+                snprintf(err, cap,
+                         "watch '%.*s': unit:NAME needs a systemd unit name (letters, digits, "
+                         ":_.@\\-, not starting with '-'), as player.service",
+                         (int)nlen, name);
                 return -EINVAL;
         }
         unsigned i;

@@ -11,8 +11,13 @@
 
 struct watch_spec {
         char name[32];     /* [A-Za-z0-9_-]+ */
-        char pattern[128]; /* substring of /proc/PID/cmdline (NULs read as spaces) */
+        char pattern[128]; /* substring of /proc/PID/cmdline (NULs read as spaces), or
+                            * "unit:UNIT": the processes of that systemd unit */
 };
+
+/* The systemd unit a watch names ("unit:player.service" gives "player.service"), or
+ * NULL for a command-line pattern. */
+const char *watch_spec_unit(const struct watch_spec *w);
 
 struct vigil_options {
         int64_t interval_ns;      /* host cadence (default 1 s) */

@@ -17,7 +17,18 @@
  * writes an incident snapshot (incidents/, one a minute at most, the snapshot
  * limiter's): the watch's count, PSS and CPU over the last minute and the kernel
  * log's lines that name its command or pid. Scans that could not list every process
- * (the pid table full, /proc unreadable) decide nothing. */
+ * (the pid table full, /proc unreadable) decide nothing.
+ *
+ * A watch of a systemd unit (--watch NAME=unit:UNIT: its processes are the unit's
+ * cgroup's) also has the unit's state read by `systemctl show` on a thread of its own
+ * (collect/systemd_unit.h: every UNIT_POLL_NS, and soon after its program ended):
+ *
+ *   type=UNIT watch="player" unit="player.service" active="activating"
+ *               sub="auto-restart" result="signal" nrestarts=4 main="killed by signal 11"
+ *
+ * one line when its ActiveState, Result or NRestarts changes, in
+ * vigil_unit_restarts_total and vigil_unit_failed; a unit not installed, or systemctl
+ * missing or failing, is said once and the rest goes on. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +36,7 @@
 #include <time.h>
 
 #include "collect/kmsg.h"
+#include "collect/systemd_unit.h"
 #include "core/counters.h"
 #include "core/eventlog.h"
 #include "core/vigil.h"
@@ -56,6 +68,13 @@ struct live_watch {
 struct watch_live {
         struct live_watch w[VIGIL_MAX_WATCHES];
         struct snapshot_limiter limit;
+        /* the watches of a unit: the poller's unit i is watch unit_watch[i] */
+        struct unit_poller *units;
+        unsigned nunits;
+        unsigned unit_watch[VIGIL_MAX_WATCHES];
+        uint64_t unit_reads[VIGIL_MAX_WATCHES];
+        struct unit_state unit_told[VIGIL_MAX_WATCHES];
+        bool unit_error_said, unit_missing_said[VIGIL_MAX_WATCHES];
 };
 
 static void keep_sample(struct live_watch *lw, const struct watch_frame *wf, const struct tick *t)
@@ -212,6 +231,9 @@ static void tell(struct watch_live *st, struct vigil_ctx *ctx, const struct tick
         eventlog_printf(ctx->events, t->real_ns, "%s", line);
         if (!ended)
                 return;
+        for (unsigned i = 0; st->units && i < st->nunits; i++)
+                if (st->unit_watch[i] == w)
+                        unit_poller_poke(st->units); /* what systemd makes of it */
         snprintf(reason, sizeof(reason), "%s %s%s%s", name, state, cause && cause[0] ? ": " : "",
                  cause ? cause : "");
         snapshot_program(st, ctx, t, w, reason);
@@ -258,16 +280,97 @@ static void feed_one(struct watch_live *st, struct vigil_ctx *ctx, const struct 
                 lw->last = *now;
 }
 
+/* A unit's new reading: its counters, and a UNIT line when it changed. */
+static void unit_read(struct watch_live *st, struct vigil_ctx *ctx, const struct tick *t,
+                      unsigned i, const struct unit_state *u)
+{
+        unsigned w = st->unit_watch[i];
+        struct unit_counters *uc = &ctx->extra->units[w];
+        const struct unit_state *old = &st->unit_told[i];
+        const char *name = ctx->frame->watches[w].name;
+        if (!u->loaded && !st->unit_missing_said[i]) {
+                vlog(LOG_WARN, "watch %s: systemd unit %s is not installed (LoadState not loaded)",
+                     name, uc->unit);
+                st->unit_missing_said[i] = true;
+        }
+        uc->known = true;
+        uc->nrestarts = u->nrestarts;
+        uc->failed = !strcmp(u->active, "failed");
+        if (old->known && !strcmp(old->active, u->active) && !strcmp(old->result, u->result) &&
+            old->nrestarts == u->nrestarts)
+                return;
+        char line[768], main_text[64];
+        struct strbuf sb;
+        sb_init_fixed(&sb, line, sizeof(line));
+        event_begin(&sb, EV_UNIT);
+        event_put(&sb, "watch", name);
+        event_put(&sb, "unit", uc->unit);
+        event_put(&sb, "active", u->active);
+        if (u->sub[0])
+                event_put(&sb, "sub", u->sub);
+        if (u->result[0])
+                event_put(&sb, "result", u->result);
+        if (u->nrestarts >= 0)
+                sb_printf(&sb, " nrestarts=%lld", (long long)u->nrestarts);
+        unit_main_describe(u, main_text, sizeof(main_text));
+        if (main_text[0])
+                event_put(&sb, "main", main_text);
+        eventlog_printf(ctx->events, t->real_ns, "%s", line);
+        st->unit_told[i] = *u;
+}
+
+static void units_feed(struct watch_live *st, struct vigil_ctx *ctx, const struct tick *t)
+{
+        char err[160];
+        for (unsigned i = 0; st->units && i < st->nunits; i++) {
+                struct unit_state u;
+                uint64_t reads;
+                if (unit_poller_get(st->units, i, &u, &reads) && reads != st->unit_reads[i]) {
+                        st->unit_reads[i] = reads;
+                        unit_read(st, ctx, t, i, &u);
+                }
+        }
+        if (st->units && !st->unit_error_said) {
+                unit_poller_error(st->units, err, sizeof(err));
+                if (err[0]) {
+                        vlog(LOG_WARN, "watch: the systemd units' state is not read: %s", err);
+                        st->unit_error_said = true;
+                }
+        }
+}
+
 static void watch_live_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct watch_live *st = state;
         for (unsigned w = 0; w < ctx->frame->nwatches && w < VIGIL_MAX_WATCHES; w++)
                 feed_one(st, ctx, t, w);
+        units_feed(st, ctx, t);
 }
 
 static void watch_live_fini(void *state)
 {
-        free(state);
+        struct watch_live *st = state;
+        if (st)
+                unit_poller_stop(st->units);
+        free(st);
+}
+
+/* The poller of the watches that name a systemd unit; none: nothing started. */
+static void units_start(struct watch_live *st, struct vigil_ctx *ctx)
+{
+        const char *names[VIGIL_MAX_WATCHES];
+        for (unsigned w = 0; w < ctx->opt->nwatches && w < VIGIL_MAX_WATCHES; w++) {
+                const char *unit = watch_spec_unit(&ctx->opt->watches[w]);
+                if (!unit)
+                        continue;
+                copy_bounded(ctx->extra->units[w].unit, sizeof(ctx->extra->units[w].unit), unit,
+                             strlen(unit));
+                st->unit_watch[st->nunits] = w;
+                names[st->nunits++] = unit;
+        }
+        int r = st->nunits ? unit_poller_start(&st->units, names, st->nunits, 0) : 0;
+        if (r < 0)
+                vlog(LOG_WARN, "watch: cannot read the systemd units' state: %s", strerror(-r));
 }
 
 static int watch_live_init(struct vigil_ctx *ctx, void **ret_state)
@@ -278,6 +381,7 @@ static int watch_live_init(struct vigil_ctx *ctx, void **ret_state)
         if (!st)
                 return -ENOMEM;
         snapshot_limiter_init(&st->limit, SNAPSHOT_INCIDENT);
+        units_start(st, ctx);
         *ret_state = st;
         return 0;
 }

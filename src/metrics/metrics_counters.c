@@ -389,6 +389,38 @@ static void last_end(struct render *r, const struct render_src *s)
                                c + 1 == s->x->last_end_cause ? 1 : 0);
 }
 
+/* The labels watch="W",unit="U" of watch w into base. */
+static bool unit_base(const struct render_src *s, unsigned w, char *base, size_t cap)
+{
+        const struct unit_counters *u = &s->x->units[w];
+        struct strbuf lb;
+        if (!u->known)
+                return false;
+        sb_init_fixed(&lb, base, cap);
+        sb_puts(&lb, "watch=\"");
+        metrics_put_label_value(&lb, s->f->watches[w].name);
+        sb_puts(&lb, "\",unit=\"");
+        metrics_put_label_value(&lb, u->unit);
+        sb_putc(&lb, '"');
+        return !lb.overflow;
+}
+
+static void unit_restarts(struct render *r, const struct render_src *s)
+{
+        char base[256];
+        for (unsigned w = 0; s->x && w < s->f->nwatches && w < VIGIL_MAX_WATCHES; w++)
+                if (unit_base(s, w, base, sizeof(base)) && s->x->units[w].nrestarts >= 0)
+                        metrics_sample(r, base, NULL, NULL, (double)s->x->units[w].nrestarts);
+}
+
+static void unit_failed(struct render *r, const struct render_src *s)
+{
+        char base[256];
+        for (unsigned w = 0; s->x && w < s->f->nwatches && w < VIGIL_MAX_WATCHES; w++)
+                if (unit_base(s, w, base, sizeof(base)))
+                        metrics_sample(r, base, NULL, NULL, s->x->units[w].failed ? 1 : 0);
+}
+
 static void watch_restarts(struct render *r, const struct render_src *s)
 {
         unsigned n = s->f->nwatches < VIGIL_MAX_WATCHES ? s->f->nwatches : VIGIL_MAX_WATCHES;
@@ -581,6 +613,15 @@ static const struct counter_family counter_families[] = {
      .type = "counter",
      .help = "Times a watched program restarted: a new oldest process, or one again after none.",
      .render = watch_restarts},
+    {.name = "vigil_unit_restarts_total",
+     .type = "counter",
+     .help = "Restarts of a watched program's systemd unit by its Restart= setting (systemd's "
+             "NRestarts; reset when the unit is stopped or started by hand).",
+     .render = unit_restarts},
+    {.name = "vigil_unit_failed",
+     .type = "gauge",
+     .help = "1 while a watched program's systemd unit is in the failed state.",
+     .render = unit_failed},
 };
 
 void metrics_render_counters(struct render *r, const struct render_src *s)

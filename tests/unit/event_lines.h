@@ -118,6 +118,14 @@ static const struct event_case event_cases[] = {
      "comm=\"chromium\" restarts=2",
      "player restarted (pid 812), now pid 990"},
     {"type=WATCH watch=\"player\" state=\"missing\"", "player missing"},
+    {"type=UNIT watch=\"player\" unit=\"player.service\" active=\"activating\" "
+     "sub=\"auto-restart\" result=\"signal\" nrestarts=4 main=\"killed by signal 11\"",
+     "player: unit player.service activating (auto-restart), result signal, 4 restarts by "
+     "systemd, main process killed by signal 11"},
+    {"type=POSTMORTEM end=reboot cause=brownout quiet=2026-12-03T03:01:02.300 "
+     "file=postmortem/pm-2.txt",
+     "the previous run ended: reboot (brownout); quiet since 2026-12-03T03:01:02.300; "
+     "post-mortem postmortem/pm-2.txt"},
     /* Not vigil's: shown as it is. */
     {"type=FUTURE_KIND a=1", "type=FUTURE_KIND a=1"},
     {"no type here", "no type here"},

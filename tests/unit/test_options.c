@@ -85,12 +85,20 @@ static void test_bad_values(void **state)
             {"vigil", "--gpu", "0,,1"},          {"vigil", "--listen", "9101"},
             {"vigil", "--listen", ":70000"},     {"vigil", "--profile", "kiosk"},
             {"vigil", "--spike-threshold", "0"}, {"vigil", "--nope", "1"},
-            {"vigil", "stray", "arg"},
+            {"vigil", "stray", "arg"},           {"vigil", "--watch", "p=unit:"},
+            {"vigil", "--watch", "p=unit:-x"},   {"vigil", "--watch", "p=unit:a b"},
+            {"vigil", "--watch", "p=unit:a/b"},
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 assert_int_equal(parse(&o, 3, bad[i]), -22);
         const char *missing[] = {"vigil", "--interval"};
         assert_int_equal(parse(&o, 2, missing), -22);
+        const char *unit[] = {"vigil", "--watch", "player=unit:player@tty1.service"};
+        assert_int_equal(parse(&o, 3, unit), 0);
+        assert_string_equal(watch_spec_unit(&o.watches[0]), "player@tty1.service");
+        const char *plain[] = {"vigil", "--watch", "player=unit"};
+        assert_int_equal(parse(&o, 3, plain), 0);
+        assert_null(watch_spec_unit(&o.watches[0]));
 }
 
 static void test_profile(void **state)

@@ -26,7 +26,7 @@
 extern const struct vigil_detector vigil_detector_kernel_host;
 extern const struct vigil_detector vigil_detector_watch_live;
 
-enum { W_PLAYER, W_CHROMIUM, W_NONE };
+enum { W_PLAYER, W_CHROMIUM, W_NONE, W_KIOSK };
 
 struct fx {
         char root[128], logdir[160];
@@ -93,6 +93,20 @@ static int fx_setup(void **state)
         assert_int_equal(options_set(&f->opt, "watch", "player=run_linux.py", err, sizeof(err)), 0);
         assert_int_equal(options_set(&f->opt, "watch", "chromium=chromium", err, sizeof(err)), 0);
         assert_int_equal(options_set(&f->opt, "watch", "none=no-such-thing", err, sizeof(err)), 0);
+        assert_int_equal(
+            options_set(&f->opt, "watch", "kiosk=unit:kiosk.service", err, sizeof(err)), 0);
+        /* the unit's process, by its cgroup (v2), whatever its command line */
+        add_proc(f, 1600, "cog", "/usr/bin/cog http://localhost/", 7000000);
+        append(f, "proc/1600/cgroup", "0::/system.slice/kiosk.service\n");
+        /* the unit's state from the stand-in systemctl */
+        char path[4600], cwd[512];
+        assert_non_null(getcwd(cwd, sizeof(cwd)));
+        snprintf(path, sizeof(path), "%s/%s/bin:%s", cwd, fixtures, getenv("PATH"));
+        setenv("PATH", path, 1);
+        setenv("VIGIL_FAKE_SYSTEMD", f->root, 1);
+        append(f, "kiosk.service",
+               "NRestarts=2\nExecMainCode=2\nExecMainStatus=11\nResult=signal\n"
+               "LoadState=loaded\nActiveState=active\nSubState=running\n");
         f->frame = calloc(1, sizeof(*f->frame));
         f->extra = calloc(1, sizeof(*f->extra));
         assert_true(f->frame && f->extra);
@@ -247,6 +261,57 @@ static void test_restart_with_segfault(void **state)
         assert_int_equal(f->extra->oom_kills[VIGIL_MAX_WATCHES], 1);
 }
 
+static void test_cgroup_parse(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *text, *unit;
+                bool in;
+        } cases[] = {
+            {"0::/system.slice/kiosk.service\n", "kiosk.service", true},
+            {"0::/system.slice/kiosk.service/helper\n", "kiosk.service", true},
+            {"0::/user.slice/user-1000.slice/user@1000.service/app.slice/kiosk.service\n",
+             "kiosk.service", true},
+            {"12:pids:/system.slice/other.service\n4:memory:/system.slice/kiosk.service\n",
+             "kiosk.service", true},
+            {"0::/system.slice/kiosk.service.d\n", "kiosk.service", false},
+            {"0::/system.slice/kiosk.service\n", "kiosk", false},
+            {"0::/system.slice/xkiosk.service\n", "kiosk.service", false},
+            {"0::/\n", "kiosk.service", false},
+            {"garbage", "kiosk.service", false},
+            {"", "kiosk.service", false},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                if (procs_cgroup_in_unit(cases[i].text, strlen(cases[i].text), cases[i].unit) !=
+                    cases[i].in)
+                        fail_msg("case %zu: %s in %s", i, cases[i].unit, cases[i].text);
+}
+
+/* A watch of a systemd unit: its processes by their cgroup, its state by systemctl. */
+static void test_unit_watch(void **state)
+{
+        struct fx *f = *state;
+        for (int k = 0; k < 500 && !f->extra->units[W_KIOSK].known; k++) {
+                tick(f);
+                usleep(10000);
+        }
+        assert_int_equal(f->ctx.watch_procs[W_KIOSK].count, 1);
+        assert_int_equal(f->ctx.watch_procs[W_KIOSK].leader, 1600);
+        assert_true(f->extra->units[W_KIOSK].known);
+        assert_string_equal(f->extra->units[W_KIOSK].unit, "kiosk.service");
+        assert_int_equal(f->extra->units[W_KIOSK].nrestarts, 2);
+        assert_false(f->extra->units[W_KIOSK].failed);
+        assert_int_equal(lines_with(f,
+                                    "type=UNIT watch=\"kiosk\" unit=\"kiosk.service\" "
+                                    "active=\"active\" sub=\"running\" result=\"signal\" "
+                                    "nrestarts=2 main=\"killed by signal 11\"",
+                                    NULL),
+                         1);
+        assert_int_equal(lines_with(f, "watch=\"kiosk\" state=\"missing\"", NULL), 0);
+        tick(f);
+        assert_int_equal(lines_with(f, "type=UNIT", NULL), 1); /* unchanged: said once */
+}
+
 /* No /proc/vmstat count: unknown, not 0; the rest goes on. */
 static void test_no_vmstat(void **state)
 {
@@ -271,6 +336,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_oom_killed_player, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_restart_with_segfault, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_no_vmstat, fx_setup, fx_teardown),
+            cmocka_unit_test(test_cgroup_parse),
+            cmocka_unit_test_setup_teardown(test_unit_watch, fx_setup, fx_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
