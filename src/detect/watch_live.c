@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "collect/kmsg.h"
 #include "collect/systemd_unit.h"
@@ -42,6 +41,7 @@
 #include "core/vigil.h"
 #include "detect/snapshot.h"
 #include "util/clock.h"
+#include "util/fmt.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/strbuf.h"
@@ -111,18 +111,15 @@ static void section_history(struct snapshot *s, const struct live_watch *lw, con
         char title[128];
         snprintf(title, sizeof(title), "%s: the last minute", name);
         snapshot_section(s, title);
-        snapshot_puts(s, "time                     procs     pss_mb    cpu_pct\n");
+        snapshot_puts(s, "time                         procs     pss_mb    cpu_pct\n");
         unsigned first = (lw->next + HISTORY_MAX - lw->nhist) % HISTORY_MAX;
         for (unsigned i = 0; i < lw->nhist; i++) {
                 const struct sample *x = &lw->hist[(first + i) % HISTORY_MAX];
                 if (now_ns - x->mono_ns > HISTORY_NS)
                         continue;
-                char when[40];
-                time_t sec = (time_t)(x->real_ns / NSEC_PER_SEC);
-                struct tm tm;
-                localtime_r(&sec, &tm);
-                strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-                snapshot_printf(s, "%-20s", when);
+                char when[48];
+                fmt_time_iso_ms(when, sizeof(when), x->real_ns);
+                snapshot_printf(s, "%-23s", when);
                 put_value(s, x->count, 1, 0);
                 put_value(s, x->pss_bytes, 1048576.0, 1);
                 put_value(s, x->cpu_pct, 1, 1);
