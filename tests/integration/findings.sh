@@ -177,8 +177,8 @@ check "status: no nan" test "$(grep -ci 'nan' "$TMP/status.txt")" -eq 0
 check "status: host line without the missing temperature" grep -Eq '^host: (cpu [0-9.]+%, )?memory available [0-9]+ MB$' "$TMP/status.txt"
 # (the watch of nothing is a program not running; else late ticks on a busy machine)
 check "status: what happened so far" grep -Eq '^What happened:$' "$TMP/status.txt"
-check "status: the watch of nothing is not running" grep -q '^  (critical) host: not running: none, still missing' "$TMP/status.txt"
-check "status: nothing but that and late ticks" test "$(grep -c '^  (critical\|warning) ' "$TMP/status.txt" | awk '{print $1}')" -eq "$(grep -c '^  (warning) host: missed deadlines\|^  (critical) host: not running: none' "$TMP/status.txt")"
+check "status: the watch of nothing is not running" grep -q '^  (critical) host: watch down none, still missing' "$TMP/status.txt"
+check "status: nothing but that and late ticks" test "$(grep -c '^  (critical\|warning) ' "$TMP/status.txt" | awk '{print $1}')" -eq "$(grep -c '^  (warning) host: missed deadlines\|^  (critical) host: watch down none' "$TMP/status.txt")"
 "$VIGIL" snapshot --log-dir "$TMP/st" checkup >/dev/null 2>&1
 wait_for 10 grep -qs 'snapshot (Requested: checkup)' "$TMP/st.err"
 check "snapshot: announced as a requested snapshot" test $? -eq 0

@@ -335,12 +335,12 @@ static void test_watch_and_oom(void **state)
         const struct finding *x = findings_find(f, FINDING_WATCH_DOWN, "host", "player");
         assert_non_null(x);
         assert_true(isfinite(x->open_t));
-        assert_contains(text_of(f), "not running: player");
+        assert_contains(text_of(f), "watch down player");
         assert_contains(text_of(f), "still missing");
         feed(f, 114, "type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=14 restarts=1");
         assert_true(isnan(x->open_t));
         assert_true(fabs(x->value - 14.0) < 1e-9);
-        assert_contains(text_of(f), "not running: player for 14.0 s in all, back");
+        assert_contains(text_of(f), "watch down player for 14.0 s in all, back");
         feed(f, 200,
              "type=WATCH watch=\"player\" state=\"restarted\" pid=991 old_pid=990 "
              "cause=\"segfault (chromium pid 990)\"");
