@@ -36,7 +36,7 @@
 #include "util/pfile.h"
 #include "util/strbuf.h"
 
-#define QUEUE_MAX     32 /* lines between two ticks; more are dropped, counted */
+#define QUEUE_MAX     64 /* lines between two ticks; more are dropped, counted */
 #define SUMMARIES_MAX 4  /* OOM summaries waiting for their Killed line */
 #define LINES_PER_MIN 10 /* PROCESS_FAULT lines a minute */
 #define VMSTAT_MAX    (16 * 1024)
@@ -46,7 +46,8 @@ struct kernel_host {
         bool tapped;
         struct host_klog_line queue[QUEUE_MAX];
         unsigned nqueue;
-        uint64_t dropped;
+        uint64_t dropped; /* lines past QUEUE_MAX in a tick, since start */
+        bool dropped_said;
         struct host_klog_line summaries[SUMMARIES_MAX];
         unsigned next_summary;
         struct watch_procs prev[VIGIL_MAX_WATCHES]; /* the previous tick's */
@@ -69,7 +70,9 @@ static void kernel_host_tap(void *arg, const struct kmsg_record *rec)
         s->queue[s->nqueue++] = l;
 }
 
-/* The watch whose process pid (comm) was, or -1. */
+/* The watch whose process pid (comm) was, or -1: its pid among the watch's, or, for a
+ * watch with more processes than WATCH_PIDS_MAX, its command the watch's program's (a
+ * python3 of another script is no player's). */
 static int watch_of(const struct kernel_host *s, int32_t pid, const char *comm)
 {
         const struct vigil_ctx *ctx = s->ctx;
@@ -77,9 +80,11 @@ static int watch_of(const struct kernel_host *s, int32_t pid, const char *comm)
         for (unsigned w = 0; w < n && w < VIGIL_MAX_WATCHES; w++)
                 if (watch_procs_has(&ctx->watch_procs[w], pid) || watch_procs_has(&s->prev[w], pid))
                         return (int)w;
+        /* A watch with more processes than its pids kept: by its program's command. */
         for (unsigned w = 0; w < n && w < VIGIL_MAX_WATCHES; w++) {
-                const char *a = ctx->watch_procs[w].leader_comm, *b = s->prev[w].leader_comm;
-                if ((a[0] && !strcmp(a, comm)) || (b[0] && !strcmp(b, comm)))
+                const struct watch_procs *a = &ctx->watch_procs[w], *b = &s->prev[w];
+                if ((a->count > a->npids && !strcmp(a->leader_comm, comm)) ||
+                    (b->count > b->npids && !strcmp(b->leader_comm, comm)))
                         return (int)w;
         }
         return -1;
@@ -187,10 +192,12 @@ static void kernel_host_feed(void *state, struct vigil_ctx *ctx, const struct ti
                 }
         }
         s->nqueue = 0;
-        if (s->dropped) {
-                vlog(LOG_WARN, "kernel log: %llu process lines came faster than read; not reported",
-                     (unsigned long long)s->dropped);
-                s->dropped = 0;
+        if (s->dropped && !s->dropped_said) {
+                vlog(LOG_WARN,
+                     "kernel log: process lines came faster than they are read (%u a "
+                     "tick at most); those past it are not reported",
+                     (unsigned)QUEUE_MAX);
+                s->dropped_said = true;
         }
         memcpy(s->prev, ctx->watch_procs, sizeof(s->prev));
         read_vmstat(s);
