@@ -131,6 +131,22 @@ const struct health_rule health_rules[] = {
     {.kind = EV_RPI_TEMP, .key = "level", .values = "normal", .effect = HR_CLEAR},
     {.kind = EV_INCIDENT, .effect = HR_SET, .state = HEALTH_DEGRADED, .until = HU_PROVEN,
      .action = EA_RESTART_WORKLOAD},
+    /* A watched program (detect/watch_live.c, the signage player): not running, or its
+     * systemd unit failed, is unhealthy until it runs again; a restart, and an OOM kill
+     * or a fault of one of its processes, degraded until it has run the proof's time. An
+     * OOM kill of another process is the host's memory. */
+    {.kind = EV_WATCH, .key = "state", .values = "gone missing", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE},
+    {.kind = EV_WATCH, .key = "state", .values = "back", .effect = HR_CLEAR},
+    {.kind = EV_WATCH, .key = "state", .values = "restarted", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_PROVEN},
+    {.kind = EV_UNIT, .key = "active", .values = "failed", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE},
+    {.kind = EV_OOM_KILL, .key = "watch", .effect = HR_SET, .state = HEALTH_DEGRADED,
+     .until = HU_PROVEN, .component = EC_PI_PLAYER},
+    {.kind = EV_OOM_KILL, .effect = HR_SET, .state = HEALTH_DEGRADED, .until = HU_PROVEN},
+    {.kind = EV_PROCESS_FAULT, .key = "watch", .effect = HR_SET, .state = HEALTH_DEGRADED,
+     .until = HU_PROVEN, .component = EC_PI_PLAYER},
     /* A person's clear. */
     {.kind = EV_HEALTH_CLEARED, .effect = HR_PERSON},
 };

@@ -228,6 +228,16 @@ static void test_line_cleared(void **state)
              "host.memory", HEALTH_DEGRADED},
             {"type=DISK_LOW free_mb=40 action=pause", "type=DISK_RESUMED free_mb=900 paused_s=1",
              "host.storage", HEALTH_DEGRADED},
+            {"type=WATCH watch=\"player\" state=\"gone\" old_pid=812 comm=\"chromium\"",
+             "type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=14 restarts=1", "pi.player",
+             HEALTH_UNHEALTHY},
+            {"type=WATCH watch=\"player\" state=\"missing\"",
+             "type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=3 restarts=1", "pi.player",
+             HEALTH_UNHEALTHY},
+            {"type=UNIT watch=\"player\" unit=\"player.service\" active=\"failed\" "
+             "result=\"start-limit-hit\"",
+             "type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=90 restarts=5", "pi.player",
+             HEALTH_UNHEALTHY},
         };
         struct health *h = new_health(BOOT_A);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -245,6 +255,31 @@ static void test_line_cleared(void **state)
         assert_int_equal(state_of(h, "host.storage"), HEALTH_DEGRADED);
         feed(h, T0 + 1, "type=STORAGE state=read-write fs=root mount=/");
         assert_int_equal(state_of(h, "host.storage"), HEALTH_DEGRADED);
+        /* A restart, an OOM kill or a fault of the player: degraded until proven; an OOM
+         * kill of another process is the host's memory. */
+        static const struct {
+                const char *line, *component;
+        } proven[] = {
+            {"type=WATCH watch=\"player\" state=\"restarted\" pid=991 old_pid=990", "pi.player"},
+            {"type=OOM_KILL pid=812 comm=\"chromium\" watch=\"player\" scope=\"machine\"",
+             "pi.player"},
+            {"type=PROCESS_FAULT pid=812 comm=\"chromium\" watch=\"player\" what=\"segfault\"",
+             "pi.player"},
+            {"type=OOM_KILL pid=9 comm=\"sleep\" scope=\"machine\"", "host.memory"},
+        };
+        for (size_t i = 0; i < sizeof(proven) / sizeof(proven[0]); i++) {
+                health_init(h, BOOT_A, xid_event_action, NULL);
+                feed(h, T0, proven[i].line);
+                assert_int_equal(state_of(h, proven[i].component), HEALTH_DEGRADED);
+                feed(h, T0 + 1, "type=WATCH watch=\"player\" state=\"back\" pid=990");
+                assert_int_equal(state_of(h, proven[i].component), HEALTH_DEGRADED);
+                health_tick(h, T0 + 2 * HEALTH_PROVE_S);
+                assert_int_equal(state_of(h, proven[i].component), HEALTH_HEALTHY);
+        }
+        /* A fault of a process no watch has is no component's. */
+        health_init(h, BOOT_A, xid_event_action, NULL);
+        feed(h, T0, "type=PROCESS_FAULT pid=3 comm=\"Xorg\" what=\"segfault\"");
+        assert_int_equal(h->n, 0);
         /* Lines of no rule change nothing. */
         health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=START version=0.1.0 pid=1");
