@@ -233,6 +233,49 @@ static void events(struct pm_evidence *e, const char *log_dir, int64_t end_ns)
         free(buf);
 }
 
+/* ---- the previous boot's kernel log, its last lines ---- */
+
+void pm_evidence_klog(struct pm_evidence *e, const char *text, size_t n)
+{
+        static const char section[] = "=== Kernel log of the previous boot ===";
+        const char *end = text + n, *p = text, *hit, *last = NULL;
+        char uv[PM_CAUSE_TEXT] = "";
+        while ((hit = memmem(p, (size_t)(end - p), section, sizeof(section) - 1))) {
+                p = hit + sizeof(section) - 1;
+                last = NULL;
+                /* its tail: after "Last N lines:", to the next section */
+                const char *stop = memmem(p, (size_t)(end - p), "\n===", 4);
+                const char *q = p;
+                while ((q = memmem(q, (size_t)((stop ? stop : end) - q), "\nLast ", 6))) {
+                        last = q + 1;
+                        q++;
+                }
+                if (!last)
+                        continue;
+                const char *tail_end = stop ? stop : end;
+                for (const char *l = last, *le; l < tail_end; l = le + 1) {
+                        le = memchr(l, '\n', (size_t)(tail_end - l));
+                        if (!le)
+                                le = tail_end;
+                        size_t ln = (size_t)(le - l);
+                        int shown = (int)(ln < 160 ? ln : 160);
+                        if (memmem(l, ln, "Kernel panic - not syncing", 26))
+                                note(e, PM_CAUSE_PANIC, "kernel log: %.*s", shown, l);
+                        else if (memmem(l, ln, "ut of memory", 12) &&
+                                 memmem(l, ln, "Killed process ", 15))
+                                note(e, PM_CAUSE_OOM, "kernel log: %.*s", shown, l);
+                        else if (memmem(l, ln, "critical temperature reached", 28))
+                                note(e, PM_CAUSE_THERMAL, "kernel log: %.*s", shown, l);
+                        else if (memmem(l, ln, "Undervoltage detected!", 22))
+                                snprintf(uv, sizeof(uv), "kernel log: %.*s", shown, l);
+                        else if (memmem(l, ln, "Voltage normalised", 18))
+                                uv[0] = '\0';
+                }
+        }
+        if (uv[0])
+                note(e, PM_CAUSE_BROWNOUT, "%s", uv);
+}
+
 void pm_evidence_gather(const char *log_dir, const char *root, enum runstate_end kind,
                         int64_t prev_start_ns, int64_t end_ns, const struct pm_csv_file *files,
                         int n, struct pm_evidence *ret)

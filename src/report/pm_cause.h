@@ -9,7 +9,9 @@
  *                the previous run's time (not older than its start)
  *   2 brownout   under-voltage (a Raspberry Pi's throttled bit 0) in a host row of the
  *                last PM_CAUSE_WINDOW_S seconds, or an RPI_THROTTLE under-voltage line
- *                of events.log in the last PM_CAUSE_EVENTS_S seconds before the end
+ *                of events.log in the last PM_CAUSE_EVENTS_S seconds before the end, or
+ *                in the last lines of the previous boot's kernel log (pm_evidence_klog;
+ *                it names panics, OOM kills and critical temperatures too)
  *   3 thermal    the soft temperature limit (throttled bit 3) or PM_CAUSE_HOT_C in a
  *                host row of the last seconds, or a critical temperature line (RPI_TEMP
  *                hot or crit, TEMP_OVER_MAX above) in the last minute
@@ -70,6 +72,15 @@ struct pm_evidence {
 void pm_evidence_gather(const char *log_dir, const char *root, enum runstate_end kind,
                         int64_t prev_start_ns, int64_t end_ns, const struct pm_csv_file *files,
                         int n, struct pm_evidence *ret);
+
+/* More evidence from the post-mortem's text[0..n): the last lines of the previous boot's
+ * kernel log (report/pm_klog.h's "Last N lines:" of "Kernel log of the previous boot"),
+ * its end: "Kernel panic - not syncing" (panic), the OOM killer's "Killed process" (oom),
+ * the Raspberry Pi's "Undervoltage detected!" not followed by "Voltage normalised"
+ * (drivers/hwmon/raspberrypi-hwmon.c, dev_crit/dev_info: brownout), the thermal core's
+ * "critical temperature reached" (drivers/thermal/thermal_core.c, before an orderly
+ * shutdown: thermal). */
+void pm_evidence_klog(struct pm_evidence *e, const char *text, size_t n);
 
 /* The cause by the order above, and its evidence into out (cap bytes). */
 enum pm_cause pm_cause_decide(const struct pm_evidence *e, enum runstate_end kind, char *out,

@@ -263,9 +263,10 @@ static void body(struct strbuf *out, const struct postmortem_input *in,
                 pm_klog_section(out, in->root, in->gpus);
 }
 
-/* The cause into why->cause and why->cause_text. */
+/* The cause into why->cause and why->cause_text; body (NULL: none) is the post-mortem's
+ * sections, whose previous boot's kernel log is evidence too. */
 static void decide(const struct postmortem_input *in, const struct pm_csv_file *files, int n,
-                   int64_t quiet_ns, struct postmortem_info *why)
+                   int64_t quiet_ns, const struct strbuf *body_text, struct postmortem_info *why)
 {
         struct pm_evidence *e = malloc(sizeof(*e));
         char evidence[PM_CAUSE_TEXT];
@@ -276,6 +277,8 @@ static void decide(const struct postmortem_input *in, const struct pm_csv_file *
         }
         pm_evidence_gather(in->log_dir, in->root, in->kind, in->prev ? in->prev->started_ns : 0,
                            quiet_ns, files, n > 0 ? n : 0, e);
+        if (body_text && body_text->buf)
+                pm_evidence_klog(e, body_text->buf, body_text->len);
         enum pm_cause c = pm_cause_decide(e, in->kind, evidence, sizeof(evidence));
         snprintf(why->cause, sizeof(why->cause), "%s", pm_cause_name(c));
         struct strbuf sb;
@@ -301,11 +304,23 @@ void postmortem_build_info(const struct postmortem_input *in, struct strbuf *out
                 if (!isnan(files[i].last_t) && (isnan(last) || files[i].last_t > last))
                         last = files[i].last_t;
         int64_t quiet_ns = isnan(last) ? 0 : (int64_t)(last * 1e9);
-        decide(in, files, n, quiet_ns, &why);
+        /* The sections first, so that the cause on the line under the title can name
+         * what the previous boot's kernel log said. */
+        struct strbuf rest = {0};
+        bool full = !in->brief && sb_init_heap(&rest, 65536, POSTMORTEM_MAX_BYTES) == 0;
+        if (full)
+                body(&rest, in, files, n, quiet_ns);
+        decide(in, files, n, quiet_ns, full ? &rest : NULL, &why);
         header(out, in, files, n > 0 ? n : 0, quiet_ns, &why);
         findings_section(out, in, quiet_ns);
-        if (!in->brief)
+        if (full) {
+                sb_put(out, rest.buf, rest.len);
+                if (rest.overflow)
+                        out->overflow = true;
+                sb_free(&rest);
+        } else if (!in->brief) {
                 body(out, in, files, n, quiet_ns);
+        }
         if (out->overflow)
                 sb_puts(out, "(post-mortem cut at its size limit)\n");
         if (ret_quiet_ns)

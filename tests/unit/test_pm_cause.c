@@ -113,6 +113,62 @@ static void test_nothing_there(void **state)
         assert_int_equal(pm_cause_find("nope"), -1);
 }
 
+/* The previous boot's kernel log, its last lines: what it says at the end. */
+static void test_kernel_log(void **state)
+{
+        (void)state;
+        static const char head[] =
+            "=== Kernel log of the previous boot ===\n"
+            "journal: journalctl -k -b -1 -n 5000\n"
+            "Important lines (2 of 900):\n"
+            "Dec 03 03:00:01 pi kernel: hwmon hwmon1: Undervoltage detected!\n"
+            "Dec 03 03:00:09 pi kernel: Out of memory: Killed process 7 (x) "
+            "total-vm:1kB, anon-rss:1kB, file-rss:1kB, shmem-rss:1kB\n"
+            "Last 3 lines:\n";
+        static const struct {
+                const char *tail;
+                int cause; /* -1: none */
+                const char *evidence;
+        } cases[] = {
+            {"Dec 03 03:01:18 pi kernel: hwmon hwmon1: Undervoltage detected!\n", PM_CAUSE_BROWNOUT,
+             "kernel log: Dec 03 03:01:18 pi kernel: hwmon hwmon1: Undervoltage detected!"},
+            {"Dec 03 03:01:10 pi kernel: hwmon hwmon1: Undervoltage detected!\n"
+             "Dec 03 03:01:12 pi kernel: hwmon hwmon1: Voltage normalised\n",
+             -1, ""},
+            {"Dec 03 03:01:18 pi kernel: Memory cgroup out of memory: Killed process 812 "
+             "(chromium) total-vm:900000kB, anon-rss:400000kB\n",
+             PM_CAUSE_OOM, "Killed process 812 (chromium)"},
+            {"Dec 03 03:01:18 pi kernel: thermal thermal_zone0: critical temperature reached, "
+             "shutting down\n",
+             PM_CAUSE_THERMAL, "critical temperature reached"},
+            {"Dec 03 03:01:18 pi kernel: Kernel panic - not syncing: Attempted to kill init!\n",
+             PM_CAUSE_PANIC, "Attempted to kill init"},
+            {"Dec 03 03:01:18 pi kernel: usb 1-1: new device\n", -1, ""},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char text[2048];
+                struct pm_evidence e;
+                memset(&e, 0, sizeof(e));
+                int n = snprintf(text, sizeof(text),
+                                 "%s%s\n=== Kernel crash dumps (pstore) ===\n"
+                                 "Dec 03 Undervoltage detected! Out of memory: Killed process 1\n",
+                                 head, cases[i].tail);
+                pm_evidence_klog(&e, text, (size_t)n);
+                for (int c = 0; c < PM_CAUSE_COUNT; c++)
+                        if (e.held[c] != (c == cases[i].cause))
+                                fail_msg("case %zu: %s %s", i, pm_cause_name((enum pm_cause)c),
+                                         e.held[c] ? "held" : "not held");
+                if (cases[i].cause >= 0)
+                        assert_non_null(strstr(e.text[cases[i].cause], cases[i].evidence));
+        }
+        /* no kernel log section: nothing */
+        struct pm_evidence e;
+        memset(&e, 0, sizeof(e));
+        pm_evidence_klog(&e, "Last 2 lines:\nOut of memory: Killed process 1 (a)\n", 45);
+        for (int c = 0; c < PM_CAUSE_COUNT; c++)
+                assert_false(e.held[c]);
+}
+
 /* The post-mortem states the cause on the line after its title, and the latest
  * post-mortem reads it back. */
 static void test_postmortem_line(void **state)
@@ -152,9 +208,9 @@ static void test_postmortem_line(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_each_cause),      cmocka_unit_test(test_precedence),
-            cmocka_unit_test(test_old_panic),       cmocka_unit_test(test_nothing_there),
-            cmocka_unit_test(test_postmortem_line),
+            cmocka_unit_test(test_each_cause), cmocka_unit_test(test_precedence),
+            cmocka_unit_test(test_old_panic),  cmocka_unit_test(test_nothing_there),
+            cmocka_unit_test(test_kernel_log), cmocka_unit_test(test_postmortem_line),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
