@@ -1,5 +1,6 @@
 /* The finding handlers the rows of core/event_kinds.c name, one per kind of
- * events.log line (defined in core/findings_events.c). Each is an event_finding_fn:
+ * events.log line (defined in core/findings_events.c, the signage player's in
+ * core/findings_signage.c). Each is an event_finding_fn:
  * what a line of its kind adds to the findings f, from the line l, its source src
  * ("gpu0", or "host") and its time t (Unix seconds). Internal to core/event_kinds.c
  * and core/findings_events.c. */
@@ -41,5 +42,11 @@ EVENT_FINDING(evf_event_listener);
 EVENT_FINDING(evf_oom_kill);
 EVENT_FINDING(evf_process_fault);
 EVENT_FINDING(evf_watch);
+EVENT_FINDING(evf_display);
+EVENT_FINDING(evf_display_dpms);
+EVENT_FINDING(evf_display_monitor);
+EVENT_FINDING(evf_display_cec);
+EVENT_FINDING(evf_network);
+EVENT_FINDING(evf_sd_wear);
 
 #endif

@@ -186,6 +186,58 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                          .finding = evf_storage_fill,
                          .sentence = "storage: {mount} {state}, full in {full_in}",
                          .component = EC_HOST_STORAGE},
+    /* A screen unplugged or back (DRM connector status), its monitor's EDID name. */
+    [EV_DISPLAY] = {.name = "DISPLAY",
+                    .keys = "connector state monitor serial",
+                    .finding = evf_display,
+                    .sentence = "screen {connector} {state}[: {monitor}]",
+                    .component = EC_PI_DISPLAY,
+                    .action = EA_INSPECT_HARDWARE},
+    /* The connector's DPMS state: a player or compositor blanked the screen. */
+    [EV_DISPLAY_DPMS] = {.name = "DISPLAY_DPMS",
+                         .keys = "connector dpms",
+                         .finding = evf_display_dpms,
+                         .sentence = "screen {connector}: display power {dpms}",
+                         .component = EC_PI_DISPLAY,
+                         .action = EA_RESTART_WORKLOAD},
+    /* A different monitor on the connector (EDID identity). */
+    [EV_DISPLAY_MONITOR] = {.name = "DISPLAY_MONITOR",
+                            .keys = "connector from to",
+                            .finding = evf_display_monitor,
+                            .sentence = "screen {connector}: a different monitor, {from} "
+                                        "\xE2\x86\x92 {to}",
+                            .component = EC_PI_DISPLAY},
+    /* The TV's power status over HDMI-CEC. */
+    [EV_DISPLAY_CEC] = {.name = "DISPLAY_CEC",
+                        .keys = "power",
+                        .finding = evf_display_cec,
+                        .sentence = "TV power (HDMI-CEC): {power}",
+                        .component = EC_PI_DISPLAY,
+                        .action = EA_INSPECT_HARDWARE},
+    /* One interface's link went down or came up. */
+    [EV_NETWORK_LINK] = {.name = "NETWORK_LINK",
+                         .keys = "interface state carrier_changes",
+                         .finding = event_finding_none,
+                         .sentence = "network {interface} link {state}[ ({carrier_changes} "
+                                     "changes)]",
+                         .component = EC_PI_NETWORK,
+                         .action = EA_INSPECT_HARDWARE},
+    /* The machine offline (no interface with a link, or no default route) or back. */
+    [EV_NETWORK] = {.name = "NETWORK",
+                    .keys = "state reason",
+                    .finding = evf_network,
+                    .sentence = "network {state}[: {reason}]",
+                    .component = EC_PI_NETWORK,
+                    .action = EA_INSPECT_HARDWARE},
+    /* The SD card or eMMC wearing out: eMMC estimates or the endurance projection. */
+    [EV_SD_WEAR] = {.name = "SD_WEAR",
+                    .keys = "state device life_time pre_eol endurance_days",
+                    .finding = evf_sd_wear,
+                    .sentence = "SD card {device} wear {state}[: life time {life_time}]"
+                                "[, pre-EOL {pre_eol}][, {endurance_days} days of endurance "
+                                "left]",
+                    .component = EC_PI_STORAGE,
+                    .action = EA_REPLACE_PART},
     [EV_TREND] = {.name = "TREND",
                   .keys = "field state slope_per_h limit_per_h window runs_out_in",
                   .finding = evf_trend,

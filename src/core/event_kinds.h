@@ -52,6 +52,13 @@ enum event_kind {
         EV_STORAGE,               /* detect/storage_rules.c */
         EV_STORAGE_ERRORS,        /* detect/storage_rules.c */
         EV_STORAGE_FILL,          /* detect/storage_rules.c */
+        EV_DISPLAY,               /* detect/signage_rules.c */
+        EV_DISPLAY_DPMS,          /* detect/signage_rules.c */
+        EV_DISPLAY_MONITOR,       /* detect/signage_rules.c */
+        EV_DISPLAY_CEC,           /* detect/signage_rules.c */
+        EV_NETWORK_LINK,          /* detect/signage_rules.c */
+        EV_NETWORK,               /* detect/signage_rules.c */
+        EV_SD_WEAR,               /* detect/signage_rules.c */
         EV_TREND,                 /* detect/trend.c */
         EV_POSTMORTEM,            /* local/postmortem_sink.c */
         EV_HEALTH,                /* detect/health_watch.c */

@@ -61,6 +61,8 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
     [FINDING_WATCH_RESTART] = {.name = "watch_restart", .title = "watch restarted", .alarm = true},
     [FINDING_OOM_KILL] = {.name = "oom_kill", .title = "OOM kill", .alarm = true},
     [FINDING_PROCESS_FAULT] = {.name = "process_fault", .title = "process fault", .alarm = true},
+    [FINDING_DISPLAY] = {.name = "display", .title = "screen", .alarm = true},
+    [FINDING_NETWORK] = {.name = "network", .title = "network", .alarm = true},
     [FINDING_POSTMORTEM] = {.name = "postmortem",
                             .title = "previous run ended uncleanly",
                             .alarm = true,

@@ -48,6 +48,8 @@ enum finding_kind {
         FINDING_WATCH_RESTART,   /* a watched program restarted (a new pid), by watch */
         FINDING_OOM_KILL,        /* the kernel's OOM killer ended a process, by victim */
         FINDING_PROCESS_FAULT,   /* the kernel ended a process for a fault, by command */
+        FINDING_DISPLAY,         /* a screen unplugged, blanked, in standby or replaced */
+        FINDING_NETWORK,         /* the machine offline: how often, the longest time */
         FINDING_KIND_COUNT
 };
 

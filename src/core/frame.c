@@ -38,6 +38,16 @@ void storage_frame_clear(struct storage_frame *s)
         fields_clear(s, sizeof(*s), storage_fields, storage_fields_count);
 }
 
+void display_frame_clear(struct display_frame *d)
+{
+        fields_clear(d, sizeof(*d), display_fields, display_fields_count);
+}
+
+void net_frame_clear(struct net_frame *n)
+{
+        fields_clear(n, sizeof(*n), net_fields, net_fields_count);
+}
+
 /* frame_copy_live: the GPU arrays lie together, self and gpu_procs_gen after them,
  * gpu_procs last. */
 _Static_assert(offsetof(struct frame, gpu_stats) ==
@@ -82,6 +92,8 @@ void frame_init(struct frame *f)
         host_frame_clear(&f->host);
         storage_frame_clear(&f->storage);
         rpi_frame_clear(&f->rpi);
+        display_frame_clear(&f->display);
+        net_frame_clear(&f->net);
         for (unsigned i = 0; i < VIGIL_MAX_WATCHES; i++)
                 watch_frame_clear(&f->watches[i]);
 }
@@ -92,6 +104,8 @@ void frame_clear(struct frame *f)
         host_frame_clear(&f->host);
         storage_frame_clear(&f->storage);
         rpi_frame_clear(&f->rpi);
+        display_frame_clear(&f->display);
+        net_frame_clear(&f->net);
         for (unsigned i = 0; i < VIGIL_MAX_WATCHES; i++)
                 watch_frame_clear(&f->watches[i]);
         for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++)

@@ -33,7 +33,8 @@ struct host_temp {
 };
 
 /* The area structs below: each member is one row of its area's table
- * (core/host_values.c, watch_values.c, rpi_values.c, storage_values.c, and
+ * (core/host_values.c, watch_values.c, rpi_values.c, storage_values.c,
+ * display_values.c, net_values.c, and
  * core/gpu_values.c for struct gpu_frame), which says what "missing" is for it (frame
  * clearing walks it, core/frame_fields.h) and carries its outputs: host-log columns,
  * /metrics series, history. The members' comments are in the tables. */
@@ -128,13 +129,75 @@ struct fs_frame {
 enum { FS_ROOT, FS_LOG, FS_COUNT };
 #define STORAGE_KINDS 4 /* enum storage_err (collect/storage_parse.h) */
 
-/* Storage health: file systems and the kernel log's storage error lines;
+/* The SD card or eMMC holding the root file system (collect/sdcard.c): sd_fields[],
+ * core/storage_values.c. */
+struct sd_frame {
+        char device[16]; /* "mmcblk0"; "" when no MMC block device */
+        char name[16];
+        char manfid[12];
+        char oemid[12];
+        char date[12];
+        char serial[16];
+        char type[8];
+        double life_time_a;
+        double life_time_b;
+        double pre_eol;
+        double written_bytes;
+        double write_bytes_per_day;
+        double self_written_bytes;
+        double endurance_days;
+};
+
+/* Storage health: file systems, the kernel log's storage error lines and the card;
  * storage_fields[], core/storage_values.c. */
 struct storage_frame {
         struct fs_frame fs[FS_COUNT];
         double errors[STORAGE_KINDS];
         double errors_new;
         char last_error[160];
+        struct sd_frame sd;
+};
+
+#define VIGIL_MAX_CONNECTORS 8
+#define VIGIL_MAX_NETIFS     8
+
+/* One DRM connector, /sys/class/drm/cardN-NAME (collect/display.c):
+ * display_conn_fields[], core/display_values.c. */
+struct display_conn {
+        char card[8];
+        char name[32];
+        double connected;
+        double enabled;
+        double dpms;
+        char monitor[16];
+        char serial[16];
+        char edid_id[16];
+};
+
+/* The screens: display_fields[], core/display_values.c. */
+struct display_frame {
+        unsigned nconn;
+        struct display_conn conn[VIGIL_MAX_CONNECTORS];
+        double cec_power;
+};
+
+/* One network interface, /sys/class/net/NAME (collect/net.c): net_if_fields[],
+ * core/net_values.c. */
+struct net_iface {
+        char name[16];
+        double up;
+        double carrier;
+        double carrier_changes;
+        double wifi_signal_dbm;
+        double wifi_quality;
+};
+
+/* The network: net_fields[], core/net_values.c. */
+struct net_frame {
+        unsigned nif;
+        struct net_iface ifs[VIGIL_MAX_NETIFS];
+        double default_route;
+        double push_reachable;
 };
 
 /* One GPU, as NVML reports it. Every member is one row of gpu_fields[]
@@ -242,6 +305,8 @@ struct frame {
         struct watch_frame watches[VIGIL_MAX_WATCHES];
         struct rpi_frame rpi;
         struct storage_frame storage;
+        struct display_frame display;
+        struct net_frame net;
         unsigned ngpus;
         struct gpu_frame gpus[VIGIL_MAX_GPUS];
         struct gpu_stats gpu_stats[VIGIL_MAX_GPUS]; /* slot i: gpus[i] */
@@ -281,5 +346,7 @@ void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src)
 void rpi_frame_clear(struct rpi_frame *r);
 void watch_frame_clear(struct watch_frame *w);
 void storage_frame_clear(struct storage_frame *s);
+void display_frame_clear(struct display_frame *d);
+void net_frame_clear(struct net_frame *n);
 
 #endif

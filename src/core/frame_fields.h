@@ -25,6 +25,19 @@ extern const struct field_desc fs_fields[];
 extern const size_t fs_fields_count;
 extern const struct field_desc storage_fields[];
 extern const size_t storage_fields_count;
+/* struct sd_frame (in struct storage_frame) */
+extern const struct field_desc sd_fields[];
+extern const size_t sd_fields_count;
+/* struct display_conn, struct display_frame */
+extern const struct field_desc display_conn_fields[];
+extern const size_t display_conn_fields_count;
+extern const struct field_desc display_fields[];
+extern const size_t display_fields_count;
+/* struct net_iface, struct net_frame */
+extern const struct field_desc net_if_fields[];
+extern const size_t net_if_fields_count;
+extern const struct field_desc net_fields[];
+extern const size_t net_fields_count;
 /* struct gpu_frame: its values and their outputs (core/gpu_values.c) */
 extern const struct field_desc gpu_fields[];
 extern const size_t gpu_fields_count;

@@ -32,6 +32,8 @@ enum metric_code {
         MC_RPI_V3D_BUSY,
         MC_RPI_INFO,
         MC_STORAGE_ERRORS,
+        MC_SD_INFO,
+        MC_DISPLAY_INFO,
         MC_GPU_UP,
         MC_GPU_INFO,
         MC_GPU_PSTATE,

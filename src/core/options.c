@@ -104,6 +104,8 @@ static const struct opt_def opt_table[] = {
     {"temp-crit", K_DOUBLE, OFF(temp_crit_c), 0, 200, "C", "HOT mark (default 80)"},
     {"shm-full", K_DOUBLE, OFF(shm_full_pct), 1, 100, "PCT",
      "/dev/shm full above this percentage (default 90)"},
+    {"sd-endurance-tbw", K_DOUBLE, OFF(sd_endurance_tbw), 0.001, 1e6, "TB",
+     "the SD card's rated endurance in terabytes written: days left at the write rate"},
     {"retention-days", K_COUNT, OFF(retention_days), 1, 3650, "DAYS",
      "keep daily files this long (default 14)"},
     {"min-disk-mb", K_COUNT, OFF(min_disk_mb), 0, 1e9, "MB",

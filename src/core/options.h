@@ -55,9 +55,10 @@ struct vigil_options {
         double breach_flag_w;        /* PWR+NNW over the limit by more than this (50) */
         double tdp_epsilon_w;        /* TDP change noise floor (5) */
         /* Raspberry Pi thresholds (the reference monitor's defaults). */
-        double temp_warn_c;  /* 70 */
-        double temp_crit_c;  /* 80 */
-        double shm_full_pct; /* 90 */
+        double temp_warn_c;      /* 70 */
+        double temp_crit_c;      /* 80 */
+        double shm_full_pct;     /* 90 */
+        double sd_endurance_tbw; /* the SD card's rated endurance, TB written; 0 = unknown */
         /* Leak trends: the robust slope of watched processes over the last hours. */
         double leak_procs_per_hour;  /* a process count rising faster is a leak (1) */
         double leak_pss_mb_per_hour; /* a PSS rising faster is a leak (10) */

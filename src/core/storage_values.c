@@ -73,6 +73,79 @@ const struct field_desc fs_fields[] = {
 
 const size_t fs_fields_count = sizeof(fs_fields) / sizeof(fs_fields[0]);
 
+#define SD_MEMBER(m) FIELD_MEMBER(struct sd_frame, m)
+
+/* struct sd_frame: the MMC card of the root file system (collect/sdcard.c). Its series
+ * are labelled device="mmcblk0" (metrics/metrics_storage.c). */
+const struct field_desc sd_fields[] = {
+    /* "mmcblk0" */
+    {SD_MEMBER(device), .kind = FK_STRING},
+    /* the card's CID, drivers/mmc/core/{mmc,sd}.c: name, manfid, oemid, date, serial, type */
+    {SD_MEMBER(name), .kind = FK_STRING,
+     .metric = {.row = MR_CODE,
+                .member = "name manfid oemid date serial type",
+                .name = "vigil_sd_info",
+                .type = "gauge",
+                .help = "The SD card or eMMC's identity (its CID register, sysfs).",
+                .code = MC_SD_INFO}},
+    {SD_MEMBER(manfid), .kind = FK_STRING},
+    {SD_MEMBER(oemid), .kind = FK_STRING},
+    {SD_MEMBER(date), .kind = FK_STRING},
+    {SD_MEMBER(serial), .kind = FK_STRING},
+    {SD_MEMBER(type), .kind = FK_STRING},
+    /* eMMC DEVICE_LIFE_TIME_EST_TYP_A/B: 1 = 0-10% used .. 10 = 90-100%, 11 exceeded */
+    {SD_MEMBER(life_time_a), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_sd_life_time_estimate",
+                .type = "gauge",
+                .help = "eMMC life time used, JEDEC estimate: 1 is 0-10%, 10 is 90-100%, 11 "
+                        "exceeded.",
+                .key = "type",
+                .val = "a",
+                .scale = 1}},
+    {SD_MEMBER(life_time_b), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES, .key = "type", .val = "b", .scale = 1}},
+    /* eMMC PRE_EOL_INFO: 1 normal, 2 warning (80% of reserved blocks), 3 urgent */
+    {SD_MEMBER(pre_eol), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_sd_pre_eol_info",
+                .type = "gauge",
+                .help = "eMMC reserved blocks: 1 normal, 2 warning, 3 urgent (JEDEC PRE_EOL_INFO).",
+                .scale = 1}},
+    /* /proc/diskstats sectors written x 512, since boot */
+    {SD_MEMBER(written_bytes), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_sd_written_bytes_total",
+                .type = "counter",
+                .help = "Bytes written to the card since boot (/proc/diskstats).",
+                .scale = 1}},
+    /* written_bytes over the uptime, per day */
+    {SD_MEMBER(write_bytes_per_day), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_sd_write_bytes_per_day",
+                .type = "gauge",
+                .help = "Bytes written to the card per day, averaged since boot.",
+                .scale = 1}},
+    /* /proc/self/io write_bytes: what vigil itself caused to be written */
+    {SD_MEMBER(self_written_bytes), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_self_written_bytes_total",
+                .type = "counter",
+                .help = "Bytes vigil itself caused to be written to storage (/proc/self/io "
+                        "write_bytes).",
+                .scale = 1}},
+    /* days until --sd-endurance-tbw is written at this rate (less the eMMC's used share) */
+    {SD_MEMBER(endurance_days), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_sd_endurance_days",
+                .type = "gauge",
+                .help = "Days until the card's rated endurance (--sd-endurance-tbw) is written "
+                        "at the current daily rate.",
+                .scale = 1}},
+};
+
+const size_t sd_fields_count = sizeof(sd_fields) / sizeof(sd_fields[0]);
+
 const struct field_desc storage_fields[] = {
     /* fs_fields above */
     {STORAGE_MEMBER(fs), .kind = FK_STRUCT, .sub = fs_fields, .nsub = &fs_fields_count,
@@ -94,6 +167,9 @@ const struct field_desc storage_fields[] = {
     {STORAGE_MEMBER(errors_new), .kind = FK_DOUBLE},
     /* the newest such line's text */
     {STORAGE_MEMBER(last_error), .kind = FK_STRING},
+    /* sd_fields above */
+    {STORAGE_MEMBER(sd), .kind = FK_STRUCT, .sub = sd_fields, .nsub = &sd_fields_count,
+     .elem = sizeof(struct sd_frame)},
 };
 
 const size_t storage_fields_count = sizeof(storage_fields) / sizeof(storage_fields[0]);

@@ -23,6 +23,9 @@ extern const struct vigil_source vigil_source_kmsg;
 extern const struct vigil_source vigil_source_procs;
 extern const struct vigil_source vigil_source_nvml;
 extern const struct vigil_source vigil_source_storage;
+extern const struct vigil_source vigil_source_sdcard;
+extern const struct vigil_source vigil_source_display;
+extern const struct vigil_source vigil_source_net;
 
 const struct vigil_source *const vigil_sources[] = {
         &vigil_source_proc_stat,
@@ -38,12 +41,16 @@ const struct vigil_source *const vigil_sources[] = {
         &vigil_source_nvml,         /* NVIDIA GPUs on the GPU clock (sets ctx->nvml) */
         &vigil_source_kmsg,         /* kernel log ring for snapshots (sets ctx->kmsg) */
         &vigil_source_storage,      /* file systems, storage errors: after kmsg (reads its ring) */
+        &vigil_source_sdcard,       /* the MMC card: after storage (which clears its part) */
+        &vigil_source_display,      /* DRM connectors and the TV over CEC; absent without */
+        &vigil_source_net,          /* interfaces, routes, the push's reachability */
         NULL,
 };
 
 /* Detectors: read the frame after all sources, raise flags and events. */
 extern const struct vigil_detector vigil_detector_rpi_rules;
 extern const struct vigil_detector vigil_detector_rpi_incident;
+extern const struct vigil_detector vigil_detector_signage_rules;
 extern const struct vigil_detector vigil_detector_trend;
 extern const struct vigil_detector vigil_detector_gpu_rules;
 extern const struct vigil_detector vigil_detector_gpu_events;
@@ -56,6 +63,7 @@ extern const struct vigil_detector vigil_detector_watch_live;
 const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_rpi_rules,    /* Pi thresholds and /dev/shm, every machine */
         &vigil_detector_rpi_incident, /* incidents/ snapshots on the same rules */
+        &vigil_detector_signage_rules, /* screens, network, SD card wear */
         &vigil_detector_trend,        /* leak trends; the exit summary */
         &vigil_detector_gpu_rules,    /* the GPU logger's flags and counters */
         &vigil_detector_kernel_gpu,   /* GPU errors of the kernel log: before gpu-events */

@@ -277,6 +277,8 @@ static const code_fn codes[MC_COUNT] = {
     [MC_RPI_V3D_BUSY] = rpi_v3d_busy,
     [MC_RPI_INFO] = rpi_info,
     [MC_STORAGE_ERRORS] = metrics_storage_errors,
+    [MC_SD_INFO] = metrics_sd_info,
+    [MC_DISPLAY_INFO] = metrics_display_info,
     [MC_GPU_UP] = gpu_up,
     [MC_GPU_INFO] = gpu_info,
     [MC_GPU_PSTATE] = gpu_pstate,
@@ -347,6 +349,7 @@ static void render_storage(struct render *r, const struct frame *f)
         metrics_render_table(r, f, fs_fields, fs_fields_count, f->storage.fs,
                              sizeof(f->storage.fs[0]), FS_COUNT, bases);
         metrics_render_table(r, f, storage_fields, storage_fields_count, &f->storage, 0, 1, NULL);
+        metrics_render_sd(r, f);
 }
 
 /* Every family of f and x, in exposition order, into r's output. */
@@ -360,6 +363,8 @@ static void render_all(struct render *r, const struct frame *f, const struct cou
         if (f->rpi.present) /* the Pi's families only on a Pi */
                 metrics_render_table(r, f, rpi_fields, rpi_fields_count, &f->rpi, 0, 1, NULL);
         render_storage(r, f);
+        metrics_render_display(r, f);
+        metrics_render_net(r, f);
         gpu_bases(f, labs, bases);
         metrics_render_table(r, f, gpu_fields, gpu_fields_count, f->gpus, sizeof(f->gpus[0]),
                              VIGIL_MAX_GPUS, bases);

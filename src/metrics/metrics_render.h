@@ -55,6 +55,17 @@ void metrics_render_table(struct render *r, const struct frame *f, const struct 
 void metrics_storage_bases(const struct frame *f, char (*labs)[METRICS_FS_LABELS_MAX],
                            const char **bases);
 void metrics_storage_errors(struct render *r, const struct frame *f, const char *const *bases);
+/* The card's families (struct sd_frame), labelled device="mmcblk0", and the render
+ * function of its identity family (MC_SD_INFO); nothing without a card. */
+void metrics_render_sd(struct render *r, const struct frame *f);
+void metrics_sd_info(struct render *r, const struct frame *f, const char *const *bases);
+
+/* The screens' and the network's families (metrics/metrics_signage.c), and the render
+ * function of the monitor's identity family (MC_DISPLAY_INFO). */
+void metrics_render_display(struct render *r, const struct frame *f);
+void metrics_render_net(struct render *r, const struct frame *f);
+void metrics_display_info(struct render *r, const struct frame *f, const char *const *bases);
+
 /* Every family of what is counted outside the frame's values, in the table's order
  * (metrics/metrics_counters.c). */
 void metrics_render_counters(struct render *r, const struct render_src *s);
