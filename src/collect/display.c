@@ -64,7 +64,7 @@ struct display_state {
 };
 
 /* "cardN-NAME": the card's part and the connector's; false for anything else
- * ("card1", "renderD128", "version"). */
+ * ("card1", "renderD128", "version") and for writeback connectors. */
 static bool split_connector(const char *d, char *card, size_t ccap, char *name, size_t ncap)
 {
         if (strncmp(d, "card", 4) != 0)
@@ -72,6 +72,9 @@ static bool split_connector(const char *d, char *card, size_t ccap, char *name, 
         const char *p = d + 4;
         size_t digits = strspn(p, "0123456789");
         if (!digits || p[digits] != '-' || !p[digits + 1])
+                return false;
+        /* A writeback connector (vc4's TXP) is no screen. */
+        if (!strncmp(p + digits + 1, "Writeback", 9))
                 return false;
         copy_bounded(card, ccap, d, 4 + digits);
         copy_bounded(name, ncap, p + digits + 1, strlen(p + digits + 1));

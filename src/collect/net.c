@@ -129,6 +129,13 @@ static int net_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
+static bool if_exists(const struct net_state *s, const struct if_state *f)
+{
+        char rel[64], path[4200];
+        snprintf(rel, sizeof(rel), NET_DIR "/%s", f->name);
+        return path_join(path, sizeof(path), s->root, rel) == 0 && access(path, F_OK) == 0;
+}
+
 /* One sysfs file of interface f: its first line into buf, 0, or -errno (said once,
  * but for carrier's EINVAL, which only means the interface is down). */
 static int read_if(struct net_state *s, struct if_state *f, enum if_file k, char *buf, size_t cap)
@@ -136,7 +143,10 @@ static int read_if(struct net_state *s, struct if_state *f, enum if_file k, char
         char rel[96];
         snprintf(rel, sizeof(rel), NET_DIR "/%s/%s", f->name, if_files[k]);
         int n = read_line_at(s->root, rel, buf, cap);
-        if (n < 0 && !(k == IF_CARRIER && n == -EINVAL) && !(f->warned & (1u << k))) {
+        /* Quiet: carrier's EINVAL, and an interface that went away (a USB dongle pulled:
+         * its directory is gone until the next scan). */
+        bool quiet = (k == IF_CARRIER && n == -EINVAL) || (n == -ENOENT && !if_exists(s, f));
+        if (n < 0 && !quiet && !(f->warned & (1u << k))) {
                 f->warned |= 1u << k;
                 vlog(LOG_WARN, "network: cannot read %s%s: %s", s->root, rel, strerror(-n));
         }

@@ -88,6 +88,24 @@ static const struct event_case event_cases[] = {
      "storage: / filling, full in 2.5h"},
     {"type=STORAGE_ERRORS new=2 total=7 last=\"EXT4-fs error\"",
      "storage errors: 2 new (7 in all) EXT4-fs error"},
+    {"type=DISPLAY connector=HDMI-A-1 state=disconnected", "screen HDMI-A-1 disconnected"},
+    {"type=DISPLAY connector=HDMI-A-1 state=connected monitor=\"DELL P2419H\" "
+     "serial=\"7XQPK93\"",
+     "screen HDMI-A-1 connected: DELL P2419H"},
+    {"type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off", "screen HDMI-A-1: display power Off"},
+    {"type=DISPLAY_MONITOR connector=HDMI-A-2 from=\"DELL P2419H 7XQPK93\" "
+     "to=\"LG FULL HD 1A2B\"",
+     "screen HDMI-A-2: a different monitor, DELL P2419H 7XQPK93 \xE2\x86\x92 LG FULL HD 1A2B"},
+    {"type=DISPLAY_CEC power=standby", "TV power (HDMI-CEC): standby"},
+    {"type=NETWORK_LINK interface=wlan0 state=down carrier_changes=7",
+     "network wlan0 link down (7 changes)"},
+    {"type=NETWORK state=offline reason=\"no default route\"",
+     "network offline: no default route"},
+    {"type=NETWORK state=online", "network online"},
+    {"type=SD_WEAR state=worn device=mmcblk0 life_time=90-100% pre_eol=warning "
+     "endurance_days=120",
+     "SD card mmcblk0 wear worn: life time 90-100%, pre-EOL warning, 120 days of endurance "
+     "left"},
     {"type=TREND field=pss_mb state=rising slope_per_h=+12.00 limit_per_h=5.00 window=60m",
      "pss_mb is rising: +12.00 per hour"},
     {"type=HEALTH component=gpu0.pcie state=unhealthy from=healthy action=\"reboot the machine\" "

@@ -55,7 +55,8 @@ static size_t base_csv_len, base_prom_len;
 static unsigned failures;
 
 /* A frame with every value missing and every list present: three watches (the
- * reference's two and one of vigil's), a Pi with a V3D queue, a GPU with two fans. */
+ * reference's two and one of vigil's), a Pi with a V3D queue, a GPU with two fans, an
+ * SD card, a screen connector and a network interface. */
 static void build_base(struct frame *f)
 {
         static const char *const watches[] = {"player", "chromium", "web"};
@@ -75,6 +76,12 @@ static void build_base(struct frame *f)
         g->nfans = 2;
         snprintf(g->uuid, sizeof(g->uuid), "GPU-0");
         snprintf(g->name, sizeof(g->name), "sim");
+        snprintf(f->storage.sd.device, sizeof(f->storage.sd.device), "mmcblk0");
+        f->display.nconn = 1;
+        snprintf(f->display.conn[0].card, sizeof(f->display.conn[0].card), "card1");
+        snprintf(f->display.conn[0].name, sizeof(f->display.conn[0].name), "HDMI-A-1");
+        f->net.nif = 1;
+        snprintf(f->net.ifs[0].name, sizeof(f->net.ifs[0].name), "wlan0");
 }
 
 /* The CSV rows and the /metrics text of f, into their buffers; their lengths. */
@@ -190,6 +197,10 @@ static void every_value_is_rendered(void **state)
         walk("rpi", rpi_fields, rpi_fields_count, one, 1);
         one[0] = offsetof(struct frame, storage);
         walk("storage", storage_fields, storage_fields_count, one, 1);
+        one[0] = offsetof(struct frame, display);
+        walk("display", display_fields, display_fields_count, one, 1);
+        one[0] = offsetof(struct frame, net);
+        walk("net", net_fields, net_fields_count, one, 1);
         one[0] = offsetof(struct frame, gpus);
         walk("gpu", gpu_fields, gpu_fields_count, one, 1);
         assert_int_equal(failures, 0);
@@ -253,6 +264,11 @@ static void metric_tables_name_members(void **state)
         check_metrics(rpi_fields, rpi_fields_count, seen);
         check_metrics(fs_fields, fs_fields_count, seen);
         check_metrics(storage_fields, storage_fields_count, seen);
+        check_metrics(sd_fields, sd_fields_count, seen);
+        check_metrics(display_conn_fields, display_conn_fields_count, seen);
+        check_metrics(display_fields, display_fields_count, seen);
+        check_metrics(net_if_fields, net_if_fields_count, seen);
+        check_metrics(net_fields, net_fields_count, seen);
         check_metrics(gpu_fields, gpu_fields_count, seen);
         for (unsigned c = MC_NONE + 1; c < MC_COUNT; c++)
                 assert_true(seen[c]);

@@ -456,7 +456,7 @@ static void test_sysfs_finders(void **state)
         assert_int_equal(rpi_find_hwmon("tests/fixtures/pi5", "rpi_volt", path, sizeof(path)), 0);
         assert_string_equal(path, "/sys/class/hwmon/hwmon1");
         assert_int_equal(rpi_find_gpu_stats("tests/fixtures/pi5", path, sizeof(path)), 0);
-        assert_string_equal(path, "/sys/class/drm/card1/device/gpu_stats");
+        assert_string_equal(path, "/sys/class/drm/card0/device/gpu_stats");
         assert_int_equal(rpi_find_gpu_stats("tests/fixtures/pi4-healthy", path, sizeof(path)),
                          -ENOENT);
 }
