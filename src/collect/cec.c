@@ -62,9 +62,9 @@ int cec_open(const char *path, struct cec **ret)
         return 0;
 }
 
-const char *cec_kind(const struct cec *c)
+bool cec_is_fake(const struct cec *c)
 {
-        return c->fake ? "fake-cec" : "cec";
+        return c->fake;
 }
 
 /* The fake adapter: the file's first line, read now. */

@@ -1,6 +1,6 @@
 /* The TV's power status over HDMI-CEC: a small table of functions, so the display
  * source runs the same code against the kernel's CEC adapter (/dev/cec0) and against a
- * fake adapter described by a fixture file.
+ * fake adapter described by a fixture file (asked at every sample, not once a minute).
  *
  * The question is asked without waiting: cec_ask() sends <Give Device Power Status>
  * to the TV (logical address 0) on a non-blocking file descriptor and returns at once;
@@ -19,6 +19,8 @@
 #ifndef VIGIL_COLLECT_CEC_H
 #define VIGIL_COLLECT_CEC_H
 
+#include <stdbool.h>
+
 struct cec;
 
 /* Open the adapter at path (the real one, or the fake a regular file describes).
@@ -31,8 +33,9 @@ int cec_ask(struct cec *c);
  * when the TV did not answer (not acknowledged, or no reply in time); another -errno
  * on failure. */
 int cec_answer(struct cec *c);
-/* "cec" or "fake-cec". */
-const char *cec_kind(const struct cec *c);
+/* Whether c is a fake adapter (a regular file): the display source asks it at every
+ * sample, so that a test that rewrites the file sees the answer at once. */
+bool cec_is_fake(const struct cec *c);
 /* Close and free; accepts NULL. */
 void cec_close(struct cec *c);
 

@@ -2,7 +2,7 @@
  * (ROOT/sys/class/drm/cardN-NAME, drivers/gpu/drm/drm_sysfs.c: status, enabled, dpms,
  * edid; the texts in collect/display_parse.c) and, where an HDMI-CEC adapter exists
  * (ROOT/dev/cec0), the TV's power status, asked once a minute without waiting
- * (collect/cec.h). Connectors are found at start and again every minute (a USB or
+ * (collect/cec.h; a fixture's fake adapter at every sample). Connectors are found at start and again every minute (a USB or
  * DisplayPort MST screen can come and go). On a Raspberry Pi 4 and 5 with the
  * vc4-kms-v3d overlay the HDMI connectors are card1-HDMI-A-1 and card1-HDMI-A-2 on
  * recent kernels (card0 is the v3d render node); on a Pi 5 the RP1's DSI and DPI
@@ -232,7 +232,8 @@ static void sample_cec(struct display_state *s, int64_t now_ns)
                                 cec_said(s, a);
                 }
         }
-        if (s->cec_pending || (s->cec_asked_ns && now_ns - s->cec_asked_ns < CEC_EVERY_NS))
+        int64_t every = cec_is_fake(s->cec) ? 0 : CEC_EVERY_NS;
+        if (s->cec_pending || (s->cec_asked_ns && now_ns - s->cec_asked_ns < every))
                 return;
         s->cec_asked_ns = now_ns;
         int r = cec_ask(s->cec);

@@ -147,7 +147,7 @@ static int sd_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
         snprintf(out->device, sizeof(out->device), "%s", s->dev);
         out->life_time_a = out->life_time_b = out->pre_eol = NAN;
         out->written_bytes = out->write_bytes_per_day = out->self_written_bytes = NAN;
-        out->endurance_days = NAN;
+        out->endurance_s = NAN;
         if (s->emmc && (!s->wear_ns || t->mono_ns - s->wear_ns >= WEAR_EVERY_NS)) {
                 s->wear_ns = t->mono_ns;
                 read_wear(s);
@@ -175,7 +175,7 @@ static int sd_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 out->write_bytes_per_day = out->written_bytes / up * 86400;
         double rate = out->write_bytes_per_day;
         if (s->endurance_tbw > 0 && VAL_OK(rate) && rate > 0)
-                out->endurance_days = s->endurance_tbw * TB * life_left(s) / rate;
+                out->endurance_s = s->endurance_tbw * TB * life_left(s) / rate * 86400;
         return 0;
 }
 

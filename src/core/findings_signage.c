@@ -2,9 +2,9 @@
  * screens, the network and the card's wear, the same whether the daemon taps its own
  * lines or `vigil report` reads the file back.
  *   type=DISPLAY connector=HDMI-A-1 state=disconnected monitor="DELL P2419H" serial=...
- *     then state=connected: "HDMI-A-1 disconnected 14:02-14:05" (the last span; the
+ *     then state=connected: "disconnected 14:02-14:05", keyed by the connector (the last span; the
  *     count says how often, the value the seconds in all)
- *   type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off: "HDMI-A-1 display power Off at 14:10"
+ *   type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off: "display power Off at 14:10"
  *   type=DISPLAY_MONITOR connector=HDMI-A-1 from="..." to="...": a different monitor
  *   type=DISPLAY_CEC power=standby: "TV in standby at 14:10 (HDMI-CEC)"
  *   type=NETWORK state=offline reason="no default route", then state=online:
@@ -52,7 +52,7 @@ EVENT_FINDING(evf_display)
                         return;
                 x->open_t = t;
                 hhmm(t, from, sizeof(from));
-                snprintf(text, sizeof(text), "%.40s disconnected since %s", conn, from);
+                snprintf(text, sizeof(text), "disconnected since %s", from);
                 snprintf(x->text, sizeof(x->text), "%s", text);
         } else if (!strcmp(state, "connected")) {
                 struct finding *x =
@@ -63,7 +63,7 @@ EVENT_FINDING(evf_display)
                         x->value += t - x->open_t;
                 hhmm(x->open_t, from, sizeof(from));
                 hhmm(t, to, sizeof(to));
-                snprintf(x->text, sizeof(x->text), "%.40s disconnected %s-%s", conn, from, to);
+                snprintf(x->text, sizeof(x->text), "disconnected %s-%s", from, to);
                 x->open_t = NAN;
                 x->last_t = t;
         }
@@ -79,7 +79,7 @@ EVENT_FINDING(evf_display_dpms)
                 return;
         snprintf(key, sizeof(key), "%.40s dpms", conn);
         hhmm(t, at, sizeof(at));
-        snprintf(text, sizeof(text), "%.40s display power %s at %s", conn, dpms, at);
+        snprintf(text, sizeof(text), "display power %s at %s", dpms, at);
         findings_note(f, FINDING_DISPLAY, "host", key, 1, t, text);
 }
 
@@ -92,8 +92,7 @@ EVENT_FINDING(evf_display_monitor)
         event_field(l, "from", from, sizeof(from));
         event_field(l, "to", to, sizeof(to));
         snprintf(key, sizeof(key), "%.40s monitor", conn);
-        snprintf(text, sizeof(text), "%.30s: a different monitor, %.60s \xE2\x86\x92 %.60s", conn,
-                 from, to);
+        snprintf(text, sizeof(text), "a different monitor, %.80s \xE2\x86\x92 %.80s", from, to);
         findings_note(f, FINDING_DISPLAY, "host", key, 1, t, text);
 }
 

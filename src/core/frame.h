@@ -145,7 +145,7 @@ struct sd_frame {
         double written_bytes;
         double write_bytes_per_day;
         double self_written_bytes;
-        double endurance_days;
+        double endurance_s;
 };
 
 /* Storage health: file systems, the kernel log's storage error lines and the card;

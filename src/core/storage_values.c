@@ -134,12 +134,12 @@ const struct field_desc sd_fields[] = {
                 .help = "Bytes vigil itself caused to be written to storage (/proc/self/io "
                         "write_bytes).",
                 .scale = 1}},
-    /* days until --sd-endurance-tbw is written at this rate (less the eMMC's used share) */
-    {SD_MEMBER(endurance_days), .kind = FK_DOUBLE,
+    /* time until --sd-endurance-tbw is written at this rate (less the eMMC's used share) */
+    {SD_MEMBER(endurance_s), .kind = FK_DOUBLE,
      .metric = {.row = MR_SERIES,
-                .name = "vigil_sd_endurance_days",
+                .name = "vigil_sd_endurance_seconds",
                 .type = "gauge",
-                .help = "Days until the card's rated endurance (--sd-endurance-tbw) is written "
+                .help = "Time until the card's rated endurance (--sd-endurance-tbw) is written "
                         "at the current daily rate.",
                 .scale = 1}},
 };

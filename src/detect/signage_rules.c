@@ -230,11 +230,11 @@ static void step_sd(struct signage_rules *st, const struct sd_frame *sd)
         if (!sd->device[0])
                 return;
         double life = worse(sd->life_time_a, sd->life_time_b);
-        bool known = VAL_OK(life) || VAL_OK(sd->pre_eol) || VAL_OK(sd->endurance_days);
+        bool known = VAL_OK(life) || VAL_OK(sd->pre_eol) || VAL_OK(sd->endurance_s);
         if (!known)
                 return;
         int worn = (VAL_OK(sd->pre_eol) && sd->pre_eol >= 2) || (VAL_OK(life) && life >= 10) ||
-                   (VAL_OK(sd->endurance_days) && sd->endurance_days < SD_WEAR_DAYS);
+                   (VAL_OK(sd->endurance_s) && sd->endurance_s < SD_WEAR_DAYS * 86400);
         bool changed = st->worn < 0 ? worn : worn != st->worn;
         st->worn = worn;
         if (!changed)
@@ -251,8 +251,8 @@ static void step_sd(struct signage_rules *st, const struct sd_frame *sd)
         static const char *const eol[] = {"undefined", "normal", "warning", "urgent"};
         if (VAL_OK(sd->pre_eol) && sd->pre_eol >= 0 && sd->pre_eol <= 3)
                 sb_printf(&sb, " pre_eol=%s", eol[(int)sd->pre_eol]);
-        if (VAL_OK(sd->endurance_days))
-                sb_printf(&sb, " endurance_days=%.0f", sd->endurance_days);
+        if (VAL_OK(sd->endurance_s))
+                sb_printf(&sb, " endurance_days=%.0f", sd->endurance_s / 86400);
         send(st, &sb);
 }
 

@@ -99,8 +99,7 @@ static const struct event_case event_cases[] = {
     {"type=DISPLAY_CEC power=standby", "TV power (HDMI-CEC): standby"},
     {"type=NETWORK_LINK interface=wlan0 state=down carrier_changes=7",
      "network wlan0 link down (7 changes)"},
-    {"type=NETWORK state=offline reason=\"no default route\"",
-     "network offline: no default route"},
+    {"type=NETWORK state=offline reason=\"no default route\"", "network offline: no default route"},
     {"type=NETWORK state=online", "network online"},
     {"type=SD_WEAR state=worn device=mmcblk0 life_time=90-100% pre_eol=warning "
      "endurance_days=120",
