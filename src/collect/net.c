@@ -223,7 +223,7 @@ static int net_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 if (nw > 0 &&
                     net_parse_wireless(s->wireless.buf, (size_t)nw, s->ifs[i].name, &w) == 0) {
                         out->ifs[i].wifi_quality = w.quality;
-                        if (w.level < 0)
+                        if (VAL_OK(w.level) && w.level < 0)
                                 out->ifs[i].wifi_signal_dbm = w.level;
                 }
         }

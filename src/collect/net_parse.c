@@ -35,15 +35,15 @@ static bool word_is(const char *w, size_t wl, const char *s)
         return wl == strlen(s) && memcmp(w, s, wl) == 0;
 }
 
-/* A number of /proc/net/wireless, with its '.' or nothing after it. */
+/* A number of /proc/net/wireless: *ret the value when a '.' follows it (updated), NAN
+ * when not (an interface that is not associated prints zeros without one). */
 static int wireless_number(struct cursor *c, double *ret)
 {
         int64_t v;
         cur_skip_blank(c);
         if (cur_i64(c, &v) < 0)
                 return -EINVAL;
-        (void)cur_lit(c, ".");
-        *ret = (double)v;
+        *ret = cur_lit(c, ".") ? (double)v : NAN;
         return 0;
 }
 

@@ -8,8 +8,9 @@
 
 /* One interface's line of /proc/net/wireless. */
 struct wireless_stats {
-        double quality; /* link quality */
-        double level;   /* signal level: dBm when negative, else the driver's relative scale */
+        double quality; /* link quality; NAN when not updated (no '.' after it) */
+        double level;   /* signal level: dBm when negative, else the driver's relative scale;
+                         * NAN when not updated */
 };
 
 /* The line of interface name in the /proc/net/wireless text buf[0..len) into *ret:
