@@ -94,7 +94,42 @@ check "summary: display power Off" grep -q '^    host: screen HDMI-A-1 dpms (.*)
 check "summary: the TV in standby" grep -q 'the TV went to standby at [0-2][0-9]:[0-5][0-9] (HDMI-CEC)' "$out"
 check "summary: offline twice, the longest" grep -q '^    host: network (2x, .*): offline 2 times, longest [0-9]* s$' "$out"
 check "summary: the card's wear, a storage finding" grep -q '^    host: storage wear (.*): mmcblk0 wearing out, rated endurance written in 7[0-9] days at this rate$' "$out"
+check "report: the screen's finding read back from events.log" grep -Eq \
+	'^    host: screen HDMI-A-1 \(.*\): disconnected [0-2][0-9]:[0-5][0-9]-[0-2][0-9]:[0-5][0-9]$' \
+	<<<"$("$VIGIL" report "$TMP"/pi4.log/host-*.csv 2>/dev/null)"
 check "no warnings from the fixture's files" test "$(grep -c 'display:\|network:\|sd card:' "$TMP/pi4.err")" -eq 0
+
+# --- the push receiver's reachability, from the push's counters ------------------------
+# A receiver that accepts every push (204), then goes away.
+cat >"$TMP/recv.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get('Content-Length', 0)))
+        self.send_response(204)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(('127.0.0.1', 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$TMP/recv.py" >"$TMP/recv.port" &
+recv=$!
+wait_for test -s "$TMP/recv.port"
+printf 'push_interval: 0.2s\ntimeout: 1s\n' >"$TMP/rw.yml"
+port=$(free_port)
+"$VIGIL" --root "$FIXTURES/pi4" --interval 0.05 --log-dir "$TMP/push.log" --quiet \
+	--remote-write "http://127.0.0.1:$(cat "$TMP/recv.port")/api/v1/write" \
+	--remote-write-config "$TMP/rw.yml" --listen "127.0.0.1:$port" 2>"$TMP/push.err" &
+pid=$!
+reachable() { scrape push "$port" && grep -qx "vigil_network_push_reachable $1" "$TMP/push.prom"; }
+check "push: the receiver reachable" wait_for reachable 1
+kill "$recv"
+wait "$recv" 2>/dev/null
+check "push: the receiver gone, unreachable" wait_for reachable 0
+kill "$pid"
+wait "$pid"
 
 # --- Pi 5: an eMMC's wear, a TV, eth0 ---------------------------------------------------
 cp -r "$FIXTURES/pi5" "$TMP/pi5"
