@@ -225,7 +225,7 @@ static void sample_cec(struct display_state *s, int64_t now_ns)
 {
         if (s->cec_pending) {
                 int a = cec_answer(s->cec);
-                if (a >= 0 || a != -EAGAIN || now_ns - s->cec_asked_ns >= CEC_GIVEUP_NS) {
+                if (a != -EAGAIN || now_ns - s->cec_asked_ns >= CEC_GIVEUP_NS) {
                         s->cec_pending = false;
                         s->cec_power = a >= 0 ? a : NAN;
                         if (a < 0 && a != -EAGAIN)

@@ -4,7 +4,10 @@
  * status_show() writes drm_get_connector_status_name(), "connected", "disconnected" or
  * "unknown" (drm_connector.c), enabled_show() "enabled" or "disabled", dpms_show()
  * drm_get_dpms_name(), "On", "Standby", "Suspend" or "Off", each with a newline;
- * edid_show() the raw EDID blob, empty when no monitor answered.
+ * edid_show() the raw EDID blob, empty when no monitor answered. All four read what the
+ * driver last detected (status_show() the connector's status with READ_ONCE(); Linux
+ * 3.x ran the connector's detect() at every read): reading them probes nothing, so the
+ * display source reads them every sample.
  *
  * The EDID layout is VESA E-EDID 1.4 (and 1.3), section 3: bytes 0-7 the header
  * 00 FF FF FF FF FF FF 00; 8-9 the manufacturer ID, big-endian, three 5-bit letters
