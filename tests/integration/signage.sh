@@ -11,6 +11,9 @@ export PATH="$FIXTURES/bin:$PATH" # the fake vcgencmd
 wait_for() { for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done; return 1; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 has_event() { grep -q -- "$2" "$TMP/$1.log/events.log" 2>/dev/null; }
+# put FILE TEXT: replace FILE at once (a new file renamed over it), as the daemon reads
+# these files by path: a reader never sees one half written.
+put() { printf '%b' "$2" >"$1.new" && mv "$1.new" "$1"; }
 # scrape NAME PORT: /metrics into $TMP/NAME.prom once a sample is published (the card's
 # counter is there).
 scrape() {
@@ -58,32 +61,33 @@ check "nothing said of a connector unused from the start" test "$(grep -c 'type=
 
 # --- Pi 4: changes over time -----------------------------------------------------------
 C="$R/sys/class/drm/card1-HDMI-A-1"
-printf 'disconnected\n' >"$C/status"
-: >"$C/edid"
+put "$C/status" 'disconnected\n'
+put "$C/edid" ""
 check "screen unplugged: an event" wait_for has_event pi4 'type=DISPLAY connector=HDMI-A-1 state=disconnected'
-cp "$FIXTURES/pi5/sys/class/drm/card1-HDMI-A-1/edid" "$C/edid"
-printf 'connected\n' >"$C/status"
+cp "$FIXTURES/pi5/sys/class/drm/card1-HDMI-A-1/edid" "$C/edid.new" && mv "$C/edid.new" "$C/edid"
+put "$C/status" 'connected\n'
 check "another screen plugged in: an event naming it" \
 	wait_for has_event pi4 'type=DISPLAY connector=HDMI-A-1 state=connected monitor="C49RG9x" serial="HNKNC00549"'
 check "a different monitor: an event" \
 	wait_for has_event pi4 'type=DISPLAY_MONITOR connector=HDMI-A-1 from="DELL U3818DW 5KC03043090L" to="C49RG9x HNKNC00549"'
-printf 'Off\n' >"$C/dpms"
+put "$C/dpms" 'Off\n'
 check "DPMS off: an event" wait_for has_event pi4 'type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off'
-printf 'power 1\n' >"$R/dev/cec0"
+put "$R/dev/cec0" 'power 1\n'
 check "the TV to standby: an event" wait_for has_event pi4 'type=DISPLAY_CEC power=standby'
 W="$R/sys/class/net/wlan0"
+# lines PATTERN N: events.log has N lines matching PATTERN.
+lines() { test "$(grep -c -- "$1" "$TMP/pi4.log/events.log")" -eq "$2"; }
 for i in 1 2; do
-	printf 'down\n' >"$W/operstate"
-	printf '0\n' >"$W/carrier"
-	check "link lost ($i): events" wait_for has_event pi4 "type=NETWORK_LINK interface=wlan0 state=down"
-	check "offline ($i): an event" wait_for has_event pi4 'type=NETWORK state=offline reason="no interface has a link"'
+	put "$W/operstate" 'down\n'
+	put "$W/carrier" '0\n'
+	check "link lost ($i): an event" wait_for lines 'type=NETWORK_LINK interface=wlan0 state=down' "$i"
+	check "offline ($i): an event" wait_for lines 'type=NETWORK state=offline reason="no interface has a link"' "$i"
 	sleep 0.3
-	printf 'up\n' >"$W/operstate"
-	printf '1\n' >"$W/carrier"
-	check "online again ($i)" wait_for has_event pi4 'type=NETWORK state=online'
-	sleep 0.2
+	put "$W/operstate" 'up\n'
+	put "$W/carrier" '1\n'
+	check "online again ($i)" wait_for lines 'type=NETWORK state=online' "$i"
 done
-check_eq "offline twice" 2 "$(grep -c 'type=NETWORK state=offline' "$TMP/pi4.log/events.log")"
+check "offline twice, no more" lines 'type=NETWORK state=offline' 2
 wait "$pid"
 check_eq "pi4: exit 0" 0 "$?"
 out="$TMP/pi4.out"
