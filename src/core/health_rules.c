@@ -147,6 +147,24 @@ const struct health_rule health_rules[] = {
     {.kind = EV_OOM_KILL, .effect = HR_SET, .state = HEALTH_DEGRADED, .until = HU_PROVEN},
     {.kind = EV_PROCESS_FAULT, .key = "watch", .effect = HR_SET, .state = HEALTH_DEGRADED,
      .until = HU_PROVEN, .component = EC_PI_PLAYER},
+    /* A signage player's screen (detect/signage_rules.c): unplugged is unhealthy until
+     * it is back; blanked (DPMS) or the TV in standby degraded until on again. */
+    {.kind = EV_DISPLAY, .key = "state", .values = "disconnected", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE},
+    {.kind = EV_DISPLAY, .key = "state", .values = "connected", .effect = HR_CLEAR},
+    {.kind = EV_DISPLAY_DPMS, .key = "dpms", .values = "On", .effect = HR_CLEAR},
+    {.kind = EV_DISPLAY_DPMS, .effect = HR_SET, .state = HEALTH_DEGRADED, .until = HU_LINE},
+    {.kind = EV_DISPLAY_CEC, .key = "power", .values = "standby to-standby", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_LINE},
+    {.kind = EV_DISPLAY_CEC, .key = "power", .values = "on", .effect = HR_CLEAR},
+    /* Its network: offline (no link, no default route) until online again. */
+    {.kind = EV_NETWORK, .key = "state", .values = "offline", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE},
+    {.kind = EV_NETWORK, .key = "state", .values = "online", .effect = HR_CLEAR},
+    /* Its card wearing out: replace it. */
+    {.kind = EV_SD_WEAR, .key = "state", .values = "worn", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_LINE},
+    {.kind = EV_SD_WEAR, .key = "state", .values = "ok", .effect = HR_CLEAR},
     /* A person's clear. */
     {.kind = EV_HEALTH_CLEARED, .effect = HR_PERSON},
 };

@@ -1,7 +1,8 @@
 /* Unit tests: the signage player's rules (detect/signage_rules.c) on frames, and the
  * findings their lines make (core/findings_signage.c): a screen unplugged and back
  * ("disconnected 14:02-14:05"), another monitor, DPMS, the TV's CEC status, the network
- * offline and back ("offline 2 times, longest 12 min"), the card's wear. */
+ * offline and back ("offline 2 times, longest 12 min"), the card's wear; and the health
+ * verdict's states for them (core/health_rules.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "core/findings.h"
+#include "core/health.h"
 #include "core/frame.h"
 #include "detect/signage_rules.h"
 
@@ -216,6 +218,52 @@ static void test_findings(void **state)
                             "written in 90 days at this rate");
 }
 
+static enum health_state health_of(const struct health *h, const char *name,
+                                   enum event_action *ret_action)
+{
+        for (size_t i = 0; i < h->n; i++)
+                if (!strcmp(h->e[i].name, name)) {
+                        *ret_action = h->e[i].action;
+                        return h->e[i].state;
+                }
+        *ret_action = EA_NONE;
+        return HEALTH_HEALTHY;
+}
+
+static void health_line_fed(struct health *h, double t, const char *line)
+{
+        health_feed_event(h, t, line, strlen(line));
+}
+
+static void test_health(void **state)
+{
+        (void)state;
+        static struct health h;
+        enum event_action a;
+        const double t0 = 1796652120;
+        health_init(&h, "5c1f1a8e-7a43-4d8e-9f55-0e2b1d7f6a10", NULL, NULL);
+        health_line_fed(&h, t0, "type=DISPLAY connector=HDMI-A-1 state=disconnected");
+        assert_int_equal(health_of(&h, "pi.display", &a), HEALTH_UNHEALTHY);
+        assert_int_equal(a, EA_INSPECT_HARDWARE);
+        health_line_fed(&h, t0 + 60, "type=DISPLAY connector=HDMI-A-1 state=connected");
+        assert_int_equal(health_of(&h, "pi.display", &a), HEALTH_HEALTHY);
+        health_line_fed(&h, t0 + 70, "type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off");
+        assert_int_equal(health_of(&h, "pi.display", &a), HEALTH_DEGRADED);
+        health_line_fed(&h, t0 + 80, "type=DISPLAY_DPMS connector=HDMI-A-1 dpms=On");
+        assert_int_equal(health_of(&h, "pi.display", &a), HEALTH_HEALTHY);
+        health_line_fed(&h, t0 + 90, "type=DISPLAY_CEC power=standby");
+        assert_int_equal(health_of(&h, "pi.display", &a), HEALTH_DEGRADED);
+        health_line_fed(&h, t0 + 95, "type=DISPLAY_CEC power=on");
+        assert_int_equal(health_of(&h, "pi.display", &a), HEALTH_HEALTHY);
+        health_line_fed(&h, t0 + 100, "type=NETWORK state=offline reason=\"no default route\"");
+        assert_int_equal(health_of(&h, "pi.network", &a), HEALTH_UNHEALTHY);
+        health_line_fed(&h, t0 + 200, "type=NETWORK state=online");
+        assert_int_equal(health_of(&h, "pi.network", &a), HEALTH_HEALTHY);
+        health_line_fed(&h, t0 + 300, "type=SD_WEAR state=worn device=mmcblk0 pre_eol=warning");
+        assert_int_equal(health_of(&h, "pi.storage", &a), HEALTH_DEGRADED);
+        assert_int_equal(a, EA_REPLACE_PART);
+}
+
 int main(void)
 {
         setenv("TZ", "UTC", 1);
@@ -223,7 +271,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_screen),   cmocka_unit_test(test_cec),
             cmocka_unit_test(test_network),  cmocka_unit_test(test_sd_wear),
-            cmocka_unit_test(test_findings),
+            cmocka_unit_test(test_findings), cmocka_unit_test(test_health),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
