@@ -108,7 +108,7 @@ static void scan(struct display_state *s)
                 if (strlen(e->d_name) >= sizeof(c.dir) ||
                     !split_connector(e->d_name, c.card, sizeof(c.card), c.name, sizeof(c.name)))
                         continue;
-                snprintf(c.dir, sizeof(c.dir), "%s", e->d_name);
+                copy_bounded(c.dir, sizeof(c.dir), e->d_name, strlen(e->d_name));
                 c.edid_len = -1;
                 for (unsigned i = 0; i < nold; i++)
                         if (!strcmp(old[i].dir, c.dir))

@@ -60,8 +60,8 @@ struct net_state {
  * devices/virtual/. A directory (a fixture tree's plain copy) is a physical one. */
 static bool is_virtual(const char *root, const char *name)
 {
-        char path[4200], target[512];
-        char rel[64];
+        char path[4400], target[512];
+        char rel[320]; /* a directory entry's name: at most 255 bytes */
         snprintf(rel, sizeof(rel), NET_DIR "/%s", name);
         if (path_join(path, sizeof(path), root, rel) < 0)
                 return true;
@@ -95,7 +95,7 @@ static void scan(struct net_state *s)
                         continue;
                 struct if_state st;
                 memset(&st, 0, sizeof(st));
-                snprintf(st.name, sizeof(st.name), "%s", nm);
+                copy_bounded(st.name, sizeof(st.name), nm, strlen(nm));
                 for (unsigned i = 0; i < nold; i++)
                         if (!strcmp(old[i].name, st.name))
                                 st = old[i];
