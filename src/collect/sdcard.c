@@ -7,7 +7,8 @@
  *   its eMMC wear, at start and hourly: device/life_time, device/pre_eol_info
  *     (eMMC 5.0+ only: a CM4 or CM5; an SD card has neither)
  *   the sectors written since boot, every sample: ROOT/proc/diskstats
- *   vigil's own share, every sample: ROOT/proc/self/io write_bytes
+ *   vigil's own writes, every sample: ROOT/proc/self/io write_bytes, and their share
+ *     of the card's since the first sample
  *
  * (formats in collect/sdcard_parse.c). The daily rate is the bytes written since boot
  * over the uptime; with --sd-endurance-tbw the days until the card's rated endurance is
@@ -43,7 +44,8 @@ struct sd_state {
         int64_t wear_ns; /* 0: never */
         bool emmc;       /* life_time exists */
         struct pfile diskstats, self_io;
-        unsigned warned; /* bit per enum sd_file */
+        unsigned warned;        /* bit per enum sd_file */
+        double written0, self0; /* at the first sample: the share counts from there */
         double endurance_tbw;
 };
 
@@ -99,6 +101,7 @@ static int sd_init(struct vigil_ctx *ctx, void **ret_state)
         char buf[64];
         s->emmc = read_line_at(s->root, rel, buf, sizeof(buf)) >= 0;
         s->life_a = s->life_b = s->pre_eol = NAN;
+        s->written0 = s->self0 = NAN;
         int r = pfile_open(&s->diskstats, root, "/proc/diskstats", PROC_MAX);
         if (r < 0)
                 said_once(s, SF_DISKSTATS, "cannot open /proc/diskstats", r);
@@ -138,6 +141,21 @@ static double life_left(const struct sd_state *s)
         return left > 0 ? left : 0;
 }
 
+/* vigil's share of what the card took since the first sample: both counters' growth,
+ * missing until the card took something. */
+static void self_share(struct sd_state *s, struct sd_frame *out)
+{
+        if (!VAL_OK(out->written_bytes) || !VAL_OK(out->self_written_bytes))
+                return;
+        if (!VAL_OK(s->written0)) {
+                s->written0 = out->written_bytes;
+                s->self0 = out->self_written_bytes;
+        }
+        double card = out->written_bytes - s->written0;
+        if (card > 0)
+                out->self_write_ratio = (out->self_written_bytes - s->self0) / card;
+}
+
 static int sd_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct sd_state *s = state;
@@ -147,6 +165,7 @@ static int sd_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
         snprintf(out->device, sizeof(out->device), "%s", s->dev);
         out->life_time_a = out->life_time_b = out->pre_eol = NAN;
         out->written_bytes = out->write_bytes_per_day = out->self_written_bytes = NAN;
+        out->self_write_ratio = NAN;
         out->endurance_s = NAN;
         if (s->emmc && (!s->wear_ns || t->mono_ns - s->wear_ns >= WEAR_EVERY_NS)) {
                 s->wear_ns = t->mono_ns;
@@ -170,6 +189,7 @@ static int sd_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 else
                         said_once(s, SF_SELF_IO, "no write_bytes in /proc/self/io", 0);
         }
+        self_share(s, out);
         double up = ctx->frame->host.uptime_s;
         if (VAL_OK(out->written_bytes) && VAL_OK(up) && up > 0)
                 out->write_bytes_per_day = out->written_bytes / up * 86400;

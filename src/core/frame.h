@@ -145,6 +145,7 @@ struct sd_frame {
         double written_bytes;
         double write_bytes_per_day;
         double self_written_bytes;
+        double self_write_ratio;
         double endurance_s;
 };
 

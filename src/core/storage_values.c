@@ -134,6 +134,14 @@ const struct field_desc sd_fields[] = {
                 .help = "Bytes vigil itself caused to be written to storage (/proc/self/io "
                         "write_bytes).",
                 .scale = 1}},
+    /* vigil's writes since its start over the card's since then (both deltas) */
+    {SD_MEMBER(self_write_ratio), .kind = FK_DOUBLE,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_sd_self_write_ratio",
+                .type = "gauge",
+                .help = "Share of the bytes written to the card since vigil started that vigil "
+                        "itself wrote (/proc/self/io over /proc/diskstats).",
+                .scale = 1}},
     /* time until --sd-endurance-tbw is written at this rate (less the eMMC's used share) */
     {SD_MEMBER(endurance_s), .kind = FK_DOUBLE,
      .metric = {.row = MR_SERIES,

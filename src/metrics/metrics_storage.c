@@ -6,7 +6,8 @@
  *   vigil_sd_info{device="mmcblk0",name="SN64G",manfid="0x000003",...,type="SD"} 1,
  *   vigil_sd_life_time_estimate{device,type="a|b"}, vigil_sd_pre_eol_info{device},
  *   vigil_sd_written_bytes_total{device}, vigil_sd_write_bytes_per_day{device},
- *   vigil_self_written_bytes_total{device}, vigil_sd_endurance_seconds{device}
+ *   vigil_self_written_bytes_total{device}, vigil_sd_self_write_ratio{device},
+ *   vigil_sd_endurance_seconds{device}
  * The families, their names and help are the metric slots of fs_fields[] and
  * storage_fields[] (core/storage_values.c). The label names are node_exporter's
  * filesystem collector's, plus fs (root or log). */

@@ -57,6 +57,19 @@ check "sd: 0.01 TB at this rate is worn" wait_for has_event pi4 'type=SD_WEAR st
 if command -v promtool >/dev/null; then
 	check "metrics: promtool lint" promtool check metrics <"$P"
 fi
+check "sd: no share before the card took anything" test "$(grep -c self_write_ratio "$P")" -eq 0
+# The card takes 1000000 sectors (512000000 bytes) more, vigil 128000000 bytes of them:
+# a quarter. Both files are kept open (pread), so they are rewritten in place.
+python3 - "$R/proc/diskstats" "$R/proc/self/io" <<'PY'
+import sys
+for path, old, new in ((sys.argv[1], b" 1046528 ", b" 2046528 "),
+                       (sys.argv[2], b"write_bytes: 2084864", b"write_bytes: 130084864")):
+    data = open(path, "rb").read()
+    with open(path, "r+b") as f:
+        f.write(data.replace(old, new))
+PY
+share() { scrape pi4 "$port" && grep -qx 'vigil_sd_self_write_ratio{device="mmcblk0"} 0.25' "$TMP/pi4.prom"; }
+check "sd: vigil's share of the card's writes since it started" wait_for share
 check "nothing said of a connector unused from the start" test "$(grep -c 'type=DISPLAY ' "$TMP/pi4.log/events.log")" -eq 0
 
 # --- Pi 4: changes over time -----------------------------------------------------------
