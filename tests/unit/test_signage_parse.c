@@ -2,7 +2,8 @@
  * (collect/display_parse.c, on the real EDIDs of the fixture trees), the CEC power
  * status reply, /proc/net/wireless, /proc/net/route and ipv6_route, operstate
  * (collect/net_parse.c), the eMMC wear files, /proc/diskstats and /proc/self/io
- * (collect/sdcard_parse.c). */
+ * (collect/sdcard_parse.c); the CEC adapter's fake and a character device that is no
+ * adapter (collect/cec.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +12,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "collect/cec.h"
 #include "collect/display_parse.h"
 #include "collect/net_parse.h"
 #include "collect/sdcard_parse.h"
@@ -112,6 +116,41 @@ static void test_cec(void **state)
         assert_int_equal(cec_parse_power_status(other, sizeof(other)), -EINVAL);
         assert_int_equal(cec_parse_power_status(bad, sizeof(bad)), -EINVAL);
         assert_string_equal(cec_power_name(3), "to-standby");
+}
+
+static void test_cec_adapters(void **state)
+{
+        (void)state;
+        char path[] = "/tmp/vigil-cec-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        struct cec *c = NULL;
+        assert_int_equal(cec_open("/nonexistent/cec0", &c), -ENOENT);
+        /* The fake: its answer at the question, once. */
+        assert_int_equal(write(fd, "power 1\n", 8), 8);
+        assert_int_equal(cec_open(path, &c), 0);
+        assert_true(cec_is_fake(c));
+        assert_int_equal(cec_answer(c), -EAGAIN);
+        assert_int_equal(cec_ask(c), 0);
+        assert_int_equal(cec_answer(c), 1);
+        assert_int_equal(cec_answer(c), -EAGAIN);
+        assert_int_equal(ftruncate(fd, 0), 0);
+        assert_int_equal(pwrite(fd, "nack\n", 5, 0), 5);
+        assert_int_equal(cec_ask(c), 0);
+        assert_int_equal(cec_answer(c), -ETIMEDOUT);
+        assert_int_equal(pwrite(fd, "unconfigured\n", 13, 0), 13);
+        assert_int_equal(cec_ask(c), -EADDRNOTAVAIL);
+        assert_int_equal(ftruncate(fd, 0), 0);
+        assert_int_equal(pwrite(fd, "power 9\n", 8, 0), 8);
+        assert_int_equal(cec_ask(c), -EINVAL);
+        cec_close(c);
+        close(fd);
+        unlink(path);
+        /* A character device that is no CEC adapter: the ioctl fails, said as such. */
+        assert_int_equal(cec_open("/dev/null", &c), 0);
+        assert_false(cec_is_fake(c));
+        assert_int_equal(cec_ask(c), -ENOTTY);
+        cec_close(c);
 }
 
 /* /proc/net/wireless of a Pi 4 (brcmfmac), associated wlan0 and an idle wlan1. */
@@ -222,6 +261,7 @@ int main(void)
             cmocka_unit_test(test_edid_bad),        cmocka_unit_test(test_cec),
             cmocka_unit_test(test_wireless),        cmocka_unit_test(test_routes),
             cmocka_unit_test(test_operstate),       cmocka_unit_test(test_sd),
+            cmocka_unit_test(test_cec_adapters),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,6 +86,16 @@ static void test_screen(void **state)
         c->dpms = 3;
         assert_int_equal(step(st, f), 1);
         assert_string_equal(lines[0], "type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off");
+        /* Swapped faster than a sample (no disconnect seen): the EDID tells. */
+        snprintf(c->monitor, sizeof(c->monitor), "DELL U3818DW");
+        snprintf(c->serial, sizeof(c->serial), "5KC03043090L");
+        assert_int_equal(step(st, f), 1);
+        assert_string_equal(lines[0],
+                            "type=DISPLAY_MONITOR connector=HDMI-A-1 "
+                            "from=\"C49RG9x HNKNC00549\" to=\"DELL U3818DW 5KC03043090L\"");
+        /* An EDID that could not be read is no different monitor. */
+        c->monitor[0] = c->serial[0] = '\0';
+        assert_int_equal(step(st, f), 0);
         signage_rules_free(st);
 }
 
