@@ -16,6 +16,7 @@
 #include "core/counters.h"
 #include "core/frame.h"
 #include "core/frame_fields.h"
+#include "core/fields.h"
 #include "core/metric_defs.h"
 #include "metrics/metrics.h"
 #include "push/rw_proto.h"
@@ -28,18 +29,19 @@
 static struct frame f;
 static struct counters x;
 
-static void fill_table(void *obj, const struct metric_table *t, double v)
+/* Every /metrics series of obj (a struct of the area of t[0..n)) the value v. */
+static void fill_table(void *obj, const struct field_desc *t, size_t n, double v)
 {
-        for (size_t i = 0; i < t->n; i++)
-                if (t->rows[i].row == MR_SERIES)
-                        memcpy((char *)obj + t->rows[i].off, &v, sizeof(v));
+        for (size_t i = 0; i < n; i++)
+                if (t[i].metric.row == MR_SERIES)
+                        memcpy((char *)obj + t[i].off, &v, sizeof(v));
 }
 
 static void fill(void)
 {
         frame_clear(&f);
         counters_clear(&x);
-        fill_table(&f.host, &host_metrics, 123456789.0);
+        fill_table(&f.host, host_fields, host_fields_count, 123456789.0);
         f.host.ncpu = 64;
         f.host.cpu_total_pct = 12.5;
         for (unsigned i = 0; i < 64; i++)
@@ -53,7 +55,7 @@ static void fill(void)
         f.nwatches = 2;
         for (unsigned w = 0; w < 2; w++) {
                 snprintf(f.watches[w].name, sizeof(f.watches[w].name), w ? "python" : "nginx");
-                fill_table(&f.watches[w], &watch_metrics, 3.25);
+                fill_table(&f.watches[w], watch_fields, watch_fields_count, 3.25);
         }
         f.ngpus = 8;
         for (unsigned g = 0; g < 8; g++) {
