@@ -11,6 +11,7 @@
  * signal on to it), and the thread that ends the loop also ends the process. */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -92,6 +93,12 @@ static void install_signals(void)
                 sigaction(handled_signals[i], &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
 }
+
+/* Blocks of this size and more are mapped on their own and unmapped when freed. Set, it
+ * also stops glibc's dynamic threshold (mallopt(3), M_MMAP_THRESHOLD: "the threshold is
+ * adjusted upward to the size of the freed chunk"), which after a /report page of a few
+ * MB kept every later large block in the heap, where its pages stay resident. */
+#define MMAP_THRESHOLD_BYTES (128 * 1024)
 
 #define SYNC_SLACK_NS (20 * NSEC_PER_MSEC)
 /* A write failure is logged when it starts, then at most this often while it lasts. */
@@ -628,6 +635,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
         if (opt->verbose)
                 log_set_level(LOG_DEBUG);
+        (void)mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
 
         if (!opt->no_log) {
                 if (open_log_dir(d, opt) < 0)
