@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect/kmsg.h"
 #include "daemon/control.h"
 #include "daemon/diskguard.h"
 #include "core/history.h"
@@ -125,6 +127,8 @@ struct daemon {
         bool src_on[32];
         void *det_state[32];
         bool det_on[32];
+        bool det_kmsg[32]; /* on vigil_kmsg_detectors: fed when the kernel log has lines */
+        int kmsg_fd;       /* the kernel log to wait on beside the timers; -1: none */
         void *sink_state[32];
         bool sink_on[32];
         int lock_fd;
@@ -254,7 +258,10 @@ static int init_plugins(struct daemon *d)
                 if (r < 0 && r != -ENODEV)
                         vlog(LOG_WARN, "detector %s disabled: %s", vigil_detectors[i]->name,
                              strerror(-r));
+                for (size_t j = 0; vigil_kmsg_detectors[j]; j++)
+                        d->det_kmsg[i] |= vigil_kmsg_detectors[j] == vigil_detectors[i];
         }
+        d->kmsg_fd = kmsg_poll_fd(ctx->kmsg);
         for (size_t i = 0; vigil_sinks[i]; i++) {
                 int r = vigil_sinks[i]->init(ctx, &d->sink_state[i]);
                 d->sink_on[i] = r >= 0;
@@ -496,17 +503,70 @@ static bool finish_tick(struct daemon *d)
         return t->final;
 }
 
+/* What ended a wait for the next deadline. */
+enum woke { WOKE_DEADLINE, WOKE_SIGNAL, WOKE_KMSG };
+
+/* Sleep until the deadline next (CLOCK_MONOTONIC), or until the kernel log has new
+ * records when there is one to wait on: one wake-up either way, none while it is quiet.
+ * The device's poll says POLLIN for records not yet read and adds POLLERR when the
+ * kernel overwrote some (Linux kernel/printk/printk.c, devkmsg_poll;
+ * Documentation/ABI/testing/dev-kmsg): both are drained. */
+static enum woke wait_next(struct daemon *d, int64_t next)
+{
+        if (d->kmsg_fd < 0) {
+                struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
+                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                return r == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
+        }
+        int64_t left = next - now_mono_ns();
+        if (left < 0)
+                left = 0;
+        struct timespec ts = {left / NSEC_PER_SEC, left % NSEC_PER_SEC};
+        struct pollfd p = {.fd = d->kmsg_fd, .events = POLLIN};
+        int r = ppoll(&p, 1, &ts, NULL);
+        if (r < 0)
+                return errno == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
+        if (r == 0)
+                return WOKE_DEADLINE;
+        if (p.revents & (POLLIN | POLLERR))
+                return WOKE_KMSG;
+        d->kmsg_fd = -1; /* POLLNVAL, POLLHUP: back to the timers alone */
+        return WOKE_DEADLINE;
+}
+
+/* The kernel log has new lines between ticks: take them into the ring and feed the
+ * detectors that read them, at the time of the wake-up. A log that cannot be drained
+ * is not waited on again (the host tick still drains it). */
+static void kernel_log_ready(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        if (kmsg_drain(ctx->kmsg) < 0) {
+                d->kmsg_fd = -1;
+                return;
+        }
+        struct tick kt = d->t;
+        kt.due = 0;
+        kt.final = false;
+        kt.mono_ns = now_mono_ns();
+        kt.real_ns = now_real_ns();
+        for (size_t i = 0; vigil_detectors[i]; i++)
+                if (d->det_on[i] && d->det_kmsg[i])
+                        vigil_detectors[i]->feed(d->det_state[i], ctx, &kt);
+}
+
 static void loop(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         struct tick *t = &d->t;
         while (!ctx->stop_requested) {
-                int64_t next = sched_next(&d->sched);
-                struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
-                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                enum woke w = wait_next(d, sched_next(&d->sched));
                 handle_requests(d);
-                if (r == EINTR || ctx->stop_requested)
+                if (w == WOKE_SIGNAL || ctx->stop_requested)
                         continue;
+                if (w == WOKE_KMSG) {
+                        kernel_log_ready(d);
+                        continue;
+                }
                 t->mono_ns = now_mono_ns();
                 t->real_ns = now_real_ns();
                 t->due = sched_due(&d->sched, t->mono_ns);
@@ -625,6 +685,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.published_extra = published_extra;
         frame_init(frame);
         d->lock_fd = -1;
+        d->kmsg_fd = -1;
         pthread_mutex_init(&d->ctx.pub_lock, NULL);
         d->ctx.opt = opt;
         d->ctx.frame = frame;
