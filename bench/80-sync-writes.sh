@@ -21,8 +21,7 @@ fi
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	bench_stop_pids
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -9,11 +9,19 @@ bench_fail() {
 	exit 1
 }
 
+# bench_stop_pids: stop the processes in the array pids and wait for them (for exit traps,
+# so no daemon outlives its bench).
+bench_stop_pids() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
 # bench_need_gpu_source: fails unless the built vigil has the NVML source and the simulated
 # NVML is built ($B/nvml-sim); asks the binary, not a source path that may move.
 bench_need_gpu_source() {
 	[ -x "$B/vigil" ] || bench_fail "$B/vigil is not built (make)"
-	nm "$B/vigil" 2>/dev/null | grep -q ' vigil_source_nvml$' ||
+	nm "$B/vigil" 2>/dev/null | grep ' vigil_source_nvml$' >/dev/null ||
 		bench_fail "$B/vigil has no NVML source (vigil_source_nvml), or nm is missing (binutils)"
 	[ -f "$B/nvml-sim/libnvidia-ml.so.1" ] ||
 		bench_fail "the simulated NVML is not built ($B/nvml-sim/libnvidia-ml.so.1: make)"

@@ -144,6 +144,7 @@ struct daemon {
         /* Service-manager keep-alives: every watchdog_ns (0: none), the last at. */
         int64_t watchdog_ns, last_watchdog_ns;
         struct host_row_text host_text; /* ctx.host_text */
+        struct fssync log_sync;         /* ctx.log_sync */
 };
 
 /* ctx->flush_sinks: every running sink's flush, in registry order. */
@@ -226,6 +227,10 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
+        /* Without it every log is fdatasync'ed on its own, as on any file system where
+         * syncfs is not durable. */
+        (void)fssync_open(&d->log_sync, opt->log_dir);
+        d->ctx.log_sync = &d->log_sync;
         return 0;
 }
 
@@ -615,6 +620,7 @@ static void free_daemon(struct daemon *d)
         free(ctx->postmortem);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
+        fssync_close(&d->log_sync);
         pthread_mutex_destroy(&ctx->pub_lock);
         free(ctx->published_extra);
         free(ctx->extra);
@@ -686,6 +692,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         frame_init(frame);
         d->lock_fd = -1;
         d->kmsg_fd = -1;
+        fssync_none(&d->log_sync);
         pthread_mutex_init(&d->ctx.pub_lock, NULL);
         d->ctx.opt = opt;
         d->ctx.frame = frame;

@@ -13,8 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+
 #include "local/csvlog.h"
 #include "core/eventlog.h"
+#include "util/fssync.h"
 #include "util/pfile.h"
 
 #define DAY 86400LL
@@ -270,6 +273,66 @@ static void test_copytruncate(void **state)
         csvlog_close(&l);
 }
 
+/* One sync round: the logs that got lines share one syncfs (whole is forced here, so
+ * the test does not depend on the file system /tmp is on); a clean round makes none;
+ * a file on another device, or a file system where syncfs is not durable, is
+ * fdatasync'ed on its own. */
+static void test_sync_round(void **state)
+{
+        (void)state;
+        assert_true(fssync_whole_fs(EXT4_SUPER_MAGIC));
+        assert_true(fssync_whole_fs(XFS_SUPER_MAGIC));
+        assert_false(fssync_whole_fs(FUSE_SUPER_MAGIC)); /* its sync_fs reaches no server */
+        assert_false(fssync_whole_fs(TMPFS_MAGIC));
+        assert_false(fssync_whole_fs(NFS_SUPER_MAGIC));
+        struct fssync fs;
+        assert_int_equal(fssync_open(&fs, dir), 0);
+        fs.whole = true;
+        struct csvlog a, b;
+        csvlog_init(&a, dir, "gpu0", 7);
+        csvlog_init(&b, dir, "gpu1", 7);
+        int64_t now = (int64_t)time(NULL) * 1000000000LL;
+        assert_int_equal(csvlog_write(&a, now, "h\n", "1\n", 2), 0);
+        assert_int_equal(csvlog_write(&b, now, "h\n", "2\n", 2), 0);
+        fssync_begin(&fs);
+        assert_int_equal(csvlog_sync_in(&a, &fs), 0);
+        assert_int_equal(csvlog_sync_in(&b, &fs), 0);
+        fssync_end(&fs);
+        assert_int_equal(fs.calls, 1); /* two files, one call */
+        assert_false(a.unsynced);
+        assert_false(b.unsynced);
+        fssync_begin(&fs); /* nothing written since: no call */
+        assert_int_equal(csvlog_sync_in(&a, &fs), 0);
+        fssync_end(&fs);
+        assert_int_equal(fs.calls, 1);
+        /* Outside a round, on another device, or where syncfs is not durable: the file's
+         * own fdatasync. */
+        assert_int_equal(csvlog_write(&a, now, "h\n", "3\n", 2), 0);
+        assert_int_equal(csvlog_sync_in(&a, &fs), 0);
+        assert_false(a.unsynced);
+        fs.dev = a.dev + 1;
+        assert_int_equal(csvlog_write(&a, now, "h\n", "4\n", 2), 0);
+        fssync_begin(&fs);
+        assert_int_equal(csvlog_sync_in(&a, &fs), 0);
+        fssync_end(&fs);
+        assert_false(a.unsynced);
+        fs.dev = a.dev;
+        fs.whole = false;
+        assert_int_equal(csvlog_write(&b, now, "h\n", "5\n", 2), 0);
+        fssync_begin(&fs);
+        assert_int_equal(csvlog_sync_in(&b, &fs), 0);
+        fssync_end(&fs);
+        assert_false(b.unsynced);
+        assert_int_equal(fs.calls, 1);
+        assert_int_equal(csvlog_write(&b, now, "h\n", "6\n", 2), 0);
+        assert_int_equal(csvlog_sync_in(&b, NULL), 0);
+        assert_false(b.unsynced);
+        csvlog_close(&a);
+        csvlog_close(&b);
+        fssync_close(&fs);
+        assert_int_equal(fs.dirfd, -1);
+}
+
 static void test_fixed_file(void **state)
 {
         (void)state;
@@ -332,6 +395,7 @@ int main(void)
             cmocka_unit_test(test_repair_by_path),
             cmocka_unit_test(test_retention),
             cmocka_unit_test(test_fixed_file),
+            cmocka_unit_test(test_sync_round),
             cmocka_unit_test(test_copytruncate),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),
