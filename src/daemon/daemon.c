@@ -47,6 +47,7 @@
 #include "util/log.h"
 #include "util/notify.h"
 #include "util/safedir.h"
+#include "util/textmap.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
@@ -730,6 +731,9 @@ int vigil_daemon_run(struct vigil_options *opt)
         eventlog_event(d->ctx.events, frame->self.started_real_ns, EV_START, "version=%s pid=%d",
                        VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
+        /* The plug-ins have opened what they load (NVML, libmicrohttpd): from here the
+         * code pages resident are the ones the loop runs. */
+        (void)textmap_random();
         /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
         d->watchdog_ns = notify_watchdog_ns() / 2;
         notify_send("READY=1");
