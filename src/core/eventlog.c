@@ -172,10 +172,8 @@ int eventlog_sync_in(struct eventlog *el, struct fssync *fs)
 {
         if (!el || el->fd < 0 || !el->unsynced)
                 return 0;
-        if (fssync_cover(fs, el->dev) == 0) {
-                el->unsynced = false;
-                return 0;
-        }
+        if (fssync_cover(fs, el->dev, el->fd, &el->unsynced) == 0)
+                return 0; /* synced at the round's end */
         return eventlog_sync(el);
 }
 

@@ -37,8 +37,8 @@ void eventlog_event(struct eventlog *el, int64_t real_ns, enum event_kind kind, 
 /* Reopen by name (SIGHUP after external rotation). */
 void eventlog_reopen(struct eventlog *el);
 int eventlog_sync(struct eventlog *el);
-/* eventlog_sync within a sync round (util/fssync.h): covered by the round's syncfs
- * when the file is on that file system, else fdatasync'ed. fs may be NULL. */
+/* eventlog_sync within a sync round (util/fssync.h): synced at fssync_end when the
+ * file is on the round's file system, else now. fs may be NULL. */
 int eventlog_sync_in(struct eventlog *el, struct fssync *fs);
 uint64_t eventlog_write_errors(const struct eventlog *el);
 uint64_t eventlog_lines(const struct eventlog *el);

@@ -343,10 +343,8 @@ int csvlog_sync_in(struct csvlog *l, struct fssync *fs)
 {
         if (l->fd < 0 || !l->unsynced)
                 return 0;
-        if (fssync_cover(fs, l->dev) == 0) {
-                l->unsynced = false;
-                return 0;
-        }
+        if (fssync_cover(fs, l->dev, l->fd, &l->unsynced) == 0)
+                return 0; /* synced at the round's end */
         return csvlog_sync(l);
 }
 

@@ -64,9 +64,9 @@ void csvlog_reopen(struct csvlog *l);
 /* fdatasync the open file, when rows were written since the last sync (an idle file
  * costs nothing). 0 or -errno. */
 int csvlog_sync(struct csvlog *l);
-/* csvlog_sync within a sync round (util/fssync.h): the round's one syncfs covers the
- * file when it is on that file system, else it is fdatasync'ed. fs may be NULL. 0 or
- * -errno. */
+/* csvlog_sync within a sync round (util/fssync.h): a file on the round's file system
+ * is synced at fssync_end (with the others: one syncfs, or an fdatasync each), any
+ * other now. fs may be NULL. 0 or -errno. */
 int csvlog_sync_in(struct csvlog *l, struct fssync *fs);
 void csvlog_close(struct csvlog *l);
 /* Cut a torn last line from the CSV file at path (a crash or power cut mid-row), so

@@ -57,23 +57,39 @@ void fssync_begin(struct fssync *s)
         if (!s)
                 return;
         s->round = true;
-        s->done = false;
+        s->n = 0;
 }
 
-int fssync_cover(struct fssync *s, dev_t dev)
+int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced)
 {
-        if (!s || !s->round || !s->whole || s->dirfd < 0 || dev != s->dev)
+        if (!s || !s->round || s->dirfd < 0 || dev != s->dev || s->n == FSSYNC_MAX_FILES)
                 return -1;
-        if (!s->done) {
-                s->done = true;
-                s->calls++;
-                s->err = syncfs(s->dirfd) < 0 ? -errno : 0;
-        }
-        return s->err == 0 ? 0 : -1;
+        s->fd[s->n] = fd;
+        s->unsynced[s->n] = unsynced;
+        s->n++;
+        return 0;
 }
 
-void fssync_end(struct fssync *s)
+int fssync_end(struct fssync *s)
 {
-        if (s)
-                s->round = false;
+        if (!s || !s->round)
+                return 0;
+        s->round = false;
+        s->err = 0;
+        if (s->whole && s->n >= FSSYNC_MIN_FILES) {
+                s->calls++;
+                if (syncfs(s->dirfd) == 0) {
+                        for (unsigned i = 0; i < s->n; i++)
+                                *s->unsynced[i] = false;
+                        return 0;
+                }
+                s->err = -errno; /* then each file on its own, which says which */
+        }
+        for (unsigned i = 0; i < s->n; i++) {
+                if (fdatasync(s->fd[i]) == 0)
+                        *s->unsynced[i] = false;
+                else
+                        s->err = -errno;
+        }
+        return s->err;
 }

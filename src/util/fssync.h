@@ -4,6 +4,12 @@
  * round costs one call and the same few waits (the data written out, one journal
  * commit, one cache flush), so the loop's wake-ups no longer grow with the GPUs.
  *
+ * A syncfs also writes the file system's own metadata in place (sync_blockdev at its
+ * end: bitmaps and inode tables the journal would write back later), which on a Pi's
+ * SD card is more device writes than an fdatasync or two: the round takes syncfs only
+ * for FSSYNC_MIN_FILES files or more (a GPU server's daily CSVs), and fdatasyncs one
+ * or two files (a Pi's host log; the host and one GPU), as before.
+ *
  * The loss bound is the fdatasync's: a line written before the round is on the disk
  * when it ends. syncfs(2) gives that only where the file system's own sync commits and
  * flushes (Linux fs/sync.c, sync_filesystem(): the dirty inodes written and waited on,
@@ -17,11 +23,12 @@
  * fdatasync per file, which says the error. What else is dirty on that file system is
  * written too: the price of one call.
  *
- *   fssync_begin(s)                    once per sync round
+ *   fssync_begin(s)                         once per sync round
  *   for each log file with lines:
- *     fssync_cover(s, dev) == 0 ?      the round's syncfs (made at the first) covers it
- *       done : fdatasync(fd)           another file system, or no syncfs here
- *   fssync_end(s)
+ *     fssync_cover(s, dev, fd, &unsynced)   taken into the round (0), or -1: another
+ *       == 0 ? later : fdatasync(fd)        file system, so the caller syncs it now
+ *   fssync_end(s)                           one syncfs, or an fdatasync per file taken;
+ *                                           each one made durable has unsynced cleared
  */
 #ifndef VIGIL_UTIL_FSSYNC_H
 #define VIGIL_UTIL_FSSYNC_H
@@ -29,13 +36,21 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Files a round takes before it syncs the whole file system instead of each. */
+#define FSSYNC_MIN_FILES 3
+/* Files one round can take (64 GPUs' CSVs, the host's, events.log); more are synced by
+ * their callers. */
+#define FSSYNC_MAX_FILES 80
+
 struct fssync {
         int dirfd;                /* the log directory, held open for syncfs; -1: none */
         dev_t dev;                /* its file system's device */
         bool whole;               /* syncfs gives the loss bound there (fssync_whole_fs) */
         bool round;               /* between fssync_begin and fssync_end */
-        bool done;                /* the round's syncfs was made */
-        int err;                  /* its -errno, 0 after a success */
+        unsigned n;               /* files taken this round */
+        int fd[FSSYNC_MAX_FILES]; /* theirs, and the flags cleared once they are durable */
+        bool *unsynced[FSSYNC_MAX_FILES];
+        int err;                  /* -errno of the round's last failed sync, or 0 */
         unsigned long long calls; /* syncfs calls made */
 };
 
@@ -48,17 +63,22 @@ bool fssync_whole_fs(unsigned long f_type);
  * s is usable and never syncs the whole file system (every file is synced on its
  * own). Returns 0 or -errno. */
 int fssync_open(struct fssync *s, const char *dir);
-/* A closed s: never covers a file. */
+/* A closed s: never takes a file. */
 void fssync_none(struct fssync *s);
 void fssync_close(struct fssync *s);
 
 /* Start a sync round; accepts NULL (then fssync_cover always says no). */
 void fssync_begin(struct fssync *s);
-/* A log file on device dev (its st_dev) got lines since its last sync: 0 when the
- * round's syncfs covers it (made now, at the first file that asks), -1 when the caller
- * must fdatasync the file itself (no round, another file system, not one where syncfs
- * is durable, or the syncfs failed). s may be NULL. */
-int fssync_cover(struct fssync *s, dev_t dev);
-void fssync_end(struct fssync *s);
+/* A log file (fd, on device dev: its st_dev) got lines since its last sync, as
+ * *unsynced says: 0 when the round takes it (fssync_end syncs it and clears *unsynced
+ * once it is durable; fd and unsynced must stay valid until then), -1 when the caller
+ * must fdatasync it itself (no round, another file system, or the round is full).
+ * s may be NULL. */
+int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced);
+/* End the round: one syncfs when it took FSSYNC_MIN_FILES files or more on a file
+ * system where that is durable, else (or when the syncfs failed) an fdatasync per
+ * file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
+ * next round). Accepts NULL. */
+int fssync_end(struct fssync *s);
 
 #endif

@@ -2,7 +2,7 @@
 # GET /report?day= gives its memory back: the daemon's resident memory after three
 # reports is within 1 MiB of what it was before the first (the page, its gzip and what
 # the report's thread freed in its malloc arena are returned once the reply is copied:
-# sink/http_later.c, http_later_release). A day of 8 GPUs, 86,400 rows each (one GPU
+# web/http_later.c, http_later_release). A day of 8 GPUs, 86,400 rows each (one GPU
 # log written, seven hard links), is read each time.
 . "$(dirname "$0")/../lib.sh"
 
