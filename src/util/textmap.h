@@ -5,13 +5,14 @@
  * mapping advised MADV_RANDOM the kernel maps only the page asked for (mm/memory.c,
  * should_fault_around(): not for VM_RAND_READ), so the resident set is the code the
  * daemon runs. Code only (r-xp file mappings): never data, whose pages may hold the
- * loader's relocations. */
+ * loader's relocations, nor the pages of code mapping that has a copy of its own. */
 #ifndef VIGIL_UTIL_TEXTMAP_H
 #define VIGIL_UTIL_TEXTMAP_H
 
 /* Advise MADV_RANDOM on every executable file mapping of this process, and drop the
- * pages mapped so far (MADV_DONTNEED on code, unmodified by definition: they come back
- * from the page cache on the next touch, one at a time). Libraries loaded later are
+ * pages mapped so far (MADV_DONTNEED) of those that hold no page of their own
+ * ("Anonymous: 0 kB" in /proc/self/smaps: all are the file's, and come back from the
+ * page cache on the next touch, one at a time). Libraries loaded later are
  * not covered. Returns the number of mappings advised, or -errno when /proc/self/maps
  * cannot be read. */
 int textmap_random(void);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "util/textmap.h"
 
@@ -55,10 +57,34 @@ static void test_code_advised_random(void **state)
         assert_string_equal(buf, "42");
 }
 
+/* A code mapping with a page of its own (as a library relocated in its text would
+ * have) is advised but its pages are kept: the change stays. */
+static void test_own_pages_kept(void **state)
+{
+        (void)state;
+        char path[] = "/tmp/vigil-textmap-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        char page[4096];
+        memset(page, 'f', sizeof(page));
+        assert_int_equal(write(fd, page, sizeof(page)), (ssize_t)sizeof(page));
+        char *p = mmap(NULL, sizeof(page), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+        assert_true(p != MAP_FAILED);
+        close(fd);
+        unlink(path);
+        assert_int_equal(mprotect(p, sizeof(page), PROT_READ | PROT_WRITE), 0);
+        p[0] = 'm'; /* the process's own copy of the page */
+        assert_int_equal(mprotect(p, sizeof(page), PROT_READ | PROT_EXEC), 0);
+        assert_true(textmap_random() > 0);
+        assert_int_equal(p[0], 'm');
+        munmap(p, sizeof(page));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_code_advised_random),
+            cmocka_unit_test(test_own_pages_kept),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
