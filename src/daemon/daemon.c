@@ -525,8 +525,8 @@ static enum woke wait_next(struct daemon *d, int64_t next)
                 return r == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
         }
         int64_t left = next - now_mono_ns();
-        if (left < 0)
-                left = 0;
+        if (left <= 0)
+                return WOKE_DEADLINE; /* a flood of kernel lines never holds a tick back */
         struct timespec ts = {left / NSEC_PER_SEC, left % NSEC_PER_SEC};
         struct pollfd p = {.fd = d->kmsg_fd, .events = POLLIN};
         int r = ppoll(&p, 1, &ts, NULL);
