@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "web/http_reply.h"
+#include "util/textmap.h"
 #include "util/thread.h"
 
 /* What the report's -errno tells the client (http_server.h, http_report_fn); any
@@ -128,6 +129,8 @@ void http_later_release(struct http_later *l)
          * chunk"), so what it freed stays mapped. Hand the free pages of every arena back
          * (malloc_trim(3): since glibc 2.8 it releases free memory in all arenas). */
         malloc_trim(0);
+        /* And the report's code: read once, it would stay mapped (util/textmap.h). */
+        (void)textmap_random();
 }
 
 void http_later_wait(struct http_later *l)
