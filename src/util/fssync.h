@@ -38,9 +38,9 @@
 
 /* Files a round takes before it syncs the whole file system instead of each. */
 #define FSSYNC_MIN_FILES 3
-/* Files one round can take (64 GPUs' CSVs, the host's, events.log); more are synced by
- * their callers. */
-#define FSSYNC_MAX_FILES 80
+/* Files one round can take: a CSV for each of VIGIL_MAX_GPUS (core/frame.h, 256), the
+ * host's, events.log; any more are synced by their callers. */
+#define FSSYNC_MAX_FILES 260
 
 struct fssync {
         int dirfd;                /* the log directory, held open for syncfs; -1: none */
