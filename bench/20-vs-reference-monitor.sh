@@ -22,12 +22,10 @@ CHROMIUM=${CHROMIUM:-6}
 . bench/lib.sh
 bench_find_seed
 if [ -z "$seed" ]; then
-	echo "skip: the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
-	exit 0
+	bench_fail "the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
 fi
 if ! "$PY" -c 'import psutil' 2>/dev/null; then
-	echo "skip: $PY has no psutil (Debian package python3-psutil)"
-	exit 0
+	bench_fail "$PY has no psutil (Debian package python3-psutil)"
 fi
 
 pids=()

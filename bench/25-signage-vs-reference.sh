@@ -40,28 +40,23 @@ FIX=$PWD/tests/fixtures/pi4-healthy
 . bench/lib.sh
 bench_find_seed
 if [ -z "$seed" ]; then
-	echo "skip: the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
-	exit 0
+	bench_fail "the reference monitor (seeds/004_*.txt) is not found; set SEEDS=DIR"
 fi
 if [ ! -x "$B/bench/daemon_floor" ]; then
-	echo "skip: needs $B/bench/daemon_floor (make bench builds it)"
-	exit 0
+	bench_fail "needs $B/bench/daemon_floor (make bench builds it)"
 fi
 if ! "$PY" -c 'import psutil' 2>/dev/null; then
-	echo "skip: $PY has no psutil (Debian package python3-psutil)"
-	exit 0
+	bench_fail "$PY has no psutil (Debian package python3-psutil)"
 fi
 if ! bench_can_loop; then
-	echo "skip: needs root, losetup and mkfs.ext4"
-	exit 0
+	bench_fail "needs root, losetup and mkfs.ext4"
 fi
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	cgbase=/sys/fs/cgroup
 elif [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
 	cgbase=/sys/fs/cgroup/cpuacct
 else
-	echo "skip: no cgroup v2 and no cgroup v1 cpuacct hierarchy"
-	exit 0
+	bench_fail "no cgroup v2 and no cgroup v1 cpuacct hierarchy"
 fi
 
 tmp=$(mktemp -d)

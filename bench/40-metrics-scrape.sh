@@ -14,6 +14,7 @@
 #    same wrk against node_exporter for comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter || true)}
@@ -24,8 +25,7 @@ IDLE_S=${IDLE_S:-10}
 WRK_S=${WRK_S:-10}
 WRK_CONN=${WRK_CONN:-8}
 if [ -z "$NE" ]; then
-	echo "skip: node_exporter not installed (Debian package prometheus-node-exporter)"
-	exit 0
+	bench_fail "node_exporter not installed (Debian package prometheus-node-exporter)"
 fi
 
 pids=()

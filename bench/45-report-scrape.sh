@@ -14,6 +14,9 @@ ROUNDS=${ROUNDS:-3}
 OUT=${BENCH_OUT:-bench/out}/report-scrape
 rm -rf "$OUT"
 mkdir -p "$OUT/logs"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
 DAY=$(date -d '2 days ago' +%F)
 
 # The day, as tests/integration/report_day.sh makes it (one file, seven links).
@@ -58,6 +61,7 @@ run() { # run LABEL BINARY
 	"$bin" --quiet --interval 1 --root "$PWD/tests/fixtures/x86-server" --nvml /nonexistent \
 		--log-dir "$OUT/logs" --listen "127.0.0.1:$port" 2>"$OUT/$label.err" &
 	pid=$!
+	pids+=("$pid")
 	for _ in $(seq 100); do
 		curl -s -o /dev/null "http://127.0.0.1:$port/metrics" && break
 		sleep 0.1

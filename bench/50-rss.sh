@@ -12,6 +12,7 @@
 # the --listen difference lies, mapping by mapping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 SECS=${RSS_SECONDS:-4}
@@ -59,10 +60,10 @@ measure() {
 	local pid=$!
 	pids+=("$pid")
 	sleep "$SECS"
-	[ "$port" = - ] || scrape "$port" 20 "${SCHEME:-http}" || echo "  ($label: no /metrics answer)"
+	[ "$port" = - ] || scrape "$port" 20 "${SCHEME:-http}" ||
+		bench_fail "$label: no /metrics answer"
 	if [ ! -r "/proc/$pid/status" ]; then
-		echo "  $label: exited early: $(tail -1 "$out/err")"
-		return
+		bench_fail "$label exited early: $(tail -1 "$out/err")"
 	fi
 	awk -v l="$label" '/^VmHWM/ {h = $2} /^RssAnon/ {a = $2} /^RssFile/ {f = $2}
 		/^RssShmem/ {s = $2} END {
@@ -100,36 +101,32 @@ printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n
 p=$(free_port)
 SCHEME=https measure "vigil host --listen, TLS + basic auth" "$p" "${V[@]}" \
 	--listen "127.0.0.1:$p" --web-config "$out/web.yml"
-if [ -x "$B/bench/tls_rss" ] && "$B/bench/tls_rss" >"$out/tls_rss"; then
-	awk '{kb[$1] = $2} END {
+[ -x "$B/bench/tls_rss" ] || bench_fail "$B/bench/tls_rss is not built (make bench)"
+"$B/bench/tls_rss" >"$out/tls_rss" || bench_fail "$B/bench/tls_rss failed"
+awk '{kb[$1] = $2} END {
 		printf "  libmicrohttpd in a bare process (%s), VmRSS growth: %d kB mapping GnuTLS and what it links, %d kB its gnutls_global_init() (called by libmicrohttpd\047s constructor, TLS or not), %d kB libmicrohttpd itself\n",
 		       "bench/tls_rss.c", kb["gnutls_map_kb"], kb["gnutls_init_kb"], kb["mhd_kb"] }' "$out/tls_rss"
-fi
 measure "vigil host + Pi (pi4-healthy fixture)" - "${V[@]}" "${pi[@]}"
 p=$(free_port)
 measure "vigil host + Pi --listen" "$p" "${V[@]}" "${pi[@]}" --listen "127.0.0.1:$p"
-if grep -q 'vigil_source_nvml' src/core/registry.c && [ -f "$B/nvml-sim/libnvidia-ml.so.1" ]; then
-	for scn in healthy-1gpu healthy-8gpu; do
-		export VIGIL_NVML_SCENARIO=$PWD/tests/nvml-sim/scenarios/$scn
-		g=(--nvml "$PWD/$B/nvml-sim/libnvidia-ml.so.1")
-		measure "vigil host + $scn (simulated NVML)" - "${V[@]}" "${g[@]}"
-		p=$(free_port)
-		measure "vigil host + $scn --listen" "$p" "${V[@]}" "${g[@]}" --listen "127.0.0.1:$p"
-	done
-	unset VIGIL_NVML_SCENARIO
-else
-	echo "  (no GPU source in this tree: the GPU configurations are not measured)"
-fi
+bench_need_gpu_source
+for scn in healthy-1gpu healthy-8gpu; do
+	export VIGIL_NVML_SCENARIO=$PWD/tests/nvml-sim/scenarios/$scn
+	g=(--nvml "$PWD/$B/nvml-sim/libnvidia-ml.so.1")
+	measure "vigil host + $scn (simulated NVML)" - "${V[@]}" "${g[@]}"
+	p=$(free_port)
+	measure "vigil host + $scn --listen" "$p" "${V[@]}" "${g[@]}" --listen "127.0.0.1:$p"
+done
+unset VIGIL_NVML_SCENARIO
 
 echo "-- the others"
-. bench/lib.sh
 bench_find_seed
 if [ -n "$seed" ] && "$PY" -c 'import psutil' 2>/dev/null; then
 	bench_monitor_script "$seed" "$out/monitor_player.py"
 	PATH="$PWD/tests/fixtures/bin:$PATH" measure "reference monitor_player.py (0.2 s loop)" - \
 		"$PY" "$out/monitor_player.py" --interval 0.2 --quiet
 else
-	echo "  (reference monitor not measured: seeds/004_*.txt or python3-psutil missing)"
+	bench_fail "the reference monitor: seeds/004_*.txt (set SEEDS=DIR) or python3-psutil missing"
 fi
 if [ -n "$NE" ]; then
 	p=$(free_port)
@@ -139,7 +136,7 @@ if [ -n "$NE" ]; then
 	p=$(free_port)
 	measure "node_exporter, default collectors" "$p" "$NE" --web.listen-address="127.0.0.1:$p"
 else
-	echo "  (node_exporter not installed)"
+	bench_fail "node_exporter is not installed (Debian package prometheus-node-exporter)"
 fi
 "$PY" - "$out/peaks" "$out/maps" <<'PY'
 import os, sys

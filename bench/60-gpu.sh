@@ -19,6 +19,7 @@
 #     Target: no more than the reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 REPEAT=${REPEAT:-3}
@@ -26,10 +27,7 @@ DAEMON_SECONDS=${DAEMON_SECONDS:-60}
 CALLS_SECONDS=${CALLS_SECONDS:-60}
 LIB=$PWD/$B/nvml-sim/libnvidia-ml.so.1
 SCN=$PWD/tests/nvml-sim/scenarios
-if ! grep -q 'vigil_source_nvml' src/daemon/registry.c || [ ! -f "$LIB" ]; then
-	echo "skip: no GPU source in this tree (or no simulated NVML built)"
-	exit 0
-fi
+bench_need_gpu_source
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

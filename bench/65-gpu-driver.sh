@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU benchmarks of 60-gpu.sh and 70-daemon.sh on a real NVIDIA driver instead of the
 # simulator, where each NVML call is an ioctl into the driver and the GPU's firmware
-# rather than a table lookup. Skips on a machine without a driver. Four measurements,
+# rather than a table lookup. Fails (exit 1, with the reason) on a machine without a driver. Four measurements,
 # each ratio from one run on the same GPU (GPU 0):
 #
 #   a. vigil's NVML source per sample against the bare calls (nvml_floor.c: the same
@@ -30,14 +30,18 @@ for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
 	[ -z "$LIB" ] && [ -e "$d/libnvidia-ml.so.1" ] && LIB=$d/libnvidia-ml.so.1
 done
 if [ -z "$LIB" ] || ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-	echo "skip: no NVIDIA driver here (nvidia-smi, libnvidia-ml.so.1)"
-	exit 0
+	bench_fail "no NVIDIA driver here (nvidia-smi, libnvidia-ml.so.1)"
 fi
 for b in nvml_floor bench_gpu daemon_floor; do
-	[ -x "$B/bench/$b" ] || { echo "skip: $B/bench/$b is not built (make bench)"; exit 0; }
+	[ -x "$B/bench/$b" ] || bench_fail "$B/bench/$b is not built (make bench)"
 done
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$out"
+}
+trap cleanup EXIT
 kv() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
 
 echo "-- d. the driver"
@@ -73,6 +77,7 @@ mkdir -p "$out/d" "$out/f"
 "$B/vigil" --nvml "$LIB" --gpu-interval 0.1 --interval 1 --duration "$SECS" --log-dir "$out/d" \
 	--quiet "${EXTRA[@]}" 2>"$out/d.err" &
 vpid=$!
+pids+=("$vpid")
 "$PY" bench/steady.py "$vpid" 5 $((SECS - 8)) >"$out/vigil.steady"
 bench_held_files "$vpid"
 wait "$vpid"
@@ -81,6 +86,7 @@ hrow=$(bench_avg_row "$(ls "$out"/d/host-*.csv | head -1)")
 "$B/bench/daemon_floor" "$LIB" "$SECS" 100 1000 "$out/f" "$grow" "$hrow" "${held_files[@]}" \
 	statfs:/dev/shm statfs:/ >/dev/null &
 fpid=$!
+pids+=("$fpid")
 "$PY" bench/steady.py "$fpid" 5 $((SECS - 8)) >"$out/floor.steady"
 wait "$fpid"
 "$PY" - "$out/vigil.steady" "$out/floor.steady" $((SECS - 8)) <<'PY'

@@ -29,14 +29,18 @@ SECS=${DAEMON_SECONDS:-30}
 LIB=$PWD/$B/nvml-sim/libnvidia-ml.so.1
 SCN=$PWD/tests/nvml-sim/scenarios
 if [ ! -x "$B/bench/daemon_floor" ] || [ ! -f "$LIB" ]; then
-	echo "skip: needs $B/bench/daemon_floor and the simulated NVML"
-	exit 0
+	bench_fail "needs $B/bench/daemon_floor and the simulated NVML"
 fi
 MODE=${MODE:-pairs}
 PAIRS=${PAIRS:-7}
 FS=(statfs:/dev/shm statfs:/)
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$out"
+}
+trap cleanup EXIT
 SKIP=3
 WINDOW=$((SECS - SKIP - 2))
 
@@ -46,6 +50,7 @@ run_vigil() {
 	"$B/vigil" --nvml "$LIB" --gpu-interval 0.1 --interval 1 --duration "$2" \
 		--log-dir "$1" --quiet 2>/dev/null &
 	vpid=$!
+	pids+=("$vpid")
 }
 # run_floor DIR SECONDS GPU_ROW HOST_ROW: the floor in the background, its pid in $fpid;
 # the files it re-reads are $held_files.
@@ -54,6 +59,7 @@ run_floor() {
 	"$B/bench/daemon_floor" "$LIB" "$2" 100 1000 "$1" "$3" "$4" "${held_files[@]}" \
 		"${FS[@]}" >/dev/null &
 	fpid=$!
+	pids+=("$fpid")
 }
 # rows DIR: "GPU_ROW HOST_ROW", the mean row sizes vigil wrote in DIR so far.
 rows() {

@@ -12,49 +12,64 @@
 # every row written in that time into one write-out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 B=${BUILD:-build}
 WINDOW=${WINDOW:-180}
 if ! command -v strace >/dev/null; then
-	echo "skip: strace is not installed (Debian package strace)"
-	exit 0
+	bench_fail "strace is not installed (Debian package strace)"
 fi
 tmp=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+cleanup() {
+	bench_stop_pids
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
 export PATH="$PWD/tests/fixtures/bin:$PATH"
 
-# run NAME ARGS...: the daemon, then strace on it for WINDOW seconds.
-run() {
+# start NAME ARGS...: the daemon, in this shell (so cleanup stops it); its pid in pid[NAME].
+declare -A pid
+start() {
 	local name=$1
 	shift
 	"$B/vigil" --root "$PWD/tests/fixtures/pi4-healthy" --gpu none --quiet \
 		--log-dir "$tmp/$name" "$@" 2>"$tmp/$name.err" &
-	local pid=$!
-	pids+=("$pid")
-	sleep 3
-	local io0
-	io0=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
-	timeout -s INT "$WINDOW" strace -f -c -e trace=write,fdatasync,fsync -p "$pid" \
-		2>"$tmp/$name.strace" || true
-	local io1
-	io1=$(awk '/^wchar/ {print $2}' "/proc/$pid/io")
-	echo "$((io1 - io0))" >"$tmp/$name.wchar"
+	pid[$name]=$!
+	pids+=("$!")
 }
-run default --interval 1 &
-run signage --profile signage &
-run signage_1s --profile signage --sync-interval 1 &
-wait %1 %2 %3 2>/dev/null || wait
+# watch NAME: strace on the daemon NAME for WINDOW seconds, and its bytes written then.
+watch() {
+	local p=${pid[$1]} io0 io1
+	[ -r "/proc/$p/io" ] || bench_fail "vigil ($1) exited early: $(tail -1 "$tmp/$1.err")"
+	io0=$(awk '/^wchar/ {print $2}' "/proc/$p/io")
+	timeout -s INT "$WINDOW" strace -f -c -e trace=write,fdatasync,fsync,syncfs -p "$p" \
+		2>"$tmp/$1.strace" || true
+	[ -r "/proc/$p/io" ] || bench_fail "vigil ($1) exited during the window: $(tail -1 "$tmp/$1.err")"
+	io1=$(awk '/^wchar/ {print $2}' "/proc/$p/io")
+	echo "$((io1 - io0))" >"$tmp/$1.wchar"
+}
+start default --interval 1
+start signage --profile signage
+start signage_1s --profile signage --sync-interval 1
+sleep 3
+watchers=()
+for n in default signage signage_1s; do
+	watch "$n" &
+	watchers+=($!)
+done
+for w in "${watchers[@]}"; do wait "$w" || bench_fail "a strace window failed"; done
 
 calls() { awk -v s="$2" '$NF == s {print $4}' "$tmp/$1.strace" | head -1; }
 per_h() { echo $(((${1:-0} * 3600 + WINDOW / 2) / WINDOW)); }
-printf '%-44s %14s %14s %14s\n' "per hour (window ${WINDOW} s)" "fdatasync" "write(2)" "bytes written"
+printf '%-44s %14s %14s %14s %14s\n' "per hour (window ${WINDOW} s)" "fdatasync" "syncfs" "write(2)" \
+	"bytes written"
 for n in default signage_1s signage; do
 	case $n in
 	default) label="default: 1 s rows, --sync-interval 1" ;;
 	signage_1s) label="signage rows (5 s), --sync-interval 1" ;;
 	signage) label="--profile signage: 5 s rows, sync 60 s" ;;
 	esac
-	printf '%-44s %14s %14s %14s\n' "$label" "$(per_h "$(calls $n fdatasync)")" \
-		"$(per_h "$(calls $n write)")" "$(per_h "$(cat "$tmp/$n.wchar")")"
+	printf '%-44s %14s %14s %14s %14s\n' "$label" "$(per_h "$(calls $n fdatasync)")" \
+		"$(per_h "$(calls $n syncfs)")" "$(per_h "$(calls $n write)")" \
+		"$(per_h "$(cat "$tmp/$n.wchar")")"
 done

@@ -7,15 +7,14 @@
 # and --profile signage (5 s rows, 60 s sync) run side by side on the Pi 4 fixture for
 # WINDOW seconds, start-up left out. A loop device merges requests unlike an SD card's
 # controller, so the counts are the file system's writes, a floor for the card's.
-# Needs root (losetup, mount); skipped otherwise.
+# Needs root (losetup, mount); fails otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 WINDOW=${WINDOW:-180}
 . bench/lib.sh
 if ! bench_can_loop; then
-	echo "skip: needs root, losetup and mkfs.ext4"
-	exit 0
+	bench_fail "needs root, losetup and mkfs.ext4"
 fi
 tmp=$(mktemp -d)
 pids=()

@@ -37,6 +37,7 @@ run() {
 	"$B/vigil" --root tests/fixtures/x86-server --interval 0.05 --quiet --log-dir "$out/$name" \
 		"$@" 2>"$out/$name.err" &
 	local pid=$!
+	pids+=("$pid")
 	sleep "$SECS"
 	local hwm
 	hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")

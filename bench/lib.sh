@@ -1,6 +1,31 @@
 # Shared by the benchmark scripts (sourced, never run): finding the reference monitor,
 # starting the processes the Pi benchmarks watch, and file systems on loop devices whose
-# counters hold one program's writes. Each function says what it sets; none exits.
+# counters hold one program's writes. Each function says what it sets; only bench_fail exits.
+
+# bench_fail REASON: a benchmark that cannot measure says why on stderr and fails (exit 1),
+# so a missing tool or a moved file never passes for a measurement.
+bench_fail() {
+	echo "FAIL: cannot measure: $*" >&2
+	exit 1
+}
+
+# bench_stop_pids: stop the processes in the array pids and wait for them (for exit traps,
+# so no daemon outlives its bench).
+bench_stop_pids() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
+# bench_need_gpu_source: fails unless the built vigil has the NVML source and the simulated
+# NVML is built ($B/nvml-sim); asks the binary, not a source path that may move.
+bench_need_gpu_source() {
+	[ -x "$B/vigil" ] || bench_fail "$B/vigil is not built (make)"
+	nm "$B/vigil" 2>/dev/null | grep ' vigil_source_nvml$' >/dev/null ||
+		bench_fail "$B/vigil has no NVML source (vigil_source_nvml), or nm is missing (binutils)"
+	[ -f "$B/nvml-sim/libnvidia-ml.so.1" ] ||
+		bench_fail "the simulated NVML is not built ($B/nvml-sim/libnvidia-ml.so.1: make)"
+}
 
 # bench_find_seed: $seed is the reference monitor (seeds/004_*.txt) from $SEEDS,
 # ../shared/seeds or /work/shared/seeds, or empty when none is found.

@@ -54,3 +54,16 @@ need_nvml_sim() {
 		}
 	done
 }
+
+# serve_day_logs LOGS PORT: vigil on the x86-server fixture without GPUs, logging to LOGS
+# (where a test put a day of logs) and serving 127.0.0.1:PORT, for 300 s at most; its pid
+# in PID, its stderr in $TMP/err; returns once /metrics answers (10 s at most).
+serve_day_logs() {
+	"$VIGIL" --quiet --interval 1 --duration 300 --root "$FIXTURES/x86-server" --nvml /nonexistent \
+		--log-dir "$1" --listen "127.0.0.1:$2" 2>"$TMP/err" &
+	PID=$!
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$2/metrics")" = 200 ] && break
+		sleep 0.1
+	done
+}

@@ -32,6 +32,7 @@ const struct kmsg_filter_def kmsg_filters[KMSG_FILTER_COUNT] = {
 struct kmsg {
         int fd;       /* -1 when unreadable */
         bool regular; /* a fixture file, not the character device */
+        bool fifo;    /* a fixture FIFO: whole records per write, held open for writing too */
         uint64_t off; /* regular file: offset after the last complete line */
         int error;    /* -errno of the failed open, 0 when readable */
         bool error_taken;
@@ -156,8 +157,19 @@ int kmsg_open(struct kmsg **ret, const char *root, unsigned nrecords)
                 r = k->fd < 0 ? -errno : 0;
         }
         struct stat st;
-        if (r == 0 && fstat(k->fd, &st) == 0)
+        if (r == 0 && fstat(k->fd, &st) == 0) {
                 k->regular = S_ISREG(st.st_mode);
+                k->fifo = S_ISFIFO(st.st_mode);
+        }
+        if (r == 0 && k->fifo) {
+                /* Held open for writing as well, so the FIFO never reads end-of-file
+                 * (and poll(2) never says POLLHUP) while no test writes to it
+                 * (fifo(7)). */
+                int rw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                r = rw < 0 ? -errno : 0;
+                close(k->fd);
+                k->fd = rw;
+        }
         if (r < 0)
                 set_error(k, r);
         *ret = k;
@@ -199,11 +211,29 @@ static int take(struct kmsg *k, const char *line, size_t n)
         return 1;
 }
 
+/* Every whole line of buf[0..n) (a fixture FIFO's read: one or more records, each
+ * written whole); a last line without its newline is taken as it is. */
+static int take_lines(struct kmsg *k, const char *buf, size_t n)
+{
+        int taken = 0;
+        const char *p = buf, *end = buf + n, *nl;
+        while (p < end) {
+                nl = memchr(p, '\n', (size_t)(end - p));
+                taken += take(k, p, (size_t)((nl ? nl : end) - p));
+                p = nl ? nl + 1 : end;
+        }
+        return taken;
+}
+
 static int drain_device(struct kmsg *k)
 {
         int taken = 0;
         for (int i = 0; i < DRAIN_MAX_READS; i++) {
                 ssize_t n = read(k->fd, k->io, KMSG_READ_MAX);
+                if (n > 0 && k->fifo) {
+                        taken += take_lines(k, k->io, (size_t)n);
+                        continue;
+                }
                 if (n > 0) {
                         taken += take(k, k->io, (size_t)n);
                         continue;
@@ -261,6 +291,11 @@ int kmsg_drain(struct kmsg *k)
         if (k->fd < 0)
                 return k->error ? k->error : -EBADF;
         return k->regular ? drain_file(k) : drain_device(k);
+}
+
+int kmsg_poll_fd(const struct kmsg *k)
+{
+        return k && k->fd >= 0 && !k->regular ? k->fd : -1;
 }
 
 int kmsg_drain_to_start(struct kmsg *k, unsigned max_calls)

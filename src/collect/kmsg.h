@@ -14,7 +14,9 @@
  * where it stopped (at most 1 MB per drain), splits it into lines, and remembers the
  * offset after the last complete line: a later drain returns only the lines a test
  * appended since. Lines must end with '\n'; an unterminated last line waits for its
- * newline. */
+ * newline. When ROOT/dev/kmsg is a FIFO, each write(2) to it holds one or more whole
+ * records, one per line; the reader holds it open for writing too, so it never reads
+ * end-of-file, and it can be waited on with poll(2) as the device can (kmsg_poll_fd). */
 #ifndef VIGIL_COLLECT_KMSG_H
 #define VIGIL_COLLECT_KMSG_H
 
@@ -97,6 +99,13 @@ int kmsg_open(struct kmsg **ret, const char *root, unsigned nrecords);
  * KMSG_FILE_DRAIN_MAX fixture bytes per call. Returns the number of new records, or
  * -errno when the log is unreadable (the same error every time; nothing logged). */
 int kmsg_drain(struct kmsg *k);
+
+/* The descriptor to wait on with poll(2) for new records (POLLIN; POLLERR too when the
+ * kernel overwrote records not yet read: kmsg_drain counts them and goes on): the
+ * device, or a fixture FIFO. -1 when there is none to wait on (k NULL, the log
+ * unreadable, or a fixture file, which poll(2) always finds readable: drain it on a
+ * clock instead). Owned by k. */
+int kmsg_poll_fd(const struct kmsg *k);
 
 /* Drain until the kernel (or the fixture file) has nothing more ready, at most
  * max_calls kmsg_drain() calls, then remember the newest record's sequence number

@@ -24,6 +24,7 @@ struct eventlog {
         int paused;
         bool no_file;  /* eventlog_open_none: lines only reach the tap */
         bool unsynced; /* lines written since the last fdatasync */
+        dev_t dev;     /* the file's device (st_dev): whose syncfs covers it */
         eventlog_tap_fn tap;
         void *tap_arg;
 };
@@ -34,7 +35,9 @@ static int el_openfd(struct eventlog *el)
         if (el->fd < 0)
                 return -errno;
         struct stat st;
-        el->size = fstat(el->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        bool known = fstat(el->fd, &st) == 0;
+        el->size = known ? (uint64_t)st.st_size : 0;
+        el->dev = known ? st.st_dev : 0;
         return 0;
 }
 
@@ -163,6 +166,15 @@ int eventlog_sync(struct eventlog *el)
                 return -errno;
         el->unsynced = false;
         return 0;
+}
+
+int eventlog_sync_in(struct eventlog *el, struct fssync *fs)
+{
+        if (!el || el->fd < 0 || !el->unsynced)
+                return 0;
+        if (fssync_cover(fs, el->dev, el->fd, &el->unsynced) == 0)
+                return 0; /* synced at the round's end */
+        return eventlog_sync(el);
 }
 
 uint64_t eventlog_write_errors(const struct eventlog *el)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/event_kinds.h"
+#include "util/fssync.h"
 
 #define EVENTLOG_MAX_BYTES (50ULL * 1024 * 1024)
 
@@ -36,6 +37,9 @@ void eventlog_event(struct eventlog *el, int64_t real_ns, enum event_kind kind, 
 /* Reopen by name (SIGHUP after external rotation). */
 void eventlog_reopen(struct eventlog *el);
 int eventlog_sync(struct eventlog *el);
+/* eventlog_sync within a sync round (util/fssync.h): synced at fssync_end when the
+ * file is on the round's file system, else now. fs may be NULL. */
+int eventlog_sync_in(struct eventlog *el, struct fssync *fs);
 uint64_t eventlog_write_errors(const struct eventlog *el);
 uint64_t eventlog_lines(const struct eventlog *el);
 /* Pause or resume writing (disk guard); paused lines are counted as dropped. */

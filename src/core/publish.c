@@ -53,7 +53,9 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
 
 void vigil_flush_all(struct vigil_ctx *ctx)
 {
+        fssync_begin(ctx->log_sync);
         if (ctx->flush_sinks)
                 ctx->flush_sinks(ctx);
-        eventlog_sync(ctx->events);
+        eventlog_sync_in(ctx->events, ctx->log_sync);
+        (void)fssync_end(ctx->log_sync); /* a file that failed stays unsynced: next round */
 }

@@ -22,6 +22,7 @@
 #include "core/proc_ends.h"
 
 struct eventlog;
+struct fssync;
 struct counters;
 struct kmsg;
 struct nvml_shared;
@@ -54,8 +55,11 @@ struct vigil_ctx {
         struct eventlog *events; /* events.log; NULL with --no-log */
         struct kmsg *kmsg;       /* kernel log ring (collect/kmsg.h); NULL when not collected */
         const char *log_dir;     /* NULL with --no-log */
-        bool disk_paused;        /* the disk guard has paused file writes */
-        bool live;               /* the live view is on */
+        /* The log directory's file system, synced once a round for every log on it
+         * (util/fssync.h) by vigil_flush_all; NULL with --no-log. */
+        struct fssync *log_sync;
+        bool disk_paused; /* the disk guard has paused file writes */
+        bool live;        /* the live view is on */
         /* The loaded NVML and the GPUs sampled (collect/nvml_lib.h), published by the
          * NVML source while it runs; NULL without GPUs. */
         struct nvml_shared *nvml;
@@ -183,8 +187,10 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out);
  * in other threads, when one asked (publish_wanted). Main loop only. */
 void vigil_publish(struct vigil_ctx *ctx);
 
-/* Ask every sink to flush and sync, then events.log (main thread; before snapshots).
- * Outside the daemon (no flush_sinks) only events.log. */
+/* Ask every sink to flush and sync, then events.log (main thread; before snapshots),
+ * in one sync round (ctx->log_sync): the logs on the log directory's file system that
+ * got lines share one syncfs where that is durable. Outside the daemon (no
+ * flush_sinks) only events.log. */
 void vigil_flush_all(struct vigil_ctx *ctx);
 
 #endif

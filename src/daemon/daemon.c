@@ -11,6 +11,8 @@
  * signal on to it), and the thread that ends the loop also ends the process. */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect/kmsg.h"
 #include "daemon/control.h"
 #include "daemon/diskguard.h"
 #include "core/history.h"
@@ -44,6 +47,7 @@
 #include "util/log.h"
 #include "util/notify.h"
 #include "util/safedir.h"
+#include "util/textmap.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
@@ -93,6 +97,12 @@ static void install_signals(void)
         signal(SIGPIPE, SIG_IGN);
 }
 
+/* Blocks of this size and more are mapped on their own and unmapped when freed. Set, it
+ * also stops glibc's dynamic threshold (mallopt(3), M_MMAP_THRESHOLD: "the threshold is
+ * adjusted upward to the size of the freed chunk"), which after a /report page of a few
+ * MB kept every later large block in the heap, where its pages stay resident. */
+#define MMAP_THRESHOLD_BYTES (128 * 1024)
+
 #define SYNC_SLACK_NS (20 * NSEC_PER_MSEC)
 /* A write failure is logged when it starts, then at most this often while it lasts. */
 #define WRITE_FAIL_LOG_EVERY_NS (60 * NSEC_PER_SEC)
@@ -118,6 +128,8 @@ struct daemon {
         bool src_on[32];
         void *det_state[32];
         bool det_on[32];
+        bool det_kmsg[32]; /* on vigil_kmsg_detectors: fed when the kernel log has lines */
+        int kmsg_fd;       /* the kernel log to wait on beside the timers; -1: none */
         void *sink_state[32];
         bool sink_on[32];
         int lock_fd;
@@ -133,6 +145,7 @@ struct daemon {
         /* Service-manager keep-alives: every watchdog_ns (0: none), the last at. */
         int64_t watchdog_ns, last_watchdog_ns;
         struct host_row_text host_text; /* ctx.host_text */
+        struct fssync log_sync;         /* ctx.log_sync */
 };
 
 /* ctx->flush_sinks: every running sink's flush, in registry order. */
@@ -215,6 +228,10 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
+        /* Without it every log is fdatasync'ed on its own, as on any file system where
+         * syncfs is not durable. */
+        (void)fssync_open(&d->log_sync, opt->log_dir);
+        d->ctx.log_sync = &d->log_sync;
         return 0;
 }
 
@@ -247,7 +264,10 @@ static int init_plugins(struct daemon *d)
                 if (r < 0 && r != -ENODEV)
                         vlog(LOG_WARN, "detector %s disabled: %s", vigil_detectors[i]->name,
                              strerror(-r));
+                for (size_t j = 0; vigil_kmsg_detectors[j]; j++)
+                        d->det_kmsg[i] |= vigil_kmsg_detectors[j] == vigil_detectors[i];
         }
+        d->kmsg_fd = kmsg_poll_fd(ctx->kmsg);
         for (size_t i = 0; vigil_sinks[i]; i++) {
                 int r = vigil_sinks[i]->init(ctx, &d->sink_state[i]);
                 d->sink_on[i] = r >= 0;
@@ -489,17 +509,70 @@ static bool finish_tick(struct daemon *d)
         return t->final;
 }
 
+/* What ended a wait for the next deadline. */
+enum woke { WOKE_DEADLINE, WOKE_SIGNAL, WOKE_KMSG };
+
+/* Sleep until the deadline next (CLOCK_MONOTONIC), or until the kernel log has new
+ * records when there is one to wait on: one wake-up either way, none while it is quiet.
+ * The device's poll says POLLIN for records not yet read and adds POLLERR when the
+ * kernel overwrote some (Linux kernel/printk/printk.c, devkmsg_poll;
+ * Documentation/ABI/testing/dev-kmsg): both are drained. */
+static enum woke wait_next(struct daemon *d, int64_t next)
+{
+        if (d->kmsg_fd < 0) {
+                struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
+                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                return r == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
+        }
+        int64_t left = next - now_mono_ns();
+        if (left <= 0)
+                return WOKE_DEADLINE; /* a flood of kernel lines never holds a tick back */
+        struct timespec ts = {left / NSEC_PER_SEC, left % NSEC_PER_SEC};
+        struct pollfd p = {.fd = d->kmsg_fd, .events = POLLIN};
+        int r = ppoll(&p, 1, &ts, NULL);
+        if (r < 0)
+                return errno == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
+        if (r == 0)
+                return WOKE_DEADLINE;
+        if (p.revents & (POLLIN | POLLERR))
+                return WOKE_KMSG;
+        d->kmsg_fd = -1; /* POLLNVAL, POLLHUP: back to the timers alone */
+        return WOKE_DEADLINE;
+}
+
+/* The kernel log has new lines between ticks: take them into the ring and feed the
+ * detectors that read them, at the time of the wake-up. A log that cannot be drained
+ * is not waited on again (the host tick still drains it). */
+static void kernel_log_ready(struct daemon *d)
+{
+        struct vigil_ctx *ctx = &d->ctx;
+        if (kmsg_drain(ctx->kmsg) < 0) {
+                d->kmsg_fd = -1;
+                return;
+        }
+        struct tick kt = d->t;
+        kt.due = 0;
+        kt.final = false;
+        kt.mono_ns = now_mono_ns();
+        kt.real_ns = now_real_ns();
+        for (size_t i = 0; vigil_detectors[i]; i++)
+                if (d->det_on[i] && d->det_kmsg[i])
+                        vigil_detectors[i]->feed(d->det_state[i], ctx, &kt);
+}
+
 static void loop(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         struct tick *t = &d->t;
         while (!ctx->stop_requested) {
-                int64_t next = sched_next(&d->sched);
-                struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
-                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                enum woke w = wait_next(d, sched_next(&d->sched));
                 handle_requests(d);
-                if (r == EINTR || ctx->stop_requested)
+                if (w == WOKE_SIGNAL || ctx->stop_requested)
                         continue;
+                if (w == WOKE_KMSG) {
+                        kernel_log_ready(d);
+                        continue;
+                }
                 t->mono_ns = now_mono_ns();
                 t->real_ns = now_real_ns();
                 t->due = sched_due(&d->sched, t->mono_ns);
@@ -548,6 +621,7 @@ static void free_daemon(struct daemon *d)
         free(ctx->postmortem);
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
+        fssync_close(&d->log_sync);
         pthread_mutex_destroy(&ctx->pub_lock);
         free(ctx->published_extra);
         free(ctx->extra);
@@ -618,6 +692,8 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.published_extra = published_extra;
         frame_init(frame);
         d->lock_fd = -1;
+        d->kmsg_fd = -1;
+        fssync_none(&d->log_sync);
         pthread_mutex_init(&d->ctx.pub_lock, NULL);
         d->ctx.opt = opt;
         d->ctx.frame = frame;
@@ -628,6 +704,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.live = !opt->quiet && (opt->live == 1 || (opt->live == -1 && isatty(STDOUT_FILENO)));
         if (opt->verbose)
                 log_set_level(LOG_DEBUG);
+        (void)mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
 
         if (!opt->no_log) {
                 if (open_log_dir(d, opt) < 0)
@@ -654,6 +731,9 @@ int vigil_daemon_run(struct vigil_options *opt)
         eventlog_event(d->ctx.events, frame->self.started_real_ns, EV_START, "version=%s pid=%d",
                        VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
+        /* The plug-ins have opened what they load (NVML, libmicrohttpd): from here the
+         * code pages resident are the ones the loop runs. */
+        (void)textmap_random();
         /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
         d->watchdog_ns = notify_watchdog_ns() / 2;
         notify_send("READY=1");

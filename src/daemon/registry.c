@@ -75,6 +75,11 @@ const struct vigil_detector *const vigil_detectors[] = {
         NULL,
 };
 
+const struct vigil_detector *const vigil_kmsg_detectors[] = {
+        &vigil_detector_kernel_gpu, /* a GPU fallen off the bus, noticed when the line comes */
+        NULL,
+};
+
 /* Sinks: write the frame out. */
 extern const struct vigil_sink vigil_sink_postmortem;
 extern const struct vigil_sink vigil_sink_host_csv;

@@ -9,5 +9,8 @@
 extern const struct vigil_source *const vigil_sources[];
 extern const struct vigil_detector *const vigil_detectors[];
 extern const struct vigil_sink *const vigil_sinks[];
+/* The detectors (of vigil_detectors) that read the kernel log's new lines: the loop
+ * also feeds them between ticks, as soon as the log has new lines (daemon.c). */
+extern const struct vigil_detector *const vigil_kmsg_detectors[];
 
 #endif

@@ -166,6 +166,7 @@ static int open_day(struct csvlog *l, const char *date, const char *header, bool
         int cut = repair_tail(fd, &size);
         l->repaired = cut > 0 ? cut : 0;
         l->fd = fd;
+        l->dev = st.st_dev;
         l->size = size;
         snprintf(l->date, sizeof(l->date), "%s", date);
         if (size == 0) {
@@ -336,6 +337,15 @@ int csvlog_sync(struct csvlog *l)
                 return -errno;
         l->unsynced = false;
         return 0;
+}
+
+int csvlog_sync_in(struct csvlog *l, struct fssync *fs)
+{
+        if (l->fd < 0 || !l->unsynced)
+                return 0;
+        if (fssync_cover(fs, l->dev, l->fd, &l->unsynced) == 0)
+                return 0; /* synced at the round's end */
+        return csvlog_sync(l);
 }
 
 void csvlog_close(struct csvlog *l)

@@ -10,6 +10,7 @@
 
 #include "util/clock.h"
 #include "util/fmt.h"
+#include "util/fssync.h"
 
 struct csvlog {
         char dir[1024];
@@ -28,6 +29,7 @@ struct csvlog {
         bool fixed;           /* one named file (--csv): no day rotation, no pruning */
         bool moved_aside;     /* the file's old content had another header: now in moved_to */
         bool unsynced;        /* rows written since the last fdatasync */
+        dev_t dev;            /* the open file's device (st_dev): whose syncfs covers it */
         struct fmt_sec_cache date_cache; /* the day of the last row's second */
         char moved_to[1220];             /* where the last move aside put the old file */
 };
@@ -62,6 +64,10 @@ void csvlog_reopen(struct csvlog *l);
 /* fdatasync the open file, when rows were written since the last sync (an idle file
  * costs nothing). 0 or -errno. */
 int csvlog_sync(struct csvlog *l);
+/* csvlog_sync within a sync round (util/fssync.h): a file on the round's file system
+ * is synced at fssync_end (with the others: one syncfs, or an fdatasync each), any
+ * other now. fs may be NULL. 0 or -errno. */
+int csvlog_sync_in(struct csvlog *l, struct fssync *fs);
 void csvlog_close(struct csvlog *l);
 /* Cut a torn last line from the CSV file at path (a crash or power cut mid-row), so
  * the file ends with a whole row, and sync the cut; a file with no newline at all is

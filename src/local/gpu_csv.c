@@ -86,10 +86,9 @@ static void gpu_csv_reopen(void *state, struct vigil_ctx *ctx)
 
 static void gpu_csv_flush(void *state, struct vigil_ctx *ctx)
 {
-        (void)ctx;
         struct gpu_csv *s = state;
         for (unsigned i = 0; i < s->n; i++)
-                csvlog_sync(&s->log[i]);
+                csvlog_sync_in(&s->log[i], ctx->log_sync);
 }
 
 static void gpu_csv_fini(void *state, struct vigil_ctx *ctx)

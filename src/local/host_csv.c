@@ -98,9 +98,8 @@ static void host_csv_reopen(void *state, struct vigil_ctx *ctx)
 
 static void host_csv_flush(void *state, struct vigil_ctx *ctx)
 {
-        (void)ctx;
         struct host_csv *s = state;
-        csvlog_sync(&s->log);
+        csvlog_sync_in(&s->log, ctx->log_sync);
 }
 
 static void host_csv_fini(void *state, struct vigil_ctx *ctx)

@@ -202,6 +202,11 @@ void http_handler_take(struct http_handler *h, struct http_reply *rp)
         http_later_take(&h->later, rp);
 }
 
+void http_handler_release(struct http_handler *h)
+{
+        http_later_release(&h->later);
+}
+
 void http_handler_wait(struct http_handler *h)
 {
         if (h->later.report)

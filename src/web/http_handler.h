@@ -73,9 +73,12 @@ void http_handle(struct http_handler *h, const struct http_request *rq, struct h
 void http_handler_on_ready(struct http_handler *h, http_ready_fn fn, void *arg);
 /* Start making the deferred reply, once its connection is parked. Transport thread. */
 void http_handler_run(struct http_handler *h);
-/* The deferred reply, after the ready call; its body lives in h until the next
- * deferred request. Transport thread. */
+/* The deferred reply, after the ready call; its body lives in h until
+ * http_handler_release. Transport thread. */
 void http_handler_take(struct http_handler *h, struct http_reply *rp);
+/* Give back the deferred reply's memory once the transport has copied the reply taken
+ * (http_later_release). Transport thread. */
+void http_handler_release(struct http_handler *h);
 /* Wait until no deferred reply is being made: a stopping transport calls this before
  * it gives back what the ready callback uses. */
 void http_handler_wait(struct http_handler *h);

@@ -2,10 +2,12 @@
 #include "web/http_later.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "web/http_reply.h"
+#include "util/textmap.h"
 #include "util/thread.h"
 
 /* What the report's -errno tells the client (http_server.h, http_report_fn); any
@@ -111,6 +113,24 @@ void http_later_take(struct http_later *l, struct http_reply *rp)
         pthread_mutex_lock(&l->lock);
         l->busy = false;
         pthread_mutex_unlock(&l->lock);
+}
+
+void http_later_release(struct http_later *l)
+{
+        if (l->body_ok)
+                sb_free(&l->body);
+        l->body_ok = false;
+        http_gzip_fini(&l->gz);
+        l->out = NULL;
+        l->out_len = 0;
+        /* The report's reading and rendering ran in the thread's own malloc arena, and
+         * its large blocks raised glibc's dynamic mmap threshold (mallopt(3),
+         * M_MMAP_THRESHOLD: "the threshold is adjusted upward to the size of the freed
+         * chunk"), so what it freed stays mapped. Hand the free pages of every arena back
+         * (malloc_trim(3): since glibc 2.8 it releases free memory in all arenas). */
+        malloc_trim(0);
+        /* And the report's code: read once, it would stay mapped (util/textmap.h). */
+        (void)textmap_random();
 }
 
 void http_later_wait(struct http_later *l)

@@ -62,6 +62,12 @@ int http_later_init(struct http_later *l, http_report_fn report, void *arg);
  * already: the caller answers 503. Transport thread. */
 bool http_later_start(struct http_later *l, const char *day, const char *accept_encoding);
 
+/* Give back the page of the reply taken (its body, its gzip and the stream), the
+ * free memory the report left in the allocator and the report's code pages
+ * (textmap_random), once the transport has copied the reply: the daemon's memory returns to where it was before the report. The next
+ * report sets them up again. Transport thread. */
+void http_later_release(struct http_later *l);
+
 /* Make the report taken by http_later_start on its thread; ready is called when its
  * reply can be taken (at once, from here, when no thread could be made: a 500). Called
  * once the connection is parked, so ready never comes before it is. Transport thread. */

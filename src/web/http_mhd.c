@@ -179,7 +179,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 *con_cls = m;
                 m->waiting = NULL;
                 *upload_data_size = 0;
-                return queue_reply(m, c, &rp);
+                enum MHD_Result q = queue_reply(m, c, &rp); /* MHD_RESPMEM_MUST_COPY */
+                http_handler_release(m->h);
+                return q;
         }
         if (!*con_cls && lengths_conflict(m, c)) {
                 struct http_reply rp;
@@ -212,6 +214,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                 return;
         struct http_reply rp;
         http_handler_take(m->h, &rp);
+        http_handler_release(m->h);
         *con_cls = m;
         m->waiting = NULL;
 }

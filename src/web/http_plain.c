@@ -296,11 +296,13 @@ static void deliver(struct http_plain *p, int64_t now)
                 if (c->fd < 0 || c->state != WAITING)
                         continue;
                 c->state = READING;
-                conn_reply(c, &rp, c->head_only, now);
+                conn_reply(c, &rp, c->head_only, now); /* sent or copied */
+                http_handler_release(p->h);
                 if (c->fd >= 0 && c->state == READING && !c->close_after)
                         conn_serve(p, c, now);
                 return;
         }
+        http_handler_release(p->h);
 }
 
 static void conn_read(struct http_plain *p, struct conn *c, int64_t now)

@@ -20,13 +20,7 @@ python3 "$FIXTURES/gpu_day.py" "$LOGS" "$DAY" 8 864000
 check_eq "the day is generated: 8 logs" 8 "$(ls "$LOGS"/gpu*-"$DAY".csv | wc -l)"
 check_eq "864000 rows a GPU" 864001 "$(wc -l <"$LOGS/gpu0-$DAY.csv")"
 
-"$VIGIL" --quiet --interval 1 --duration 300 --root "$FIXTURES/x86-server" --nvml /nonexistent \
-	--log-dir "$LOGS" --listen "127.0.0.1:$PORT" 2>"$TMP/err" &
-PID=$!
-for _ in $(seq 100); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")" = 200 ] && break
-	sleep 0.1
-done
+serve_day_logs "$LOGS" "$PORT"
 # The report is made on a thread of its own: scrapes made meanwhile are answered.
 curl -s -o "$TMP/page.html" -w '%{http_code}' --max-time 280 "$URL/report?day=$DAY" >"$TMP/code" &
 REPORT=$!

@@ -13,8 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+
 #include "local/csvlog.h"
 #include "core/eventlog.h"
+#include "util/fssync.h"
 #include "util/pfile.h"
 
 #define DAY 86400LL
@@ -270,6 +273,88 @@ static void test_copytruncate(void **state)
         csvlog_close(&l);
 }
 
+/* One sync round: three logs or more that got lines share one syncfs at its end (whole
+ * is forced here, so the test does not depend on the file system /tmp is on); two are
+ * fdatasync'ed each; a clean round makes none; a file on another device is synced by
+ * its caller at once. */
+static void test_sync_round(void **state)
+{
+        (void)state;
+        assert_true(fssync_whole_fs(EXT4_SUPER_MAGIC));
+        assert_true(fssync_whole_fs(XFS_SUPER_MAGIC));
+        assert_false(fssync_whole_fs(FUSE_SUPER_MAGIC)); /* its sync_fs reaches no server */
+        assert_false(fssync_whole_fs(TMPFS_MAGIC));
+        assert_false(fssync_whole_fs(NFS_SUPER_MAGIC));
+        struct fssync fs;
+        assert_int_equal(fssync_open(&fs, dir), 0);
+        fs.whole = true;
+        struct csvlog l[3];
+        const char *name[3] = {"gpu0", "gpu1", "host"};
+        int64_t now = (int64_t)time(NULL) * 1000000000LL;
+        for (int i = 0; i < 3; i++) {
+                csvlog_init(&l[i], dir, name[i], 7);
+                assert_int_equal(csvlog_write(&l[i], now, "h\n", "1\n", 2), 0);
+        }
+        fssync_begin(&fs);
+        for (int i = 0; i < 3; i++) {
+                assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);
+                assert_true(l[i].unsynced); /* synced at the round's end */
+        }
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.calls, 1); /* three files, one call */
+        for (int i = 0; i < 3; i++)
+                assert_false(l[i].unsynced);
+        fssync_begin(&fs); /* nothing written since: nothing taken, no call */
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);
+        assert_int_equal(fs.n, 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.calls, 1);
+        /* Two files: an fdatasync each, no syncfs (its in-place metadata writes cost an
+         * SD card more than they save). */
+        for (int i = 0; i < 2; i++)
+                assert_int_equal(csvlog_write(&l[i], now, "h\n", "2\n", 2), 0);
+        fssync_begin(&fs);
+        for (int i = 0; i < 2; i++)
+                assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);
+        assert_int_equal(fs.n, 2);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.calls, 1);
+        assert_false(l[0].unsynced);
+        assert_false(l[1].unsynced);
+        /* Outside a round, on another device, or without a round at all: the file's
+         * own fdatasync, at once. */
+        assert_int_equal(csvlog_write(&l[0], now, "h\n", "3\n", 2), 0);
+        assert_int_equal(csvlog_sync_in(&l[0], &fs), 0);
+        assert_false(l[0].unsynced);
+        fs.dev = l[0].dev + 1;
+        assert_int_equal(csvlog_write(&l[0], now, "h\n", "4\n", 2), 0);
+        fssync_begin(&fs);
+        assert_int_equal(csvlog_sync_in(&l[0], &fs), 0);
+        assert_false(l[0].unsynced);
+        assert_int_equal(fs.n, 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        fs.dev = l[0].dev;
+        /* Where syncfs is not durable, three files are fdatasync'ed each. */
+        fs.whole = false;
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(csvlog_write(&l[i], now, "h\n", "5\n", 2), 0);
+        fssync_begin(&fs);
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.calls, 1);
+        for (int i = 0; i < 3; i++)
+                assert_false(l[i].unsynced);
+        assert_int_equal(csvlog_write(&l[1], now, "h\n", "6\n", 2), 0);
+        assert_int_equal(csvlog_sync_in(&l[1], NULL), 0);
+        assert_false(l[1].unsynced);
+        for (int i = 0; i < 3; i++)
+                csvlog_close(&l[i]);
+        fssync_close(&fs);
+        assert_int_equal(fs.dirfd, -1);
+}
+
 static void test_fixed_file(void **state)
 {
         (void)state;
@@ -332,6 +417,7 @@ int main(void)
             cmocka_unit_test(test_repair_by_path),
             cmocka_unit_test(test_retention),
             cmocka_unit_test(test_fixed_file),
+            cmocka_unit_test(test_sync_round),
             cmocka_unit_test(test_copytruncate),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <poll.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +404,46 @@ static void test_taps_side_by_side(void **state)
         kmsg_close(k);
 }
 
+/* What can be waited on with poll(2): a FIFO (as the device), never a fixture file,
+ * which poll always finds readable. A FIFO's write holds whole records; none written,
+ * it reads nothing and polls quiet (held open for writing too: no end-of-file). */
+static void test_poll_fd(void **state)
+{
+        (void)state;
+        char root[128], path[160];
+        struct kmsg *k;
+        copy_fixture("pollfile", root, sizeof(root));
+        assert_int_equal(kmsg_open(&k, root, 0), 0);
+        assert_int_equal(kmsg_poll_fd(k), -1);
+        kmsg_close(k);
+        assert_int_equal(kmsg_poll_fd(NULL), -1);
+
+        snprintf(root, sizeof(root), "%s/fifo", tmp);
+        snprintf(path, sizeof(path), "%s/dev", root);
+        assert_int_equal(mkdir(root, 0700), 0);
+        assert_int_equal(mkdir(path, 0700), 0);
+        snprintf(path, sizeof(path), "%s/dev/kmsg", root);
+        assert_int_equal(mkfifo(path, 0600), 0);
+        assert_int_equal(kmsg_open(&k, root, 0), 0);
+        int fd = kmsg_poll_fd(k);
+        assert_true(fd >= 0);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        assert_int_equal(poll(&p, 1, 0), 0); /* quiet: no POLLHUP without a writer */
+        assert_int_equal(kmsg_drain(k), 0);
+        int w = open(path, O_WRONLY | O_CLOEXEC);
+        assert_true(w >= 0);
+        const char rec[] = "3,7,100,-;first\n SUBSYSTEM=pci\n3,8,200,-;second\n";
+        assert_int_equal(write(w, rec, sizeof(rec) - 1), (ssize_t)(sizeof(rec) - 1));
+        close(w);
+        assert_int_equal(poll(&p, 1, 1000), 1);
+        assert_true(p.revents & POLLIN);
+        assert_int_equal(kmsg_drain(k), 2);
+        assert_string_equal(get(k, 0).text, "first");
+        assert_string_equal(get(k, 1).text, "second");
+        assert_int_equal(poll(&p, 1, 0), 0); /* the writer gone: still no end-of-file */
+        kmsg_close(k);
+}
+
 /* The start position: what was there at start is not new, whatever a drain could take
  * at once; torn and bad records after it are skipped and counted. */
 static void test_start_position(void **state)
@@ -583,6 +625,7 @@ int main(void)
             cmocka_unit_test(test_missing_log),
             cmocka_unit_test(test_permission_denied),
             cmocka_unit_test(test_real_device),
+            cmocka_unit_test(test_poll_fd),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

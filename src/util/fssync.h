@@ -1,0 +1,84 @@
+/* The logs' syncs of one interval issued together: one syncfs(2) of the log directory's
+ * file system for every log file on it that got lines since the last sync, instead of
+ * one fdatasync(2) per file. Whatever the number of files (a daily CSV per GPU), a sync
+ * round costs one call and the same few waits (the data written out, one journal
+ * commit, one cache flush), so the loop's wake-ups no longer grow with the GPUs.
+ *
+ * A syncfs also writes the file system's own metadata in place (sync_blockdev at its
+ * end: bitmaps and inode tables the journal would write back later), which on a Pi's
+ * SD card is more device writes than an fdatasync or two: the round takes syncfs only
+ * for FSSYNC_MIN_FILES files or more (a GPU server's daily CSVs), and fdatasyncs one
+ * or two files (a Pi's host log; the host and one GPU), as before.
+ *
+ * The loss bound is the fdatasync's: a line written before the round is on the disk
+ * when it ends. syncfs(2) gives that only where the file system's own sync commits and
+ * flushes (Linux fs/sync.c, sync_filesystem(): the dirty inodes written and waited on,
+ * then ->sync_fs(sb, 1), then the block device flushed; ext4_sync_fs() commits the
+ * journal and issues the cache flush, XFS forces its log, btrfs commits its
+ * transaction, f2fs writes a checkpoint). Elsewhere it falls back to fdatasync per
+ * file: a FUSE file system's sync_fs sends nothing to its server unless that is
+ * virtiofs (fs/fuse/inode.c, fuse_sync_fs(): fc->sync_fs), so a FUSE file's data
+ * would stay in the server's cache; NFS, tmpfs and the rest keep today's calls too.
+ * syncfs(2) reports write-back errors since Linux 5.8; a failed round falls back to
+ * fdatasync per file, which says the error. What else is dirty on that file system is
+ * written too: the price of one call.
+ *
+ *   fssync_begin(s)                         once per sync round
+ *   for each log file with lines:
+ *     fssync_cover(s, dev, fd, &unsynced)   taken into the round (0), or -1: another
+ *       == 0 ? later : fdatasync(fd)        file system, so the caller syncs it now
+ *   fssync_end(s)                           one syncfs, or an fdatasync per file taken;
+ *                                           each one made durable has unsynced cleared
+ */
+#ifndef VIGIL_UTIL_FSSYNC_H
+#define VIGIL_UTIL_FSSYNC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Files a round takes before it syncs the whole file system instead of each. */
+#define FSSYNC_MIN_FILES 3
+/* Files one round can take: a CSV for each of VIGIL_MAX_GPUS (core/frame.h, 256), the
+ * host's, events.log; any more are synced by their callers. */
+#define FSSYNC_MAX_FILES 260
+
+struct fssync {
+        int dirfd;                /* the log directory, held open for syncfs; -1: none */
+        dev_t dev;                /* its file system's device */
+        bool whole;               /* syncfs gives the loss bound there (fssync_whole_fs) */
+        bool round;               /* between fssync_begin and fssync_end */
+        unsigned n;               /* files taken this round */
+        int fd[FSSYNC_MAX_FILES]; /* theirs, and the flags cleared once they are durable */
+        bool *unsynced[FSSYNC_MAX_FILES];
+        int err;                  /* -errno of the round's last failed sync, or 0 */
+        unsigned long long calls; /* syncfs calls made */
+};
+
+/* True when syncfs(2) on a file system of this statfs(2) f_type commits and flushes,
+ * so it is as durable as an fdatasync of each of its files: ext2/3/4, XFS, btrfs, f2fs
+ * (linux/magic.h). */
+bool fssync_whole_fs(unsigned long f_type);
+
+/* Set s up for the file system of dir: opened and asked its type here. With any error
+ * s is usable and never syncs the whole file system (every file is synced on its
+ * own). Returns 0 or -errno. */
+int fssync_open(struct fssync *s, const char *dir);
+/* A closed s: never takes a file. */
+void fssync_none(struct fssync *s);
+void fssync_close(struct fssync *s);
+
+/* Start a sync round; accepts NULL (then fssync_cover always says no). */
+void fssync_begin(struct fssync *s);
+/* A log file (fd, on device dev: its st_dev) got lines since its last sync, as
+ * *unsynced says: 0 when the round takes it (fssync_end syncs it and clears *unsynced
+ * once it is durable; fd and unsynced must stay valid until then), -1 when the caller
+ * must fdatasync it itself (no round, another file system, or the round is full).
+ * s may be NULL. */
+int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced);
+/* End the round: one syncfs when it took FSSYNC_MIN_FILES files or more on a file
+ * system where that is durable, else (or when the syncfs failed) an fdatasync per
+ * file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
+ * next round). Accepts NULL. */
+int fssync_end(struct fssync *s);
+
+#endif
