@@ -54,6 +54,9 @@ static const struct opt_def opt_table[] = {
      "process PSS sampling interval (default 10)"},
     {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
      "make logs durable this often: a power cut loses at most SEC of rows (default 1)"},
+    {"sync-whole-fs", K_FLAG, OFF(sync_whole_fs), 0, 0, NULL,
+     "sync the logs with one syncfs of their file system (for a log directory on a file "
+     "system of its own: it also writes other programs' data)"},
     {"count", K_COUNT, OFF(count), 1, 1e15, "N", "take N host samples, then exit"},
     {"duration", K_DURATION, OFF(duration_ns), 0.01, 30 * 86400.0, "SEC",
      "run this long, then exit"},

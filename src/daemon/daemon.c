@@ -228,9 +228,14 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
-        /* Without it every log is fdatasync'ed on its own, as on any file system where
-         * syncfs is not durable. */
-        (void)fssync_open(&d->log_sync, opt->log_dir);
+        /* By default every log is fdatasync'ed on its own: a syncfs would also write
+         * (and wait for) whatever the machine's workload left dirty on the same file
+         * system, once a sync interval, from the sampling loop. --sync-whole-fs asks for
+         * it where the log directory has a file system of its own. */
+        if (opt->sync_whole_fs)
+                (void)fssync_open(&d->log_sync, opt->log_dir);
+        else
+                fssync_none(&d->log_sync);
         d->ctx.log_sync = &d->log_sync;
         return 0;
 }
