@@ -49,7 +49,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_SRC  := $(sort $(wildcard tests/nvml-sim/*.c))
 SIM_LIB  := $(if $(SIM_SRC),$(BUILD)/nvml-sim/libnvidia-ml.so.1 $(BUILD)/nvml-sim/old/libnvidia-ml.so.1)
 
-.PHONY: all run demo test check unit install deps deps-test deps-check deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
+.PHONY: all run demo test check unit bench-bin install deps deps-test deps-check deps-bench deps-fuzz deps-soak deps-deb bench fuzz soak clean format format-check cross deb
 all: $(BUILD)/vigil $(SIM_LIB)
 
 $(BUILD)/%.o: %.c
@@ -104,6 +104,9 @@ $(BUILD)/tests/lazyfs: tests/powercut/lazyfs.c
 
 unit: $(UNIT_BIN) $(LAZYFS)
 
+# The benchmark programs, built by every `make test` so none stops compiling unnoticed.
+bench-bin: $(BENCH_BIN)
+
 deps:
 	@scripts/deps.sh build
 
@@ -135,7 +138,7 @@ demo: deps
 	@scripts/demo.sh $(DEMO) $(BUILD) $(ARGS)
 
 test: deps-test
-	$(MAKE) -j$(JOBS) all unit
+	$(MAKE) -j$(JOBS) all unit bench-bin
 	@scripts/test.sh
 
 check: deps-check
