@@ -58,6 +58,14 @@ static const struct event_case event_cases[] = {
      "GPU 0: temperature 95C against a maximum operating 90C (above)"},
     {"type=TEMP_OVER_MAX gpu=0 state=back temp=85C max=90C",
      "GPU 0: temperature 85C against a maximum operating 90C (back)"},
+    {"type=GPU_MEMORY gpu=0 state=retirement_pending remap_pending=na remap_failure=na "
+     "retired_pending=1 retired_sbe=2 retired_dbe=0 ecc_mode=1 ecc_mode_pending=1",
+     "GPU 0: memory retirement_pending"},
+    {"type=GPU_MEMORY gpu=0 state=ok remap_pending=0 remap_failure=0 retired_pending=na "
+     "retired_sbe=na retired_dbe=na ecc_mode=1 ecc_mode_pending=1",
+     "GPU 0: memory ok"},
+    {"type=PCIE_LINK gpu=0 state=degraded gen=4 width=8 max_gen=4 max_width=16",
+     "GPU 0: PCIe link degraded: gen 4 x8 of gen 4 x16"},
     {"type=GPU_RECOVERED gpu=0 failures=5", "GPU 0: answers again, after 5 failed samples"},
     {"type=TDP_CHANGE from=300W to=250W delta=-50W gpu=0",
      "GPU 0: power limit changed from 300W to 250W"},
