@@ -70,10 +70,10 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                            .sentence = WHO "fan-spike snapshot {file}",
                            .component = EC_GPU_THERMAL},
     [EV_GPU_PROCESSES] = {.name = "GPU_PROCESSES",
-                          .keys = "gpu reason compute graphics pids",
+                          .keys = "gpu reason compute graphics pids workloads",
                           .finding = event_finding_none,
                           .sentence = WHO "processes ({reason}): {compute} compute, "
-                                          "{graphics} graphics: {pids}"},
+                                          "{graphics} graphics: {pids}[; workloads {workloads}]"},
     [EV_CRASH_FOLLOWUP] = {.name = "CRASH_FOLLOWUP",
                            .keys = "gpu delay file",
                            .finding = event_finding_none,

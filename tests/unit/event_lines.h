@@ -38,6 +38,10 @@ static const struct event_case event_cases[] = {
      "GPU 1: no spike snapshot for event #4 (10s cooldown)"},
     {"type=SPIKE_SNAPSHOT gpu=0 number=2 file=snapshots/spike-2.csv",
      "GPU 0: fan-spike snapshot snapshots/spike-2.csv"},
+    {"type=GPU_PROCESSES gpu=0 reason=xid compute=1 graphics=0 pids=4242:python3 "
+     "workloads=4242=pod:ml-team/train-0:4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e",
+     "GPU 0: processes (xid): 1 compute, 0 graphics: 4242:python3; workloads "
+     "4242=pod:ml-team/train-0:4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e"},
     {"type=GPU_PROCESSES gpu=0 reason=crash compute=2 graphics=0 pids=812:python,813:python",
      "GPU 0: processes (crash): 2 compute, 0 graphics: 812:python,813:python"},
     {"type=CRASH_FOLLOWUP gpu=0 delay=30s file=snapshots/crash-1-30s.txt",
