@@ -427,7 +427,7 @@ static void test_unsupported_asked_once(void **state)
                 assert_true(g.fan_speed_pct[1] == 31);
         }
         assert_int_equal(fake.calls[C_TARGET], 6); /* 3 times per fan */
-        assert_int_equal(fake.calls[C_ECC], 12); /* volatile, aggregate; corrected, uncorrected */
+        assert_int_equal(fake.calls[C_ECC], 12);   /* volatile, aggregate; corrected, uncorrected */
         assert_int_equal(fake.calls[C_REPLAY], 3);
         assert_int_equal(fake.calls[C_ENERGY], 3);
         assert_int_equal(fake.calls[C_THERMAL], 5);
