@@ -204,6 +204,41 @@ static void test_link_lines_and_health(void **state)
         free(r);
 }
 
+/* The health reasons name whose work was on the GPU: the workloads of its last process
+ * list, not another GPU's; a list without workloads forgets them. */
+static void test_reason_names_workloads(void **state)
+{
+        (void)state;
+        struct health *h = calloc(1, sizeof(*h));
+        assert_non_null(h);
+        health_init(h, "", xid_event_action, NULL);
+        const char *const lines[] = {
+            "type=GPU_PROCESSES gpu=1 reason=start compute=1 graphics=0 pids=9:python3 "
+            "workloads=9=slurm:77.0",
+            "type=GPU_PROCESSES gpu=0 reason=start compute=1 graphics=0 pids=4242:python3 "
+            "workloads=4242=pod:ml-team/train-0:4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e",
+            "type=PCIE_LINK gpu=0 state=degraded gen=4 width=8 max_gen=4 max_width=16",
+            "type=GPU_PROCESSES gpu=1 reason=interval compute=1 graphics=0 pids=10:sh",
+            "type=PCIE_LINK gpu=1 state=degraded gen=4 width=8 max_gen=4 max_width=16",
+        };
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+                health_feed_event(h, T0, lines[i], strlen(lines[i]));
+        const char *r0 = NULL, *r1 = NULL;
+        for (size_t i = 0; i < h->n; i++) {
+                if (!strcmp(h->e[i].name, "gpu0.pcie"))
+                        r0 = h->e[i].reason;
+                if (!strcmp(h->e[i].name, "gpu1.pcie"))
+                        r1 = h->e[i].reason;
+        }
+        assert_non_null(r0);
+        assert_non_null(r1);
+        assert_string_equal(r0, "GPU 0: PCIe link degraded: gen 4 x8 of gen 4 x16 (workloads "
+                                "4242=pod:ml-team/train-0:4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:"
+                                "7d3f8a9b2c1e)");
+        assert_string_equal(r1, "GPU 1: PCIe link degraded: gen 4 x8 of gen 4 x16");
+        free(h);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -211,6 +246,7 @@ int main(void)
             cmocka_unit_test(test_link_degraded),
             cmocka_unit_test(test_memory_lines_and_health),
             cmocka_unit_test(test_link_lines_and_health),
+            cmocka_unit_test(test_reason_names_workloads),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
