@@ -89,6 +89,18 @@ enum { NVML_PSTATE_UNKNOWN = 32 };
 enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
 enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
 
+/* nvmlEnableState_t (nvml.h 13, go-nvml pkg/nvml/nvml.h:891-895): what
+ * nvmlDeviceGetEccMode, nvmlDeviceGetPersistenceMode and
+ * nvmlDeviceGetRetiredPagesPendingStatus give. */
+typedef enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
+
+/* nvmlPageRetirementCause_t (nvml.h 13, pkg/nvml/nvml.h:1360-1367): the cause
+ * nvmlDeviceGetRetiredPages filters by. */
+typedef enum {
+        NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
+        NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1,
+} nvmlPageRetirementCause_t;
+
 /* nvmlFanControlPolicy_t is `typedef unsigned int` in nvml.h (not an enum). The
  * misspelling CONTINOUS is NVIDIA's. */
 typedef unsigned int nvmlFanControlPolicy_t;
@@ -134,9 +146,21 @@ enum {
  * volatile ECC errors", 4 "Total double bit volatile ECC errors", 94 "PCIe replay
  * counter", 142 "Number of remapped rows due to correctable errors", 143 "... due to
  * uncorrectable errors", 144 "If any rows are pending remapping. 1=yes 0=no", 145 "If
- * any rows failed to be remapped 1=yes 0=no". */
+ * any rows failed to be remapped 1=yes 0=no". The ECC mode and depth ids, nvml.h 13
+ * (go-nvml pkg/nvml/nvml.h:2372-2406): 1 "Current ECC mode. 1=Active. 0=Inactive", 2
+ * "Pending ECC mode. 1=Active. 0=Inactive", 5 "Total single bit aggregate (persistent)
+ * ECC errors", 6 "Total double bit aggregate (persistent) ECC errors", 29 "Number of
+ * retired pages because of single bit errors", 30 "... because of double bit errors",
+ * 31 "If any pages are pending retirement. 1=yes. 0=no.". */
+#define NVML_FI_DEV_ECC_CURRENT             1u
+#define NVML_FI_DEV_ECC_PENDING             2u
 #define NVML_FI_DEV_ECC_SBE_VOL_TOTAL       3u
 #define NVML_FI_DEV_ECC_DBE_VOL_TOTAL       4u
+#define NVML_FI_DEV_ECC_SBE_AGG_TOTAL       5u
+#define NVML_FI_DEV_ECC_DBE_AGG_TOTAL       6u
+#define NVML_FI_DEV_RETIRED_SBE             29u
+#define NVML_FI_DEV_RETIRED_DBE             30u
+#define NVML_FI_DEV_RETIRED_PENDING         31u
 #define NVML_FI_DEV_PCIE_REPLAY_COUNTER     94u
 #define NVML_FI_DEV_REMAPPED_COR            142u
 #define NVML_FI_DEV_REMAPPED_UNC            143u
@@ -360,6 +384,16 @@ typedef nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkGeneration_fn)(nvmlDevice_t devi
                                                                unsigned int *currLinkGen);
 typedef nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkWidth_fn)(nvmlDevice_t device,
                                                           unsigned int *currLinkWidth);
+/* The most the link can train to. nvml.h 13: nvmlDeviceGetMaxPcieLinkGeneration
+ * (pkg/nvml/nvml.h:5513) is "the maximum PCIe link generation possible with this device
+ * and system" (a gen-2 device on a gen-1 bus reports 1); nvmlDeviceGetGpuMaxPcieLinkGeneration
+ * (:5531) the device's own maximum, whatever the slot. vigil compares the current link
+ * with the first: a Gen5 GPU in a Gen4 slot is not degraded. nvmlDeviceGetMaxPcieLinkWidth
+ * (:5552): "possible with this device and system" (x16 device in an x8 slot: 8). */
+typedef nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration_fn)(nvmlDevice_t device,
+                                                              unsigned int *maxLinkGen);
+typedef nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth_fn)(nvmlDevice_t device,
+                                                         unsigned int *maxLinkWidth);
 typedef nvmlReturn_t (*nvmlDeviceGetPcieReplayCounter_fn)(nvmlDevice_t device, unsigned int *value);
 
 /* Fans: percent of the intended speed (may exceed 100); fan < nvmlDeviceGetNumFans. */
@@ -379,6 +413,21 @@ typedef nvmlReturn_t (*nvmlDeviceGetTotalEccErrors_fn)(nvmlDevice_t device, int 
 typedef nvmlReturn_t (*nvmlDeviceGetRemappedRows_fn)(nvmlDevice_t device, unsigned int *corrRows,
                                                      unsigned int *uncRows, unsigned int *isPending,
                                                      unsigned int *failureOccurred);
+
+/* ECC mode, page retirement (GPUs without row remapping: Kepler to Turing) and
+ * persistence mode, nvml.h 13 (pkg/nvml/nvml.h:6907 nvmlDeviceGetEccMode, :8377
+ * nvmlDeviceGetRetiredPages: pageCount 0 asks only for the count, :8428
+ * nvmlDeviceGetRetiredPagesPendingStatus, :5454 nvmlDeviceGetPersistenceMode). */
+typedef nvmlReturn_t (*nvmlDeviceGetEccMode_fn)(nvmlDevice_t device, nvmlEnableState_t *current,
+                                                nvmlEnableState_t *pending);
+typedef nvmlReturn_t (*nvmlDeviceGetRetiredPages_fn)(nvmlDevice_t device,
+                                                     nvmlPageRetirementCause_t cause,
+                                                     unsigned int *pageCount,
+                                                     unsigned long long *addresses);
+typedef nvmlReturn_t (*nvmlDeviceGetRetiredPagesPendingStatus_fn)(nvmlDevice_t device,
+                                                                  nvmlEnableState_t *isPending);
+typedef nvmlReturn_t (*nvmlDeviceGetPersistenceMode_fn)(nvmlDevice_t device,
+                                                        nvmlEnableState_t *mode);
 
 /* Field values: fills values[0..valuesCount) for their fieldId; each has its own
  * nvmlReturn. */

@@ -58,6 +58,8 @@ struct nvml_lib {
         nvmlDeviceGetCurrPcieLinkGeneration_fn pcie_gen;
         nvmlDeviceGetCurrPcieLinkWidth_fn pcie_width;
         nvmlDeviceGetPcieReplayCounter_fn pcie_replay;
+        nvmlDeviceGetMaxPcieLinkGeneration_fn pcie_max_gen; /* device and slot (nvml_api.h) */
+        nvmlDeviceGetMaxPcieLinkWidth_fn pcie_max_width;
         nvmlDeviceGetNumFans_fn num_fans;
         nvmlDeviceGetFanSpeed_v2_fn fan_speed_v2;
         nvmlDeviceGetFanSpeed_fn fan_speed; /* fan 0 only, for drivers without _v2 */
@@ -65,6 +67,10 @@ struct nvml_lib {
         nvmlDeviceGetFanControlPolicy_v2_fn fan_policy;
         nvmlDeviceGetTotalEccErrors_fn total_ecc;
         nvmlDeviceGetRemappedRows_fn remapped_rows;
+        nvmlDeviceGetEccMode_fn ecc_mode;
+        nvmlDeviceGetRetiredPages_fn retired_pages;
+        nvmlDeviceGetRetiredPagesPendingStatus_fn retired_pending;
+        nvmlDeviceGetPersistenceMode_fn persistence;
         nvmlDeviceGetFieldValues_fn field_values; /* the slow counters, the recovery action */
         nvmlDeviceGetComputeRunningProcesses_v3_fn compute_procs; /* _v3 only (FACTS.md) */
         nvmlDeviceGetGraphicsRunningProcesses_v3_fn graphics_procs;
@@ -85,7 +91,9 @@ struct nvml_gpu {
         double shutdown_c;   /* static thresholds, NAN when not supported */
         double slowdown_c;
         double gpu_max_c;
-        double power_limit_w; /* at (re)initialisation, for the start-up line */
+        double pcie_max_gen;   /* the link's maximum, device and slot; NAN when not */
+        double pcie_max_width; /* supported (read with the identity: fixed until a reset) */
+        double power_limit_w;  /* at (re)initialisation, for the start-up line */
         char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
         char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
         char pci_bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];

@@ -2,6 +2,7 @@
  *   count 2: {pid 4242, usedGpuMemory 8589934592, gpuInstanceId ~0, computeInstanceId ~0}, ... */
 #include "collect/nvml_procs.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,36 @@ static void clean_cmdline(char *s, size_t n)
         s[n] = '\0';
 }
 
+/* A pod's "namespace/name" from the node's pod log directories, root/var/log/pods/
+ * <namespace>_<name>_<uid>/ (core/workload.h); left "" when none is there. */
+static void pod_name(const char *root, struct workload *w)
+{
+        char dir[4096];
+        if (path_join(dir, sizeof(dir), root, "/var/log/pods") < 0)
+                return;
+        DIR *d = opendir(dir);
+        if (!d)
+                return;
+        for (struct dirent *e; (e = readdir(d));)
+                if (workload_pod_dir_matches(w, e->d_name))
+                        break;
+        closedir(d);
+}
+
+/* The workload of process pid from root/proc/PID/cgroup. */
+static void proc_workload(const char *root, uint32_t pid, struct workload *w)
+{
+        char path[64], buf[4096];
+        snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+        int n = read_file_at(root, path, buf, sizeof(buf));
+        memset(w, 0, sizeof(*w));
+        if (n <= 0)
+                return;
+        workload_from_cgroup(buf, (size_t)n, w);
+        if (w->kind == WL_POD)
+                pod_name(root, w);
+}
+
 void gpu_procs_fill_names(const char *root, struct gpu_proc_list *l)
 {
         char path[64], buf[VIGIL_GPU_PROC_CMDLN];
@@ -97,5 +128,6 @@ void gpu_procs_fill_names(const char *root, struct gpu_proc_list *l)
                         clean_cmdline(buf, (size_t)n);
                         copy_bounded(p->cmdline, sizeof(p->cmdline), buf, strlen(buf));
                 }
+                proc_workload(root, p->pid, &p->work);
         }
 }

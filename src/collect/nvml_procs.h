@@ -52,8 +52,9 @@ nvmlReturn_t nvml_procs_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, n
 
 /* Fill each entry's name (ROOT/proc/PID/comm) and command line (ROOT/proc/PID/cmdline,
  * NUL separators as spaces, control bytes as '?', cut at VIGIL_GPU_PROC_CMDLN - 1
- * bytes). A pid /proc does not have (another namespace, gone) keeps "" for both. root
- * "" or NULL: /. */
+ * bytes), and its workload (ROOT/proc/PID/cgroup, a pod's name from
+ * ROOT/var/log/pods: core/workload.h). A pid /proc does not have (another namespace,
+ * gone) keeps "" for both and no workload. root "" or NULL: /. */
 void gpu_procs_fill_names(const char *root, struct gpu_proc_list *l);
 
 #endif

@@ -239,6 +239,13 @@ enum slow_field {
         SF_RPEND,
         SF_RFAIL,
         SF_ACTION,
+        SF_ECC_CUR,
+        SF_ECC_PEND,
+        SF_SBE_AGG,
+        SF_DBE_AGG,
+        SF_RET_SBE,
+        SF_RET_DBE,
+        SF_RET_PEND,
         SF_N
 };
 static const unsigned slow_field_ids[SF_N] = {
@@ -246,6 +253,10 @@ static const unsigned slow_field_ids[SF_N] = {
     NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_FI_DEV_REMAPPED_COR,
     NVML_FI_DEV_REMAPPED_UNC,        NVML_FI_DEV_REMAPPED_PENDING,
     NVML_FI_DEV_REMAPPED_FAILURE,    NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+    NVML_FI_DEV_ECC_CURRENT,         NVML_FI_DEV_ECC_PENDING,
+    NVML_FI_DEV_ECC_SBE_AGG_TOTAL,   NVML_FI_DEV_ECC_DBE_AGG_TOTAL,
+    NVML_FI_DEV_RETIRED_SBE,         NVML_FI_DEV_RETIRED_DBE,
+    NVML_FI_DEV_RETIRED_PENDING,
 };
 #define SF_ROWS ((1u << SF_RCOR) | (1u << SF_RUNC) | (1u << SF_RPEND) | (1u << SF_RFAIL))
 
@@ -304,13 +315,84 @@ static unsigned read_slow_fields(struct reader *rd, double out[SF_N])
         return mask;
 }
 
-/* The volatile ECC total of type through its own call, when the fields did not give it. */
-static void read_ecc(struct reader *rd, unsigned field, int type, double *dst)
+/* An ECC total of type and counter (NVML_VOLATILE_ECC, NVML_AGGREGATE_ECC) through its
+ * own call, when the fields did not give it. */
+static void read_ecc(struct reader *rd, unsigned field, int type, int counter, double *dst)
 {
         unsigned long long v;
         if (want(rd, field, rd->lib->total_ecc) &&
-            got(rd, field, rd->lib->total_ecc(rd->gpu->handle, type, NVML_VOLATILE_ECC, &v)))
+            got(rd, field, rd->lib->total_ecc(rd->gpu->handle, type, counter, &v)))
                 *dst = (double)v;
+}
+
+/* f[i] into *dst when the fields gave it; true when they did. */
+static bool from_field(unsigned m, const double f[SF_N], unsigned i, double *dst)
+{
+        if (!(m & (1u << i)))
+                return false;
+        *dst = f[i];
+        return true;
+}
+
+/* An nvmlEnableState_t call's answer as 1 or 0. */
+static double enabled(nvmlEnableState_t s)
+{
+        return s == NVML_FEATURE_ENABLED ? 1.0 : 0.0;
+}
+
+/* The count of pages retired for cause (nvmlDeviceGetRetiredPages with no buffer: NVML
+ * gives the count with SUCCESS, or with INSUFFICIENT_SIZE when pages exist, nvml.h
+ * pkg/nvml/nvml.h:8360-8378). */
+static void read_retired(struct reader *rd, unsigned field, nvmlPageRetirementCause_t cause,
+                         double *dst)
+{
+        unsigned int n = 0;
+        if (!want(rd, field, rd->lib->retired_pages))
+                return;
+        nvmlReturn_t r = rd->lib->retired_pages(rd->gpu->handle, cause, &n, NULL);
+        if (r == NVML_ERROR_INSUFFICIENT_SIZE)
+                r = NVML_SUCCESS;
+        if (got(rd, field, r))
+                *dst = n;
+}
+
+/* The memory's depth (nvml_api.h): the aggregate ECC totals, the ECC mode, the retired
+ * pages, from the fields when they answered, else from their own calls (a GPU that
+ * refuses one is not asked again, want()); then the persistence mode, which has no
+ * field. */
+static void read_memory_depth(struct reader *rd, struct gpu_frame *g, unsigned m,
+                              const double f[SF_N])
+{
+        const struct nvml_lib *lib = rd->lib;
+        nvmlDevice_t h = rd->gpu->handle;
+        nvmlEnableState_t cur, pend;
+        if (!from_field(m, f, SF_SBE_AGG, &g->ecc_corrected_agg))
+                read_ecc(rd, NF_ECC_AGG_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC,
+                         &g->ecc_corrected_agg);
+        if (!from_field(m, f, SF_DBE_AGG, &g->ecc_uncorrected_agg))
+                read_ecc(rd, NF_ECC_AGG_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC,
+                         &g->ecc_uncorrected_agg);
+        if (!(from_field(m, f, SF_ECC_CUR, &g->ecc_mode) &&
+              from_field(m, f, SF_ECC_PEND, &g->ecc_mode_pending)) &&
+            want(rd, NF_ECC_MODE, lib->ecc_mode) &&
+            got(rd, NF_ECC_MODE, lib->ecc_mode(h, &cur, &pend))) {
+                g->ecc_mode = enabled(cur);
+                g->ecc_mode_pending = enabled(pend);
+        }
+        if (!from_field(m, f, SF_RET_SBE, &g->retired_sbe))
+                read_retired(rd, NF_RETIRED_SBE,
+                             NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                             &g->retired_sbe);
+        if (!from_field(m, f, SF_RET_DBE, &g->retired_dbe))
+                read_retired(rd, NF_RETIRED_DBE, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
+                             &g->retired_dbe);
+        if (!from_field(m, f, SF_RET_PEND, &g->retired_pending) &&
+            want(rd, NF_RETIRED_PENDING, lib->retired_pending) &&
+            got(rd, NF_RETIRED_PENDING, lib->retired_pending(h, &pend)))
+                g->retired_pending = enabled(pend);
+        if (want(rd, NF_PERSISTENCE, lib->persistence) &&
+            got(rd, NF_PERSISTENCE, lib->persistence(h, &cur)))
+                g->persistence_mode = enabled(cur);
 }
 
 /* The slow fields into the sample g (each left missing unless it answered) and the
@@ -340,11 +422,13 @@ static void read_slow(struct reader *rd, struct gpu_frame *g)
         if (m & (1u << SF_SBE))
                 g->ecc_corrected = f[SF_SBE];
         else
-                read_ecc(rd, NF_ECC_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, &g->ecc_corrected);
+                read_ecc(rd, NF_ECC_CORR, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC,
+                         &g->ecc_corrected);
         if (m & (1u << SF_DBE))
                 g->ecc_uncorrected = f[SF_DBE];
         else
-                read_ecc(rd, NF_ECC_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, &g->ecc_uncorrected);
+                read_ecc(rd, NF_ECC_UNC, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC,
+                         &g->ecc_uncorrected);
         if ((m & SF_ROWS) == SF_ROWS) {
                 g->remapped_correctable = f[SF_RCOR];
                 g->remapped_uncorrectable = f[SF_RUNC];
@@ -358,15 +442,18 @@ static void read_slow(struct reader *rd, struct gpu_frame *g)
                 g->remap_pending = pend;
                 g->remap_failure = fail;
         }
+        read_memory_depth(rd, g, m, f);
         read_thresholds(rd);
 }
 
-/* The thresholds and the recovery action into a sample. */
+/* The thresholds, the link's maximum and the recovery action into a sample. */
 static void copy_thresholds(const struct nvml_gpu *gpu, struct gpu_frame *g)
 {
         g->temp_max_c = gpu->gpu_max_c;
         g->shutdown_temp_c = gpu->shutdown_c;
         g->slowdown_temp_c = gpu->slowdown_c;
+        g->pcie_max_gen = gpu->pcie_max_gen;
+        g->pcie_max_width = gpu->pcie_max_width;
         g->recovery_valid = gpu->recovery_valid;
         g->recovery_action = gpu->recovery_action;
 }
@@ -497,6 +584,20 @@ nvmlReturn_t nvml_read_recovery_action(const struct nvml_lib *lib, nvmlDevice_t 
         }
 }
 
+/* A number of the identity (fixed until the GPU is reset) through fn; NAN when the call
+ * is absent or fails, and *fatal set when it found the GPU gone. */
+static double read_identity_u32(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), nvmlDevice_t h,
+                                nvmlReturn_t *fatal)
+{
+        unsigned int v;
+        if (!fn || *fatal)
+                return VAL_MISSING;
+        nvmlReturn_t r = fn(h, &v);
+        if (nvml_fatal(r))
+                *fatal = r;
+        return r == NVML_SUCCESS ? (double)v : VAL_MISSING;
+}
+
 void nvml_read_reprobe(struct nvml_gpu *gpu)
 {
         for (unsigned f = 0; f < NF_COUNT; f++)
@@ -535,6 +636,8 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         gpu->shutdown_c = read_threshold(lib, h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &fatal);
         gpu->slowdown_c = read_threshold(lib, h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &fatal);
         gpu->gpu_max_c = read_threshold(lib, h, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, &fatal);
+        gpu->pcie_max_gen = read_identity_u32(lib->pcie_max_gen, h, &fatal);
+        gpu->pcie_max_width = read_identity_u32(lib->pcie_max_width, h, &fatal);
         gpu->power_limit_w = VAL_MISSING;
         if (lib->power_limit && lib->power_limit(h, &mw) == NVML_SUCCESS)
                 gpu->power_limit_w = mw / 1000.0;

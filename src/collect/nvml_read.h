@@ -32,6 +32,13 @@ enum nvml_field {
         NF_ECC_CORR,
         NF_ECC_UNC,
         NF_REMAP,
+        NF_ECC_AGG_CORR,
+        NF_ECC_AGG_UNC,
+        NF_ECC_MODE,
+        NF_RETIRED_SBE,
+        NF_RETIRED_DBE,
+        NF_RETIRED_PENDING,
+        NF_PERSISTENCE,
         NF_FAN0,
         NF_TARGET0 = NF_FAN0 + VIGIL_MAX_FANS,
         NF_COUNT = NF_TARGET0 + VIGIL_MAX_FANS

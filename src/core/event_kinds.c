@@ -70,10 +70,10 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                            .sentence = WHO "fan-spike snapshot {file}",
                            .component = EC_GPU_THERMAL},
     [EV_GPU_PROCESSES] = {.name = "GPU_PROCESSES",
-                          .keys = "gpu reason compute graphics pids",
+                          .keys = "gpu reason compute graphics pids workloads",
                           .finding = event_finding_none,
                           .sentence = WHO "processes ({reason}): {compute} compute, "
-                                          "{graphics} graphics: {pids}"},
+                                          "{graphics} graphics: {pids}[; workloads {workloads}]"},
     [EV_CRASH_FOLLOWUP] = {.name = "CRASH_FOLLOWUP",
                            .keys = "gpu delay file",
                            .finding = event_finding_none,
@@ -119,6 +119,24 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                                           "{max} ({state})",
                           .component = EC_GPU_THERMAL,
                           .action = EA_INSPECT_HARDWARE},
+    /* A row remapping or page retirement that waits for a reset, a failed remapping, an
+     * ECC mode change (detect/gpu_condition.h); the action by state: health_rules.c. */
+    [EV_GPU_MEMORY] = {.name = "GPU_MEMORY",
+                       .keys = "gpu state remap_pending remap_failure retired_pending "
+                               "retired_sbe retired_dbe ecc_mode ecc_mode_pending",
+                       .finding = evf_gpu_memory,
+                       .sentence = WHO "memory {state}",
+                       .component = EC_GPU_MEMORY,
+                       .action = EA_RESET_GPU},
+    /* A link narrower or slower than the GPU and its slot allow: a riser, a slot, a
+     * cable. */
+    [EV_PCIE_LINK] = {.name = "PCIE_LINK",
+                      .keys = "gpu state gen width max_gen max_width",
+                      .finding = evf_pcie_link,
+                      .sentence = WHO "PCIe link {state}: gen {gen} x{width} of gen {max_gen} "
+                                      "x{max_width}",
+                      .component = EC_GPU_PCIE,
+                      .action = EA_INSPECT_HARDWARE},
     /* An Xid's action is its catalog entry's; the other kinds' is in action=. */
     [EV_KERNEL_GPU] = {.name = "KERNEL_GPU",
                        .keys = "kind gpu pci xid sxid recovery_action driver_gpu held_back "

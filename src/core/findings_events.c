@@ -71,6 +71,34 @@ EVENT_FINDING(evf_temp_over_max)
         findings_note(f, FINDING_ANOMALY, src, "TEMP_OVER_MAX", 0, t, text);
 }
 
+/* A memory condition other than ok: a reset or the part's replacement is due. */
+EVENT_FINDING(evf_gpu_memory)
+{
+        char state[32], text[96];
+        event_field(l, "state", state, sizeof(state));
+        if (!strcmp(state, "ok"))
+                return;
+        snprintf(text, sizeof(text), "memory %s (%s)", state,
+                 strcmp(state, "remap_failed") ? "reset the GPU" : "replace the GPU");
+        findings_note(f, FINDING_ANOMALY, src, "GPU_MEMORY", 0, t, text);
+}
+
+/* A PCIe link below its maximum. */
+EVENT_FINDING(evf_pcie_link)
+{
+        char state[16], w[16], mw[16], g[16], mg[16], text[128];
+        event_field(l, "state", state, sizeof(state));
+        if (strcmp(state, "degraded"))
+                return;
+        event_field(l, "width", w, sizeof(w));
+        event_field(l, "max_width", mw, sizeof(mw));
+        event_field(l, "gen", g, sizeof(g));
+        event_field(l, "max_gen", mg, sizeof(mg));
+        snprintf(text, sizeof(text), "PCIe link gen %s x%s, below its maximum gen %s x%s", g, w, mg,
+                 mw);
+        findings_note(f, FINDING_ANOMALY, src, "PCIE_LINK", 0, t, text);
+}
+
 EVENT_FINDING(evf_nvml_failed)
 {
         char err[VAL_LEN];

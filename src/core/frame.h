@@ -239,6 +239,8 @@ struct gpu_frame {
         double vram_total_bytes;
         double pcie_gen;
         double pcie_width;
+        double pcie_max_gen; /* the most the device and its slot allow (read at start) */
+        double pcie_max_width;
         double pcie_replay;
         double ecc_corrected; /* volatile totals */
         double ecc_uncorrected;
@@ -246,7 +248,15 @@ struct gpu_frame {
         double remapped_uncorrectable;
         double remap_pending;
         double remap_failure;
-        uint64_t throttle_mask; /* clock-event reasons bitmask; a 64-bit mask never travels in
+        double ecc_corrected_agg; /* aggregate (lifetime of the device) totals */
+        double ecc_uncorrected_agg;
+        double ecc_mode;         /* 1 enabled, 0 disabled */
+        double ecc_mode_pending; /* the mode after the next reset */
+        double retired_sbe;      /* pages retired: multiple single-bit errors */
+        double retired_dbe;      /* pages retired: a double-bit error */
+        double retired_pending;  /* 1: a page waits for a reset to be retired */
+        double persistence_mode; /* 1 enabled */
+        uint64_t throttle_mask;  /* clock-event reasons bitmask; a 64-bit mask never travels in
                                  * a double */
         bool throttle_valid;
         bool recovery_valid;      /* recovery_action read (at start, then every 60 s) */

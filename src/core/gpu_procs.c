@@ -21,7 +21,13 @@ void gpu_procs_format(struct strbuf *sb, const struct gpu_proc_list *l)
                 sb_puts(sb, "(none)\n");
                 return;
         }
-        sb_printf(sb, "  %7s %-8s %-15s %10s  %s\n", "PID", "TYPE", "NAME", "GPU MEM", "COMMAND");
+        bool work = false; /* the WORKLOAD column only when a process has one */
+        for (unsigned i = 0; i < l->n && i < VIGIL_GPU_PROCS_MAX; i++)
+                work |= l->p[i].work.kind != WL_NONE;
+        sb_printf(sb, "  %7s %-8s %-15s %10s  ", "PID", "TYPE", "NAME", "GPU MEM");
+        if (work)
+                sb_printf(sb, "%-30s ", "WORKLOAD");
+        sb_puts(sb, "COMMAND\n");
         for (unsigned i = 0; i < l->n && i < VIGIL_GPU_PROCS_MAX; i++) {
                 const struct gpu_proc *p = &l->p[i];
                 char mem[24];
@@ -29,10 +35,17 @@ void gpu_procs_format(struct strbuf *sb, const struct gpu_proc_list *l)
                         snprintf(mem, sizeof(mem), "n/a");
                 else
                         snprintf(mem, sizeof(mem), "%.0f MiB", p->used_bytes / (1024.0 * 1024.0));
-                sb_printf(sb, "  %7u %-8s %-15s %10s  %s\n", p->pid,
+                sb_printf(sb, "  %7u %-8s %-15s %10s  ", p->pid,
                           gpu_proc_type_name((enum gpu_proc_type)p->type),
-                          p->name[0] ? p->name : "?", mem,
-                          p->cmdline[0] ? p->cmdline : "(not in /proc)");
+                          p->name[0] ? p->name : "?", mem);
+                if (work) {
+                        char w[200];
+                        struct strbuf wb;
+                        sb_init_fixed(&wb, w, sizeof(w));
+                        workload_format(&wb, &p->work);
+                        sb_printf(sb, "%-30s ", w);
+                }
+                sb_printf(sb, "%s\n", p->cmdline[0] ? p->cmdline : "(not in /proc)");
         }
         unsigned total = l->count[GPU_PROC_COMPUTE] + l->count[GPU_PROC_GRAPHICS];
         if (total > l->n)
@@ -57,5 +70,16 @@ void gpu_procs_format_short(struct strbuf *sb, const struct gpu_proc_list *l)
                         sb_putc(sb, plain ? *c : '_');
                 }
                 shown++;
+        }
+}
+
+void gpu_procs_format_workloads(struct strbuf *sb, const struct gpu_proc_list *l)
+{
+        unsigned shown = 0;
+        for (unsigned i = 0; l && l->valid && i < l->n && i < VIGIL_GPU_PROCS_MAX && i < 8; i++) {
+                if (l->p[i].work.kind == WL_NONE)
+                        continue;
+                sb_printf(sb, "%s%u=", shown++ ? "," : "", l->p[i].pid);
+                workload_format(sb, &l->p[i].work);
         }
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/workload.h"
 #include "util/strbuf.h"
 
 #define VIGIL_GPU_PROCS_MAX  16 /* processes kept per GPU (more are counted, not listed) */
@@ -23,6 +24,7 @@ struct gpu_proc {
         double used_bytes; /* GPU memory of the process; NAN when NVML does not say */
         char name[VIGIL_GPU_PROC_NAME];
         char cmdline[VIGIL_GPU_PROC_CMDLN]; /* "" when /proc has no such pid (or no access) */
+        struct workload work; /* its pod, Slurm step or unit (core/workload.h); WL_NONE */
 };
 
 struct gpu_proc_list {
@@ -35,12 +37,18 @@ struct gpu_proc_list {
         struct gpu_proc p[VIGIL_GPU_PROCS_MAX];
 };
 
-/* One line per process, "  PID TYPE NAME MEM CMDLINE", for snapshots and logs; "(none)"
- * for an empty list, "(not recorded)" when l is not valid. */
+/* One line per process, "  PID TYPE NAME MEM CMDLINE", with a WORKLOAD column before
+ * the command line (workload_format()) when any process has one, for snapshots and logs; "(none)" for an empty list,
+ * "(not recorded)" when l is not valid. */
 void gpu_procs_format(struct strbuf *sb, const struct gpu_proc_list *l);
 
 /* The pids, "4242:python3,77:Xorg" (at most the first 8), for events.log. */
 void gpu_procs_format_short(struct strbuf *sb, const struct gpu_proc_list *l);
+
+/* The workloads of the same processes, "4242=pod:ml/train-0:<uid>:<id>,77=unit:gdm.service"
+ * (those with one; at most the first 8 processes), "" when none has one: events.log's
+ * workloads= key. */
+void gpu_procs_format_workloads(struct strbuf *sb, const struct gpu_proc_list *l);
 
 /* The name of a type: "compute" or "graphics". */
 const char *gpu_proc_type_name(enum gpu_proc_type t);

@@ -126,6 +126,39 @@ static enum event_action rule_action(const struct health *h, const struct health
         return fn((unsigned)code);
 }
 
+/* A GPU_PROCESSES line: the GPU's workloads now ("" when its processes name none). */
+static void note_workloads(struct health *h, const struct event_line *l)
+{
+        char g[12], w[HEALTH_WORK_LEN];
+        uint64_t gpu;
+        if (!event_field(l, "gpu", g, sizeof(g)) || parse_u64(g, strlen(g), &gpu) < 0)
+                return;
+        event_field(l, "workloads", w, sizeof(w));
+        unsigned k = 0;
+        while (k < h->nwork && h->work[k].gpu != gpu)
+                k++;
+        if (k == h->nwork) {
+                if (!w[0] || k == HEALTH_WORK_GPUS)
+                        return;
+                h->nwork++;
+                h->work[k].gpu = (unsigned)gpu;
+        }
+        memcpy(h->work[k].text, w, sizeof(w));
+}
+
+/* The workloads last seen on the GPU of component name ("gpuN..."), or NULL. */
+static const char *workloads_of(const struct health *h, const char *name)
+{
+        uint64_t gpu;
+        size_t n = strspn(name + 3, "0123456789");
+        if (strncmp(name, "gpu", 3) || n == 0 || parse_u64(name + 3, n, &gpu) < 0)
+                return NULL;
+        for (unsigned k = 0; k < h->nwork; k++)
+                if (h->work[k].gpu == gpu && h->work[k].text[0])
+                        return h->work[k].text;
+        return NULL;
+}
+
 static void note_error(struct health *h, struct health_entry *e, const struct health_rule *r,
                        enum health_state st, enum event_action a, const struct event_kind_desc *d,
                        const struct event_line *l, double t)
@@ -151,6 +184,9 @@ static void note_error(struct health *h, struct health_entry *e, const struct he
                 if (back)
                         sb_printf(&sb, " (back within %d h of the last recovery)",
                                   HEALTH_ESCALATE_S / 3600);
+                const char *work = workloads_of(h, e->name);
+                if (work)
+                        sb_printf(&sb, " (workloads %s)", work);
                 e->state = st;
         }
         if (a > e->action)
@@ -263,6 +299,10 @@ void health_feed_event(struct health *h, double t, const char *text, size_t len)
         const struct event_kind_desc *d = event_kind_of(&l);
         if (!d)
                 return;
+        if (d == event_kind(EV_GPU_PROCESSES)) {
+                note_workloads(h, &l);
+                return;
+        }
         for (size_t i = 0; i < health_rules_count; i++) {
                 const struct health_rule *r = &health_rules[i];
                 if (event_kind(r->kind) != d || !rule_matches(r, &l))

@@ -48,6 +48,8 @@
 #define HEALTH_MAX          160   /* component entries kept; more are dropped (counted) */
 #define HEALTH_NAME_LEN     24    /* "gpu15.memory", NUL included */
 #define HEALTH_REASON_LEN   200   /* cut beyond */
+#define HEALTH_WORK_GPUS    64    /* GPUs whose workloads the reasons name */
+#define HEALTH_WORK_LEN     160   /* a GPU's workloads text, cut beyond */
 #define HEALTH_EVIDENCE_LEN 256   /* the evidence file's path, cut beyond */
 #define HEALTH_PROVE_S      600   /* a component proves itself: 10 min without an error */
 #define HEALTH_ESCALATE_S   86400 /* a reset/reboot failure back within a day escalates */
@@ -102,6 +104,14 @@ struct health {
         char boot_id[40]; /* this boot's id ("" unknown) */
         health_xid_action_fn xid_action;  /* NULL: an Xid asks to inspect the hardware */
         health_xid_action_fn sxid_action; /* NULL: an SXid asks to inspect the hardware */
+        /* Whose work was on each GPU (its last GPU_PROCESSES line's workloads=,
+         * core/workload.h), appended to the reason a GPU's part is given: kept in memory
+         * only, for the first HEALTH_WORK_GPUS GPUs that name one. */
+        struct {
+                unsigned gpu;
+                char text[HEALTH_WORK_LEN];
+        } work[HEALTH_WORK_GPUS];
+        unsigned nwork;
 };
 
 /* The rules (core/health_rules.c). */

@@ -84,6 +84,20 @@ const struct health_rule health_rules[] = {
     {.kind = EV_TEMP_OVER_MAX, .key = "state", .values = "above", .effect = HR_SET,
      .state = HEALTH_DEGRADED, .until = HU_LINE},
     {.kind = EV_TEMP_OVER_MAX, .key = "state", .values = "back", .effect = HR_CLEAR},
+    /* The memory (detect/gpu_condition.h): a failed row remapping is for good (replace
+     * the GPU); a remapping or page retirement waiting for a reset, and an ECC mode
+     * change that takes effect at the reset, last until the reset is done. */
+    {.kind = EV_GPU_MEMORY, .key = "state", .values = "remap_failed", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE, .action = EA_REPLACE_PART},
+    {.kind = EV_GPU_MEMORY, .key = "state", .values = "remap_pending retirement_pending",
+     .effect = HR_SET, .state = HEALTH_UNHEALTHY, .until = HU_LINE, .action = EA_RESET_GPU},
+    {.kind = EV_GPU_MEMORY, .key = "state", .values = "ecc_mode_pending", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_LINE, .action = EA_RESET_GPU},
+    {.kind = EV_GPU_MEMORY, .key = "state", .values = "ok", .effect = HR_CLEAR},
+    /* A PCIe link below the GPU's and slot's maximum (a riser, a slot). */
+    {.kind = EV_PCIE_LINK, .key = "state", .values = "degraded", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_LINE},
+    {.kind = EV_PCIE_LINK, .key = "state", .values = "ok", .effect = HR_CLEAR},
     {.kind = EV_ANOMALY, .key = "flag", .values = "POWER_BREACH", .effect = HR_SET,
      .state = HEALTH_DEGRADED, .until = HU_PROVEN, .component = EC_GPU_POWER},
     /* Host: storage, memory, the kernel. */

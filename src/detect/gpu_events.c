@@ -332,10 +332,18 @@ static void procs_taken(struct gpu_events *d, unsigned slot)
         if (!strcmp(pids, gs->procs_last) && !strcmp(l->reason, "interval"))
                 return;
         snprintf(gs->procs_last, sizeof(gs->procs_last), "%s", pids);
-        eventlog_event(ctx->events, l->taken_real_ns, EV_GPU_PROCESSES,
-                       "gpu=%u reason=%s compute=%u graphics=%u pids=%s",
-                       ctx->frame->gpus[slot].index, l->reason, l->count[GPU_PROC_COMPUTE],
-                       l->count[GPU_PROC_GRAPHICS], pids[0] ? pids : "-");
+        char line[1024], work[768];
+        struct strbuf lb, wb;
+        sb_init_fixed(&wb, work, sizeof(work));
+        gpu_procs_format_workloads(&wb, l);
+        sb_init_fixed(&lb, line, sizeof(line));
+        event_begin(&lb, EV_GPU_PROCESSES);
+        sb_printf(&lb, " gpu=%u reason=%s compute=%u graphics=%u pids=%s",
+                  ctx->frame->gpus[slot].index, l->reason, l->count[GPU_PROC_COMPUTE],
+                  l->count[GPU_PROC_GRAPHICS], pids[0] ? pids : "-");
+        if (work[0]) /* only when a process has one: the line is otherwise as before */
+                sb_printf(&lb, " workloads=%s", work);
+        eventlog_printf(ctx->events, l->taken_real_ns, "%s", line);
 }
 
 /* The flight recorder, failures, handle changes: one GPU's sample. */

@@ -368,6 +368,60 @@ static void over_max_transition(struct gpu_rule_state *st, const struct gpu_fram
                   above ? "above" : "back", t, max);
 }
 
+/* A whole number, or "na" for a missing value, in a buffer that lives with the call. */
+struct numtext {
+        char s[24];
+};
+static struct numtext num_or_na(double v)
+{
+        struct numtext t;
+        if (VAL_OK(v))
+                snprintf(t.s, sizeof(t.s), "%.0f", v);
+        else
+                snprintf(t.s, sizeof(t.s), "na");
+        return t;
+}
+
+/* The memory's condition (detect/gpu_condition.h): one events.log and one stderr line
+ * per change. A condition already there at start is said at the first sample. */
+static void memory_transition(struct gpu_rule_state *st, const struct gpu_frame *g,
+                              struct gpu_rules_out *out)
+{
+        enum gpu_memory_cond c = gpu_memory_condition(g);
+        if (c == st->memory)
+                return;
+        st->memory = c;
+        if (c == GMC_OK)
+                out_log(out, LOG_INFO, "memory: no reset pending any more");
+        else
+                out_log(out, LOG_WARN, "MEMORY: %s", gpu_memory_cond_name(c));
+        out_event(out, EV_GPU_MEMORY,
+                  "gpu=%u state=%s remap_pending=%s remap_failure=%s retired_pending=%s "
+                  "retired_sbe=%s retired_dbe=%s ecc_mode=%s ecc_mode_pending=%s",
+                  g->index, gpu_memory_cond_name(c), num_or_na(g->remap_pending).s,
+                  num_or_na(g->remap_failure).s, num_or_na(g->retired_pending).s,
+                  num_or_na(g->retired_sbe).s, num_or_na(g->retired_dbe).s,
+                  num_or_na(g->ecc_mode).s, num_or_na(g->ecc_mode_pending).s);
+}
+
+/* The PCIe link against its maximum (detect/gpu_condition.h): one line per change. */
+static void link_transition(struct gpu_rule_state *st, const struct gpu_frame *g,
+                            struct gpu_rules_out *out)
+{
+        bool degraded = gpu_link_degraded(&st->link, g);
+        if (degraded == st->link_degraded)
+                return;
+        st->link_degraded = degraded;
+        out_log(out, degraded ? LOG_WARN : LOG_INFO, "%s: gen %s x%s of gen %s x%s",
+                degraded ? "PCIE LINK DEGRADED" : "PCIe link back at its maximum",
+                num_or_na(g->pcie_gen).s, num_or_na(g->pcie_width).s, num_or_na(g->pcie_max_gen).s,
+                num_or_na(g->pcie_max_width).s);
+        out_event(out, EV_PCIE_LINK, "gpu=%u state=%s gen=%s width=%s max_gen=%s max_width=%s",
+                  g->index, degraded ? "degraded" : "ok", num_or_na(g->pcie_gen).s,
+                  num_or_na(g->pcie_width).s, num_or_na(g->pcie_max_gen).s,
+                  num_or_na(g->pcie_max_width).s);
+}
+
 static void update_stats(struct gpu_stats *s, const struct gpu_frame *g, double interval_s)
 {
         s->samples++;
@@ -405,6 +459,8 @@ void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
         run_rules(r, st, g, stats, mono_ns, out);
         enforced_transition(st, g, r->opt->tdp_epsilon_w, out);
         over_max_transition(st, g, stats, out);
+        memory_transition(st, g, out);
+        link_transition(st, g, out);
         remember(st, g);
         update_stats(stats, g, (double)r->opt->gpu_interval_ns / 1e9);
 }

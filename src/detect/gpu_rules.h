@@ -15,6 +15,7 @@
 #include "core/frame.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "detect/gpu_condition.h"
 #include "util/log.h"
 
 #define GPU_RULES_MAX_LINES 8
@@ -39,6 +40,9 @@ struct gpu_rule_state {
         uint64_t prev_throttle;              /* the reference starts from 0 */
         unsigned prev_failures;              /* consecutive failures before this sample */
         bool over_max;                       /* above its GPU_MAX threshold (said once) */
+        enum gpu_memory_cond memory;         /* the memory condition last said (GMC_OK) */
+        struct gpu_link_judge link;          /* the PCIe link's judgement */
+        bool link_degraded;                  /* the link state last said */
         struct ratelimit rl[GPU_ANOM_COUNT]; /* anomaly lines: once per 60 s per type */
 };
 

@@ -174,6 +174,58 @@ static void findings_section(struct strbuf *out, const struct postmortem_input *
         free(buf);
 }
 
+#define PM_WORK_GPUS 64 /* GPUs whose last workloads the post-mortem names */
+
+/* Whose work was on each GPU: the workloads of its last process list in events.log
+ * (type=GPU_PROCESSES ... workloads=, core/workload.h), one line per GPU, latest first
+ * in the file's order. Written only when some line names a workload. */
+static void workloads_section(struct strbuf *out, const char *dir)
+{
+        char *buf = malloc(EVENTS_TAIL);
+        off_t off = 0;
+        ssize_t n = buf ? events_tail(dir, buf, &off) : -ENOMEM;
+        size_t len = n > 0 ? (size_t)n : 0;
+        size_t at[PM_WORK_GPUS], ends[PM_WORK_GPUS];
+        unsigned gpu_of[PM_WORK_GPUS], ngpu = 0;
+        for (size_t i = 0; i < len;) {
+                char *nl = memchr(buf + i, '\n', len - i);
+                size_t e = nl ? (size_t)(nl - buf) : len;
+                const char *sp = memchr(buf + i, ' ', e - i);
+                struct event_line l = {sp ? sp + 1 : buf + i, sp ? (size_t)(buf + e - sp - 1) : 0};
+                char g[12], w[8];
+                uint64_t gpu;
+                if ((i > 0 || off == 0) && sp &&
+                    event_kind_of(&l) == event_kind(EV_GPU_PROCESSES) &&
+                    event_field(&l, "workloads", w, sizeof(w)) &&
+                    event_field(&l, "gpu", g, sizeof(g)) && parse_u64(g, strlen(g), &gpu) == 0) {
+                        unsigned k = 0;
+                        while (k < ngpu && gpu_of[k] != gpu)
+                                k++;
+                        if (k < PM_WORK_GPUS) {
+                                gpu_of[k] = (unsigned)gpu;
+                                at[k] = i;
+                                ends[k] = e;
+                                ngpu += k == ngpu;
+                        }
+                }
+                i = e + 1;
+        }
+        if (ngpu > 0) {
+                sb_puts(out, "=== Whose work was on the GPUs (their last process list) ===\n");
+                for (unsigned k = 0; k < ngpu; k++) {
+                        const char *sp = memchr(buf + at[k], ' ', ends[k] - at[k]);
+                        struct event_line l = {sp + 1, (size_t)(buf + ends[k] - sp - 1)};
+                        char reason[16], work[768];
+                        event_field(&l, "reason", reason, sizeof(reason));
+                        event_field(&l, "workloads", work, sizeof(work));
+                        sb_printf(out, "GPU %u at %.*s (%s): %s\n", gpu_of[k],
+                                  (int)(sp - (buf + at[k])), buf + at[k], reason, work);
+                }
+                sb_putc(out, '\n');
+        }
+        free(buf);
+}
+
 /* The last POSTMORTEM_EVENTS lines of events.log (its last 64 KB). */
 static void events_section(struct strbuf *out, const char *dir)
 {
@@ -251,6 +303,7 @@ static void snapshots_section(struct strbuf *out, const char *dir, int64_t quiet
 static void body(struct strbuf *out, const struct postmortem_input *in,
                  const struct pm_csv_file *files, int n, int64_t quiet_ns)
 {
+        workloads_section(out, in->log_dir);
         sb_printf(out, "=== Rows of the last %.0f s before the end ===\n", PM_WINDOW_S);
         if (n < 0)
                 sb_printf(out, "(cannot read %s: %s)\n", in->log_dir, strerror(-n));

@@ -1,5 +1,7 @@
-/* The simulated NVML's field values (nvmlDeviceGetFieldValues): the volatile ECC totals
- * (3, 4: `ecc_sbe_vol`, `ecc_dbe_vol`), the PCIe replay counter (94: `replay`), the
+/* The simulated NVML's field values (nvmlDeviceGetFieldValues): the ECC mode (1, 2:
+ * `ecc_mode`, `ecc_pending`), the volatile ECC totals (3, 4: `ecc_sbe_vol`, `ecc_dbe_vol`),
+ * the aggregate ones (5, 6: `ecc_sbe_agg`, `ecc_dbe_agg`), the retired pages (29-31:
+ * `retired_sbe`, `retired_dbe`, `retired_pending`), the PCIe replay counter (94: `replay`), the
  * remapped rows (142-145: `rows_corr`, `rows_unc`, `rows_pending`, `rows_failure`) and
  * the GPU recovery action (230: `recovery_action`), each with the scenario field's value
  * or error; any other field id answers NOT_SUPPORTED in its own nvmlReturn. The old
@@ -31,6 +33,13 @@ static const struct {
     {NVML_FI_DEV_REMAPPED_PENDING, F_ROWS_PENDING, NVML_VALUE_TYPE_UNSIGNED_INT},
     {NVML_FI_DEV_REMAPPED_FAILURE, F_ROWS_FAILURE, NVML_VALUE_TYPE_UNSIGNED_INT},
     {NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, F_RECOVERY, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ECC_CURRENT, F_ECC_MODE, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ECC_PENDING, F_ECC_PENDING, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_ECC_SBE_AGG_TOTAL, F_ECC_SBE_AGG, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_ECC_DBE_AGG_TOTAL, F_ECC_DBE_AGG, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG},
+    {NVML_FI_DEV_RETIRED_SBE, F_RETIRED_SBE, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_RETIRED_DBE, F_RETIRED_DBE, NVML_VALUE_TYPE_UNSIGNED_INT},
+    {NVML_FI_DEV_RETIRED_PENDING, F_RETIRED_PENDING, NVML_VALUE_TYPE_UNSIGNED_INT},
 };
 
 static void fill(const struct sim_gpu *g, nvmlFieldValue_t *v, long long ts)

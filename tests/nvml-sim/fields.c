@@ -5,12 +5,16 @@
 #include <string.h>
 
 static const char *const scalar_names[F_THR0] = {
-    "temp",       "power_mw",  "limit_mw",      "enforced_mw",  "energy_mj",   "pstate",
-    "clk_gfx",    "clk_sm",    "clk_mem",       "clk_video",    "util_gpu",    "util_mem",
-    "vram_total", "vram_used", "vram_reserved", "pcie_gen",     "pcie_width",  "replay",
-    "reasons",    "events",    "ecc_sbe_vol",   "ecc_dbe_vol",  "ecc_sbe_agg", "ecc_dbe_agg",
-    "rows_corr",  "rows_unc",  "rows_pending",  "rows_failure", "sensors",     "recovery_action",
-    "register",
+    "temp",        "power_mw",        "limit_mw",       "enforced_mw",
+    "energy_mj",   "pstate",          "clk_gfx",        "clk_sm",
+    "clk_mem",     "clk_video",       "util_gpu",       "util_mem",
+    "vram_total",  "vram_used",       "vram_reserved",  "pcie_gen",
+    "pcie_width",  "replay",          "reasons",        "events",
+    "ecc_sbe_vol", "ecc_dbe_vol",     "ecc_sbe_agg",    "ecc_dbe_agg",
+    "rows_corr",   "rows_unc",        "rows_pending",   "rows_failure",
+    "sensors",     "recovery_action", "register",       "ecc_mode",
+    "ecc_pending", "retired_sbe",     "retired_dbe",    "retired_pending",
+    "persistence", "pcie_max_gen",    "pcie_max_width",
 };
 static const char *const thr_names[NVML_TEMPERATURE_THRESHOLD_COUNT] = {
     "thr_shutdown",     "thr_slowdown",      "thr_mem_max",      "thr_gpu_max",

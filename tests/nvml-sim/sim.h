@@ -64,7 +64,15 @@ enum sim_field {
         F_SENSORS,
         F_RECOVERY, /* field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
         F_REGISTER, /* only its `fail` code: what nvmlDeviceRegisterEvents returns */
-        F_THR0,     /* + NVML_TEMPERATURE_THRESHOLD_* */
+        F_ECC_MODE, /* api_depth.c: ECC mode current and pending, 1 enabled */
+        F_ECC_PENDING,
+        F_RETIRED_SBE, /* pages retired: multiple single-bit, double-bit errors */
+        F_RETIRED_DBE,
+        F_RETIRED_PENDING, /* 1: a page waits for a reset */
+        F_PERSISTENCE,     /* 1: persistence mode enabled */
+        F_PCIE_MAX_GEN,    /* nvmlDeviceGetMaxPcieLinkGeneration, ...Width */
+        F_PCIE_MAX_WIDTH,
+        F_THR0,                                           /* + NVML_TEMPERATURE_THRESHOLD_* */
         F_S0 = F_THR0 + NVML_TEMPERATURE_THRESHOLD_COUNT, /* + 5 * sensor + SENSOR_* */
         F_FAN0 = F_S0 + 5 * SIM_MAX_SENSORS,              /* + fan */
         F_TARGET0 = F_FAN0 + SIM_MAX_FANS,
@@ -256,6 +264,12 @@ SIM_DECLARE(nvmlDeviceGetPcieReplayCounter);
 SIM_DECLARE(nvmlDeviceGetFanSpeed);
 SIM_DECLARE(nvmlDeviceGetTotalEccErrors);
 SIM_DECLARE(nvmlDeviceGetRemappedRows);
+SIM_DECLARE(nvmlDeviceGetEccMode);
+SIM_DECLARE(nvmlDeviceGetRetiredPages);
+SIM_DECLARE(nvmlDeviceGetRetiredPagesPendingStatus);
+SIM_DECLARE(nvmlDeviceGetPersistenceMode);
+SIM_DECLARE(nvmlDeviceGetMaxPcieLinkGeneration);
+SIM_DECLARE(nvmlDeviceGetMaxPcieLinkWidth);
 SIM_DECLARE(nvmlEventSetCreate);
 SIM_DECLARE(nvmlDeviceRegisterEvents);
 SIM_DECLARE(nvmlDeviceGetSupportedEventTypes);

@@ -38,6 +38,10 @@ static const struct event_case event_cases[] = {
      "GPU 1: no spike snapshot for event #4 (10s cooldown)"},
     {"type=SPIKE_SNAPSHOT gpu=0 number=2 file=snapshots/spike-2.csv",
      "GPU 0: fan-spike snapshot snapshots/spike-2.csv"},
+    {"type=GPU_PROCESSES gpu=0 reason=xid compute=1 graphics=0 pids=4242:python3 "
+     "workloads=4242=pod:ml-team/train-0:4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e",
+     "GPU 0: processes (xid): 1 compute, 0 graphics: 4242:python3; workloads "
+     "4242=pod:ml-team/train-0:4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e"},
     {"type=GPU_PROCESSES gpu=0 reason=crash compute=2 graphics=0 pids=812:python,813:python",
      "GPU 0: processes (crash): 2 compute, 0 graphics: 812:python,813:python"},
     {"type=CRASH_FOLLOWUP gpu=0 delay=30s file=snapshots/crash-1-30s.txt",
@@ -58,6 +62,14 @@ static const struct event_case event_cases[] = {
      "GPU 0: temperature 95C against a maximum operating 90C (above)"},
     {"type=TEMP_OVER_MAX gpu=0 state=back temp=85C max=90C",
      "GPU 0: temperature 85C against a maximum operating 90C (back)"},
+    {"type=GPU_MEMORY gpu=0 state=retirement_pending remap_pending=na remap_failure=na "
+     "retired_pending=1 retired_sbe=2 retired_dbe=0 ecc_mode=1 ecc_mode_pending=1",
+     "GPU 0: memory retirement_pending"},
+    {"type=GPU_MEMORY gpu=0 state=ok remap_pending=0 remap_failure=0 retired_pending=na "
+     "retired_sbe=na retired_dbe=na ecc_mode=1 ecc_mode_pending=1",
+     "GPU 0: memory ok"},
+    {"type=PCIE_LINK gpu=0 state=degraded gen=4 width=8 max_gen=4 max_width=16",
+     "GPU 0: PCIe link degraded: gen 4 x8 of gen 4 x16"},
     {"type=GPU_RECOVERED gpu=0 failures=5", "GPU 0: answers again, after 5 failed samples"},
     {"type=TDP_CHANGE from=300W to=250W delta=-50W gpu=0",
      "GPU 0: power limit changed from 300W to 250W"},

@@ -422,11 +422,12 @@ static void test_unsupported_asked_once(void **state)
                 assert_true(sample(&lib, &gpu, &g, &err));
                 assert_true(isnan(g.fan_target_pct[0]) && isnan(g.fan_target_pct[1]));
                 assert_true(isnan(g.ecc_corrected) && isnan(g.ecc_uncorrected));
+                assert_true(isnan(g.ecc_corrected_agg) && isnan(g.ecc_uncorrected_agg));
                 assert_true(isnan(g.pcie_replay) && isnan(g.energy_j) && isnan(g.s0_temp));
                 assert_true(g.fan_speed_pct[1] == 31);
         }
         assert_int_equal(fake.calls[C_TARGET], 6); /* 3 times per fan */
-        assert_int_equal(fake.calls[C_ECC], 6);    /* corrected, uncorrected */
+        assert_int_equal(fake.calls[C_ECC], 12);   /* volatile, aggregate; corrected, uncorrected */
         assert_int_equal(fake.calls[C_REPLAY], 3);
         assert_int_equal(fake.calls[C_ENERGY], 3);
         assert_int_equal(fake.calls[C_THERMAL], 5);
@@ -574,9 +575,11 @@ static void assert_slow_values(const struct gpu_frame *g, bool ecc)
         assert_true(g->remapped_uncorrectable == 0 && g->remap_failure == 0);
         assert_true(g->temp_max_c == 90 && g->shutdown_temp_c == 98);
         if (ecc)
-                assert_true(g->ecc_corrected == 3 && g->ecc_uncorrected == 1);
+                assert_true(g->ecc_corrected == 3 && g->ecc_uncorrected == 1 &&
+                            g->ecc_corrected_agg == 99 && g->ecc_uncorrected_agg == 99);
         else
-                assert_true(isnan(g->ecc_corrected) && isnan(g->ecc_uncorrected));
+                assert_true(isnan(g->ecc_corrected) && isnan(g->ecc_uncorrected) &&
+                            isnan(g->ecc_corrected_agg) && isnan(g->ecc_uncorrected_agg));
 }
 
 /* The slow fields: read only by a slow sample, their last values in every sample in
@@ -597,14 +600,14 @@ static void test_slow_fields(void **state)
         assert_true(isnan(g.ecc_corrected) && isnan(g.remapped_correctable));
         assert_true(g.power_w > 0 && g.sm_clock_mhz > 0);
         assert_true(sample_at(&lib, &gpu, &g, true, &err));
-        /* enforced, energy, replay, 2 ECC, rows, 3 thresholds */
-        assert_int_equal(slow_calls(), base + 9);
+        /* enforced, energy, replay, 4 ECC (volatile and aggregate), rows, 3 thresholds */
+        assert_int_equal(slow_calls(), base + 11);
         assert_slow_values(&g, true);
         for (int i = 0; i < 5; i++) {
                 assert_true(sample_at(&lib, &gpu, &g, false, &err));
                 assert_slow_values(&g, true);
         }
-        assert_int_equal(slow_calls(), base + 9);
+        assert_int_equal(slow_calls(), base + 11);
         fake.ret[C_ECC] = NVML_ERROR_UNKNOWN;
         assert_true(sample_at(&lib, &gpu, &g, true, &err));
         assert_slow_values(&g, false);
@@ -613,7 +616,7 @@ static void test_slow_fields(void **state)
         fake.ret[C_ECC] = 0;
         assert_true(sample_at(&lib, &gpu, &g, true, &err));
         assert_slow_values(&g, true);
-        assert_int_equal(slow_calls(), base + 27);
+        assert_int_equal(slow_calls(), base + 33);
 }
 
 /* With nvmlDeviceGetFieldValues, one call gives the ECC totals, the replays, the

@@ -277,7 +277,15 @@ static void test_build(void **state)
             "timestamp,temp_c,volt_core_v,throttled_raw,throttle_flags\n"
             "2026-12-03T03:01:09.000,61.0,0.8625,0x50000,\"HAS:under-voltage occurred\"\n"
             "2026-12-03T03:01:10.000,62.5,0.8563,0x50005,\"NOW:under-voltage,HAS:x\"\n");
-        put("events.log", "2026-12-03T03:00:30.000000 type=NVML_EVENT gpu=0 xid=79\n");
+        put("events.log",
+            "2026-12-03T03:00:20.000000 type=GPU_PROCESSES gpu=0 reason=start compute=1 "
+            "graphics=0 pids=4000:python3 workloads=4000=slurm:4100.0\n"
+            "2026-12-03T03:00:25.000000 type=GPU_PROCESSES gpu=1 reason=start compute=1 "
+            "graphics=0 pids=77:Xorg\n"
+            "2026-12-03T03:00:29.000000 type=GPU_PROCESSES gpu=0 reason=xid compute=1 "
+            "graphics=0 pids=4242:python3 workloads=4242=pod:ml-team/train-0:"
+            "4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e\n"
+            "2026-12-03T03:00:30.000000 type=NVML_EVENT gpu=0 xid=79\n");
         struct runstate prev = {.pid = 99, .started_ns = 1796266800LL * 1000000000LL};
         struct postmortem_input in = {.log_dir = dir,
                                       .root = dir,
@@ -318,6 +326,14 @@ static void test_build(void **state)
         assert_non_null(what);
         assert_true(what < strstr(sb.buf, "=== Rows of the last"));
         assert_non_null(strstr(what, "  (critical) gpu0: Xid 79 (2026-12-03 03:00:30)"));
+        /* Whose work was on the GPUs: GPU 0's last list (the pod, not the earlier job),
+         * and no line for GPU 1, which named no workload. Before the rows. */
+        const char *work = strstr(sb.buf, "=== Whose work was on the GPUs (their last process "
+                                          "list) ===\nGPU 0 at 2026-12-03T03:00:29.000000 (xid): "
+                                          "4242=pod:ml-team/train-0:"
+                                          "4c8a0e3e-6f1b-4a55-9d6c-2b7e5f3a1c90:7d3f8a9b2c1e\n\n");
+        assert_non_null(work);
+        assert_true(work < strstr(sb.buf, "=== Rows of the last"));
         sb_free(&sb);
 }
 
