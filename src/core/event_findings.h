@@ -17,6 +17,8 @@ EVENT_FINDING(evf_nvml_event);
 EVENT_FINDING(evf_nvml_failed);
 EVENT_FINDING(evf_gpu_recovered);
 EVENT_FINDING(evf_temp_over_max);
+EVENT_FINDING(evf_nvlink);
+EVENT_FINDING(evf_fabric);
 EVENT_FINDING(evf_crash_snapshot);
 EVENT_FINDING(evf_spike_snapshot);
 EVENT_FINDING(evf_snapshot);
