@@ -511,9 +511,9 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         read_fans(&rd, g);
         read_sensor0(&rd, g);
         read_extra(&rd, g);
-        g->nvlinks = gpu->nvlink_mask ? 32 - (unsigned)__builtin_clz(gpu->nvlink_mask) : 0;
         if (what & NVML_READ_SLOW_ONLY)
-                read_slow(&rd, g);
+                read_slow(&rd, g); /* finds the NVLink links first after the identity */
+        g->nvlinks = gpu->nvlink_mask ? 32 - (unsigned)__builtin_clz(gpu->nvlink_mask) : 0;
         copy_thresholds(gpu, g);
         carry(gpu, g, what & NVML_READ_MID, FC_MID);
         carry(gpu, g, what & NVML_READ_SLOW_ONLY, FC_SLOW);
