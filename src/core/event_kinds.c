@@ -123,7 +123,7 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
     [EV_NVLINK] = {.name = "NVLINK",
                    .keys = "gpu link state counter delta total",
                    .finding = evf_nvlink,
-                   .sentence = WHO "NVLink link {link} {state}[: {counter} errors +{delta} "
+                   .sentence = WHO "NVLink link {link} {state}[: {counter} +{delta} "
                                    "({total} in all)]",
                    .component = EC_GPU_NVLINK,
                    .action = EA_RESET_GPU},

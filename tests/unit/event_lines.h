@@ -12,7 +12,7 @@ static const struct event_case event_cases[] = {
     {"type=START version=0.1.0 pid=812", "vigil started"},
     {"type=STOP samples=3600", "vigil stopped"},
     {"type=NVLINK gpu=0 link=3 state=errors counter=recovery_events delta=2 total=14",
-     "GPU 0: NVLink link 3 errors: recovery_events errors +2 (14 in all)"},
+     "GPU 0: NVLink link 3 errors: recovery_events +2 (14 in all)"},
     {"type=NVLINK gpu=0 link=5 state=down", "GPU 0: NVLink link 5 down"},
     {"type=FABRIC gpu=0 state=incomplete fabric=in_progress",
      "GPU 0: NVLink fabric incomplete: probe in_progress"},
