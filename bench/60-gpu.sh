@@ -194,7 +194,8 @@ print(f"  vigil: {tot:.2f} calls per GPU sample over {n} samples: {fast:.2f} eve
 print(f"  reference: {rtot:.2f} calls per GPU sample over {rn} samples "
       f"(target: vigil <= reference: {'met' if tot <= rtot + 1e-9 else 'MISSED'})")
 for k in sorted(set(c) | set(rc)):
-    print(f"    {k:<44} vigil {c[k] / n:5.2f}  reference {rc[k] / rn:5.2f}")vn, vc = per_sample(sys.argv[3])
+    print(f"    {k:<44} vigil {c[k] / n:5.2f}  reference {rc[k] / rn:5.2f}")
+vn, vc = per_sample(sys.argv[3])
 vtot = sum(vc.values()) / vn
 print(f"  vigil, the same GPU with 18 NVLink links and a fabric: {vtot:.2f} calls per GPU "
       f"sample over {vn} samples (NvLinkState {vc['nvmlDeviceGetNvLinkState'] / vn:.2f}, "
