@@ -241,13 +241,11 @@ static void test_line_cleared(void **state)
             {"type=NVLINK gpu=2 link=5 state=down", "type=NVLINK gpu=2 link=5 state=up",
              "gpu2.nvlink", HEALTH_UNHEALTHY},
             {"type=FABRIC gpu=1 state=incomplete fabric=in_progress",
-             "type=FABRIC gpu=1 state=completed fabric=completed", "gpu1.fabric",
-             HEALTH_UNHEALTHY},
+             "type=FABRIC gpu=1 state=completed fabric=completed", "gpu1.fabric", HEALTH_UNHEALTHY},
             {"type=FABRIC gpu=1 state=failed fabric=completed status=999",
-             "type=FABRIC gpu=1 state=completed fabric=completed", "gpu1.fabric",
-             HEALTH_UNHEALTHY},
-            {"type=FABRIC gpu=0 state=degraded health=degraded_bw", "type=FABRIC gpu=0 state=healthy",
-             "gpu0.fabric", HEALTH_DEGRADED},
+             "type=FABRIC gpu=1 state=completed fabric=completed", "gpu1.fabric", HEALTH_UNHEALTHY},
+            {"type=FABRIC gpu=0 state=degraded health=degraded_bw",
+             "type=FABRIC gpu=0 state=healthy", "gpu0.fabric", HEALTH_DEGRADED},
         };
         struct health *h = new_health(BOOT_A);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
