@@ -111,13 +111,19 @@ static void step_fabric(struct nvlink_watch *w, const struct gpu_frame *g, doubl
                 if (v == FV_FAILED)
                         sb_printf(&sb, " status=%.0f", g->fabric_status);
                 emit(arg, EV_FABRIC, text);
+                /* The two share gpuN.fabric: a completed line clears it, so faults still
+                 * there are said again after it. */
+                if (v == FV_COMPLETED)
+                        w->faults[0] = '\0';
         }
         w->fabric = v;
         if (!VAL_OK(g->fabric_health_mask))
                 return;
         sb_init_fixed(&sb, faults, sizeof(faults));
         fabric_health_faults((unsigned)g->fabric_health_mask, &sb);
-        if (!strcmp(faults, w->faults))
+        /* The faults' end while the probe is incomplete or failed would clear that too:
+         * the completed line does it. */
+        if (!strcmp(faults, w->faults) || (!faults[0] && (v == FV_INCOMPLETE || v == FV_FAILED)))
                 return;
         if (faults[0])
                 snprintf(text, sizeof(text), " gpu=%u state=degraded health=%s", g->index, faults);

@@ -461,6 +461,23 @@ static void test_rules_fabric(void **state)
         nvlink_watch_step(&w, &g, 2000, S(9), collect, NULL);
         assert_int_equal(nlines, 6);
         assert_string_equal(lines[5], "FABRIC gpu=0 state=healthy");
+        /* Faults that outlive a failed probe are said again after its completed line
+         * (which clears gpuN.fabric); their end while it failed is not a healthy line. */
+        nlines = 0;
+        g.fabric_health_mask = 0x11a9;
+        g.fabric_status = NVML_ERROR_UNKNOWN;
+        nvlink_watch_step(&w, &g, 2000, S(10), collect, NULL);
+        g.fabric_health_mask = 0x11aa;
+        nvlink_watch_step(&w, &g, 2000, S(11), collect, NULL);
+        assert_int_equal(nlines, 2);
+        assert_string_equal(lines[0], "FABRIC gpu=0 state=failed fabric=completed status=999");
+        assert_string_equal(lines[1], "FABRIC gpu=0 state=degraded health=degraded_bw");
+        g.fabric_health_mask = 0x11a9;
+        g.fabric_status = 0;
+        nvlink_watch_step(&w, &g, 2000, S(12), collect, NULL);
+        assert_int_equal(nlines, 4);
+        assert_string_equal(lines[2], "FABRIC gpu=0 state=completed fabric=completed");
+        assert_string_equal(lines[3], "FABRIC gpu=0 state=degraded health=degraded_bw");
 }
 
 int main(void)
