@@ -299,6 +299,7 @@ static unsigned read_slow_fields(struct reader *rd, double out[SF_N], struct gpu
 {
         struct nvml_gpu *gpu = rd->gpu;
         nvmlFieldValue_t v[SLOW_VALUES_MAX];
+        unsigned char link_of[SLOW_VALUES_MAX]; /* not the driver's scopeId: ours */
         unsigned mask = 0, n = SF_N;
         if (!rd->lib->field_values || gpu->fields_off || rd->res->fatal)
                 return 0;
@@ -308,7 +309,8 @@ static unsigned read_slow_fields(struct reader *rd, double out[SF_N], struct gpu
         for (unsigned l = 0; l < VIGIL_MAX_NVLINKS; l++)
                 for (unsigned c = 0; (gpu->nvlink_mask >> l & 1) && c < NVLINK_COUNTERS; c++) {
                         v[n].fieldId = nvlink_field_ids[c];
-                        v[n++].scopeId = l;
+                        v[n].scopeId = l;
+                        link_of[n++] = (unsigned char)l;
                 }
         nvmlReturn_t r = rd->lib->field_values(gpu->handle, (int)n, v);
         rd->res->asked++;
@@ -328,7 +330,7 @@ static unsigned read_slow_fields(struct reader *rd, double out[SF_N], struct gpu
                 double x;
                 unsigned c = (i - SF_N) % NVLINK_COUNTERS;
                 if (v[i].nvmlReturn == NVML_SUCCESS && field_number(&v[i], &x) && x >= 0)
-                        g->nvlink_errors[v[i].scopeId][c] = x;
+                        g->nvlink_errors[link_of[i]][c] = x;
         }
         return mask;
 }
