@@ -88,6 +88,41 @@ PIDS+=("$VPID")
 "$SMI" --query-gpu="$FIELDS" --format=csv,noheader,nounits -lms 100 >"$TMP/smi.csv" 2>"$TMP/smi.err" &
 PIDS+=("$!")
 
+# nvlink_rows GPU: the NVLink links active (vigil_gpu_nvlink_up against nvidia-smi nvlink
+# --status: "Link N: <speed>" active, "<inactive>" not), vigil's error counters (read,
+# not compared: they move), the fabric probe's state (vigil_gpu_fabric_state against the
+# "Fabric" section's State of nvidia-smi -q). A GPU without them on both sides is
+# recorded as "not supported".
+nvlink_rows() {
+	local g=$1 v s vs
+	v=$(awk -v g="$g" 'index($0, "vigil_gpu_nvlink_up{gpu=\"" g "\"") == 1 { n += $2; seen = 1 }
+		END { if (seen) print n }' "$TMP/metrics.txt")
+	s=$(awk -v g="$g" '/^GPU [0-9]+:/ { cur = $2; sub(":", "", cur) }
+		cur == g && /Link [0-9]+:/ { seen = 1; if ($0 !~ /inactive/) n++ }
+		END { if (seen) print n + 0 }' "$TMP/nvlink.txt")
+	if [ -z "$v" ] && [ -z "$s" ]; then
+		row "$g" "nvlink links active" "not supported" "not supported" "" "agree (no NVLink)"
+	else
+		[ "$v" = "$s" ] && res=agree || res=disagree
+		row "$g" "nvlink links active" "${v:-none}" "${s:-none}" "same count" "$res"
+		v=$(awk -v g="$g" 'index($0, "vigil_gpu_nvlink_errors_total{gpu=\"" g "\"") == 1 { n += $2; seen = 1 }
+			END { if (seen) print n }' "$TMP/metrics.txt")
+		row "$g" "nvlink error counters (sum)" "${v:-not supported}" "not queried" "" "recorded"
+	fi
+	v=$(awk -v g="$g" 'index($0, "vigil_gpu_fabric_state{gpu=\"" g "\"") == 1 { print $2 }' "$TMP/metrics.txt")
+	s=$(awk -v g="$g" '/^GPU [0-9A-Fa-f]+:/ { n++ } n == g + 1 && /^ *Fabric *$/ { f = 1; next }
+		f && /^ *State *:/ { sub(/^[^:]*: */, ""); print; exit }' "$TMP/query.txt")
+	case "$s" in
+	"Not Started") vs=1 ;; "In Progress") vs=2 ;; Completed) vs=3 ;; *) vs="" ;;
+	esac
+	if [ -z "$v" ] && [ -z "$vs" ]; then
+		row "$g" "fabric state" "not supported" "${s:-not supported}" "" "agree (no fabric)"
+	else
+		[ "$v" = "$vs" ] && res=agree || res=disagree
+		row "$g" "fabric state (1-3)" "${v:-none}" "${s:-none}" "same state" "$res"
+	fi
+}
+
 # Near the end, both process lists at about the same moment: vigil's dashboard (its
 # list is at most 1 s old) and nvidia-smi's compute applications.
 http_get() {
@@ -103,6 +138,11 @@ while :; do
 	sleep 0.3
 done
 "$SMI" --query-compute-apps=gpu_uuid,pid --format=csv,noheader,nounits >"$TMP/apps.csv" 2>"$TMP/apps.err"
+# NVLink and the fabric: vigil's /metrics (read on its slow cadence) beside nvidia-smi's
+# link status and its -q Fabric section.
+http_get /metrics >"$TMP/metrics.txt"
+"$SMI" nvlink --status >"$TMP/nvlink.txt" 2>&1
+"$SMI" -q >"$TMP/query.txt" 2>&1
 "$SMI" --query-gpu=index,uuid --format=csv,noheader,nounits >"$TMP/uuids.csv" 2>/dev/null
 wait "$VPID"
 vrc=$?
@@ -247,6 +287,7 @@ for g in $(seq 0 $((NGPU - 1))); do
 	else
 		row "$g" "processes (compute pids)" "not read" "${s:-none}" "same set" "disagree (vigil's dashboard did not answer)"
 	fi
+	nvlink_rows "$g"
 done
 printf '\n%d agree, %d disagree\n' "$AGREE" "$DISAGREE"
 [ "$DISAGREE" -eq 0 ]

@@ -176,6 +176,50 @@ enum {
         NVML_VALUE_TYPE_SIGNED_INT = 5,
 };
 
+/* NVLink, per link (nvml.h 13.3 as NVIDIA/go-nvml carries it at 2f9e261, gen/nvml/nvml.h).
+ * NVML_NVLINK_MAX_LINKS is 18 in the 12.x headers and 36 from 13.0 (line 455): vigil reads
+ * links 0..VIGIL_MAX_NVLINKS-1 (core/frame.h). nvmlDeviceGetNvLinkState gives an
+ * nvmlEnableState_t (above; line 886 there, line 9506: ENABLED "the link is active").
+ * nvmlNvLinkErrorCounter_t (line 519). */
+enum {
+        NVML_NVLINK_ERROR_DL_REPLAY = 0,   /* data link transmit replay */
+        NVML_NVLINK_ERROR_DL_RECOVERY = 1, /* data link transmit recovery */
+        NVML_NVLINK_ERROR_DL_CRC_FLIT = 2, /* data link receive flow control digit CRC */
+        NVML_NVLINK_ERROR_DL_CRC_DATA = 3, /* data link receive data CRC */
+};
+/* The per-link field ids, each asked with the link in nvmlFieldValue_t.scopeId ("Link ID
+ * needs to be specified in the scopeId field", lines 2399, 2412, 2425, 2438): the per-link
+ * totals over the link's lanes (lines 2407, 2420, 2433, 2446), Pascal to Hopper; and the
+ * NVLink5 counters (Blackwell; lines 2760-2762, 2767, 2777), which replace the DL ones
+ * there (lines 2651, 2659: "unsupported for Blackwell+"). */
+#define NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL            38u
+#define NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL            45u
+#define NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL              52u
+#define NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL            59u
+#define NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS 213u /* up -> recovery -> up */
+#define NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS     214u /* up -> recovery -> down */
+#define NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS            215u /* up -> recovery, any end */
+#define NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS                219u /* errors in packets */
+#define NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS                   221u /* errors in rx symbols */
+
+/* The GPU's place in the NVLink fabric (lines 3795-3958): the probe's state
+ * (nvmlGpuFabricState_t, an unsigned char), and the health mask's 2-bit fields, each
+ * 0 not supported, 1 true (the bad case), 2 false; INCORRECT_CONFIGURATION is 4 bits,
+ * 0 not supported, 1 none (correct), 2.. a fault; PARTITION_ASSIGNED 1 true, 2 false. */
+#define NVML_GPU_FABRIC_UUID_LEN                                  16
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED                       0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED                         1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS                         2
+#define NVML_GPU_FABRIC_STATE_COMPLETED                           3
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW             0
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY          2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY         4
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION 8 /* width 0xf */
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED      12
+#define NVML_GPU_FABRIC_HEALTH_MASK_TRUE                          1u /* the 2-bit fields */
+#define NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_NONE  1u
+
 /* ---- Bit masks ------------------------------------------------------------------ */
 
 /* Event types (nvmlEventType*). The last two exist from NVML 12.8 / R570 on. */
@@ -289,6 +333,28 @@ typedef struct nvmlFieldValue_st {
         } value;
 } nvmlFieldValue_t;
 
+/* nvmlGpuFabricInfo_t (line 3813, nvmlDeviceGetGpuFabricInfo, R525+) and
+ * nvmlGpuFabricInfo_v3_t, nvmlGpuFabricInfoV_t (line 3941, nvmlDeviceGetGpuFabricInfoV
+ * with .version = nvmlGpuFabricInfo_v3; v2 lacks healthSummary). status is meaningful
+ * only once state is COMPLETED. */
+typedef struct nvmlGpuFabricInfo_st {
+        unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        unsigned char state; /* NVML_GPU_FABRIC_STATE_* */
+} nvmlGpuFabricInfo_t;
+typedef struct nvmlGpuFabricInfo_v3_st {
+        unsigned int version; /* nvmlGpuFabricInfo_v3 */
+        unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        unsigned char state;
+        unsigned int healthMask;     /* NVML_GPU_FABRIC_HEALTH_MASK_* fields */
+        unsigned char healthSummary; /* 0 not supported, 1 healthy, 2 unhealthy, 3 limited */
+} nvmlGpuFabricInfoV_t;
+/* NVML_STRUCT_VERSION(GpuFabricInfo, 3) (line 141: sizeof | ver << 24). */
+#define nvmlGpuFabricInfo_v3 ((unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | 3u << 24))
+
 /* The layouts the driver expects (x86_64; FACTS.md, checked against the real header). */
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t size");
 _Static_assert(offsetof(nvmlPciInfo_t, domain) == 16, "nvmlPciInfo_t.domain");
@@ -313,6 +379,13 @@ _Static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t.tim
 _Static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t.valueType");
 _Static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t.nvmlReturn");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value");
+
+_Static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t size");
+_Static_assert(offsetof(nvmlGpuFabricInfo_t, cliqueId) == 20, "nvmlGpuFabricInfo_t.cliqueId");
+_Static_assert(sizeof(nvmlGpuFabricInfoV_t) == 40, "nvmlGpuFabricInfo_v3_t size");
+_Static_assert(offsetof(nvmlGpuFabricInfoV_t, state) == 28, "nvmlGpuFabricInfo_v3_t.state");
+_Static_assert(offsetof(nvmlGpuFabricInfoV_t, healthMask) == 32, "v3.healthMask");
+_Static_assert(nvmlGpuFabricInfo_v3 == 0x03000028u, "nvmlGpuFabricInfo_v3 word");
 
 /* ---- Function types ---------------------------------------------------------------
  * One pointer type per entry point, named after the symbol with _fn appended; the
@@ -433,6 +506,20 @@ typedef nvmlReturn_t (*nvmlDeviceGetPersistenceMode_fn)(nvmlDevice_t device,
  * nvmlReturn. */
 typedef nvmlReturn_t (*nvmlDeviceGetFieldValues_fn)(nvmlDevice_t device, int valuesCount,
                                                     nvmlFieldValue_t *values);
+
+/* NVLink (Pascal and later; NOT_SUPPORTED without NVLink, INVALID_ARGUMENT for a link
+ * the GPU does not have): isActive an nvmlEnableState_t; counter NVML_NVLINK_ERROR_*. */
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkState_fn)(nvmlDevice_t device, unsigned int link,
+                                                    int *isActive);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device, unsigned int link,
+                                                           int counter,
+                                                           unsigned long long *counterValue);
+/* The fabric (Hopper and later; NOT_SUPPORTED where the GPU has none). The V form needs
+ * .version set; the plain one is deprecated from 13.0 (line 7829). */
+typedef nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV_fn)(nvmlDevice_t device,
+                                                       nvmlGpuFabricInfoV_t *gpuFabricInfo);
+typedef nvmlReturn_t (*nvmlDeviceGetGpuFabricInfo_fn)(nvmlDevice_t device,
+                                                      nvmlGpuFabricInfo_t *gpuFabricInfo);
 
 /* Events. Wait returns TIMEOUT when nothing came (or it was interrupted) and may return
  * GPU_IS_LOST; RegisterEvents returning NOT_SUPPORTED registered nothing, and the set

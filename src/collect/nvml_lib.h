@@ -72,6 +72,9 @@ struct nvml_lib {
         nvmlDeviceGetRetiredPagesPendingStatus_fn retired_pending;
         nvmlDeviceGetPersistenceMode_fn persistence;
         nvmlDeviceGetFieldValues_fn field_values; /* the slow counters, the recovery action */
+        nvmlDeviceGetNvLinkState_fn nvlink_state;
+        nvmlDeviceGetGpuFabricInfoV_fn fabric_info_v; /* else fabric_info */
+        nvmlDeviceGetGpuFabricInfo_fn fabric_info;
         nvmlDeviceGetComputeRunningProcesses_v3_fn compute_procs; /* _v3 only (FACTS.md) */
         nvmlDeviceGetGraphicsRunningProcesses_v3_fn graphics_procs;
         nvmlEventSetCreate_fn event_set_create;
@@ -116,6 +119,12 @@ struct nvml_gpu {
          * between; every value missing until its cadence's first read. */
         struct gpu_frame held;
         bool fields_off; /* nvmlDeviceGetFieldValues refused: own calls only */
+        /* NVLink: the links that answered nvmlDeviceGetNvLinkState when they were last
+         * discovered (bit per link), and whether to discover them at the next slow read
+         * (after the identity and each re-probe while none answered). */
+        uint32_t nvlink_mask;
+        bool nvlink_probe;
+        bool fabric_v1; /* nvmlDeviceGetGpuFabricInfoV refused its version: the plain call */
 };
 
 struct nvml_shared {

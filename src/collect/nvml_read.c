@@ -4,7 +4,9 @@
  *   utilisation 10/5 %, memory used 1073741824 B, PCIe gen 5 x16, reasons 0x1, fan0
  *   30 % (target 30 %), thermal sensor 0 45 C, then vigil's additions on the mid
  *   cadence: SM clock, video clock; and on the slow cadence only: enforced limit,
- *   energy 1000000 mJ, replays, ECC, remapped rows, temperature thresholds. */
+ *   energy 1000000 mJ, replays, ECC, remapped rows, the NVLink links' error counters
+ *   (with the others in one field-values call) and states, the fabric, temperature
+ *   thresholds. */
 #include "collect/nvml_read.h"
 
 #include <string.h>
@@ -285,20 +287,43 @@ static bool field_number(const nvmlFieldValue_t *v, double *ret)
         }
 }
 
-/* One call for the fields of slow_field_ids into out[]; a bit per field that answered.
- * The call refused for good (NOT_SUPPORTED and the like) is not made again until the
- * identity is read anew. */
-static unsigned read_slow_fields(struct reader *rd, double out[SF_N])
+/* The NVLink error counters in the same call, one field per counter per link found, the
+ * link in scopeId (nvml_api.h cites the ids), in enum nvlink_counter's order. */
+static const unsigned nvlink_field_ids[NVLINK_COUNTERS] = {
+    [NVL_CRC_FLIT] = NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL,
+    [NVL_CRC_DATA] = NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL,
+    [NVL_REPLAY] = NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL,
+    [NVL_RECOVERY] = NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
+    [NVL_RECOVERY_EVENTS] = NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS,
+    [NVL_RECOVERY_SUCCESSFUL] = NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS,
+    [NVL_RECOVERY_FAILED] = NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS,
+    [NVL_SYMBOL] = NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS,
+    [NVL_EFFECTIVE] = NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS,
+};
+#define SLOW_VALUES_MAX (SF_N + VIGIL_MAX_NVLINKS * NVLINK_COUNTERS)
+
+/* One call for the fields of slow_field_ids into out[] (a bit per field that answered,
+ * returned) and the NVLink counters of the links in gpu->nvlink_mask into g (missing
+ * where a counter did not answer). The call refused for good (NOT_SUPPORTED and the
+ * like) is not made again until the identity is read anew. */
+static unsigned read_slow_fields(struct reader *rd, double out[SF_N], struct gpu_frame *g)
 {
         struct nvml_gpu *gpu = rd->gpu;
-        nvmlFieldValue_t v[SF_N];
-        unsigned mask = 0;
+        nvmlFieldValue_t v[SLOW_VALUES_MAX];
+        unsigned char link_of[SLOW_VALUES_MAX]; /* not the driver's scopeId: ours */
+        unsigned mask = 0, n = SF_N;
         if (!rd->lib->field_values || gpu->fields_off || rd->res->fatal)
                 return 0;
         memset(v, 0, sizeof(v));
         for (unsigned i = 0; i < SF_N; i++)
                 v[i].fieldId = slow_field_ids[i];
-        nvmlReturn_t r = rd->lib->field_values(gpu->handle, SF_N, v);
+        for (unsigned l = 0; l < VIGIL_MAX_NVLINKS; l++)
+                for (unsigned c = 0; (gpu->nvlink_mask >> l & 1) && c < NVLINK_COUNTERS; c++) {
+                        v[n].fieldId = nvlink_field_ids[c];
+                        v[n].scopeId = l;
+                        link_of[n++] = (unsigned char)l;
+                }
+        nvmlReturn_t r = rd->lib->field_values(gpu->handle, (int)n, v);
         rd->res->asked++;
         gpu->fields_off = permanent(r);
         if (r == NVML_SUCCESS || permanent(r))
@@ -312,7 +337,96 @@ static unsigned read_slow_fields(struct reader *rd, double out[SF_N])
         for (unsigned i = 0; i < SF_N; i++)
                 if (v[i].nvmlReturn == NVML_SUCCESS && field_number(&v[i], &out[i]))
                         mask |= 1u << i;
+        for (unsigned i = SF_N; i < n; i++) {
+                double x;
+                unsigned c = (i - SF_N) % NVLINK_COUNTERS;
+                if (v[i].nvmlReturn == NVML_SUCCESS && field_number(&v[i], &x) && x >= 0)
+                        g->nvlink_errors[link_of[i]][c] = x;
+        }
         return mask;
+}
+
+/* The links of the GPU: those of 0..VIGIL_MAX_NVLINKS-1 whose state answers. A GPU
+ * without NVLink answers NOT_SUPPORTED for link 0; a link it lacks, INVALID_ARGUMENT or
+ * NOT_SUPPORTED. At most VIGIL_MAX_NVLINKS calls, once per identity and re-probe. */
+static void discover_nvlinks(struct reader *rd)
+{
+        struct nvml_gpu *gpu = rd->gpu;
+        gpu->nvlink_probe = false;
+        gpu->nvlink_mask = 0;
+        for (unsigned l = 0; l < VIGIL_MAX_NVLINKS && !rd->res->fatal; l++) {
+                int active;
+                nvmlReturn_t r = rd->lib->nvlink_state(gpu->handle, l, &active);
+                if (nvml_fatal(r))
+                        rd->res->fatal = r;
+                if (r == NVML_SUCCESS)
+                        gpu->nvlink_mask |= 1u << l;
+                else if (l == 0 && r == NVML_ERROR_NOT_SUPPORTED)
+                        break;
+        }
+}
+
+/* Each link's state and the sums of the CSV cells (after the counters are read). */
+static void read_nvlinks(struct reader *rd, struct gpu_frame *g)
+{
+        struct nvml_gpu *gpu = rd->gpu;
+        double up = 0, sum = 0;
+        bool any_up = false, any_err = false;
+        if (!rd->lib->nvlink_state)
+                return;
+        for (unsigned l = 0; l < VIGIL_MAX_NVLINKS; l++) {
+                int active;
+                if (!(gpu->nvlink_mask >> l & 1) || !want(rd, NF_NVLINK, true))
+                        continue;
+                if (got(rd, NF_NVLINK, rd->lib->nvlink_state(gpu->handle, l, &active))) {
+                        g->nvlink_up[l] = active == NVML_FEATURE_ENABLED ? 1 : 0;
+                        up += g->nvlink_up[l];
+                        any_up = true;
+                }
+                for (unsigned c = 0; c < NVLINK_COUNTERS; c++)
+                        if (VAL_OK(g->nvlink_errors[l][c])) {
+                                sum += g->nvlink_errors[l][c];
+                                any_err = true;
+                        }
+        }
+        g->nvlink_links_up = any_up ? up : VAL_MISSING;
+        g->nvlink_error_sum = any_err ? sum : VAL_MISSING;
+}
+
+/* The fabric: nvmlDeviceGetGpuFabricInfoV (v3, with the health mask), or the plain call
+ * where the driver lacks it or refuses the version. NOT_SUPPORTED (no NVSwitch fabric,
+ * or before Hopper) leaves every fabric value missing. */
+static void read_fabric(struct reader *rd, struct gpu_frame *g)
+{
+        const struct nvml_lib *lib = rd->lib;
+        struct nvml_gpu *gpu = rd->gpu;
+        if (lib->fabric_info_v && !gpu->fabric_v1 && want(rd, NF_FABRIC, true)) {
+                nvmlGpuFabricInfoV_t fi;
+                memset(&fi, 0, sizeof(fi));
+                fi.version = nvmlGpuFabricInfo_v3;
+                nvmlReturn_t r = lib->fabric_info_v(gpu->handle, &fi);
+                if (r != NVML_ERROR_ARGUMENT_VERSION_MISMATCH &&
+                    (r != NVML_ERROR_FUNCTION_NOT_FOUND || !lib->fabric_info)) {
+                        if (got(rd, NF_FABRIC, r) &&
+                            fi.state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) {
+                                g->fabric_state = fi.state;
+                                g->fabric_status = fi.status;
+                                g->fabric_clique = fi.cliqueId;
+                                g->fabric_health_mask = fi.healthMask;
+                        }
+                        return;
+                }
+                gpu->fabric_v1 = true;
+        }
+        nvmlGpuFabricInfo_t f1;
+        memset(&f1, 0, sizeof(f1));
+        if (want(rd, NF_FABRIC, lib->fabric_info) &&
+            got(rd, NF_FABRIC, lib->fabric_info(gpu->handle, &f1)) &&
+            f1.state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) {
+                g->fabric_state = f1.state;
+                g->fabric_status = f1.status;
+                g->fabric_clique = f1.cliqueId;
+        }
 }
 
 /* An ECC total of type and counter (NVML_VOLATILE_ECC, NVML_AGGREGATE_ECC) through its
@@ -403,7 +517,9 @@ static void read_slow(struct reader *rd, struct gpu_frame *g)
         double f[SF_N];
         unsigned int corr, unc, pend, fail;
         rd->gpu->slow_read = true;
-        unsigned m = read_slow_fields(rd, f);
+        if (rd->gpu->nvlink_probe && rd->lib->nvlink_state)
+                discover_nvlinks(rd); /* before the batch, which asks for the links' counters */
+        unsigned m = read_slow_fields(rd, f, g);
         if (!rd->res->fatal) { /* a GPU found gone keeps the action read before */
                 rd->gpu->recovery_valid =
                     (m & (1u << SF_ACTION)) && f[SF_ACTION] >= 0 && f[SF_ACTION] <= 0xffffffffu;
@@ -443,6 +559,8 @@ static void read_slow(struct reader *rd, struct gpu_frame *g)
                 g->remap_failure = fail;
         }
         read_memory_depth(rd, g, m, f);
+        read_nvlinks(rd, g);
+        read_fabric(rd, g);
         read_thresholds(rd);
 }
 
@@ -483,7 +601,8 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         read_sensor0(&rd, g);
         read_extra(&rd, g);
         if (what & NVML_READ_SLOW_ONLY)
-                read_slow(&rd, g);
+                read_slow(&rd, g); /* finds the NVLink links first after the identity */
+        g->nvlinks = gpu->nvlink_mask ? 32 - (unsigned)__builtin_clz(gpu->nvlink_mask) : 0;
         copy_thresholds(gpu, g);
         carry(gpu, g, what & NVML_READ_MID, FC_MID);
         carry(gpu, g, what & NVML_READ_SLOW_ONLY, FC_SLOW);
@@ -604,6 +723,8 @@ void nvml_read_reprobe(struct nvml_gpu *gpu)
                 if (gpu->unsupported & (1ULL << f))
                         gpu->refused[f] = NVML_RETIRE_AFTER - 1;
         gpu->unsupported = 0;
+        if (!gpu->nvlink_mask)
+                gpu->nvlink_probe = true;
 }
 
 nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu)
@@ -620,6 +741,9 @@ nvmlReturn_t nvml_read_identity(const struct nvml_lib *lib, struct nvml_gpu *gpu
         gpu->memory_v1 = false;
         gpu->fields_off = false;
         gpu->slow_read = false;
+        gpu->nvlink_mask = 0;
+        gpu->nvlink_probe = true;
+        gpu->fabric_v1 = false;
         gpu_frame_clear(&gpu->held);
         r = read_string(lib->name, h, gpu->name, sizeof(gpu->name));
         if (nvml_fatal(r))

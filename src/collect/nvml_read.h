@@ -39,6 +39,8 @@ enum nvml_field {
         NF_RETIRED_DBE,
         NF_RETIRED_PENDING,
         NF_PERSISTENCE,
+        NF_NVLINK, /* nvmlDeviceGetNvLinkState, every link */
+        NF_FABRIC, /* nvmlDeviceGetGpuFabricInfoV (or the plain call) */
         NF_FAN0,
         NF_TARGET0 = NF_FAN0 + VIGIL_MAX_FANS,
         NF_COUNT = NF_TARGET0 + VIGIL_MAX_FANS
@@ -93,9 +95,13 @@ bool nvml_fatal(nvmlReturn_t r);
  * at a cadence are the rows of core/gpu_values.c with that .cadence: a sample that reads
  * them keeps them in gpu->held, and every sample in between carries their last values
  * from there (NAN where that read did not answer; all missing before the first read).
- * The ECC totals, the replay counter, the remapped rows and the recovery action come
- * from one nvmlDeviceGetFieldValues call; one the fields did not give is asked by its
- * own call. */
+ * The ECC totals, the replay counter, the remapped rows, the recovery action and the
+ * NVLink error counters of every link come from one nvmlDeviceGetFieldValues call; one
+ * the fields did not give is asked by its own call (the NVLink counters have none: an
+ * unanswered one is missing). The slow read also asks each NVLink link found for its
+ * state (nvmlDeviceGetNvLinkState; the links are found at the first slow read after the
+ * identity, and again at each re-probe while the GPU has none) and the GPU's fabric
+ * (nvmlDeviceGetGpuFabricInfoV, or nvmlDeviceGetGpuFabricInfo on older drivers). */
 void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
                       unsigned what, struct nvml_read_result *res);
 

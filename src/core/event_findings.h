@@ -19,6 +19,8 @@ EVENT_FINDING(evf_gpu_recovered);
 EVENT_FINDING(evf_temp_over_max);
 EVENT_FINDING(evf_gpu_memory);
 EVENT_FINDING(evf_pcie_link);
+EVENT_FINDING(evf_nvlink);
+EVENT_FINDING(evf_fabric);
 EVENT_FINDING(evf_crash_snapshot);
 EVENT_FINDING(evf_spike_snapshot);
 EVENT_FINDING(evf_snapshot);

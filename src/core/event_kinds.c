@@ -138,6 +138,20 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                       .component = EC_GPU_PCIE,
                       .action = EA_INSPECT_HARDWARE},
     /* An Xid's action is its catalog entry's; the other kinds' is in action=. */
+    [EV_NVLINK] = {.name = "NVLINK",
+                   .keys = "gpu link state counter delta total",
+                   .finding = evf_nvlink,
+                   .sentence = WHO "NVLink link {link} {state}[: {counter} +{delta} "
+                                   "({total} in all)]",
+                   .component = EC_GPU_NVLINK,
+                   .action = EA_RESET_GPU},
+    [EV_FABRIC] = {.name = "FABRIC",
+                   .keys = "gpu state fabric status health",
+                   .finding = evf_fabric,
+                   .sentence = WHO "NVLink fabric {state}[: probe {fabric}][, status {status}]"
+                                   "[, health {health}]",
+                   .component = EC_GPU_FABRIC,
+                   .action = EA_REBOOT},
     [EV_KERNEL_GPU] = {.name = "KERNEL_GPU",
                        .keys = "kind gpu pci xid sxid recovery_action driver_gpu held_back "
                                "meaning action text",

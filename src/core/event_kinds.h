@@ -43,6 +43,8 @@ enum event_kind {
         EV_TEMP_OVER_MAX,         /* detect/gpu_rules.c */
         EV_GPU_MEMORY,            /* detect/gpu_rules.c */
         EV_PCIE_LINK,             /* detect/gpu_rules.c */
+        EV_NVLINK,                /* detect/nvlink_rules.c */
+        EV_FABRIC,                /* detect/nvlink_rules.c */
         EV_KERNEL_GPU,            /* detect/kernel_gpu.c */
         EV_INCIDENT,              /* detect/rpi_incident.c */
         EV_SNAPSHOT,              /* detect/rpi_incident.c */

@@ -63,6 +63,7 @@ const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
     [FINDING_PROCESS_FAULT] = {.name = "process_fault", .title = "process fault", .alarm = true},
     [FINDING_DISPLAY] = {.name = "display", .title = "screen", .alarm = true},
     [FINDING_NETWORK] = {.name = "network", .title = "network", .alarm = true},
+    [FINDING_NVLINK] = {.name = "nvlink", .title = "NVLink and fabric", .alarm = true},
     [FINDING_POSTMORTEM] = {.name = "postmortem",
                             .title = "previous run ended uncleanly",
                             .alarm = true,

@@ -50,6 +50,7 @@ enum finding_kind {
         FINDING_PROCESS_FAULT,   /* the kernel ended a process for a fault, by command */
         FINDING_DISPLAY,         /* a screen unplugged, blanked, in standby or replaced */
         FINDING_NETWORK,         /* the machine offline: how often, the longest time */
+        FINDING_NVLINK,          /* NVLink errors rising, links down, a fabric not ready */
         FINDING_KIND_COUNT
 };
 

@@ -99,6 +99,43 @@ EVENT_FINDING(evf_pcie_link)
         findings_note(f, FINDING_ANOMALY, src, "PCIE_LINK", 0, t, text);
 }
 
+/* An NVLink line: errors rising or a link down is a finding by link ("link 3 down",
+ * "link 3 recovery_events +2 (14 in all)"); a link back up notes nothing. */
+EVENT_FINDING(evf_nvlink)
+{
+        char state[16], link[8], counter[32], delta[24], total[24], text[128];
+        event_field(l, "state", state, sizeof(state));
+        event_field(l, "link", link, sizeof(link));
+        if (!strcmp(state, "down")) {
+                snprintf(text, sizeof(text), "NVLink link %s down", link);
+                findings_note(f, FINDING_NVLINK, src, "NVLINK_DOWN", 0, t, text);
+        } else if (!strcmp(state, "errors")) {
+                event_field(l, "counter", counter, sizeof(counter));
+                event_field(l, "delta", delta, sizeof(delta));
+                event_field(l, "total", total, sizeof(total));
+                snprintf(text, sizeof(text), "NVLink link %s %s errors +%s (%s in all)", link,
+                         counter, delta, total);
+                findings_note(f, FINDING_NVLINK, src, "NVLINK_ERRORS", 0, t, text);
+        }
+}
+
+/* A fabric line: a probe that did not complete, failed, or a health fault. */
+EVENT_FINDING(evf_fabric)
+{
+        char state[16], fabric[24], health[96], text[160];
+        event_field(l, "state", state, sizeof(state));
+        event_field(l, "fabric", fabric, sizeof(fabric));
+        event_field(l, "health", health, sizeof(health));
+        if (!strcmp(state, "incomplete") || !strcmp(state, "failed"))
+                snprintf(text, sizeof(text),
+                         "NVLink fabric %s (probe %s): check nvidia-fabricmanager", state, fabric);
+        else if (!strcmp(state, "degraded"))
+                snprintf(text, sizeof(text), "NVLink fabric degraded: %s", health);
+        else
+                return;
+        findings_note(f, FINDING_NVLINK, src, "FABRIC", 0, t, text);
+}
+
 EVENT_FINDING(evf_nvml_failed)
 {
         char err[VAL_LEN];

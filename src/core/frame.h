@@ -22,8 +22,27 @@
 #define VIGIL_MAX_WATCHES 16
 #define VIGIL_MAX_GPUS    256
 #define VIGIL_MAX_FANS    8
+/* NVLink links read per GPU: NVML_NVLINK_MAX_LINKS of nvml.h 12.x (18, the most a GPU has
+ * through Blackwell; 13.x raises the bound to 36: collect/nvml_api.h). */
+#define VIGIL_MAX_NVLINKS 18
 #define VIGIL_NAME_LEN    48
 #define VIGIL_V3D_QUEUES  8
+
+/* The NVLink error counters of a link (core/nvlink.c names them; collect/nvml_read.c
+ * cites each one's field id): the data-link ones of NVLink 1-4 (Pascal to Hopper),
+ * then NVLink5's (Blackwell). A GPU answers for one set or the other. */
+enum nvlink_counter {
+        NVL_CRC_FLIT,
+        NVL_CRC_DATA,
+        NVL_REPLAY,
+        NVL_RECOVERY,
+        NVL_RECOVERY_EVENTS,
+        NVL_RECOVERY_SUCCESSFUL,
+        NVL_RECOVERY_FAILED,
+        NVL_SYMBOL,
+        NVL_EFFECTIVE,
+        NVLINK_COUNTERS
+};
 
 /* One temperature sensor: a hwmon temp*_input or a thermal zone. */
 struct host_temp {
@@ -269,6 +288,18 @@ struct gpu_frame {
         double s0_target;
         double s0_controller;
         char flags[256]; /* anomaly flags of this sample, '|'-joined */
+        /* NVLink and the fabric, on the slow cadence (collect/nvml_read.c). A GPU without
+         * NVLink has nvlinks 0 and every value missing. */
+        unsigned nvlinks;                    /* links 0..nvlinks-1 may exist (identity) */
+        double nvlink_up[VIGIL_MAX_NVLINKS]; /* 1 active, 0 inactive, missing: no link */
+        double nvlink_errors[VIGIL_MAX_NVLINKS][NVLINK_COUNTERS]; /* enum nvlink_counter */
+        double nvlink_links_up;    /* links active, of those that answered */
+        double nvlink_error_sum;   /* every counter of every link, summed */
+        double fabric_state;       /* NVML_GPU_FABRIC_STATE_*: 1 not started,
+                                                * 2 in progress, 3 completed */
+        double fabric_status;      /* the probe's nvmlReturn_t once completed */
+        double fabric_clique;      /* cliqueId */
+        double fabric_health_mask; /* healthMask (v3 only) */
 };
 
 /* Anomaly kinds counted per GPU (by detect/gpu_rules.c; names in gpu_anomaly_names[],

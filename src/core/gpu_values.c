@@ -372,6 +372,61 @@ const struct field_desc gpu_fields[] = {
     /* anomaly flags of this sample, '|'-joined */
     {GPU_MEMBER(flags), .kind = FK_STRING,
      .csv = {.pos = 20, .name = "flags", .cell = GC_FLAGS, .files = GPU_CSV_ALL}},
+    /* NVLink and the fabric, on the slow cadence: links found at the identity */
+    {GPU_MEMBER(nvlinks), .kind = FK_KEEP},
+    /* 1 active, 0 inactive, missing: no link */
+    {GPU_MEMBER(nvlink_up), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .metric = {.row = MR_CODE,
+                .name = "vigil_gpu_nvlink_up",
+                .type = "gauge",
+                .help = "1 when the NVLink link is active, 0 when it is not (NVML link state).",
+                .code = MC_GPU_NVLINK_UP}},
+    /* enum nvlink_counter */
+    {GPU_MEMBER(nvlink_errors), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .metric = {.row = MR_CODE,
+                .name = "vigil_gpu_nvlink_errors_total",
+                .type = "counter",
+                .help = "NVLink error counters of the link, by type (NVML; crc_flit, crc_data, "
+                        "replay, recovery up to Hopper; recovery_events, recovery_successful, "
+                        "recovery_failed, symbol, effective on NVLink5).",
+                .code = MC_GPU_NVLINK_ERRORS}},
+    /* links active, of those that answered */
+    {GPU_MEMBER(nvlink_links_up), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .csv = {.pos = 34, .name = "nvlink_links_up", .cell = GC_FIXED, .files = GPU_CSV_DAILY}},
+    /* every counter of every link, summed */
+    {GPU_MEMBER(nvlink_error_sum), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .csv = {.pos = 35, .name = "nvlink_errors", .cell = GC_FIXED, .files = GPU_CSV_DAILY}},
+    /* NVML_GPU_FABRIC_STATE_*: 1 not started, 2 in progress, 3 completed */
+    {GPU_MEMBER(fabric_state), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .csv = {.pos = 36, .name = "fabric_state", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_gpu_fabric_state",
+                .type = "gauge",
+                .help = "NVLink fabric probe state (NVML): 1 not started, 2 in progress, "
+                        "3 completed.",
+                .scale = 1}},
+    /* the probe's nvmlReturn_t once completed */
+    {GPU_MEMBER(fabric_status), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_gpu_fabric_status",
+                .type = "gauge",
+                .help = "NVML return code of the completed fabric probe (0 success).",
+                .scale = 1}},
+    /* cliqueId */
+    {GPU_MEMBER(fabric_clique), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_gpu_fabric_clique_id",
+                .type = "gauge",
+                .help = "NVLink fabric clique the GPU belongs to.",
+                .scale = 1}},
+    /* healthMask (v3 only) */
+    {GPU_MEMBER(fabric_health_mask), .kind = FK_DOUBLE, .cadence = FC_SLOW,
+     .csv = {.pos = 37, .name = "fabric_health_mask", .cell = GC_FIXED, .files = GPU_CSV_DAILY},
+     .metric = {.row = MR_SERIES,
+                .name = "vigil_gpu_fabric_health_mask",
+                .type = "gauge",
+                .help = "NVLink fabric health mask (NVML NVML_GPU_FABRIC_HEALTH_MASK_* fields).",
+                .scale = 1}},
 };
 
 const size_t gpu_fields_count = sizeof(gpu_fields) / sizeof(gpu_fields[0]);

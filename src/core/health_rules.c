@@ -98,6 +98,21 @@ const struct health_rule health_rules[] = {
     {.kind = EV_PCIE_LINK, .key = "state", .values = "degraded", .effect = HR_SET,
      .state = HEALTH_DEGRADED, .until = HU_LINE},
     {.kind = EV_PCIE_LINK, .key = "state", .values = "ok", .effect = HR_CLEAR},
+    /* NVLink (detect/nvlink_rules.c): a link that was up and is down is unhealthy until
+     * it is up again; error counters rising are degraded until the proof's time has
+     * passed without a rise. The fabric: a probe not completed past the grace after
+     * boot, or one that failed, is unhealthy until it completes; a health-mask fault is
+     * degraded while it lasts. */
+    {.kind = EV_NVLINK, .key = "state", .values = "down", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE},
+    {.kind = EV_NVLINK, .key = "state", .values = "up", .effect = HR_CLEAR},
+    {.kind = EV_NVLINK, .key = "state", .values = "errors", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_PROVEN},
+    {.kind = EV_FABRIC, .key = "state", .values = "incomplete failed", .effect = HR_SET,
+     .state = HEALTH_UNHEALTHY, .until = HU_LINE},
+    {.kind = EV_FABRIC, .key = "state", .values = "degraded", .effect = HR_SET,
+     .state = HEALTH_DEGRADED, .until = HU_LINE},
+    {.kind = EV_FABRIC, .key = "state", .values = "completed healthy", .effect = HR_CLEAR},
     {.kind = EV_ANOMALY, .key = "flag", .values = "POWER_BREACH", .effect = HR_SET,
      .state = HEALTH_DEGRADED, .until = HU_PROVEN, .component = EC_GPU_POWER},
     /* Host: storage, memory, the kernel. */

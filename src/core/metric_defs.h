@@ -42,6 +42,8 @@ enum metric_code {
         MC_GPU_RECOVERY_ACTION,
         MC_GPU_FAN_SPEED,
         MC_GPU_FAN_TARGET,
+        MC_GPU_NVLINK_UP,
+        MC_GPU_NVLINK_ERRORS,
         MC_COUNT
 };
 

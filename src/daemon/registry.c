@@ -56,6 +56,7 @@ extern const struct vigil_detector vigil_detector_gpu_rules;
 extern const struct vigil_detector vigil_detector_gpu_events;
 extern const struct vigil_detector vigil_detector_kernel_gpu;
 extern const struct vigil_detector vigil_detector_gpu_missing;
+extern const struct vigil_detector vigil_detector_nvlink;
 extern const struct vigil_detector vigil_detector_health;
 extern const struct vigil_detector vigil_detector_kernel_host;
 extern const struct vigil_detector vigil_detector_watch_live;
@@ -71,6 +72,7 @@ const struct vigil_detector *const vigil_detectors[] = {
         &vigil_detector_gpu_missing,  /* fewer GPUs answering than expected (vigil.state) */
         &vigil_detector_kernel_host,  /* OOM kills, segfaults: before watch-live (its causes) */
         &vigil_detector_watch_live,   /* --watch programs gone, back, restarted */
+        &vigil_detector_nvlink,       /* NVLink links and the fabric (slow-cadence values) */
         &vigil_detector_health,       /* the health verdict: after every detector's lines */
         NULL,
 };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "collect/pcie.h"
+#include "core/nvlink.h"
 #include "encode/ring_csv.h"
 #include "util/fmt.h"
 #include "util/spawn.h"
@@ -98,6 +99,43 @@ void evidence_gpu_procs(struct snapshot *s, const struct gpu_proc_list *l, int64
         }
         sb_init_fixed(&sb, buf, sizeof(buf));
         gpu_procs_format(&sb, l);
+        snapshot_put_sb(s, &sb);
+}
+
+void evidence_nvlink(struct snapshot *s, const struct gpu_frame *g)
+{
+        char buf[4096];
+        struct strbuf sb;
+        sb_init_fixed(&sb, buf, sizeof(buf));
+        snapshot_section(s, "NVLink and fabric");
+        if (!g->nvlinks)
+                sb_puts(&sb, "(no NVLink)\n");
+        for (unsigned l = 0; l < g->nvlinks && l < VIGIL_MAX_NVLINKS; l++) {
+                double u = g->nvlink_up[l];
+                sb_printf(&sb, "link %u: %s", l, !VAL_OK(u) ? "unknown" : u ? "up" : "down");
+                for (unsigned c = 0; c < NVLINK_COUNTERS; c++)
+                        if (VAL_OK(g->nvlink_errors[l][c]))
+                                sb_printf(&sb, " %s=%.0f",
+                                          nvlink_counter_name((enum nvlink_counter)c),
+                                          g->nvlink_errors[l][c]);
+                sb_putc(&sb, '\n');
+        }
+        if (!VAL_OK(g->fabric_state)) {
+                sb_puts(&sb, "fabric: (no fabric)\n");
+        } else {
+                sb_printf(&sb, "fabric: %s", fabric_state_name((unsigned)g->fabric_state));
+                if (VAL_OK(g->fabric_status))
+                        sb_printf(&sb, " status=%.0f", g->fabric_status);
+                if (VAL_OK(g->fabric_clique))
+                        sb_printf(&sb, " clique=%.0f", g->fabric_clique);
+                if (VAL_OK(g->fabric_health_mask)) {
+                        sb_printf(&sb,
+                                  " health_mask=0x%x faults=", (unsigned)g->fabric_health_mask);
+                        if (!fabric_health_faults((unsigned)g->fabric_health_mask, &sb))
+                                sb_puts(&sb, "none");
+                }
+                sb_putc(&sb, '\n');
+        }
         snapshot_put_sb(s, &sb);
 }
 

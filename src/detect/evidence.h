@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "collect/kmsg.h"
+#include "core/frame.h"
 #include "core/gpu_procs.h"
 #include "core/ring.h"
 #include "detect/snapshot.h"
@@ -42,6 +43,12 @@ pid_t evidence_program(struct snapshot *s, const char *title, const char *const 
  * "(not recorded)"), when it was taken relative to now_real_ns and why. A GPU that
  * stopped answering keeps the list taken before it did. */
 void evidence_gpu_procs(struct snapshot *s, const struct gpu_proc_list *l, int64_t now_real_ns);
+
+/* Section "NVLink and fabric": the last values read of GPU g (the slow cadence's):
+ * each link's state and error counters, one line a link, and the fabric's probe state,
+ * status, clique and health faults; "(no NVLink)" / "(no fabric)" where the GPU has
+ * none. */
+void evidence_nvlink(struct snapshot *s, const struct gpu_frame *g);
 
 /* Write a crash follow-up snapshot d (see snapshot_followups_due) under log_dir:
  * crashes/<d->name>.log with header h (its title is the caller's, e.g.

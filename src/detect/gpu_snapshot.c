@@ -98,6 +98,7 @@ int gpu_snapshot_crash(const struct gpu_snapshot_in *in, const char *programs_no
         snapshot_header(s, &h);
         ring_section(s, in->ring);
         evidence_gpu_procs(s, &ctx->frame->gpu_procs[in->slot], in->real_ns);
+        evidence_nvlink(s, &ctx->frame->gpus[in->slot]);
         evidence_kernel_log(s, ctx->kmsg, filters, sizeof(filters) / sizeof(filters[0]));
         evidence_pcie(s, root, ctx->frame->gpus[in->slot].pci_bus_id);
         snapshot_section(s, "NVIDIA kernel modules");

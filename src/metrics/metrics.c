@@ -18,6 +18,7 @@
 
 #include "core/frame_fields.h"
 #include "core/metric_defs.h"
+#include "core/nvlink.h"
 #include "metrics/metrics_render.h"
 #include "core/throttle_reasons.h"
 #include "core/rpi_throttle.h"
@@ -263,6 +264,40 @@ static void gpu_fan_target(struct render *r, const struct frame *f, const char *
         gpu_fans(r, f, bases, offsetof(struct gpu_frame, fan_target_pct));
 }
 
+/* link="L" for each link of each GPU that answered. */
+static void gpu_nvlink_up(struct render *r, const struct frame *f, const char *const *bases)
+{
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct gpu_frame *g = &f->gpus[i];
+                for (unsigned l = 0; bases[i] && l < g->nvlinks && l < VIGIL_MAX_NVLINKS; l++) {
+                        char idx[12];
+                        if (!VAL_OK(g->nvlink_up[l]))
+                                continue;
+                        metrics_fmt_value(idx, sizeof(idx), l);
+                        metrics_sample(r, bases[i], "link", idx, g->nvlink_up[l]);
+                }
+        }
+}
+
+/* link="L",type="..." for each counter of each link that answered. */
+static void gpu_nvlink_errors(struct render *r, const struct frame *f, const char *const *bases)
+{
+        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++) {
+                const struct gpu_frame *g = &f->gpus[i];
+                for (unsigned l = 0; bases[i] && l < g->nvlinks && l < VIGIL_MAX_NVLINKS; l++) {
+                        char lab[200];
+                        struct strbuf lb;
+                        sb_init_fixed(&lb, lab, sizeof(lab));
+                        sb_printf(&lb, "%s,link=\"%u\"", bases[i], l);
+                        for (unsigned c = 0; !lb.overflow && c < NVLINK_COUNTERS; c++)
+                                if (VAL_OK(g->nvlink_errors[l][c]))
+                                        metrics_sample(r, lab, "type",
+                                                       nvlink_counter_name((enum nvlink_counter)c),
+                                                       g->nvlink_errors[l][c]);
+                }
+        }
+}
+
 /* The code-rendered families of the areas' tables (MR_CODE rows), one function each,
  * by the row's code. */
 typedef void (*code_fn)(struct render *r, const struct frame *f, const char *const *bases);
@@ -287,6 +322,8 @@ static const code_fn codes[MC_COUNT] = {
     [MC_GPU_RECOVERY_ACTION] = gpu_recovery_action,
     [MC_GPU_FAN_SPEED] = gpu_fan_speed,
     [MC_GPU_FAN_TARGET] = gpu_fan_target,
+    [MC_GPU_NVLINK_UP] = gpu_nvlink_up,
+    [MC_GPU_NVLINK_ERRORS] = gpu_nvlink_errors,
 };
 
 bool metrics_code_complete(void)

@@ -49,5 +49,21 @@ check_run pids SMI_LIE_PIDS="4242 9999"
 check_eq "pids: exit status 1" 1 "$RC"
 check "pids: the lists side by side" grep -Eq '^0 +processes \(compute pids\) +4242,4343 +4242,9999 +same set +disagree$' "$TMP/pids.out"
 
+check_eq "same: a GPU without NVLink is recorded so, not 0" "agree (no NVLink)" \
+	"$(result "$TMP/same.out" "nvlink links active")"
+check_eq "same: ... nor a fabric" "agree (no fabric)" "$(result "$TMP/same.out" "fabric state")"
+
+# A GPU with NVLink and a fabric: the links active and the probe's state agree (the
+# scenario's values at step 0, which the stand-in prints: link 7's errors and link 5's
+# fall left out).
+grep -v '^at ' "$TOP/tests/nvml-sim/scenarios/nvlink-down" >"$SCEN"
+check_run nvlink
+check_eq "nvlink: links active agree" agree "$(result "$TMP/nvlink.out" "nvlink links active")"
+check "nvlink: 18 active on both sides" grep -Eq '^0 +nvlink links active +18 +18 ' "$TMP/nvlink.out"
+check_eq "nvlink: fabric state agrees" agree "$(result "$TMP/nvlink.out" "fabric state (1-3)")"
+check "nvlink: the error counters recorded" grep -Eq '^0 +nvlink error counters \(sum\) +0 ' "$TMP/nvlink.out"
+check_eq "nvlink: the PCIe GPU beside it has none" "agree (no NVLink)" \
+	"$(awk '$1 == "1" && index($0, "1    nvlink links active") == 1 { print substr($0, 106) }' "$TMP/nvlink.out")"
+
 bash "$TOP/scripts/gpu-check.sh" --smi "$TMP/no-such-smi" --vigil "$VIGIL" >/dev/null 2>"$TMP/nosmi.err"
 check_eq "no nvidia-smi: exit status 2" 2 $?

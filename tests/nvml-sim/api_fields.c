@@ -4,8 +4,11 @@
  * `retired_sbe`, `retired_dbe`, `retired_pending`), the PCIe replay counter (94: `replay`), the
  * remapped rows (142-145: `rows_corr`, `rows_unc`, `rows_pending`, `rows_failure`) and
  * the GPU recovery action (230: `recovery_action`), each with the scenario field's value
- * or error; any other field id answers NOT_SUPPORTED in its own nvmlReturn. The old
- * driver lacks the call. */
+ * or error; the NVLink error counters of the link in scopeId (38, 45, 52, 59: `nvlL_crc_flit`,
+ * `nvlL_crc_data`, `nvlL_replay`, `nvlL_recovery`; NVLink5's 215, 213, 214, 221, 219:
+ * `nvlL_rec_events`, `nvlL_rec_ok`, `nvlL_rec_failed`, `nvlL_symbol`, `nvlL_effective`),
+ * with api_nvlink.c's codes; any other field id answers NOT_SUPPORTED in its own
+ * nvmlReturn. The old driver lacks the call. */
 #include "sim.h"
 
 #include <time.h>
@@ -42,12 +45,47 @@ static const struct {
     {NVML_FI_DEV_RETIRED_PENDING, F_RETIRED_PENDING, NVML_VALUE_TYPE_UNSIGNED_INT},
 };
 
+/* The per-link NVLink counters, by field id (the link in scopeId). */
+static const struct {
+        unsigned id;
+        int k;
+} link_served[] = {
+    {NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, NVL_F_CRC_FLIT},
+    {NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, NVL_F_CRC_DATA},
+    {NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, NVL_F_REPLAY},
+    {NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, NVL_F_RECOVERY},
+    {NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS, NVL_F_REC_EVENTS},
+    {NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS, NVL_F_REC_OK},
+    {NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS, NVL_F_REC_FAILED},
+    {NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS, NVL_F_SYMBOL},
+    {NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS, NVL_F_EFFECTIVE},
+};
+
+/* A per-link field into v; false when v's id is not one. */
+static bool fill_link(const struct sim_gpu *g, nvmlFieldValue_t *v)
+{
+        int64_t x = 0;
+        for (size_t i = 0; i < sizeof(link_served) / sizeof(link_served[0]); i++) {
+                if (link_served[i].id != v->fieldId)
+                        continue;
+                v->nvmlReturn = sim_nvlink_field(g, v->scopeId, link_served[i].k, &x);
+                if (v->nvmlReturn == NVML_SUCCESS) {
+                        v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+                        v->value.ullVal = (unsigned long long)x;
+                }
+                return true;
+        }
+        return false;
+}
+
 static void fill(const struct sim_gpu *g, nvmlFieldValue_t *v, long long ts)
 {
         int64_t x = 0;
         size_t i = 0;
         v->timestamp = ts;
         v->latencyUsec = 0;
+        if (fill_link(g, v))
+                return;
         while (i < sizeof(served) / sizeof(served[0]) && served[i].id != v->fieldId)
                 i++;
         if (i == sizeof(served) / sizeof(served[0])) {

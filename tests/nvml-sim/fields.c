@@ -21,6 +21,12 @@ static const char *const thr_names[NVML_TEMPERATURE_THRESHOLD_COUNT] = {
     "thr_acoustic_min", "thr_acoustic_curr", "thr_acoustic_max",
 };
 static const char *const sensor_names[5] = {"ctrl", "min", "max", "temp", "target"};
+static const char *const nvl_names[SIM_NVL_FIELDS] = {
+    "state",      "crc_flit", "crc_data",   "replay", "recovery",
+    "rec_events", "rec_ok",   "rec_failed", "symbol", "effective",
+};
+static const char *const fabric_names[4] = {"fabric_state", "fabric_status", "fabric_clique",
+                                            "fabric_health"};
 
 void sim_field_name(int f, char *buf, size_t n)
 {
@@ -34,16 +40,24 @@ void sim_field_name(int f, char *buf, size_t n)
                 snprintf(buf, n, "fan%d", f - F_FAN0);
         else if (f < F_POLICY0)
                 snprintf(buf, n, "target%d", f - F_TARGET0);
-        else
+        else if (f < F_NVL0)
                 snprintf(buf, n, "policy%d", f - F_POLICY0);
+        else if (f < F_FABRIC_STATE)
+                snprintf(buf, n, "nvl%d_%s", (f - F_NVL0) / SIM_NVL_FIELDS,
+                         nvl_names[(f - F_NVL0) % SIM_NVL_FIELDS]);
+        else
+                snprintf(buf, n, "%s", fabric_names[f - F_FABRIC_STATE]);
 }
 
 enum sim_kind sim_field_kind(int f)
 {
         if (f == F_ENERGY || f == F_REASONS || f == F_EVENTS ||
             (f >= F_VRAM_TOTAL && f <= F_VRAM_RESERVED) ||
-            (f >= F_ECC_SBE_VOL && f <= F_ECC_DBE_AGG))
+            (f >= F_ECC_SBE_VOL && f <= F_ECC_DBE_AGG) ||
+            (f >= F_NVL0 && f < F_FABRIC_STATE && (f - F_NVL0) % SIM_NVL_FIELDS != NVL_F_STATE))
                 return SIM_K_U64;
+        if (f == F_FABRIC_STATUS)
+                return SIM_K_I32;
         if (f == F_PSTATE || (f >= F_S0 && f < F_FAN0))
                 return SIM_K_I32;
         return SIM_K_U32;

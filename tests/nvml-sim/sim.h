@@ -4,7 +4,8 @@
  * fields.c    the names and ranges of the fields a scenario sets
  * state.c     the state itself, timelines, nvmlInit/nvmlShutdown, the call log, stalls
  * api_device.c the exported device queries
- * api_fields.c nvmlDeviceGetFieldValues (the recovery action)
+ * api_fields.c nvmlDeviceGetFieldValues (the recovery action, the NVLink counters)
+ * api_nvlink.c NVLink link state and error counters, the GPU fabric
  * events.c    event sets: create, register, wait, free
  *
  * Every exported function takes sim.lock; the event wait sleeps in poll(2), woken by
@@ -25,11 +26,28 @@
 #define SIM_MAX_GPUS     256
 #define SIM_MAX_FANS     8
 #define SIM_MAX_SENSORS  NVML_MAX_THERMAL_SENSORS_PER_GPU
+#define SIM_MAX_NVLINKS  18     /* NVML_NVLINK_MAX_LINKS of nvml.h 12.x */
 #define SIM_MAX_OPS      100000 /* timeline entries in one scenario */
 #define SIM_MAX_EVSETS   64
 #define SIM_EVQ_CAP      4096      /* queued events per set; more are dropped */
 #define SIM_SCENARIO_MAX (1 << 20) /* bytes */
 #define SIM_MAX_PROCS    300       /* `proc` lines per GPU */
+
+/* A link's fields: its state (nvmlEnableState_t), then its error counters in the order
+ * of core/frame.h's enum nvlink_counter. */
+enum {
+        NVL_F_STATE,
+        NVL_F_CRC_FLIT,
+        NVL_F_CRC_DATA,
+        NVL_F_REPLAY,
+        NVL_F_RECOVERY,
+        NVL_F_REC_EVENTS,
+        NVL_F_REC_OK,
+        NVL_F_REC_FAILED,
+        NVL_F_SYMBOL,
+        NVL_F_EFFECTIVE,
+        SIM_NVL_FIELDS
+};
 
 /* Every value a scenario can give a GPU. Families are in NVML's own order. */
 enum sim_field {
@@ -77,7 +95,12 @@ enum sim_field {
         F_FAN0 = F_S0 + 5 * SIM_MAX_SENSORS,              /* + fan */
         F_TARGET0 = F_FAN0 + SIM_MAX_FANS,
         F_POLICY0 = F_TARGET0 + SIM_MAX_FANS,
-        F_COUNT = F_POLICY0 + SIM_MAX_FANS
+        F_NVL0 = F_POLICY0 + SIM_MAX_FANS, /* + SIM_NVL_FIELDS * link + NVL_F_* */
+        F_FABRIC_STATE = F_NVL0 + SIM_NVL_FIELDS * SIM_MAX_NVLINKS, /* nvmlGpuFabricInfo */
+        F_FABRIC_STATUS,
+        F_FABRIC_CLIQUE,
+        F_FABRIC_HEALTH,
+        F_COUNT
 };
 enum { SENSOR_CTRL, SENSOR_MIN, SENSOR_MAX, SENSOR_TEMP, SENSOR_TARGET };
 
@@ -218,6 +241,9 @@ void sim_leave(void);
 /* Read a field: INVALID_ARGUMENT for a NULL out, its error code, NOT_SUPPORTED when the
  * scenario never gave it, else SUCCESS with *out set. */
 nvmlReturn_t sim_get(const struct sim_gpu *g, int field, int64_t *out);
+/* api_nvlink.c: field k (NVL_F_*) of link of g, with the codes the real NVLink calls give
+ * (NOT_SUPPORTED for a GPU without links, INVALID_ARGUMENT for a link it lacks). */
+nvmlReturn_t sim_nvlink_field(const struct sim_gpu *g, unsigned link, int k, int64_t *out);
 
 /* events.c: deliver an event of g to every set that registered its type. */
 void sim_events_fire(unsigned gpu, unsigned long long type, unsigned long long data,
@@ -276,6 +302,9 @@ SIM_DECLARE(nvmlDeviceGetSupportedEventTypes);
 SIM_DECLARE(nvmlEventSetWait_v2);
 SIM_DECLARE(nvmlEventSetWait);
 SIM_DECLARE(nvmlEventSetFree);
+SIM_DECLARE(nvmlDeviceGetNvLinkState);
+SIM_DECLARE(nvmlDeviceGetNvLinkErrorCounter);
+SIM_DECLARE(nvmlDeviceGetGpuFabricInfo);
 /* Names a driver older than the one modelled lacks (README.md: the old variant). */
 #ifndef SIM_OLD_DRIVER
 SIM_DECLARE(nvmlDeviceGetPciInfo_v3);
@@ -289,6 +318,7 @@ SIM_DECLARE(nvmlDeviceGetFanControlPolicy_v2);
 SIM_DECLARE(nvmlDeviceGetThermalSettings);
 SIM_DECLARE(nvmlDeviceGetComputeRunningProcesses_v3);
 SIM_DECLARE(nvmlDeviceGetGraphicsRunningProcesses_v3);
+SIM_DECLARE(nvmlDeviceGetGpuFabricInfoV);
 #endif
 
 #endif

@@ -74,6 +74,7 @@ static void build_base(struct frame *f)
         g->present = true;
         g->ok = true;
         g->nfans = 2;
+        g->nvlinks = 2;
         snprintf(g->uuid, sizeof(g->uuid), "GPU-0");
         snprintf(g->name, sizeof(g->name), "sim");
         snprintf(f->storage.sd.device, sizeof(f->storage.sd.device), "mmcblk0");

@@ -105,9 +105,10 @@ static void test_header(void **state)
                  "sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,"
                  "power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,"
                  "ecc_uncorrected,remapped_correctable,remapped_uncorrectable,remap_pending,"
-                 "remap_failure,vram_reserved_mb\n");
-        assert_int_equal(gpu_row_columns(2), 36);
-        assert_int_equal(gpu_row_columns(0), 32);
+                 "remap_failure,vram_reserved_mb,nvlink_links_up,nvlink_errors,fabric_state,"
+                 "fabric_health_mask\n");
+        assert_int_equal(gpu_row_columns(2), 40);
+        assert_int_equal(gpu_row_columns(0), 36);
 }
 
 static void test_row_values(void **state)
@@ -119,7 +120,7 @@ static void test_row_values(void **state)
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
                             "2026/03/14 10:05:00.123,45,45,85.00,600,8,1200,9000,10,5,512,5,16,"
                             "0x0001,GpuIdle,30,30,31,32,45,1,1,,1200,1100,600,1008.500,97887,0,0,0,"
-                            "0,0,0,0,512\n");
+                            "0,0,0,0,512,,,,\n");
         /* Formats: power to 2 decimals, limit rounded, the mask 4 hex digits. */
         g.power_w = 412345 / 1000.0;
         g.power_limit_w = 287500 / 1000.0; /* 287.5 -> 288 (half to even: 288) */
@@ -131,7 +132,7 @@ static void test_row_values(void **state)
                             "2026/03/14 10:05:00.123,93,-3,412.35,288,8,1200,9000,10,5,512,5,16,"
                             "0x01a4,SwPowerCap|SwThermalSlowdown|HwPowerBrakeSlowdown|DisplayClocks"
                             ",30,30,31,32,45,1,1,TDP_REDUCED(288W)|PWR+124W,1200,1100,"
-                            "600,1008.500,97887,0,0,0,0,0,0,0,512\n");
+                            "600,1008.500,97887,0,0,0,0,0,0,0,512,,,,\n");
 }
 
 /* The mask is 64 bits wide in the row: 0x7fffffffffffffff is written as it came (a double
@@ -162,13 +163,14 @@ static void test_row_missing(void **state)
         g.nfans = 1;
         g.temp_c = 50;
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
-                            "2026/03/14 10:05:00.123,50,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n");
+                            "2026/03/14 10:05:00.123,50,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n");
         g.temp_max_c = 0; /* the reference: 0 means unknown */
         g.temp_c = VAL_MISSING;
         g.throttle_mask = 0;
         g.throttle_valid = true;
-        assert_string_equal(row_of(&g, 0, buf, sizeof(buf)),
-                            "2026/03/14 10:05:00.123,,,,,,,,,,,,,0x0000,None,,,,,,,,,,,,,,,,,\n");
+        assert_string_equal(
+            row_of(&g, 0, buf, sizeof(buf)),
+            "2026/03/14 10:05:00.123,,,,,,,,,,,,,0x0000,None,,,,,,,,,,,,,,,,,,,,,\n");
 }
 
 /* The failure row: as wide as the header, NVML_FAILED:<80 characters> in flags. */
@@ -182,7 +184,7 @@ static void test_failure_row(void **state)
         snprintf(g.error, sizeof(g.error), "GPU is lost");
         assert_string_equal(row_of(&g, 2, buf, sizeof(buf)),
                             "2026/03/14 10:05:00.123,,,,,,,,,,,,,,,,,,,,,,NVML_FAILED:GPU is lost,,"
-                            ",,,,,,,,,,,\n");
+                            ",,,,,,,,,,,,,,,\n");
         memset(g.error, 'x', 90);
         g.error[90] = '\0';
         g.error[3] = ',';
@@ -190,7 +192,7 @@ static void test_failure_row(void **state)
         char want[200] = "2026/03/14 10:05:00.123,,,,,,,,,,,,,,,,,,\"NVML_FAILED:xxx,";
         size_t n = strlen(want);
         memset(want + n, 'x', 76);
-        snprintf(want + n + 76, sizeof(want) - n - 76, "\",,,,,,,,,,,,,\n");
+        snprintf(want + n + 76, sizeof(want) - n - 76, "\",,,,,,,,,,,,,,,,,\n");
         assert_string_equal(buf, want);
 }
 
@@ -260,6 +262,10 @@ static void ref_row(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans
                 sb_printf(sb, ",%llu", (unsigned long long)g->vram_reserved_bytes >> 20);
         else
                 sb_putc(sb, ',');
+        ref_cell(sb, g->nvlink_links_up, 0);
+        ref_cell(sb, g->nvlink_error_sum, 0);
+        ref_cell(sb, g->fabric_state, 0);
+        ref_cell(sb, g->fabric_health_mask, 0);
         sb_putc(sb, '\n');
 }
 
@@ -333,7 +339,11 @@ static void test_row_matches_snprintf(void **state)
                                &g.ecc_corrected,
                                &g.fan_speed_pct[0],
                                &g.fan_target_pct[1],
-                               &g.vram_reserved_bytes};
+                               &g.vram_reserved_bytes,
+                               &g.nvlink_links_up,
+                               &g.nvlink_error_sum,
+                               &g.fabric_state,
+                               &g.fabric_health_mask};
                 for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
                         *v[k] = reading();
                 g.throttle_valid = rnd() % 3 != 0;

@@ -238,6 +238,14 @@ static void test_line_cleared(void **state)
              "result=\"start-limit-hit\"",
              "type=WATCH watch=\"player\" state=\"back\" pid=990 down_s=90 restarts=5", "pi.player",
              HEALTH_UNHEALTHY},
+            {"type=NVLINK gpu=2 link=5 state=down", "type=NVLINK gpu=2 link=5 state=up",
+             "gpu2.nvlink", HEALTH_UNHEALTHY},
+            {"type=FABRIC gpu=1 state=incomplete fabric=in_progress",
+             "type=FABRIC gpu=1 state=completed fabric=completed", "gpu1.fabric", HEALTH_UNHEALTHY},
+            {"type=FABRIC gpu=1 state=failed fabric=completed status=999",
+             "type=FABRIC gpu=1 state=completed fabric=completed", "gpu1.fabric", HEALTH_UNHEALTHY},
+            {"type=FABRIC gpu=0 state=degraded health=degraded_bw",
+             "type=FABRIC gpu=0 state=healthy", "gpu0.fabric", HEALTH_DEGRADED},
         };
         struct health *h = new_health(BOOT_A);
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -280,6 +288,17 @@ static void test_line_cleared(void **state)
         health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=PROCESS_FAULT pid=3 comm=\"Xorg\" what=\"segfault\"");
         assert_int_equal(h->n, 0);
+        /* NVLink errors rising: degraded, the GPU reset as the action, before any Xid; a
+         * link back up does not clear it; the proof's time without a rise does. */
+        health_init(h, BOOT_A, xid_event_action, NULL);
+        feed(h, T0,
+             "type=NVLINK gpu=3 link=3 state=errors counter=recovery_events delta=2 total=14");
+        assert_int_equal(state_of(h, "gpu3.nvlink"), HEALTH_DEGRADED);
+        assert_int_equal(action_of(h, "gpu3.nvlink"), EA_RESET_GPU);
+        feed(h, T0 + 1, "type=NVLINK gpu=3 link=3 state=up");
+        assert_int_equal(state_of(h, "gpu3.nvlink"), HEALTH_DEGRADED);
+        health_tick(h, T0 + 2 * HEALTH_PROVE_S);
+        assert_int_equal(state_of(h, "gpu3.nvlink"), HEALTH_HEALTHY);
         /* Lines of no rule change nothing. */
         health_init(h, BOOT_A, xid_event_action, NULL);
         feed(h, T0, "type=START version=0.1.0 pid=1");

@@ -58,6 +58,11 @@
         X(nvmlDeviceGetFanControlPolicy_v2)                                                        \
         X(nvmlDeviceGetTotalEccErrors)                                                             \
         X(nvmlDeviceGetRemappedRows)                                                               \
+        X(nvmlDeviceGetFieldValues)                                                                \
+        X(nvmlDeviceGetNvLinkState)                                                                \
+        X(nvmlDeviceGetNvLinkErrorCounter)                                                         \
+        X(nvmlDeviceGetGpuFabricInfoV)                                                             \
+        X(nvmlDeviceGetGpuFabricInfo)                                                              \
         X(nvmlEventSetCreate)                                                                      \
         X(nvmlDeviceRegisterEvents)                                                                \
         X(nvmlDeviceGetSupportedEventTypes)                                                        \
@@ -636,6 +641,61 @@ static void test_eight_gpus(void **state)
         assert_string_equal(s, "GPU-8c0e4a1f-2b3d-4e5f-9a6b-7c8d9e0f1a07");
 }
 
+/* NVLink and the fabric as nvml.h says: a GPU without NVLink answers NOT_SUPPORTED, a
+ * link the GPU lacks INVALID_ARGUMENT; the counters by call and by field with the link
+ * in scopeId; the fabric's v3 version word checked, the plain call without the mask. */
+static void test_nvlink_fabric(void **state)
+{
+        (void)state;
+        nvmlDevice_t d = start("tests/nvml-sim/scenarios/nvlink-down", 0), pcie;
+        int active = -1;
+        unsigned long long ull = 0;
+        assert_int_equal(N.nvmlDeviceGetHandleByIndex_v2(1, &pcie), NVML_SUCCESS);
+        assert_int_equal(N.nvmlDeviceGetNvLinkState(d, 5, &active), NVML_SUCCESS);
+        assert_int_equal(active, NVML_FEATURE_ENABLED);
+        assert_int_equal(N.nvmlDeviceGetNvLinkState(d, 18, &active), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(N.nvmlDeviceGetNvLinkState(pcie, 0, &active), NVML_ERROR_NOT_SUPPORTED);
+        for (int s = 0; s < 30; s++)
+                temp(d);
+        assert_int_equal(N.nvmlDeviceGetNvLinkState(d, 5, &active), NVML_SUCCESS);
+        assert_int_equal(active, NVML_FEATURE_DISABLED); /* down from step 20 */
+        assert_int_equal(N.nvmlDeviceGetNvLinkErrorCounter(d, 7, NVML_NVLINK_ERROR_DL_REPLAY, &ull),
+                         NVML_SUCCESS);
+        assert_int_equal(ull, 4);
+        assert_int_equal(N.nvmlDeviceGetNvLinkErrorCounter(d, 7, 9, &ull),
+                         NVML_ERROR_INVALID_ARGUMENT);
+        nvmlFieldValue_t v[3];
+        memset(v, 0, sizeof(v));
+        v[0].fieldId = NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL;
+        v[0].scopeId = 7;
+        v[1].fieldId = NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS; /* NVLink5 only */
+        v[1].scopeId = 7;
+        v[2].fieldId = NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL;
+        v[2].scopeId = 30;
+        assert_int_equal(N.nvmlDeviceGetFieldValues(d, 3, v), NVML_SUCCESS);
+        assert_int_equal(v[0].nvmlReturn, NVML_SUCCESS);
+        assert_int_equal(v[0].valueType, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+        assert_int_equal(v[0].value.ullVal, 4);
+        assert_int_equal(v[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(v[2].nvmlReturn, NVML_ERROR_INVALID_ARGUMENT);
+        nvmlGpuFabricInfoV_t fi;
+        memset(&fi, 0, sizeof(fi));
+        fi.version = 0x02000028u; /* v2's word: refused */
+        assert_int_equal(N.nvmlDeviceGetGpuFabricInfoV(d, &fi),
+                         NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        fi.version = nvmlGpuFabricInfo_v3;
+        assert_int_equal(N.nvmlDeviceGetGpuFabricInfoV(d, &fi), NVML_SUCCESS);
+        assert_int_equal(fi.state, NVML_GPU_FABRIC_STATE_COMPLETED);
+        assert_int_equal(fi.status, NVML_SUCCESS);
+        assert_int_equal(fi.cliqueId, 4);
+        assert_int_equal(fi.healthMask, 0xaa);
+        nvmlGpuFabricInfo_t f1;
+        assert_int_equal(N.nvmlDeviceGetGpuFabricInfo(d, &f1), NVML_SUCCESS);
+        assert_int_equal(f1.state, NVML_GPU_FABRIC_STATE_COMPLETED);
+        assert_int_equal(f1.cliqueId, 4);
+        assert_int_equal(N.nvmlDeviceGetGpuFabricInfoV(pcie, &fi), NVML_ERROR_NOT_SUPPORTED);
+}
+
 static void test_old_driver(void **state)
 {
         (void)state;
@@ -651,6 +711,8 @@ static void test_old_driver(void **state)
         assert_null(old.nvmlDeviceGetNumFans);
         assert_null(old.nvmlDeviceGetThermalSettings);
         assert_null(old.nvmlEventSetWait_v2);
+        assert_null(old.nvmlDeviceGetGpuFabricInfoV);
+        assert_non_null(old.nvmlDeviceGetGpuFabricInfo);
         assert_non_null(old.nvmlEventSetWait);
         assert_non_null(old.nvmlInit_v2);
         setenv("VIGIL_NVML_SCENARIO", "tests/nvml-sim/scenarios/fan-spike", 1);
@@ -687,6 +749,7 @@ int main(void)
             cmocka_unit_test_teardown(test_stall_and_log, shutdown_all),
             cmocka_unit_test_teardown(test_wait_error, shutdown_all),
             cmocka_unit_test_teardown(test_eight_gpus, shutdown_all),
+            cmocka_unit_test_teardown(test_nvlink_fabric, shutdown_all),
             cmocka_unit_test_teardown(test_old_driver, shutdown_all),
         };
         return cmocka_run_group_tests(tests, group_setup, group_teardown);
