@@ -101,7 +101,7 @@ if build_shim; then
 	check_eq "eio: exits 0" 0 $?
 	injected=$(grep -c . "$TMP/eio.log")
 	check "eio: failures were injected ($injected)" test "$injected" -gt 10
-	check_eq "eio: failure logged once (rate-limited)" 1 "$(grep -c 'failed: Input/output error' "$TMP/eio.err")"
+	check_eq "eio: failure logged once (rate-limited)" 1 "$(grep -c "writing to $d failed: Input/output error" "$TMP/eio.err")"
 	check "eio: write errors counted in status" grep -Eq 'write errors [1-9]' "$TMP/eio.err"
 	check "eio: the gap is in events.log" grep -q 'type=WRITE_RESUMED dropped_rows=[1-9].*Input/output error' "$d/events.log"
 	check "eio: rows after recovery ($r1 -> $r2)" test "$r2" -gt "$r1"
