@@ -5,11 +5,15 @@
 # and prints, per GPU and field, vigil's value and nvidia-smi's, the tolerance, and
 # whether they agree. Numbers are compared as the median of each side over the run,
 # states (P-state, PCIe link, clock-event reasons) as the value seen most often, and the
-# compute processes as the set of pids both list at the end. Exit status: 0 when every
+# compute processes as the set of pids both list at the end; NVLink, the fabric, the
+# memory's depth (aggregate ECC counts, ECC mode, retired pages, persistence mode) and
+# the PCIe maximum as vigil's /metrics at the end beside nvidia-smi's answer then, a
+# field neither has recorded as "not supported on this GPU". Exit status: 0 when every
 # field agrees, 1 when one does not, 2 when the check could not run.
 #
-# It only reads: nvidia-smi is only asked to query (--query-gpu, --query-compute-apps),
-# and vigil only reads NVML and /proc; no setting of the GPUs is changed.
+# It only reads: nvidia-smi is only asked to query (--query-gpu, --query-compute-apps,
+# nvlink --status, -q), and vigil only reads NVML and /proc; no setting of the GPUs is
+# changed.
 #
 # Usage: scripts/gpu-check.sh [--duration SEC] [--vigil PATH] [--nvml LIBRARY]
 #                             [--smi PATH] [--root DIR]
@@ -22,7 +26,16 @@
 # nvidia-smi field names: nvidia-smi --help-query-gpu and --help-query-compute-apps
 # (NVIDIA's nvidia-smi manual). clocks_event_reasons.active and memory.reserved are the
 # newer names; a driver that rejects them is asked clocks_throttle_reasons.active and no
-# reserved memory instead.
+# reserved memory instead. The memory's depth and the PCIe maximum are asked once, at the
+# end, in a query of their own (a driver that rejects one of them fails only that query):
+# pcie.link.gen.max and pcie.link.width.max ("possible with this GPU and system
+# configuration": NVML's nvmlDeviceGetMaxPcieLink*, what vigil reads, not .gpumax, the
+# GPU's own), ecc.mode.current and .pending, ecc.errors.corrected.aggregate.total and
+# ecc.errors.uncorrected.aggregate.total, retired_pages.single_bit_ecc.count,
+# retired_pages.double_bit.count (no "_ecc" in this one) and retired_pages.pending,
+# persistence_mode (nvidia-smi --help-query-gpu, driver 550). nvidia-smi answers "[N/A]"
+# or "[Not Supported]" where the GPU lacks one; where vigil has no series either, the row
+# says "not supported on this GPU".
 set -u
 
 DURATION=30
@@ -109,7 +122,7 @@ nvlink_rows() {
 			END { if (seen) print n }' "$TMP/metrics.txt")
 		row "$g" "nvlink error counters (sum)" "${v:-not supported}" "not queried" "" "recorded"
 	fi
-	v=$(awk -v g="$g" 'index($0, "vigil_gpu_fabric_state{gpu=\"" g "\"") == 1 { print $2 }' "$TMP/metrics.txt")
+	v=$(metric "$g" vigil_gpu_fabric_state)
 	s=$(awk -v g="$g" '/^GPU [0-9A-Fa-f]+:/ { n++ } n == g + 1 && /^ *Fabric *$/ { f = 1; next }
 		f && /^ *State *:/ { sub(/^[^:]*: */, ""); print; exit }' "$TMP/query.txt")
 	case "$s" in
@@ -121,6 +134,67 @@ nvlink_rows() {
 		[ "$v" = "$vs" ] && res=agree || res=disagree
 		row "$g" "fabric state (1-3)" "${v:-none}" "${s:-none}" "same state" "$res"
 	fi
+}
+
+# metric GPU NAME [LABEL=VALUE]: vigil's /metrics value of NAME for GPU (and the label),
+# nothing when it has no such series.
+metric() {
+	awk -v g="$1" -v n="$2" -v l="${3:-}" 'index($0, n "{gpu=\"" g "\"") == 1 {
+		if (l != "") { split(l, kv, "="); if (index($0, kv[1] "=\"" kv[2] "\"") == 0) next }
+		print $2; exit }' "$TMP/metrics.txt"
+}
+# depth_raw GPU FIELD: nvidia-smi's answer to one of the depth fields, as printed.
+depth_raw() {
+	awk -F', *' -v g="$1" -v n="$(tr ',' '\n' <<<"$DEPTH" | grep -nx "$2" | cut -d: -f1)" \
+		'$1 + 0 == g && $1 != "" { print $n; exit }' "$TMP/depth.csv"
+}
+# depth_number ANSWER: an answer as a number (Enabled/Yes 1, Disabled/No 0); "" for
+# [N/A], [Not Supported] or no answer.
+depth_number() {
+	case "$1" in
+	Enabled | Yes) echo 1 ;; Disabled | No) echo 0 ;;
+	*[!0-9]* | "") ;;
+	*) echo "$1" ;;
+	esac
+}
+# depth_row GPU FIELD NAME [LABEL=VALUE] [counter]: one depth field, vigil's /metrics
+# beside nvidia-smi. Neither side having it is "not supported on this GPU"; a counter
+# vigil read lower (up to one slow period before nvidia-smi) agrees as "rose between".
+depth_row() {
+	local g=$1 f=$2 v s raw
+	v=$(metric "$g" "$3" "${4:-}")
+	raw=$(depth_raw "$g" "$f")
+	s=$(depth_number "$raw")
+	if [ -z "$v" ] && [ -z "$s" ]; then
+		row "$g" "$f" "not supported" "${raw:-none}" "" "not supported on this GPU"
+	elif [ -z "$v" ]; then
+		row "$g" "$f" "none" "$raw" "exact" "disagree (vigil has none)"
+	elif [ -z "$s" ]; then
+		row "$g" "$f" "$v" "${raw:-none}" "exact" "disagree (nvidia-smi has none)"
+	elif [ "$v" = "$s" ]; then
+		row "$g" "$f" "$v" "$raw" "exact" agree
+	elif [ "${5:-}" = counter ] && [ "$v" -lt "$s" ] 2>/dev/null; then
+		row "$g" "$f" "$v" "$raw" "vigil <= (a counter)" "agree (rose between the reads)"
+	else
+		row "$g" "$f" "$v" "$raw" "exact" disagree
+	fi
+}
+depth_rows() {
+	local g=$1
+	if [ ! -s "$TMP/depth.csv" ]; then
+		row "$g" "memory depth and PCIe maximum" "" "" "" "not asked (nvidia-smi rejected the query: $(grep -m1 . "$TMP/depth.err"))"
+		return
+	fi
+	depth_row "$g" pcie.link.gen.max vigil_gpu_pcie_link_max_generation
+	depth_row "$g" pcie.link.width.max vigil_gpu_pcie_link_max_width
+	depth_row "$g" ecc.mode.current vigil_gpu_ecc_mode mode=current
+	depth_row "$g" ecc.mode.pending vigil_gpu_ecc_mode mode=pending
+	depth_row "$g" ecc.errors.corrected.aggregate.total vigil_gpu_ecc_errors_aggregate_total type=corrected counter
+	depth_row "$g" ecc.errors.uncorrected.aggregate.total vigil_gpu_ecc_errors_aggregate_total type=uncorrected counter
+	depth_row "$g" retired_pages.single_bit_ecc.count vigil_gpu_retired_pages cause=multiple_single_bit counter
+	depth_row "$g" retired_pages.double_bit.count vigil_gpu_retired_pages cause=double_bit counter
+	depth_row "$g" retired_pages.pending vigil_gpu_retired_pages_pending
+	depth_row "$g" persistence_mode vigil_gpu_persistence_mode
 }
 
 # Near the end, both process lists at about the same moment: vigil's dashboard (its
@@ -144,6 +218,15 @@ http_get /metrics >"$TMP/metrics.txt"
 "$SMI" nvlink --status >"$TMP/nvlink.txt" 2>&1
 "$SMI" -q >"$TMP/query.txt" 2>&1
 "$SMI" --query-gpu=index,uuid --format=csv,noheader,nounits >"$TMP/uuids.csv" 2>/dev/null
+# The memory's depth and the PCIe maximum beside the same /metrics.
+DEPTH="index,pcie.link.gen.max,pcie.link.width.max,ecc.mode.current,ecc.mode.pending,ecc.errors.corrected.aggregate.total,ecc.errors.uncorrected.aggregate.total,retired_pages.single_bit_ecc.count,retired_pages.double_bit.count,retired_pages.pending,persistence_mode"
+# A driver that rejects a field says so on either stream, with or without a failing
+# status: no GPU line is a rejection, its first line the reason.
+if ! "$SMI" --query-gpu="$DEPTH" --format=csv,noheader,nounits >"$TMP/depth.csv" 2>"$TMP/depth.err" ||
+	! grep -q '^[0-9]' "$TMP/depth.csv"; then
+	cat "$TMP/depth.csv" >>"$TMP/depth.err"
+	: >"$TMP/depth.csv"
+fi
 wait "$VPID"
 vrc=$?
 for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
@@ -178,10 +261,10 @@ AGREE=0
 DISAGREE=0
 printf 'vigil gpu-check: %s s, vigil every 0.1 s beside %s -lms 100; medians (states: the most\n' "$DURATION" "$SMI"
 printf 'frequent value) over the run; processes: compute pids at the end of the run\n\n'
-printf '%-4s %-34s %-20s %-20s %-22s %s\n' GPU FIELD VIGIL NVIDIA-SMI TOLERANCE RESULT
+printf '%-4s %-40s %-20s %-20s %-22s %s\n' GPU FIELD VIGIL NVIDIA-SMI TOLERANCE RESULT
 # row GPU FIELD VIGIL SMI TOLERANCE RESULT: one line of the table, counted.
 row() {
-	printf '%-4s %-34s %-20s %-20s %-22s %s\n' "$1" "$2" "${3:--}" "${4:--}" "$5" "$6"
+	printf '%-4s %-40s %-20s %-20s %-22s %s\n' "$1" "$2" "${3:--}" "${4:--}" "$5" "$6"
 	case "$6" in disagree*) DISAGREE=$((DISAGREE + 1)) ;; *) AGREE=$((AGREE + 1)) ;; esac
 }
 # within A B ABS PCT: |A - B| <= max(ABS, PCT % of B).
@@ -288,6 +371,7 @@ for g in $(seq 0 $((NGPU - 1))); do
 		row "$g" "processes (compute pids)" "not read" "${s:-none}" "same set" "disagree (vigil's dashboard did not answer)"
 	fi
 	nvlink_rows "$g"
+	depth_rows "$g"
 done
 printf '\n%d agree, %d disagree\n' "$AGREE" "$DISAGREE"
 [ "$DISAGREE" -eq 0 ]
