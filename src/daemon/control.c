@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/gpu_status.h"
+#include "core/health.h"
 #include "daemon/lock.h"
 #include "core/run_findings.h"
 #include "core/runstate.h"
@@ -67,6 +68,8 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                 runstate_finding(ctx->postmortem, out);
                 sb_putc(out, '\n');
         }
+        if (ctx->health)
+                health_say_text(ctx->health, "", out);
         const struct push_counters *p = ctx->extra ? &ctx->extra->push : NULL;
         if (p && p->on) {
                 char last[48] = "never";
@@ -192,6 +195,29 @@ static void pending_unclean(const char *log_dir)
         sb_free(&sb);
 }
 
+/* No instance runs: the verdict it left in LOG-DIR/health.state, when there is one. */
+static void saved_health(const char *log_dir)
+{
+        struct health *h = malloc(sizeof(*h));
+        struct strbuf sb;
+        if (!h || sb_init_heap(&sb, 4096, 64 * 1024) < 0) {
+                free(h);
+                return;
+        }
+        health_init(h, "", NULL, NULL);
+        int r = health_load(log_dir, h);
+        if (r == 0) {
+                sb_printf(&sb, "The verdict it left (%s/%s):\n", log_dir, HEALTH_FILE);
+                health_say_text(h, "", &sb);
+                fwrite(sb.buf, 1, sb.len, stdout);
+        } else if (r != -ENOENT) {
+                fprintf(stderr, "vigil: cannot read %s/%s: %s\n", log_dir, HEALTH_FILE,
+                        r == -EINVAL ? "not a health state file" : strerror(-r));
+        }
+        sb_free(&sb);
+        free(h);
+}
+
 static int find_instance(const char *log_dir, pid_t *ret_pid)
 {
         int r = lock_owner(log_dir, ret_pid);
@@ -216,7 +242,10 @@ int control_cmd_status(const char *log_dir)
         pid_t pid;
         char path[1200], buf[8192];
         struct stat st;
-        if (find_instance(log_dir, &pid) < 0)
+        int r = find_instance(log_dir, &pid);
+        if (r == -ESRCH)
+                saved_health(log_dir);
+        if (r < 0)
                 return 1;
         snprintf(path, sizeof(path), "%s/status.txt", log_dir);
         struct timespec before = {0, 0};
