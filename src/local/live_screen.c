@@ -21,7 +21,7 @@
 #define C_DIM     "\033[2m"
 #define C_OFF     "\033[0m"
 
-#define FRAME_MAX (1u << 20)
+#define FRAME_MAX   (1u << 20)
 #define HEALTH_ROWS 3 /* the verdict's lines shown at most; the rest counted */
 
 /* A frame being drawn: rows left, the width, and the line being built. */

@@ -81,8 +81,10 @@ static void health_item(void *arg, enum health_state st, const char *line)
 static void health_panel(struct strbuf *out, const struct health *hv)
 {
         const char *st = health_state_name(health_overall(hv));
-        sb_printf(out, "<div class=\"health %s\" id=\"health\"><b>Health: %s</b> "
-                       "(<a href=\"/health\">/health</a>)<ul>", st, st);
+        sb_printf(out,
+                  "<div class=\"health %s\" id=\"health\"><b>Health: %s</b> "
+                  "(<a href=\"/health\">/health</a>)<ul>",
+                  st, st);
         health_say(hv, health_item, out);
         sb_puts(out, "</ul></div>\n");
 }

@@ -278,7 +278,8 @@ static void test_health_lines(void **state)
         assert_int_equal(count_lines("gpu3: GPU lost"), 1);
         for (unsigned g = 0; g < 5; g++) {
                 char line[96];
-                snprintf(line, sizeof(line), "type=TEMP_OVER_MAX gpu=%u state=above temp=95C max=90C", g);
+                snprintf(line, sizeof(line),
+                         "type=TEMP_OVER_MAX gpu=%u state=above temp=95C max=90C", g);
                 health_feed_event(verdict, 1764700003.0, line, strlen(line));
         }
         draw(24, 80);
