@@ -221,6 +221,8 @@ void health_line(const struct health *h, struct strbuf *out)
 
 struct say_walk {
         enum health_state want;
+        enum event_action action;
+        double now;
         void (*fn)(void *arg, enum health_state s, const char *line);
         void *arg;
         size_t n;
@@ -229,14 +231,16 @@ struct say_walk {
 static void say_row(void *arg, const struct health_row *r)
 {
         struct say_walk *w = arg;
-        if (!r->e || r->state != w->want || !strchr(r->name, '.'))
+        if (!r->e || r->state != w->want || r->action != w->action || !strchr(r->name, '.'))
                 return;
         char line[HEALTH_NAME_LEN + HEALTH_REASON_LEN + 128], since[40] = "-";
-        if (!isnan(r->e->since)) {
-                time_t t = (time_t)r->e->since;
-                struct tm tm;
-                if (gmtime_r(&t, &tm))
-                        strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S UTC", &tm);
+        time_t t = isnan(r->e->since) ? 0 : (time_t)r->e->since;
+        time_t now = isnan(w->now) ? 0 : (time_t)w->now;
+        struct tm tm, today;
+        if (t && localtime_r(&t, &tm)) {
+                bool same_day = now && localtime_r(&now, &today) && today.tm_year == tm.tm_year &&
+                                today.tm_yday == tm.tm_yday;
+                strftime(since, sizeof(since), same_day ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
         }
         snprintf(line, sizeof(line), "%s %s: %s; since %s; %s", health_state_name(r->state),
                  r->name, event_action_text(r->action), since, r->e->reason);
@@ -244,13 +248,16 @@ static void say_row(void *arg, const struct health_row *r)
         w->n++;
 }
 
-size_t health_say(const struct health *h,
+size_t health_say(const struct health *h, double now,
                   void (*fn)(void *arg, enum health_state s, const char *line), void *arg)
 {
-        struct say_walk w = {.want = HEALTH_UNHEALTHY, .fn = fn, .arg = arg};
-        health_walk(h, say_row, &w);
-        w.want = HEALTH_DEGRADED;
-        health_walk(h, say_row, &w);
+        struct say_walk w = {.now = now, .fn = fn, .arg = arg};
+        for (int s = HEALTH_UNHEALTHY; s > HEALTH_HEALTHY; s--)
+                for (int a = EA_FROM_EVENT - 1; a >= EA_NONE; a--) {
+                        w.want = (enum health_state)s;
+                        w.action = (enum event_action)a;
+                        health_walk(h, say_row, &w);
+                }
         if (!w.n)
                 fn(arg, HEALTH_HEALTHY, "healthy: every component");
         return w.n;
@@ -270,13 +277,13 @@ static void say_text_line(void *arg, enum health_state s, const char *line)
                 sb_printf(t->out, "%s  %s\n", t->indent, line);
 }
 
-size_t health_say_text(const struct health *h, const char *indent, struct strbuf *out)
+size_t health_say_text(const struct health *h, double now, const char *indent, struct strbuf *out)
 {
         struct say_text t = {.indent = indent, .out = out};
         enum health_state all = health_overall(h);
         if (all != HEALTH_HEALTHY)
                 sb_printf(out, "%sHealth: %s\n", indent, health_state_name(all));
-        return health_say(h, say_text_line, &t);
+        return health_say(h, now, say_text_line, &t);
 }
 
 /* ---- the state file ----

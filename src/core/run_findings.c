@@ -131,7 +131,7 @@ void run_findings_print(const struct vigil_ctx *ctx, uint64_t missed)
         f->running = false; /* the run ends here */
         sb_putc(&sb, '\n');
         if (ctx->health) /* the verdict, then what happened, last */
-                health_say_text(ctx->health, "  ", &sb);
+                health_say_text(ctx->health, (double)now_real_ns() / 1e9, "  ", &sb);
         findings_text(f, "  ", &sb);
         fwrite(sb.buf, 1, sb.len, stdout);
         fflush(stdout);

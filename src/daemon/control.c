@@ -69,7 +69,7 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                 sb_putc(out, '\n');
         }
         if (ctx->health)
-                health_say_text(ctx->health, "", out);
+                health_say_text(ctx->health, (double)real_ns / 1e9, "", out);
         const struct push_counters *p = ctx->extra ? &ctx->extra->push : NULL;
         if (p && p->on) {
                 char last[48] = "never";
@@ -208,7 +208,7 @@ static void saved_health(const char *log_dir)
         int r = health_load(log_dir, h);
         if (r == 0) {
                 sb_printf(&sb, "The verdict it left (%s/%s):\n", log_dir, HEALTH_FILE);
-                health_say_text(h, "", &sb);
+                health_say_text(h, (double)now_real_ns() / 1e9, "", &sb);
                 fwrite(sb.buf, 1, sb.len, stdout);
         } else if (r != -ENOENT) {
                 fprintf(stderr, "vigil: cannot read %s/%s: %s\n", log_dir, HEALTH_FILE,

@@ -172,15 +172,16 @@ static void health_row_line(void *arg, enum health_state st, const char *line)
 }
 
 /* The verdict under the title, the unhealthy parts first, in HEALTH_ROWS rows at most
- * (past them, the last row counts the rest), or "health: healthy: every component". */
-static void health_part(struct draw *d, const struct health *hv)
+ * (past them, the last row counts the rest), or "health: healthy: every component";
+ * now (Unix seconds) shortens today's times. */
+static void health_part(struct draw *d, const struct health *hv, double now)
 {
         if (!hv || !room(d, 1))
                 return;
         size_t n = 0;
-        health_say(hv, health_count, &n);
+        health_say(hv, NAN, health_count, &n);
         struct health_draw h = {.d = d, .max = n > HEALTH_ROWS ? HEALTH_ROWS - 1 : HEALTH_ROWS};
-        health_say(hv, health_row_line, &h);
+        health_say(hv, now, health_row_line, &h);
         if (!h.more || !room(d, 1))
                 return;
         line_begin(d);
@@ -418,7 +419,7 @@ void live_screen_draw(struct live_screen *ls, const struct live_screen_in *in, u
         sb_reset(&ls->out);
         sb_puts(&ls->out, HOME);
         title(&d, in);
-        health_part(&d, in->ctx->health);
+        health_part(&d, in->ctx->health, (double)in->hr->real_ns / 1e9);
         unsigned ngpu = 0;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
                 ngpu += f->gpus[i].present;

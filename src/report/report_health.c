@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/health.h"
 
@@ -15,7 +16,7 @@ void report_health_text(const char *dir, FILE *err, struct strbuf *out)
         health_init(h, "", NULL, NULL);
         int r = health_load(dir, h);
         if (r == 0)
-                health_say_text(h, "", out);
+                health_say_text(h, (double)time(NULL), "", out);
         else if (r != -ENOENT)
                 fprintf(err, "vigil report: cannot read %s/%s: %s\n", dir, HEALTH_FILE,
                         r == -EINVAL ? "not a health state file" : strerror(-r));

@@ -78,14 +78,14 @@ static void health_item(void *arg, enum health_state st, const char *line)
 }
 
 /* The verdict's panel: the machine's state, then health_say()'s lines, unhealthy first. */
-static void health_panel(struct strbuf *out, const struct health *hv)
+static void health_panel(struct strbuf *out, const struct health *hv, double now)
 {
         const char *st = health_state_name(health_overall(hv));
         sb_printf(out,
                   "<div class=\"health %s\" id=\"health\"><b>Health: %s</b> "
                   "(<a href=\"/health\">/health</a>)<ul>",
                   st, st);
-        health_say(hv, health_item, out);
+        health_say(hv, now, health_item, out);
         sb_puts(out, "</ul></div>\n");
 }
 
@@ -97,7 +97,7 @@ static void header(struct strbuf *out, const struct history *h, const struct fra
         sb_xml_puts(out, host);
         sb_puts(out, "</h1>\n");
         if (info->health)
-                health_panel(out, info->health);
+                health_panel(out, info->health, (double)time(NULL));
         sb_printf(out, "<p class=\"note\">vigil %s, running for ", VIGIL_VERSION);
         put_duration(out, f->self.started_mono_ns > 0
                               ? (double)(info->now_mono_ns - f->self.started_mono_ns) / 1e9

@@ -24,7 +24,7 @@ PID=$!
 unhealthy() { "$VIGIL" health --log-dir "$LOG" >/dev/null 2>&1; [ $? = 1 ]; }
 for _ in $(seq 300); do unhealthy && break; sleep 0.1; done
 check "the GPU is unhealthy" unhealthy
-WANT='^  unhealthy gpu0\.pcie: reboot the machine; since [0-9-]+ [0-9:]+ UTC; GPU 0: '
+WANT='^  unhealthy gpu0\.pcie: reboot the machine; since ([0-9-]+ )?[0-9:]+; GPU 0: '
 
 # --- vigil status, running ------------------------------------------------------------
 "$VIGIL" status --log-dir "$LOG" >"$TMP/status.out" 2>&1
