@@ -337,7 +337,11 @@ static void test_evidence(void **state)
         feed(h, T0, XID79);
         feed(h, T0 + 2, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=x");
         assert_string_equal(entry(h, "gpu0.pcie")->evidence, "crashes/crash-1.log");
-        feed(h, T0 + 3, "type=INCIDENT reason=\"player down\" snapshot=/var/log/vigil/inc-1.txt");
+        feed(h, T0 + 3, "type=INCIDENT reason=\"under-voltage now\" snapshot=/x/inc-0.txt");
+        assert_null(entry(h, "pi.player")); /* a Pi's incident: not the player's */
+        feed(h, T0 + 3,
+             "type=INCIDENT reason=\"player gone\" snapshot=/var/log/vigil/inc-1.txt "
+             "watch=player");
         assert_string_equal(entry(h, "pi.player")->evidence, "/var/log/vigil/inc-1.txt");
         feed(h, T0 + 4, "type=POSTMORTEM end=reboot quiet=x file=postmortem/pm-1.log");
         assert_string_equal(entry(h, "host.kernel")->evidence, "postmortem/pm-1.log");
