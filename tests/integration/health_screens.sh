@@ -9,11 +9,7 @@
 SCEN="$TOP/tests/nvml-sim/scenarios"
 need_nvml_sim "health_screens" "$SCEN/xid-79-lost-recovered"
 ROOT="$TMP/root"
-mkdir -p "$ROOT" "$TMP/bin"
-cp -a "$FIXTURES/x86-server/." "$ROOT/"
-printf '#!/bin/sh\necho "fake $0 $*"\n' >"$TMP/bin/lspci"
-cp "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
-chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
+gpu_server "$ROOT" "$TMP/bin"
 grep -v 'step 60' "$SCEN/xid-79-lost-recovered" >"$TMP/lost.scen" # stays lost
 LOG="$TMP/log"
 
