@@ -42,6 +42,16 @@ reachable_by_all() {
 	done
 }
 
+# gpu_server ROOT BIN: the x86-server fixture copied into ROOT, and in BIN an lspci and
+# an nvidia-smi that only echo (a crash snapshot runs them; put BIN first on PATH).
+gpu_server() {
+	mkdir -p "$1" "$2"
+	cp -a "$FIXTURES/x86-server/." "$1/"
+	printf '#!/bin/sh\necho "fake $0 $*"\n' >"$2/lspci"
+	cp "$2/lspci" "$2/nvidia-smi"
+	chmod +x "$2/lspci" "$2/nvidia-smi"
+}
+
 # need_nvml_sim NAME [PATH...]: go on only when the simulated NVML is built (and each
 # PATH, a scenario, exists); else one "not ok NAME: ..." line and the test ends here.
 need_nvml_sim() {

@@ -161,7 +161,7 @@ static const struct event_kind_desc rows[EV_KIND_COUNT] = {
                        .component = EC_GPU_DRIVER,
                        .action = EA_FROM_EVENT},
     [EV_INCIDENT] = {.name = "INCIDENT",
-                     .keys = "reason snapshot",
+                     .keys = "reason snapshot watch",
                      .finding = evf_incident,
                      .sentence = "incident: {reason}, snapshot {snapshot}",
                      .component = EC_PI_PLAYER},

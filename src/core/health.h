@@ -208,6 +208,24 @@ void health_json(const struct health *h, struct strbuf *out);
  * gpu3 (reboot the machine: Xid 79 ...); 2 more" (no newline). */
 void health_line(const struct health *h, struct strbuf *out);
 
+/* What a person reads on every screen (the live view, `vigil status`, the exit summary,
+ * `vigil report`, the dashboard): one line per component that is not healthy, the
+ * unhealthy ones first, then the degraded, the gravest action first within each (a GPU
+ * off the bus: "reboot the machine" before its driver's "reset the GPU"), then in
+ * health_walk() order (parts only: a GPU's own row repeats its worst part), as
+ *   "unhealthy gpu3.pcie: reboot the machine; since 2026-12-06 14:02:05; REASON"
+ * (local time as the findings write it, only "14:02:05" on now's day; the action before
+ * the reason, so a line cut to a terminal's width keeps it), or the
+ * one line "healthy: every component" when none is. fn gets each line's state and text
+ * (no newline; valid during the call). now: Unix seconds (NAN: every time with its
+ * date). Returns the number of lines that are not healthy (0: the one healthy line). */
+size_t health_say(const struct health *h, double now,
+                  void (*fn)(void *arg, enum health_state s, const char *line), void *arg);
+/* The block the text screens print: "INDENTHealth: healthy: every component\n" when all
+ * are, else "INDENTHealth: unhealthy\n" (the machine's state) then health_say()'s lines,
+ * each after INDENT and two spaces. Returns what health_say() returns. */
+size_t health_say_text(const struct health *h, double now, const char *indent, struct strbuf *out);
+
 /* The state file's text for h, and back. health_parse fills h (already initialised
  * for this boot: its boot id and resolver are kept) and returns 0, or -EINVAL when the
  * text is not a health state file. */

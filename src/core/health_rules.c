@@ -158,8 +158,10 @@ const struct health_rule health_rules[] = {
     {.kind = EV_RPI_TEMP, .key = "level", .values = "warm", .effect = HR_SET,
      .state = HEALTH_DEGRADED, .until = HU_LINE},
     {.kind = EV_RPI_TEMP, .key = "level", .values = "normal", .effect = HR_CLEAR},
-    {.kind = EV_INCIDENT, .effect = HR_SET, .state = HEALTH_DEGRADED, .until = HU_PROVEN,
-     .action = EA_RESTART_WORKLOAD},
+    /* A watched program's incident (watch=); a Pi's or a storage incident says nothing
+     * of the player (its own condition's rows give the supply's, the card's state). */
+    {.kind = EV_INCIDENT, .key = "watch", .effect = HR_SET, .state = HEALTH_DEGRADED,
+     .until = HU_PROVEN, .action = EA_RESTART_WORKLOAD},
     /* A watched program (detect/watch_live.c, the signage player): not running, or its
      * systemd unit failed, is unhealthy until it runs again; a restart, and an OOM kill
      * or a fault of one of its processes, degraded until it has run the proof's time. An

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/fmt.h"
 #include "util/parse.h"
@@ -214,6 +215,75 @@ void health_line(const struct health *h, struct strbuf *out)
                   event_action_text(l.worst.action), l.worst.e->reason);
         if (l.others)
                 sb_printf(out, " (+%u more)", l.others);
+}
+
+/* ---- the lines a person reads ---- */
+
+struct say_walk {
+        enum health_state want;
+        enum event_action action;
+        double now;
+        void (*fn)(void *arg, enum health_state s, const char *line);
+        void *arg;
+        size_t n;
+};
+
+static void say_row(void *arg, const struct health_row *r)
+{
+        struct say_walk *w = arg;
+        if (!r->e || r->state != w->want || r->action != w->action || !strchr(r->name, '.'))
+                return;
+        char line[HEALTH_NAME_LEN + HEALTH_REASON_LEN + 128], since[40] = "-";
+        time_t t = isnan(r->e->since) ? 0 : (time_t)r->e->since;
+        time_t now = isnan(w->now) ? 0 : (time_t)w->now;
+        struct tm tm, today;
+        if (t && localtime_r(&t, &tm)) {
+                bool same_day = now && localtime_r(&now, &today) && today.tm_year == tm.tm_year &&
+                                today.tm_yday == tm.tm_yday;
+                strftime(since, sizeof(since), same_day ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+        }
+        snprintf(line, sizeof(line), "%s %s: %s; since %s; %s", health_state_name(r->state),
+                 r->name, event_action_text(r->action), since, r->e->reason);
+        w->fn(w->arg, r->state, line);
+        w->n++;
+}
+
+size_t health_say(const struct health *h, double now,
+                  void (*fn)(void *arg, enum health_state s, const char *line), void *arg)
+{
+        struct say_walk w = {.now = now, .fn = fn, .arg = arg};
+        for (int s = HEALTH_UNHEALTHY; s > HEALTH_HEALTHY; s--)
+                for (int a = EA_FROM_EVENT - 1; a >= EA_NONE; a--) {
+                        w.want = (enum health_state)s;
+                        w.action = (enum event_action)a;
+                        health_walk(h, say_row, &w);
+                }
+        if (!w.n)
+                fn(arg, HEALTH_HEALTHY, "healthy: every component");
+        return w.n;
+}
+
+struct say_text {
+        const char *indent;
+        struct strbuf *out;
+};
+
+static void say_text_line(void *arg, enum health_state s, const char *line)
+{
+        struct say_text *t = arg;
+        if (s == HEALTH_HEALTHY)
+                sb_printf(t->out, "%sHealth: %s\n", t->indent, line);
+        else
+                sb_printf(t->out, "%s  %s\n", t->indent, line);
+}
+
+size_t health_say_text(const struct health *h, double now, const char *indent, struct strbuf *out)
+{
+        struct say_text t = {.indent = indent, .out = out};
+        enum health_state all = health_overall(h);
+        if (all != HEALTH_HEALTHY)
+                sb_printf(out, "%sHealth: %s\n", indent, health_state_name(all));
+        return health_say(h, now, say_text_line, &t);
 }
 
 /* ---- the state file ----

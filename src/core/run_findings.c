@@ -130,6 +130,8 @@ void run_findings_print(const struct vigil_ctx *ctx, uint64_t missed)
         run_findings_build(ctx, missed, f);
         f->running = false; /* the run ends here */
         sb_putc(&sb, '\n');
+        if (ctx->health) /* the verdict, then what happened, last */
+                health_say_text(ctx->health, (double)now_real_ns() / 1e9, "  ", &sb);
         findings_text(f, "  ", &sb);
         fwrite(sb.buf, 1, sb.len, stdout);
         fflush(stdout);

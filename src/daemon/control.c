@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/gpu_status.h"
+#include "core/health.h"
 #include "daemon/lock.h"
 #include "core/run_findings.h"
 #include "core/runstate.h"
@@ -25,6 +26,9 @@
 
 /* " label V unit" with a comma before all but the first, nothing when v is missing
  * (a machine without the sensor says nothing, never "nan"). */
+/* The status text's bound: 256 GPUs' lines, the verdict and the findings fit. */
+#define STATUS_MAX (512 * 1024)
+
 static void put_val(struct strbuf *out, const char *label, double v, int decimals, const char *unit)
 {
         if (!VAL_OK(v))
@@ -67,6 +71,8 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                 runstate_finding(ctx->postmortem, out);
                 sb_putc(out, '\n');
         }
+        if (ctx->health)
+                health_say_text(ctx->health, (double)real_ns / 1e9, "", out);
         const struct push_counters *p = ctx->extra ? &ctx->extra->push : NULL;
         if (p && p->on) {
                 char last[48] = "never";
@@ -141,26 +147,31 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
 
 void control_write_status(struct vigil_ctx *ctx, const struct sched *s, int64_t real_ns)
 {
-        char buf[8192];
         struct strbuf sb;
-        sb_init_fixed(&sb, buf, sizeof(buf));
+        if (sb_init_heap(&sb, 16384, STATUS_MAX) < 0)
+                return;
         control_status_text(ctx, s, real_ns, &sb);
         ssize_t w = write(STDERR_FILENO, sb.buf, sb.len);
         (void)w;
-        if (!ctx->log_dir)
+        if (!ctx->log_dir) {
+                sb_free(&sb);
                 return;
+        }
         char tmp[1200], path[1200];
         snprintf(tmp, sizeof(tmp), "%s/.status.txt.tmp", ctx->log_dir);
         snprintf(path, sizeof(path), "%s/status.txt", ctx->log_dir);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
+        if (fd < 0) {
+                sb_free(&sb);
                 return;
+        }
         w = write(fd, sb.buf, sb.len);
         close(fd);
         if (w == (ssize_t)sb.len)
                 rename(tmp, path);
         else
                 unlink(tmp);
+        sb_free(&sb);
 }
 
 void control_take_snapshot_request(struct vigil_ctx *ctx)
@@ -192,6 +203,29 @@ static void pending_unclean(const char *log_dir)
         sb_free(&sb);
 }
 
+/* No instance runs: the verdict it left in LOG-DIR/health.state, when there is one. */
+static void saved_health(const char *log_dir)
+{
+        struct health *h = malloc(sizeof(*h));
+        struct strbuf sb;
+        if (!h || sb_init_heap(&sb, 4096, 64 * 1024) < 0) {
+                free(h);
+                return;
+        }
+        health_init(h, "", NULL, NULL);
+        int r = health_load(log_dir, h);
+        if (r == 0) {
+                sb_printf(&sb, "The verdict it left (%s/%s):\n", log_dir, HEALTH_FILE);
+                health_say_text(h, (double)now_real_ns() / 1e9, "", &sb);
+                fwrite(sb.buf, 1, sb.len, stdout);
+        } else if (r != -ENOENT) {
+                fprintf(stderr, "vigil: cannot read %s/%s: %s\n", log_dir, HEALTH_FILE,
+                        r == -EINVAL ? "not a health state file" : strerror(-r));
+        }
+        sb_free(&sb);
+        free(h);
+}
+
 static int find_instance(const char *log_dir, pid_t *ret_pid)
 {
         int r = lock_owner(log_dir, ret_pid);
@@ -214,9 +248,12 @@ static int find_instance(const char *log_dir, pid_t *ret_pid)
 int control_cmd_status(const char *log_dir)
 {
         pid_t pid;
-        char path[1200], buf[8192];
+        char path[1200];
         struct stat st;
-        if (find_instance(log_dir, &pid) < 0)
+        int r = find_instance(log_dir, &pid);
+        if (r == -ESRCH)
+                saved_health(log_dir);
+        if (r < 0)
                 return 1;
         snprintf(path, sizeof(path), "%s/status.txt", log_dir);
         struct timespec before = {0, 0};
@@ -232,11 +269,13 @@ int control_cmd_status(const char *log_dir)
                 nanosleep(&ts, NULL);
                 if (stat(path, &st) == 0 &&
                     (st.st_mtim.tv_sec != before.tv_sec || st.st_mtim.tv_nsec != before.tv_nsec)) {
-                        int n = read_file_at(NULL, path, buf, sizeof(buf));
-                        if (n > 0) {
+                        char *buf = malloc(STATUS_MAX + 1);
+                        int n = buf ? read_file_at(NULL, path, buf, STATUS_MAX + 1) : -ENOMEM;
+                        if (n > 0)
                                 fwrite(buf, 1, (size_t)n, stdout);
+                        free(buf);
+                        if (n > 0)
                                 return 0;
-                        }
                 }
         }
         fprintf(stderr, "vigil: pid %d did not answer within 5 s\n", (int)pid);

@@ -195,8 +195,10 @@ static void snapshot_program(struct watch_live *st, struct vigil_ctx *ctx, const
                 return;
         }
         ctx->frame->self.snapshots++;
-        eventlog_event(ctx->events, t->real_ns, EV_INCIDENT, "reason=\"%s\" snapshot=%s", reason,
-                       path);
+        /* watch= says whose: the health rules give the player's state from it, not
+         * from a Pi's or a storage incident. */
+        eventlog_event(ctx->events, t->real_ns, EV_INCIDENT, "reason=\"%s\" snapshot=%s watch=%s",
+                       reason, path, ctx->frame->watches[w].name);
 }
 
 /* One WATCH line, and for a program that ended, its snapshot. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/health.h"
 #include "core/run_findings.h"
 #include "core/throttle_reasons.h"
 #include "util/clock.h"
@@ -20,7 +21,8 @@
 #define C_DIM     "\033[2m"
 #define C_OFF     "\033[0m"
 
-#define FRAME_MAX (1u << 20)
+#define FRAME_MAX   (1u << 20)
+#define HEALTH_ROWS 3 /* the verdict's lines shown at most; the rest counted */
 
 /* A frame being drawn: rows left, the width, and the line being built. */
 struct draw {
@@ -139,6 +141,51 @@ static void title(struct draw *d, const struct live_screen_in *in)
         /* Pad the title bar to the width (reverse video shows it). */
         while (d->lb.len < d->cols && d->lb.len < sizeof(d->line) - 8)
                 sb_putc(&d->lb, ' ');
+        line_end(d);
+}
+
+struct health_draw {
+        struct draw *d;
+        size_t max, shown, more;
+};
+
+static void health_count(void *arg, enum health_state st, const char *line)
+{
+        (void)st;
+        (void)line;
+        (*(size_t *)arg)++;
+}
+
+static void health_row_line(void *arg, enum health_state st, const char *line)
+{
+        struct health_draw *h = arg;
+        if (h->shown == h->max || !room(h->d, 1)) {
+                h->more++;
+                return;
+        }
+        line_begin(h->d);
+        if (st != HEALTH_HEALTHY)
+                colour(h->d, st == HEALTH_UNHEALTHY ? C_ALARM : C_WARN);
+        sb_printf(&h->d->lb, "%s%s", st == HEALTH_HEALTHY ? "health: " : "", line);
+        line_end(h->d);
+        h->shown++;
+}
+
+/* The verdict under the title, the unhealthy parts first, in HEALTH_ROWS rows at most
+ * (past them, the last row counts the rest), or "health: healthy: every component";
+ * now (Unix seconds) shortens today's times. */
+static void health_part(struct draw *d, const struct health *hv, double now)
+{
+        if (!hv || !room(d, 1))
+                return;
+        size_t n = 0;
+        health_say(hv, NAN, health_count, &n);
+        struct health_draw h = {.d = d, .max = n > HEALTH_ROWS ? HEALTH_ROWS - 1 : HEALTH_ROWS};
+        health_say(hv, now, health_row_line, &h);
+        if (!h.more || !room(d, 1))
+                return;
+        line_begin(d);
+        sb_printf(&d->lb, "  (+%zu more: vigil health)", h.more);
         line_end(d);
 }
 
@@ -372,6 +419,7 @@ void live_screen_draw(struct live_screen *ls, const struct live_screen_in *in, u
         sb_reset(&ls->out);
         sb_puts(&ls->out, HOME);
         title(&d, in);
+        health_part(&d, in->ctx->health, (double)in->hr->real_ns / 1e9);
         unsigned ngpu = 0;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
                 ngpu += f->gpus[i].present;

@@ -12,6 +12,7 @@
 #include "report/csv_read.h"
 #include "report/log_read.h"
 #include "report/postmortem.h"
+#include "report/report_health.h"
 #include "report/report_data.h"
 #include "report/report_findings.h"
 #include "report/tstamp.h"
@@ -374,6 +375,23 @@ int report_main(int argc, char **argv)
         return report_run(argc, argv, stdout, stderr);
 }
 
+/* The directory of the first file ("." for a bare name). */
+static void first_dir(const struct report_data *d, char *dir, size_t cap)
+{
+        const char *p = d->files[0].path, *slash = strrchr(p, '/');
+        snprintf(dir, cap, "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
+}
+
+/* The health verdict vigil keeps in the first file's directory, first. */
+static void health_now(const struct report_data *d, struct strbuf *out)
+{
+        char dir[4096];
+        if (!d->nfiles)
+                return;
+        first_dir(d, dir, sizeof(dir));
+        report_health_text(dir[0] ? dir : "/", d->err, out);
+}
+
 /* The latest post-mortem of the first file's directory, when the end it examines falls
  * within the period reported: one line naming it (report/postmortem.h). */
 static void postmortem_finding(const struct report_data *d, struct strbuf *out)
@@ -382,8 +400,7 @@ static void postmortem_finding(const struct report_data *d, struct strbuf *out)
         char dir[4096];
         if (!d->nfiles || isnan(d->t0))
                 return;
-        const char *p = d->files[0].path, *slash = strrchr(p, '/');
-        snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
+        first_dir(d, dir, sizeof(dir));
         if (postmortem_latest(dir[0] ? dir : "/", &pm) < 0 || pm.quiet_ns <= 0)
                 return;
         double q = (double)pm.quiet_ns / 1e9;
@@ -434,6 +451,7 @@ int report_run(int argc, char **argv, FILE *out, FILE *err)
                 }
                 goto out;
         }
+        health_now(&d, &text);         /* the verdict first */
         postmortem_finding(&d, &text); /* an unclean end leads the findings */
         build_text(&d, &text);
         fwrite(text.buf, 1, text.len, out);

@@ -1,6 +1,8 @@
 /* The dashboard page. See dashboard.h.
  *
- *   <h1>vigil on pi-lobby</h1> ... <table class="now">current values</table>
+ *   <h1>vigil on pi-lobby</h1>
+ *   <div class="health unhealthy"><b>Health: unhealthy</b><ul><li>..</li></ul></div>
+ *   ... <table class="now">current values</table>
  *   <h2>Host</h2><div class="grid"><div class="chart"><svg>..</svg></div>...</div>
  *   <h2>Recent events</h2><table>...</table> */
 #include "web/dashboard.h"
@@ -31,7 +33,12 @@ static const char dash_style[] =
     ".legend span.sw{display:inline-block;width:10px;height:10px;margin:0 3px 0 8px;"
     "vertical-align:middle}td.ev{overflow-wrap:anywhere}"
     "@media (max-width:640px){body{padding:0 4px}.chart svg{width:100%;height:auto}"
-    "table.now th,table.now td{display:block}}";
+    "table.now th,table.now td{display:block}}"
+    "div.health{border-left:6px solid #2ca02c;padding:.3em .8em;margin:.5em 0;background:#f4f9f4}"
+    "div.health.degraded{border-color:#ff7f0e;background:#fff7ee}"
+    "div.health.unhealthy{border-color:#d62728;background:#fdf0f0}"
+    "div.health ul{margin:.2em 0;padding-left:1.2em}li.unhealthy{color:#d62728}"
+    "li.degraded{color:#a15400}";
 
 /* "3d 4h", "2h 05m", "4m 10s", "12s" */
 static void put_duration(struct strbuf *out, double s)
@@ -62,13 +69,36 @@ static void put_clock_time(struct strbuf *out, double t)
                 sb_puts(out, "?");
 }
 
+static void health_item(void *arg, enum health_state st, const char *line)
+{
+        struct strbuf *out = arg;
+        sb_printf(out, "<li class=\"%s\">", health_state_name(st));
+        sb_xml_puts(out, line);
+        sb_puts(out, "</li>");
+}
+
+/* The verdict's panel: the machine's state, then health_say()'s lines, unhealthy first. */
+static void health_panel(struct strbuf *out, const struct health *hv, double now)
+{
+        const char *st = health_state_name(health_overall(hv));
+        sb_printf(out,
+                  "<div class=\"health %s\" id=\"health\"><b>Health: %s</b> "
+                  "(<a href=\"/health\">/health</a>)<ul>",
+                  st, st);
+        health_say(hv, now, health_item, out);
+        sb_puts(out, "</ul></div>\n");
+}
+
 static void header(struct strbuf *out, const struct history *h, const struct frame *f,
                    const struct dashboard_info *info)
 {
         const char *host = info->hostname && info->hostname[0] ? info->hostname : "this host";
         sb_puts(out, "<h1>vigil on ");
         sb_xml_puts(out, host);
-        sb_printf(out, "</h1>\n<p class=\"note\">vigil %s, running for ", VIGIL_VERSION);
+        sb_puts(out, "</h1>\n");
+        if (info->health)
+                health_panel(out, info->health, (double)time(NULL));
+        sb_printf(out, "<p class=\"note\">vigil %s, running for ", VIGIL_VERSION);
         put_duration(out, f->self.started_mono_ns > 0
                               ? (double)(info->now_mono_ns - f->self.started_mono_ns) / 1e9
                               : NAN);

@@ -24,6 +24,7 @@
 
 #include "core/findings.h"
 #include "core/frame.h"
+#include "core/health.h"
 #include "core/history.h"
 #include "util/strbuf.h"
 
@@ -39,6 +40,9 @@ struct dashboard_info {
          * "": no link (nothing is recorded, --no-log). */
         const char *today;
         const char *finding; /* the post-mortem of the previous run, one line; NULL: none */
+        /* The health verdict (its last published copy), the page's first panel; NULL:
+         * not shown. */
+        const struct health *health;
 };
 
 /* Append the page for history h (NULL: no charts) and frame f (the last published) to

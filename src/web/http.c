@@ -100,7 +100,12 @@ static int http_page(void *arg, struct strbuf *out, const struct frame *f)
                 run_findings_from(&in, h->found);
                 info.findings = h->found;
         }
-        return dashboard_render(out, hist, f, &info);
+        struct health *hv = malloc(sizeof(*hv));
+        if (hv && vigil_published_health(h->ctx, hv))
+                info.health = hv;
+        int r = dashboard_render(out, hist, f, &info);
+        free(hv);
+        return r;
 }
 
 /* "YYYY-MM-DD" with a month 01-12 and a day 01-31, nothing else. */

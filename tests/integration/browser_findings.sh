@@ -74,6 +74,16 @@ import sys
 d = open(sys.argv[1], encoding="utf-8").read()
 sys.exit(0 if -1 < d.find('class="findings alarm"') < d.find("<svg") else 1)
 PY
+# The health verdict heads the page, above what happened: the GPU answers again, but an
+# Xid 79 asks for a reboot and stays until a later boot has proved it.
+check "browser findings gpu: the health panel first, then the findings" python3 - "$TMP/gpu.dom" <<'PY'
+import re, sys
+d = open(sys.argv[1], encoding="utf-8").read()
+h1, panel, found = d.find("</h1>"), d.find('<div class="health unhealthy" id="health">'), d.find('class="findings alarm"')
+first = re.search(r'<div class="health unhealthy" id="health">.*?<li class="unhealthy">([^<]*)</li>', d, re.S)
+ok = -1 < h1 < panel < found and first and re.match(r"unhealthy gpu0\.pcie: reboot the machine; since [0-9:]+; GPU 0: Xid 79", first.group(1))
+sys.exit(0 if ok else 1)
+PY
 # Threshold lines: flat lines across the chart at the driver's temperatures.
 check "browser findings gpu: a slowdown line on the temperature chart" grep -q '<title>slowdown 95°C</title>' "$TMP/gpu.dom"
 

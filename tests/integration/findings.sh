@@ -68,7 +68,8 @@ check_eq "report html: exit 0" 0 $?
 rep="$TMP/report.out"
 check "report: NVML failures counted (the round trip)" grep -q "^  NVML failures: $failed rows (first at .*: NVML_FAILED:GPU is lost)" "$rep"
 check "report: no NVML_FAILED among the anomaly flags" test "$(sed -n '/Anomaly flags:/,/NVML failures/p' "$rep" | grep -c '^    NVML_FAILED')" -eq 0
-check "report: leads with what happened" grep -qx '  What happened:' <<<"$(head -1 "$rep")"
+check "report: leads with the health verdict" grep -qx 'Health: unhealthy' <<<"$(head -1 "$rep")"
+check "report: then what happened" grep -qx '  What happened:' <<<"$(awk '!/^(Health: |  (unhealthy|degraded) )/ { print; exit }' "$rep")"
 check "report: Xid 79 with its meaning" grep -q '^    (critical) gpu0: Xid 79 (.*): GPU has fallen off the bus' "$rep"
 check "report: GPU lost and back" grep -q '^    (critical) gpu0: GPU lost for [0-9.]* s in all, back' "$rep"
 check "report: NVML failures as a finding" grep -q "^    (warning) gpu0: NVML failures ($failed" "$rep"

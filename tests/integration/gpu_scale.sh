@@ -35,6 +35,11 @@ check_eq "metrics: each with its own UUID" 64 \
 check_eq "metrics: GPU 63's values (53 C, 133 W)" "53 133" \
 	"$(awk '$1 ~ /^vigil_gpu_temperature_celsius\{gpu="63"/ { t = $2 } $1 ~ /^vigil_gpu_power_watts\{gpu="63"/ { p = $2 } END { print t, p }' <<<"$m")"
 check_eq "metrics: every GPU up" 64 "$(grep -c '^vigil_gpu_up{.*} 1$' <<<"$m")"
+# vigil status: every GPU's two lines, the verdict and what happened, none cut off.
+"$VIGIL" status --log-dir "$TMP/tall" >"$TMP/status.out" 2>&1
+check_eq "status: two lines per GPU" 128 "$(grep -cE '^gpu[0-9]+[ :]' "$TMP/status.out")"
+check "status: the verdict" grep -q '^Health: healthy: every component$' "$TMP/status.out"
+check "status: what happened, whole" grep -q '^What happened' "$TMP/status.out"
 kill -TERM "$(cat "$TMP/tall/vigil.pid")"
 wait_for 20 has_line tall '^EXIT='
 check_eq "vigil exits 0" "EXIT=0" "$(screen_of tall | grep -o '^EXIT=[0-9]*')"

@@ -20,6 +20,7 @@ wait_for 20 has_line g8 '^gpu7 '
 check "80x24: the eighth GPU is drawn" test $? -eq 0
 s1=$(screen_of g8)
 check "80x24: header on the first line" grep -q '^ vigil [0-9.]* | [0-9:]* | up 0h00m | host | 8 GPUs' <<<"$(head -1 <<<"$s1")"
+check_eq "80x24: the health verdict under it" "health: healthy: every component" "$(sed -n 2p <<<"$s1")"
 check_eq "80x24: one line per GPU" 8 "$(grep -c '^gpu[0-7] ' <<<"$s1")"
 check "80x24: a GPU line has temperature, power/limit, clocks, util, VRAM, reasons" \
 	grep -Eq '^gpu0 +30C +70/700W +345/2619 +0% +0\.5/79\.6 .*GpuIdle' <<<"$s1"
@@ -109,6 +110,8 @@ for size in 80x24 60x20 100x30; do
 	wait_for 20 has_line "$n" 'gpu3: Xid 79'
 	check "emergency $size: the Xid 79 on the screen" test $? -eq 0
 	sleep 1
+	check "emergency $size: the verdict under the title, the lost GPU's action first" \
+		grep -Eq '^unhealthy gpu3?\.pcie: reboot the machine; since ' <<<"$(screen_of "$n" | sed -n 2p)"
 	check_eq "emergency $size: no row wider than the terminal, none wrapped" 0 \
 		"$(T capture-pane -p -J -t "$n" | awk -v w="${size%x*}" 'length($0) > w' | wc -l)"
 	check_eq "emergency $size: none of the daemon's messages on the screen" 0 \

@@ -32,7 +32,7 @@ printf 'nr_free_pages 1000\noom_kill 4\n' >"$R/proc/vmstat"
 rm -rf "$R/proc/812"
 check "the kill, with its victim" wait_for grep -q 'type=OOM_KILL pid=812 comm="python3" watch="player" scope="machine" cgroup="/system.slice/player.service" rss_kb=401000' "$L/events.log"
 check "the player gone, with the kernel's cause" wait_for grep -q 'type=WATCH watch="player" state="gone" old_pid=812 comm="python3" cause="out of memory (python3 pid 812)"' "$L/events.log"
-check "its incident snapshot" wait_for grep -q 'type=INCIDENT reason="player gone: out of memory (python3 pid 812)" snapshot=' "$L/events.log"
+check "its incident snapshot" wait_for grep -q 'type=INCIDENT reason="player gone: out of memory (python3 pid 812)" snapshot=.* watch=player$' "$L/events.log"
 snap=$(ls "$L"/incidents/incident-*.log 2>/dev/null | head -1)
 check "the snapshot: its last minute" grep -q '^=== player: the last minute ===' "$snap"
 check "the snapshot: the kernel's lines about it" grep -q 'Out of memory: Killed process 812 (python3)' "$snap"

@@ -90,8 +90,8 @@ static const struct event_case event_cases[] = {
     {"type=KERNEL_GPU kind=aer_corrected pci=0000:01:00.0 meaning=\"a corrected PCIe error\" "
      "action=\"\" text=\"x\"",
      "kernel log, aer_corrected at 0000:01:00.0: a corrected PCIe error"},
-    {"type=INCIDENT reason=\"player down\" snapshot=/var/log/vigil/incident-1.txt",
-     "incident: player down, snapshot /var/log/vigil/incident-1.txt"},
+    {"type=INCIDENT reason=\"player gone\" snapshot=/var/log/vigil/incident-1.txt watch=player",
+     "incident: player gone, snapshot /var/log/vigil/incident-1.txt"},
     {"type=SNAPSHOT reason=\"Requested: why\" snapshot=/var/log/vigil/snap-1.txt",
      "snapshot: Requested: why, snapshot /var/log/vigil/snap-1.txt"},
     {"type=RPI_TEMP level=hot temp=85.2C warn=80.0C crit=85.0C", "Pi temperature hot: 85.2C"},

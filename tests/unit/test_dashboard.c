@@ -398,12 +398,49 @@ static void test_enforced_limit_shown(void **state)
         assert_non_null(strstr(buf, "120.0 W of 700 W &middot;"));
 }
 
+/* The health verdict's panel heads the page: the machine's state, the unhealthy part
+ * before the degraded one, its action and reason escaped; one healthy line when all are. */
+static void test_health_panel(void **state)
+{
+        (void)state;
+        frame_clear(&fr);
+        struct health *hv = calloc(1, sizeof(*hv));
+        assert_non_null(hv);
+        health_init(hv, "", NULL, NULL);
+        hv->ngpus = 2;
+        struct strbuf out;
+        assert_int_equal(sb_init_heap(&out, 4096, 1u << 20), 0);
+        struct dashboard_info info = {.hostname = "h", .health = hv};
+        assert_int_equal(dashboard_render(&out, NULL, &fr, &info), 0);
+        assert_non_null(strstr(out.buf, "<div class=\"health healthy\" id=\"health\"><b>Health: "
+                                        "healthy</b>"));
+        assert_non_null(strstr(out.buf, "<li class=\"healthy\">healthy: every component</li>"));
+        static const char *const lines[] = {
+            "type=TEMP_OVER_MAX gpu=1 state=above temp=95C max=90C",
+            "type=STORAGE state=read-only fs=root mount=/<x> device=/dev/sda1"};
+        for (size_t i = 0; i < 2; i++)
+                health_feed_event(hv, 1764700000.0 + (double)i, lines[i], strlen(lines[i]));
+        sb_reset(&out);
+        assert_int_equal(dashboard_render(&out, NULL, &fr, &info), 0);
+        const char *h1 = strstr(out.buf, "</h1>\n<div class=\"health unhealthy\"");
+        const char *un = strstr(out.buf, "<li class=\"unhealthy\">unhealthy host.storage: replace "
+                                         "the part; since ");
+        const char *deg = strstr(out.buf, "<li class=\"degraded\">degraded gpu1.thermal: "
+                                          "inspect the hardware; since ");
+        const char *note = strstr(out.buf, "<p class=\"note\">");
+        assert_true(h1 && un && deg && note && h1 < un && un < deg && deg < note);
+        assert_non_null(strstr(un, "/&lt;x&gt; is read-only</li>"));
+        sb_free(&out);
+        free(hv);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_page),         cmocka_unit_test(test_empty_and_null),
             cmocka_unit_test(test_overflow),     cmocka_unit_test(test_legend_split),
             cmocka_unit_test(test_early_marker), cmocka_unit_test(test_enforced_limit_shown),
+            cmocka_unit_test(test_health_panel),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

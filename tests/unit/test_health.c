@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -336,7 +337,11 @@ static void test_evidence(void **state)
         feed(h, T0, XID79);
         feed(h, T0 + 2, "type=CRASH_SNAPSHOT gpu=0 number=1 file=crashes/crash-1.log reason=x");
         assert_string_equal(entry(h, "gpu0.pcie")->evidence, "crashes/crash-1.log");
-        feed(h, T0 + 3, "type=INCIDENT reason=\"player down\" snapshot=/var/log/vigil/inc-1.txt");
+        feed(h, T0 + 3, "type=INCIDENT reason=\"under-voltage now\" snapshot=/x/inc-0.txt");
+        assert_null(entry(h, "pi.player")); /* a Pi's incident: not the player's */
+        feed(h, T0 + 3,
+             "type=INCIDENT reason=\"player gone\" snapshot=/var/log/vigil/inc-1.txt "
+             "watch=player");
         assert_string_equal(entry(h, "pi.player")->evidence, "/var/log/vigil/inc-1.txt");
         feed(h, T0 + 4, "type=POSTMORTEM end=reboot quiet=x file=postmortem/pm-1.log");
         assert_string_equal(entry(h, "host.kernel")->evidence, "postmortem/pm-1.log");
@@ -650,6 +655,49 @@ static void test_golden_json(void **state)
         free(h);
 }
 
+/* The lines every screen shows: one per part not healthy, the unhealthy ones first and
+ * among them the gravest action first (host.storage's "replace the part" before gpu0's
+ * "reboot the machine" though the walk lists GPUs first), the action before the reason;
+ * one healthy line when none. */
+static void test_say(void **state)
+{
+        (void)state;
+        struct health *h = golden_model();
+        struct strbuf sb;
+        assert_int_equal(sb_init_heap(&sb, 4096, HEALTH_FILE_MAX), 0);
+        size_t n = health_say_text(h, NAN, "  ", &sb);
+        assert_int_equal(n, 3);
+        assert_memory_equal(sb.buf, "  Health: unhealthy\n    unhealthy ", 33);
+        const char *un = strstr(sb.buf, "    unhealthy host.storage: replace the part; since ");
+        assert_non_null(un);
+        assert_non_null(strstr(un, "; storage: / is read-only\n"));
+        const char *first = strstr(sb.buf, "    unhealthy gpu0.");
+        const char *deg = strstr(sb.buf, "    degraded ");
+        assert_non_null(first);
+        assert_non_null(deg);
+        /* The gravest action first: replace the part before reboot the machine. */
+        assert_true(un < first && first < deg);
+        assert_non_null(strstr(first, "unhealthy gpu0.pcie: reboot the machine; since "));
+        /* now's day: the time of day only. */
+        sb_reset(&sb);
+        health_say_text(h, T0 + 60, "", &sb);
+        char want[64];
+        time_t t = (time_t)(T0 + 9);
+        struct tm tm;
+        assert_non_null(localtime_r(&t, &tm));
+        strftime(want, sizeof(want), "host.storage: replace the part; since %H:%M:%S; ", &tm);
+        assert_non_null(strstr(sb.buf, want));
+        assert_null(strstr(sb.buf, "  unhealthy gpu0:")); /* the GPU's row repeats a part */
+        for (const char *p = sb.buf; (p = strchr(p, '\n')); p++)
+                assert_true(p[1] == '\0' || !strncmp(p + 1, "  ", 2));
+        health_init(h, BOOT_A, NULL, NULL);
+        sb_reset(&sb);
+        assert_int_equal(health_say_text(h, NAN, "", &sb), 0);
+        assert_string_equal(sb.buf, "Health: healthy: every component\n");
+        sb_free(&sb);
+        free(h);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -668,6 +716,7 @@ int main(void)
             cmocka_unit_test(test_clear),
             cmocka_unit_test(test_announce),
             cmocka_unit_test(test_golden_json),
+            cmocka_unit_test(test_say),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "core/frame.h"
 #include "core/options.h"
 #include "local/live_screen.h"
+#include "core/health.h"
 #include "util/clock.h"
 
 static struct frame fr;
@@ -25,6 +26,7 @@ static struct vigil_options opt;
 static struct host_row hr;
 static struct live_gpu lg;
 static char screen[1 << 16];
+static struct health *verdict; /* the health verdict shown; NULL: none */
 
 /* n healthy idle GPUs, each idle for the whole run (a GpuIdle finding each, fyi). */
 static void gpus(unsigned n)
@@ -71,7 +73,7 @@ static void fall_off(unsigned i)
 static void draw(unsigned rows, unsigned cols)
 {
         static struct live_screen ls;
-        struct vigil_ctx ctx = {.opt = &opt, .frame = &fr, .findings = &events};
+        struct vigil_ctx ctx = {.opt = &opt, .frame = &fr, .findings = &events, .health = verdict};
         struct live_screen_in in = {.ctx = &ctx, .hr = &hr, .lg = &lg};
         FILE *tmp = tmpfile();
         assert_non_null(tmp);
@@ -240,6 +242,54 @@ static void test_never_past_the_terminal(void **state)
                 }
 }
 
+/* The second row (the one under the title), without its newline. */
+static void row2(char *out, size_t cap)
+{
+        const char *p = strchr(screen, '\n');
+        assert_non_null(p);
+        p++;
+        const char *end = strchr(p, '\n');
+        snprintf(out, cap, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+}
+
+/* The health verdict under the title: the lost GPU's part with its action first, within
+ * 80 columns, every critical finding still shown; one healthy line when all are; past
+ * three parts, the last row counts the rest. */
+static void test_health_lines(void **state)
+{
+        (void)state;
+        verdict = calloc(1, sizeof(*verdict));
+        assert_non_null(verdict);
+        health_init(verdict, "", NULL, NULL);
+        verdict->ngpus = 8;
+        gpus(8);
+        char row[512];
+        draw(24, 80);
+        row2(row, sizeof(row));
+        assert_string_equal(row, "health: healthy: every component");
+        fall_off(3);
+        static const char lost[] = "type=GPU_COUNT state=missing answering=7 expected=8 from=state";
+        health_feed_event(verdict, 1764700002.0, lost, strlen(lost));
+        draw(24, 80);
+        row2(row, sizeof(row));
+        assert_memory_equal(row, "unhealthy gpu.pcie: reboot the machine; since ", 46);
+        assert_true(widest_row() <= 80 && rows_drawn() <= 24);
+        assert_int_equal(count_lines("gpu3: Xid 79"), 1);
+        assert_int_equal(count_lines("gpu3: GPU lost"), 1);
+        for (unsigned g = 0; g < 5; g++) {
+                char line[96];
+                snprintf(line, sizeof(line),
+                         "type=TEMP_OVER_MAX gpu=%u state=above temp=95C max=90C", g);
+                health_feed_event(verdict, 1764700003.0, line, strlen(line));
+        }
+        draw(24, 80);
+        assert_int_equal(count_lines("degraded gpu"), 1); /* 3 rows: the last counts */
+        assert_int_equal(count_lines("  (+4 more: vigil health)"), 1);
+        assert_true(strstr(screen, "unhealthy gpu.pcie") < strstr(screen, "degraded gpu"));
+        free(verdict);
+        verdict = NULL;
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -247,6 +297,7 @@ int main(void)
             cmocka_unit_test(test_criticals_never_dropped),
             cmocka_unit_test(test_xid_class_severity),
             cmocka_unit_test(test_never_past_the_terminal),
+            cmocka_unit_test(test_health_lines),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
