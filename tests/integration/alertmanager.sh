@@ -201,7 +201,7 @@ check_eq "400: exit 0" 0 $?
 check "400: the answer is said with its text" \
 	grep -q "alertmanager: cannot deliver alerts to http://127.0.0.1:$BADPORT/api/v2/alerts: HTTP 400: bad alert: startsAt must be before endsAt; [0-9]* alerts kept in" "$TMP/r400.err"
 check "400: the request was JSON with the Xid alert" \
-	python3 -c 'import json,sys; a=json.loads(open(sys.argv[1]).readline()); sys.exit(0 if any(x["labels"]["alertname"]=="VigilXid" for x in a) else 1)' "$TMP/bad.jsonl"
+	python3 -c 'import json,sys; a=[x for l in open(sys.argv[1]) for x in json.loads(l)]; sys.exit(0 if any(x["labels"]["alertname"]=="VigilXid" for x in a) else 1)' "$TMP/bad.jsonl"
 check "400: the alerts stay in the store, undelivered" \
 	grep -q $'^A\t[0-9]*\t0\t0\t[0-9]*\talertname\tVigilXid' "$TMP/log400/alertmanager/alerts"
 check "400: the exit says what stays" grep -q 'alertmanager: 0 alerts delivered, [1-9][0-9]* failed requests; [1-9][0-9]* alerts not delivered stay in' "$TMP/r400.err"

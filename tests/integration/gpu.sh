@@ -59,7 +59,7 @@ sim healthy "$SCEN/healthy-1gpu" 10
 check_eq "healthy: exits 0" 0 $?
 csv=$(gpu_csv healthy 0)
 check "healthy: gpu0 CSV written" test -n "$csv"
-check_eq "healthy: header" "timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,mem_clock,gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,throttle_bitmask,throttle_reasons,fan0_speed_pct,fan0_target_pct,fan1_speed_pct,fan1_target_pct,sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,ecc_uncorrected,remapped_correctable,remapped_uncorrectable,remap_pending,remap_failure,vram_reserved_mb" "$(head -1 "$csv")"
+check_eq "healthy: header" "timestamp,gpu_temp,gpu_tlimit,power_instant,power_limit,pstate,gpu_clock,mem_clock,gpu_util,mem_util,vram_used_mb,pcie_gen,pcie_width,throttle_bitmask,throttle_reasons,fan0_speed_pct,fan0_target_pct,fan1_speed_pct,fan1_target_pct,sensor0_temp,sensor0_target,sensor0_controller,flags,sm_clock,video_clock,power_enforced_limit,energy_j,vram_total_mb,pcie_replay,ecc_corrected,ecc_uncorrected,remapped_correctable,remapped_uncorrectable,remap_pending,remap_failure,vram_reserved_mb,nvlink_links_up,nvlink_errors,fabric_state,fabric_health_mask" "$(head -1 "$csv")"
 load_row "$csv" 1
 for kv in gpu_temp=45 gpu_tlimit=45 power_instant=85.00 power_limit=600 pstate=8 gpu_clock=1200 \
 	mem_clock=9000 gpu_util=10 mem_util=5 vram_used_mb=1024 pcie_gen=5 pcie_width=16 \
@@ -175,7 +175,7 @@ check_eq "lost: four failure rows, nothing else flagged" \
 	"$(flags "$csv")"
 row20=$(sed -n 21p "$csv")
 check_eq "lost: the failure row is the timestamp, empty cells and the error" \
-	",,,,,,,,,,,,,,,,,,,,,,NVML_FAILED:GPU is lost,,,,,,,,,,,,," "${row20#*.[0-9][0-9][0-9]}"
+	",,,,,,,,,,,,,,,,,,,,,,NVML_FAILED:GPU is lost,,,,,,,,,,,,,,,,," "${row20#*.[0-9][0-9][0-9]}"
 check_eq "lost: answering again" 45 "$(csv_cell "$csv" 24 gpu_temp)"
 check_eq "lost: one failure line" 1 "$(grep -c 'gpu0: NVML FAILED — GPU crash? GPU is lost' "$TMP/lost.err")"
 check "lost: recovery line" grep -q 'gpu0: GPU RECOVERED after 4 failures' "$TMP/lost.err"
@@ -216,7 +216,8 @@ calls() { grep -c "^$1 0\$" "$TMP/calls"; }
 check_eq "unsupported: temperature every sample" "$n" "$(calls nvmlDeviceGetTemperature)"
 check_eq "unsupported: power every sample" "$n" "$(calls nvmlDeviceGetPowerUsage)"
 check_eq "unsupported: fan targets 3 times per fan" 6 "$(calls nvmlDeviceGetTargetFanSpeed)"
-check_eq "unsupported: ECC 3 times per counter" 6 "$(calls nvmlDeviceGetTotalEccErrors)"
+# Four counters: corrected and uncorrected, volatile and aggregate.
+check_eq "unsupported: ECC 3 times per counter" 12 "$(calls nvmlDeviceGetTotalEccErrors)"
 for fn in nvmlDeviceGetRemappedRows nvmlDeviceGetTotalEnergyConsumption \
 	nvmlDeviceGetThermalSettings nvmlDeviceGetPcieReplayCounter; do
 	check_eq "unsupported: $fn asked 3 times" 3 "$(calls $fn)"

@@ -78,6 +78,7 @@ Event #: 1" "$(grep -E '^(===.*DETECTED|GPU:|Error:|Event #:)' "$crash")"
 check "xid79: header time and uptime" grep -Eq '^Uptime: [0-9]+s, 29 samples$' "$crash"
 want="Flight recorder (last 5 minutes, every sample)
 GPU processes
+NVLink and fabric
 dmesg (nvidia/gpu errors)
 dmesg (last 200 lines)
 PCIe AER errors
