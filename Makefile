@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # vigil: hardware telemetry recorder.
 #
 #   make            build build/vigil (and the simulated NVML library)

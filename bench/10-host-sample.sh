@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CPU per host sample against the bare-read floor (kept fds + pread of the same files).
 B=${BUILD:-build}
 "$B/bench/bench_host" 15 2000

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CPU per sample: vigil's whole Raspberry Pi monitor path against the reference
 # monitor's sample() (seeds/004_*, monitor_player.py), on this machine, in one run.
 #

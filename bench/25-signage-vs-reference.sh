@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole daemon at --profile signage against the reference monitor (seeds/004_*,
 # monitor_player.py) running the same job on the same machine at the same time: its own
 # loop at its default 5 s, --quiet, writing its CSV, with tests/fixtures/bin/vcgencmd

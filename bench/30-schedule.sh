@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Schedule lateness, CPU and peak RSS of the daemon sampling this machine's host sources,
 # from the daemon's own exit line (its getrusage, so no parent process is counted).
 B=${BUILD:-build}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A /metrics scrape: vigil against node_exporter (Debian prometheus-node-exporter 1.5)
 # with only the collectors vigil's host part covers (cpu, meminfo, loadavg, hwmon,
 # thermal_zone, cpufreq), both on loopback, in one run.

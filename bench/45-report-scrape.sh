@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Scrapes while a day's report is made: GET /metrics latency while GET /report?day= reads
 # a day of 8 GPUs at 0.1 s (864,000 rows each: one 120 MB log and seven hard links, about
 # 1 GB read), against the same scrapes with nothing else asked, in one run of one vigil.

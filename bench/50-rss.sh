@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Peak resident memory (VmHWM of /proc/PID/status, read just before the process is
 # stopped) of vigil in its configurations, of the reference Pi monitor running its own
 # main loop, and of node_exporter, all measured the same way in one run. Each runs

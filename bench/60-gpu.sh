@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU sampling on the simulated NVML (build/nvml-sim), in one run:
 #  a. CPU per GPU sample of vigil's NVML source against the floor: bench/nvml_floor.c
 #     makes the same NVML calls (checked here with the simulator's call log) and

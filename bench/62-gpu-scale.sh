@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The cost per GPU as GPUs are added: the daemon at its defaults (GPUs every 100 ms, the
 # host every second, CSV logs on) on the first N GPUs of the simulated 64-GPU chassis
 # (tests/nvml-sim/scenarios/healthy-64gpu) for N = 1, 8, 64, and with --gpu none (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The GPU benchmarks of 60-gpu.sh and 70-daemon.sh on a real NVIDIA driver instead of the
 # simulator, where each NVML call is an ioctl into the driver and the GPU's firmware
 # rather than a table lookup. Fails (exit 1, with the reason) on a machine without a driver. Four measurements,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole daemon against its floor (bench/daemon_floor.c), in one run: vigil with 1 and
 # with 8 simulated GPUs at --gpu-interval 0.1, the host at 1 s, logging on, against a bare
 # program that wakes at the same deadlines, makes the same NVML calls, re-reads the files

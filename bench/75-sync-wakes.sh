@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What syncing the logs costs in wake-ups and system calls, counted (not timed): vigil
 # with 1 and with 8 simulated GPUs at --gpu-interval 0.1, the host at 1 s, logging to
 # ext4 at the default --sync-interval 1, against the same vigil with --no-log (its timer

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CPU per sample of the reference monitor's eight firmware reads: vigil's gencmd
 # transport (one mailbox request per command, as vcgencmd sends them) against one
 # spawned vcgencmd per value (what the reference does, and vigil's last fallback).

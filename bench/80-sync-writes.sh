@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Log writes per hour, the GPU-server default (--sync-interval 1) against
 # --profile signage (5 s rows, --sync-interval 60), on the Pi 4 fixture, same window.
 #

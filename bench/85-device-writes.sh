@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Block-device writes per hour: what reaches the device, not what vigil asks of the
 # kernel (80-sync-writes.sh counts those). Each configuration logs to its own small ext4
 # file system on its own loop device, so the device's own counters

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Remote-write cost: the same vigil (x86-server fixture, a frame every 50 ms, each queued
 # and pushed: push_interval 50ms) with and without --remote-write, side by side in one
 # run: CPU (vigil's own getrusage total from its exit line) and peak RSS (VmHWM) per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Remote-write per-frame work, frame to encoder: the text path the push had (render
 # /metrics, parse it back) against the sample records it queues now (bench_rw_record.c).
 set -euo pipefail

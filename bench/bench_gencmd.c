@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark: the reference monitor's eight firmware reads (measure_temp, measure_volts
  * core, measure_clock arm|core|v3d|h264|pixel, get_throttled) per sample, two ways:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark: CPU per GPU sample of vigil, in two scopes, initialised from the registry
  * as the daemon does (with --nvml LIBRARY, the simulator in the benchmarks):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark: CPU per host sample, vigil's sources against the bare-read floor.
  *
  * vigil: every source on the host clock, initialised from the registry exactly as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark: CPU per sample of vigil's whole Raspberry Pi monitor path, the work the
  * reference monitor's sample() does, in parts that are summed by the caller:
  *

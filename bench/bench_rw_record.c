@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark: the remote-write push's per-frame work, from the frame to the encoder,
  * two ways. text: what the push did before sample records (the /metrics text rendered,
  * then parsed back line by line into the encoder: rw_enc_add_text, still the reader of

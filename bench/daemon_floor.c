@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark floor for the whole daemon: a bare program that wakes at the same absolute
  * deadlines as vigil, makes the same NVML calls, re-reads the same /proc and /sys files,
  * writes rows of the same sizes with one write(2) each, fdatasyncs each file that got

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the benchmark scripts (sourced, never run): finding the reference monitor,
 # starting the processes the Pi benchmarks watch, and file systems on loop devices whose
 # counters hold one program's writes. Each function says what it sets; only bench_fail exits.

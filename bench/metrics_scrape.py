@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """CPU per /metrics scrape of two running servers, measured from outside.
 
 One client (http.client, one kept-alive connection per server, no Accept-Encoding,

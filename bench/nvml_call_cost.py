@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """nvml_call_cost.py LIBRARY [N]: the cost of each NVML call vigil or the reference
 logger makes per GPU sample (and of vigil's slow fields and process lists), on GPU 0, N times each (default 200): CPU time
 (CLOCK_PROCESS_CPUTIME_ID) and wall time per call, and the return code. On a real

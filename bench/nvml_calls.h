@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The floor's NVML calls, shared by nvml_floor.c and bench_gpu.c: the function table
  * (load) and one GPU's sample (sample_gpu), the calls vigil's NVML source makes on a
  * GPU that supports every field, in its order (src/collect/nvml_read.c), at a sample

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark floor: the NVML calls of one vigil GPU sample and nothing else.
  *
  * dlopens the NVML library given (the simulator in the benchmarks), takes a handle for

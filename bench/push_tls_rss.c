@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a TLS client for the remote-write push costs in resident memory, candidate by
  * candidate, in a bare process: VmRSS (/proc/self/status) before and after the library
  * is loaded (dlopen, RTLD_NOW), initialised, and holds a client context that trusts the

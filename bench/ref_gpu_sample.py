@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A re-creation of the reference GPU logger's per-sample work, for benchmarks.
 
 The reference (seeds/000_*, gpu-telemetry-deep.py v2.5.0) cannot be run here as it

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """CPU per sample of the reference Pi monitor's sample(), measured in-process.
 
 The reference (seeds/004_*.txt, monitor_player.py) is loaded unchanged with importlib

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # How fast `vigil report` reads a day: a synthetic host log of 86,400 rows (one day at
 # 1 s, 4 cores) and a GPU log of 72,000 rows (two hours at 0.1 s, 2 fans), summarised
 # as text and as HTML. Prints rows per second of CPU time (user + system).

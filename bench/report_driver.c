@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs `vigil report` (report_main) alone, for bench/report_bench.sh: the benchmark
  * does not depend on the rest of the binary. */
 #include "report/report.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run every benchmark and print its ratios. Each compares vigil with a floor or a peer
 # measured in the same run on the same machine; record the figures in bench/RESULTS.md.
 # Exits 1, naming them, when any benchmark failed (one that cannot measure fails).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """steady.py PID SKIP WINDOW: a process's steady-state cost, start-up left out.
 
 Waits SKIP seconds, reads every thread's /proc/PID/task/TID/schedstat (CPU time in ns,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the resident memory of --listen goes, step by step, in a bare process.
  *
  * vigil opens libmicrohttpd with dlopen when --listen is given (src/web/mhd_lib.c).

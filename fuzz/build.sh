@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build every libFuzzer harness (fuzz/fuzz_*.c) into $FUZZ_BUILD/fuzz/ (default
 # build-fuzz): the library is compiled by clang with ASan+UBSan and libFuzzer's
 # coverage, each harness linked against it. A harness names what else it needs on a

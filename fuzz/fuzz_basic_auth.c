@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: HTTP basic authentication (web/basic_auth.c basic_auth_check) on
  * the user and password a client sends, split at the input's first ':' as in the
  * Authorization header's decoded credentials. One user "prometheus" with password

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the INI config file (core/options.c options_load_stream), read
  * from memory. A rejected file names a line; an accepted one leaves options inside
  * their limits (watches within the table).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the report's CSV reader, cell and time-stamp parsers on any bytes.
  * Build: clang -fsanitize=fuzzer,address,undefined -Isrc fuzz/fuzz_csv_read.c
  *        build/libvigil.a -lz -lm */

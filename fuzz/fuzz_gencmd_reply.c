@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the firmware's gencmd answer (collect/rpi_gencmd.c gencmd_decode,
  * gencmd_error_code; collect/rpi_fw.c rpi_fw_parse_reply). The first input byte picks
  * the value; vigil builds its request for that value's command, then the rest of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the kernel log's GPU lines (collect/gpu_klog.c), a pure text parser:
  * each input is fed as one record and, split at '\n', as several (the joiner). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the plain transport's request-head parser (web/http_request.c
  * http_request_parse) on whatever a client sends, parsed as the server does: with the
  * buffer's capacity the input's own size and, separately, a larger one. A parsed head

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: one /dev/kmsg record (collect/kmsg.c kmsg_parse_record). Seed the
  * corpus with the lines of tests/fixtures/kmsg/dev/kmsg. */
 #include <stddef.h>

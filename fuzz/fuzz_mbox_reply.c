@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the firmware's mailbox reply (collect/rpi_mbox.c mbox_decode,
  * mbox_tag_word; collect/rpi_fw.c rpi_fw_decode). vigil builds its full request for
  * every value, then the input overwrites the buffer from its first word, as a

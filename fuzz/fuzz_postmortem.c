@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the post-mortem's parsers of outside text: the run state file
  * (core/runstate.c), a CSV row split into cells (report/pm_csv.c) and the ranking of a
  * previous boot's kernel log (report/pm_klog.c), the GPUs' AER lines first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: /proc/meminfo (collect/proc_meminfo.c proc_meminfo_parse and
  * proc_meminfo_apply). A value is only ever valid on a line that was seen, and the
  * frame's memory fields are NAN or non-negative byte counts. */

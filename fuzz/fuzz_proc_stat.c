@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: /proc/stat's cpu lines (collect/proc_stat.c proc_stat_parse) and the
  * busy share between two readings. The input is read whole, then from its middle on, so
  * the two readings differ; every share must be NAN or within 0..100. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the one-value host files: /proc/loadavg (proc_loadavg_parse),
  * /proc/uptime (proc_uptime_parse), a hwmon or thermal-zone temperature
  * (host_temp_parse_millic), a cpufreq kHz file (cpufreq_parse_khz) and the shared field

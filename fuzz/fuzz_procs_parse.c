@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the /proc/PID parsers of process watches (collect/procs_parse.c):
  * stat (procs_parse_stat), smaps_rollup's Pss (procs_parse_pss_kb), and a command line's
  * normalisation and match (procs_cmdline_normalize, procs_cmdline_match). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: `vigil report` (text and HTML) on any file content. The corpus is
  * seeded with the host and GPU fixtures so headers are recognised.
  * Build: clang -fsanitize=fuzzer,address,undefined -Isrc fuzz/fuzz_report.c

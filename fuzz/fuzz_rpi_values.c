@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the Raspberry Pi's text values: the V3D gpu_stats table
  * (v3d_stats_parse, v3d_busy_ratio) and vcgencmd's one-line answers
  * (vcgencmd_parse_temp, _freq, _volt, _throttled). */

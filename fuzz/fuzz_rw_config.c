@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the --remote-write-config file (push/rw_config.c rwconfig_parse).
  * A rejection names its line; an accepted file's strings are NUL-terminated within their
  * fields, its labels within the table, its durations and bound within their limits. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the remote-write encoder (push/rw_proto.c) on an arbitrary queue
  * payload, as the queue could hand it back: a sample record (push/rw_record.c) or an
  * older vigil's exposition text in, a WriteRequest out, every length prefix within the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the simulated NVML's scenario file (tests/nvml-sim/scenario.c
  * scenario_parse), which tests and the soak feed to the daemon. An accepted scenario has
  * GPUs within the table and each timeline sorted by step.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the storage health parsers (collect/storage_parse.c). The first
  * byte picks the parser and is the kernel-log prio: even, the input is a mounts table
  * looked up for the root and a log directory; odd, it is one kernel-log line's text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the --web-config file (web/webconfig.c webconfig_parse), the
  * Prometheus-style YAML subset. A rejection names its line; an accepted file's strings
  * are NUL-terminated within their fields and its users within the table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness: the NVIDIA Xid kernel log line (collect/xid_line.c) and the PCIe
  * AER counter file (collect/pcie.c), both pure text parsers. */
 #include <stddef.h>

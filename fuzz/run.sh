@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fuzz every harness (or the ones named) for SECONDS each, one after the other on one
 # core: build them (fuzz/build.sh), start each from a working copy of its seed corpus
 # fuzz/corpus/NAME/ (new inputs collect in fuzz/out/NAME/, not in the repository), and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # (Re)write the seed corpora fuzz/corpus/NAME/ from the test fixtures. Seeds are named
 # seed-*; inputs kept for a bug found by fuzzing are named crash-* and are left alone.
 # Run after a fixture changes; commit the result.

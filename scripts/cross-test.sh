@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build the whole of vigil (the daemon, the simulated NVML and every unit test) for
 # 64-bit and 32-bit ARM with the Debian cross compilers and the arm64/armhf build
 # dependencies (scripts/packages.cross), and run every unit test under qemu-user.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build vigil's Debian packages with Debian's tooling (debian/, debhelper,
 # dpkg-buildpackage): natively, and cross for other architectures the way Debian
 # cross-builds (-a ARCH with the "cross nocheck" build profiles and nocheck option).

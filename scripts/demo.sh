@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make demo`: vigil on a scripted emergency, no hardware needed. What it plays:
 #   gpu (default)  eight simulated H100s (tests/nvml-sim, the NVML simulator); after
 #                  about 3 s gpu3 runs hot, then falls off the bus (Xid 79) for good

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install the Debian packages vigil needs that are missing.
 # Usage: scripts/deps.sh build|test|check|bench|fuzz|soak|deb
 # As root it runs apt-get; otherwise it prints the exact command and fails.

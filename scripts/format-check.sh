@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fail when any C file differs from what the repo's .clang-format makes of it.
 set -uo pipefail
 cd "$(dirname "$0")/.."

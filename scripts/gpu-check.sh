@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu-check.sh: does vigil read the GPUs as NVIDIA's own tool does? On a machine with
 # NVIDIA GPUs, runs vigil for 30 s (GPU every 0.1 s) beside
 #   nvidia-smi --query-gpu=... --format=csv,noheader,nounits -lms 100

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make run`: start vigil on this machine in the foreground, live view on, /metrics and
 # the dashboard on loopback. Extra options: make run ARGS="--watch player=run_linux.py".
 # It stays out of the packaged service's way, and says so: as root the logs go to

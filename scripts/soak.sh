@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Soak: the daemon for SECONDS under load, then a shorter run under valgrind.
 #
 #   vigil with 8 simulated GPUs (tests/nvml-sim, scenario healthy-8gpu) at the fastest

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run the tests. The last line is "N passed, N failed".
 #
 #   scripts/test.sh          what `make test` (and CI) runs: the format check, every unit

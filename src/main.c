@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vigil's entry point: subcommands, then the daemon. */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for integration tests (sourced). Each check prints "ok NAME" or "not ok NAME";
 # scripts/test.sh counts those lines.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for the tests that drive vigil on a terminal, in tmux (sourced after lib.sh):
 # T (tmux on the test's own socket, killed at exit), term, screen_of, wait_for,
 # has_line. Needs tmux (scripts/packages.test lists it): without it, one "not ok NAME"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HDMI-CEC power status of the TV. See cec.h.
  *
  * The kernel's CEC API (include/uapi/linux/cec.h, Documentation/userspace-api/media/cec/):

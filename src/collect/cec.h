@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The TV's power status over HDMI-CEC: a small table of functions, so the display
  * source runs the same code against the kernel's CEC adapter (/dev/cec0) and against a
  * fake adapter described by a fixture file (asked at every sample, not once a minute).

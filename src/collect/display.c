@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Source: the screens of a signage player, on the host clock. Every DRM connector
  * (ROOT/sys/class/drm/cardN-NAME, drivers/gpu/drm/drm_sysfs.c: status, enabled, dpms,
  * edid; the texts in collect/display_parse.c) and, where an HDMI-CEC adapter exists

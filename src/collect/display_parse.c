@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DRM connector sysfs and EDID parsers. See display_parse.h.
  *
  * The sysfs texts are those of the kernel's drivers/gpu/drm/drm_sysfs.c (Linux 6.6):

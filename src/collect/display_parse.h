@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsers of a DRM connector's sysfs files and of a monitor's EDID, and of the CEC
  * power status reply. Pure functions on bytes; they never log. */
 #ifndef VIGIL_COLLECT_DISPLAY_PARSE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU failures as the kernel log tells them: the NVIDIA driver's, the NVSwitch
  * driver's and the PCIe AER driver's lines, each parsed into one event with the PCI
  * address it names. The formats, with where they are printed (open-gpu-kernel-modules

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the host sources. See host_field.h. */
 #include "collect/host_field.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the host sources: reading one number field followed by a
  * delimiter, and the kept-open file of a one-file source with its reopen gate. */
 #ifndef VIGIL_COLLECT_HOST_FIELD_H

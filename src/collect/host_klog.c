@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel's lines about processes it ends. See host_klog.h for the formats. */
 #include "collect/host_klog.h"
 

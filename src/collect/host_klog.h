@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Processes the kernel ends, as its log tells it: the OOM killer's lines and the lines
  * of a process killed by a fault it did not handle. The formats, Linux 5.10 to 6.12:
  *

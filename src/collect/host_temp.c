@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host temperatures: parsing, naming, choosing the main one. See host_temp.h. */
 #include "collect/host_temp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Temperatures shared by the hwmon and thermal-zone sources: parsing a sysfs
  * temperature, naming a sensor, and choosing the machine's main CPU/SoC temperature. */
 #ifndef VIGIL_COLLECT_HOST_TEMP_H

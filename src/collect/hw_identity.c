@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The machine's identity in its hardware. See hw_identity.h.
  *
  *   /proc/cpuinfo (Raspberry Pi 4):  Serial          : 10000000a1b2c3d4

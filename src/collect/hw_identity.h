@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The machine's identity in its hardware, which a copied disk image does not carry:
  * two Raspberry Pis flashed from one SD card share /etc/machine-id and the host name,
  * not their SoC's serial number. Read once at start, under --root, by an unprivileged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel log reader and its ring. See kmsg.h. Parses records like
  *   4,1043,5140900,-;NVRM: GPU at PCI:0000:01:00: GPU-12345678-abcd-ef01-2345-6789abcdef01
  */

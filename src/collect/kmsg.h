@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel log, read from /dev/kmsg into a bounded in-memory ring, so the lines
  * around a crash are already in memory when a snapshot is written, even if the
  * kernel's own ring has wrapped since.

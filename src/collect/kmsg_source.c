@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Source: keeps the kernel log ring (kmsg.h) current by draining /dev/kmsg on every
  * host tick, and publishes it as ctx->kmsg for the snapshot writers. Code that takes
  * a snapshot between host ticks calls kmsg_drain(ctx->kmsg) first to add the newest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Source: the network of a signage player, on the host clock. Per physical interface
  * of ROOT/sys/class/net (Documentation/ABI/testing/sysfs-class-net): operstate,
  * carrier (reading it fails with EINVAL while the interface is administratively down:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Network file parsers. See net_parse.h.
  *
  * /proc/net/wireless, net/wireless/wext-proc.c (Linux 6.6), wireless_seq_show(): two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsers of the network files: /proc/net/wireless, /proc/net/route,
  * /proc/net/ipv6_route and a sysfs interface's operstate. Pure; they never log. */
 #ifndef VIGIL_COLLECT_NET_PARSE_H

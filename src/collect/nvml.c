@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Source: NVIDIA GPUs through NVML, on the GPU clock (--gpu-interval). One sample
  * reads every field of each selected GPU (nvml_read.c) into frame->gpus[slot]:
  *   gpu0 45 C (max 90), 85.00/600 W, P8, 1200/9000 MHz, 10/5 %, fans 30/30 %, reasons 0x1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML source (nvml.c); registered in core/registry.c. */
 #ifndef VIGIL_COLLECT_NVML_H
 #define VIGIL_COLLECT_NVML_H

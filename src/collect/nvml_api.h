@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The subset of the NVML (NVIDIA Management Library) ABI that vigil uses.
  *
  * No nvml.h exists on the machines vigil is built on, and vigil loads

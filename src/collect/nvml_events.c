@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML event listener and its queue. See nvml_events.h. */
 #include "collect/nvml_events.h"
 

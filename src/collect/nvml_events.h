@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML event listener: one thread, one event set for every sampled GPU, and a
  * bounded queue to the main loop. An event as the thread receives it:
  *   nvmlEventSetWait_v2 -> {device=gpu0, eventType=0x8 (Xid), eventData=79}

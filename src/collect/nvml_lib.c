@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading NVML at run time. See nvml_lib.h.
  *
  * Symbols are looked up newest name first (FACTS.md): nvmlInit_v2 -> nvmlInit,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loaded NVML library and the GPUs vigil samples, shared by the NVML source
  * (nvml.c), the GPU sinks and whatever else talks to the driver (the event listener,
  * crash snapshots). The source owns it and publishes it as ctx->nvml while it runs;

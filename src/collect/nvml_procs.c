@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The processes on a GPU. See nvml_procs.h. NVML answers, per type, e.g.
  *   count 2: {pid 4242, usedGpuMemory 8589934592, gpuInstanceId ~0, computeInstanceId ~0}, ... */
 #include "collect/nvml_procs.h"

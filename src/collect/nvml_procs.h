@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The processes running on a GPU: NVML's compute and graphics process lists, and the
  * name and command line of each pid from /proc under --root. A list looks like
  *   gpu0 compute 2, graphics 1: 4242 python3 (8.0 GiB) "python3 train.py --epochs 90"

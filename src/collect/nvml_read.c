@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a GPU through NVML. See nvml_read.h. What one sample reads, in the
  * reference logger's order (values as NVML gives them):
  *   temperature 45 C, power 85000 mW, limit 600000 mW, P8, clocks 1200/9000 MHz,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading one GPU through the NVML function table: the per-sample values and the
  * identity and static thresholds read at (re)initialisation. Pure with respect to the
  * process: no logging, no allocation, no state but the GPU's own (struct nvml_gpu), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVML jobs and the worker they run in. See nvml_worker.h. A job reads what
  * nvml_read.c reads, one GPU, e.g.
  *   gpu1: handle 0x..., temperature 45 C, power 85000 mW, ... (24 calls) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The jobs that make the NVML calls about one GPU, and the worker a job is run in
  * (nvml.c drives them). There is one way to run a job: the main loop runs it itself,
  * in an inline worker (no thread of its own), under the stall guard

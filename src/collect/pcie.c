@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe state from sysfs. See pcie.h. Parses, for example, aer_dev_correctable:
  *   Receiver Error 2
  *   TOTAL_ERR_COR 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PCIe state of one device, from sysfs alone (no lspci/setpci):
  * ROOT/sys/bus/pci/devices/DDDD:BB:DD.F/{current,max}_link_{speed,width},
  * aer_dev_{correctable,nonfatal,fatal}, aer_rootport_total_err_* and config (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Load averages from /proc/loadavg.
  *
  *   0.52 0.58 0.59 1/389 12345

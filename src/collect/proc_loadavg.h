@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /proc/loadavg: the 1, 5 and 15 minute load averages. */
 #ifndef VIGIL_COLLECT_PROC_LOADAVG_H
 #define VIGIL_COLLECT_PROC_LOADAVG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory and swap from /proc/meminfo.
  *
  *   MemAvailable:    3205472 kB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /proc/meminfo: memory and swap totals. */
 #ifndef VIGIL_COLLECT_PROC_MEMINFO_H
 #define VIGIL_COLLECT_PROC_MEMINFO_H

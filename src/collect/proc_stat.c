@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU usage from /proc/stat: total and per core, over the last host interval.
  *
  *   cpu0 1393280 32966 572056 13343292 6130 0 17875 0 23933 0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /proc/stat: CPU time counters, the base of CPU usage. */
 #ifndef VIGIL_COLLECT_PROC_STAT_H
 #define VIGIL_COLLECT_PROC_STAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* System uptime from /proc/uptime (seconds since boot, then idle seconds summed
  * over all cores).
  *

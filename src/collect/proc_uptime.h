@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /proc/uptime: seconds since boot. */
 #ifndef VIGIL_COLLECT_PROC_UPTIME_H
 #define VIGIL_COLLECT_PROC_UPTIME_H

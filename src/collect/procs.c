@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Process watches: for each --watch NAME=PATTERN, the processes whose command line
  * contains PATTERN, and their count, CPU %, threads, age and PSS.
  *

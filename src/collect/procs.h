@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Process watches (--watch NAME=PATTERN): the pure parsers of /proc/PID files, the
  * source itself (vigil_source_procs) and the getters the daemon and tests use on its
  * state. The source is in procs.c, the parsers in procs_parse.c. */

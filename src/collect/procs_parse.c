@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pure parsers of the per-process files the procs source reads. See procs.h.
  *
  *   /proc/812/stat:         812 (python3) S 1 812 812 0 -1 4194560 ... 50000 7000 ... 9 0 1500 ...

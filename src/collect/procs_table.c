@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The procs source's pid table: one listing of /proc per host tick, merged into a
  * table sorted by pid, and the measurement slots of matching processes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The procs source's state and its pid table (procs_table.c); private to
  * src/collect/procs*.c. */
 #ifndef VIGIL_COLLECT_PROCS_TABLE_H

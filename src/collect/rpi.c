@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Raspberry Pi source. See rpi.h for where each value comes from.
  *
  *   47236                      (ROOT/sys/class/thermal/thermal_zone0/temp, m°C)

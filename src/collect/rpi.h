@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Raspberry Pi source: SoC temperature, measured clocks, core voltage, the ARM's
  * maximum clock and the firmware's throttled word, into frame->rpi on the host clock.
  *

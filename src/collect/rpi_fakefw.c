@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fake firmware behind the mailbox transport seam: answers property requests from
  * a description file, so the whole Raspberry Pi path runs on fixture trees
  * (`vigil --root tests/fixtures/pi4-healthy`). Format in rpi_transport.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Firmware values by mailbox (one request for all) or by vcgencmd. See rpi_fw.h.
  *
  *   tag 0x00030047 [3] -> [3, 1500398464]     ARM clock as measured, Hz */

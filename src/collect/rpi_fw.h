@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The firmware values vigil reads on a Raspberry Pi, and the three ways to ask for
  * them: the firmware's own text commands (gencmd, one mailbox request per command, as
  * vcgencmd sends them), property tags (all in one mailbox request), or one vcgencmd

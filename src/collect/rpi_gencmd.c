@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gencmd request and answer buffers. See rpi_gencmd.h.
  *
  *   [0x0000041c, 0x80000000, 0x00030080, 0x00000400, 0x8000000c, 0x00000000,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The firmware's text commands ("gencmd", what vcgencmd sends) in a mailbox property
  * buffer: building the request for one command and reading the firmware's answer.
  * Pure functions over u32 words; the transport is in rpi_transport.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mailbox property buffers: build and decode. See rpi_mbox.h.
  *
  *   [0x00000020, 0x00000000, 0x00030006, 0x00000008, 0x00000000, 0x00000000, 0x00000000,

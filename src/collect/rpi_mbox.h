@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The VideoCore firmware's mailbox property interface: building one request buffer
  * that carries many tags, and decoding the firmware's answer in place. Pure functions
  * over u32 words; the transport that carries the buffer is in rpi_transport.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Raspberry Pi facts from /proc and /sys. See rpi_sysfs.h.
  *
  *   Raspberry Pi 4 Model B Rev 1.4\0          (/proc/device-tree/model)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a Raspberry Pi's kernel exposes without the firmware mailbox: the board model,
  * the SoC thermal zone, the rpi_volt hwmon chip, and the V3D GPU's per-queue
  * statistics. Finders return paths without the root prefix (pfile_open adds it). */

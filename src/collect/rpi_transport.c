@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The real mailbox transport (/dev/vcio) and the choice between it and the fake
  * firmware. See rpi_transport.h.
  *

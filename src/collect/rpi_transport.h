@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How a mailbox request reaches the firmware: a small table of functions, so the
  * Raspberry Pi source runs the same code against the real vcio nodes and against a
  * fake firmware described by a fixture file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vcgencmd answers and a bounded runner for it. See rpi_vcgencmd.h.
  *
  *   temp=47.2'C  frequency(48)=1500000000  volt=0.8563V  throttled=0x50000 */

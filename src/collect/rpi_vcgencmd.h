@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vcgencmd: the last-resort way to the firmware's values, used only when the mailbox
  * device cannot be opened. Parsers for its one-line answers, and a bounded runner
  * (no shell, stdout captured, a deadline after which the child is killed). */

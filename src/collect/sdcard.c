@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Source: the SD card or eMMC of a Raspberry Pi, on the host clock: the first MMC
  * block device, ROOT/sys/block/mmcblkN (a Pi boots from mmcblk0, its SD slot or a
  * CM4/CM5's eMMC; the mmcblkNbootM and rpmb partitions are other names). Reads

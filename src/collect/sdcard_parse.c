@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MMC wear, disk statistics and process I/O parsers. See sdcard_parse.h.
  *
  * drivers/mmc/core/mmc.c (Linux 6.6): MMC_DEV_ATTR(life_time, "0x%02x 0x%02x\n",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsers of an MMC card's sysfs wear files, /proc/diskstats and /proc/self/io. Pure;
  * they never log. */
 #ifndef VIGIL_COLLECT_SDCARD_PARSE_H

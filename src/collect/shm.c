@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /dev/shm usage from statvfs(2), or from the test seam file (see shm.h).
  *
  *   4096 488633 488121 488121        (ROOT/dev/shm.statvfs, the test seam)

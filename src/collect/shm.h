@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /dev/shm usage (statvfs), where Chromium renders: when it fills, pages go blank.
  *
  * Test seam: with a --root prefix (not "" or "/"), a file ROOT/dev/shm.statvfs that

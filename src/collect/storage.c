@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Source: storage health, on the host clock. For the root file system and the log
  * directory's: free space (statvfs(2)), read-only state, and the time to full at the
  * last hour's rate; and the kernel-log lines that report storage errors (the kernel

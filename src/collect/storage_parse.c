@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Storage health parsers. See storage_parse.h.
  *
  * Kernel messages matched (prefixes as the kernel prints them):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Storage health parsers, pure and bounded: the mounts table and the kernel-log lines
  * that report storage errors.
  *

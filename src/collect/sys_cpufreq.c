@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU frequency scaling (see sys_cpufreq.h).
  *
  *   /sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq  600000

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPU frequency scaling: every cpuN's scaling_cur_freq (the kernel's requested
  * frequency, not a measured clock), cpu0's governor and policy maximum. A machine
  * without cpufreq (most VMs) has missing values, and the source keeps running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hwmon temperatures (see sys_hwmon.h).
  *
  *   /sys/class/hwmon/hwmon3/name         coretemp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hwmon temperature sensors: every /sys/class/hwmon/hwmonN chip with a `name` file,
  * every tempK_input of it. Chips are found by name at init, never by number (the
  * numbering changes across boots), and rescanned at most every 60 s when a sensor's

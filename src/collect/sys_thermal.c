@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Thermal zones and the main temperature (see sys_thermal.h).
  *
  *   /sys/class/thermal/thermal_zone0/type  cpu-thermal

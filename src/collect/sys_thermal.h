@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Thermal zones as fallback temperature sensors, and the choice of the main one:
  * every /sys/class/thermal/thermal_zoneN with a `type` (found by name at init,
  * rescanned at most every 60 s when a zone went away or none was found).

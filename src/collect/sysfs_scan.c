@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Numbered sysfs entries. See sysfs_scan.h. */
 #include "collect/sysfs_scan.h"
 

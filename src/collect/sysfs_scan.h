@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding numbered sysfs entries (hwmonN, thermal_zoneN, cpuN, tempN_input) by
  * their names, never by assuming the numbers. Used at init and on rare rescans only. */
 #ifndef VIGIL_COLLECT_SYSFS_SCAN_H

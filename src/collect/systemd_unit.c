@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* systemd units' states through `systemctl show`. See systemd_unit.h. */
 #include "collect/systemd_unit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A systemd unit's state as `systemctl show` prints it, read off the main loop: the
  * restarts of the unit that runs a watched program (--watch NAME=unit:UNIT).
  *

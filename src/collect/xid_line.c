@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Xid kernel log lines. See xid_line.h. Parses
  *   NVRM: Xid (PCI:0000:3b:00 GPU-I:05): 31, pid=4242, name=python3, Ch 00000008, intr 0. MMU Fault
  */

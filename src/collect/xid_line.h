@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The NVIDIA driver's Xid line in the kernel log, parsed:
  *   NVRM: Xid (PCI:0000:01:00): 79, pid=1234, name=python3, GPU has fallen off the bus.
  * Variants: without pid/name, without the "PCI:" prefix, with " GPU-I:NN" (a MIG

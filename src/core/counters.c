@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Updating the counters kept outside the frame. See counters.h. Each update is a short
  * linear search over a bounded table: tables are small and updates are rare (an Xid, a
  * rule transition), except the events, which index. */

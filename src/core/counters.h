@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Counters that outlive a sample and are not part of the GPU rules' statistics (struct
  * gpu_stats in core/frame.h): Xids and NVML events by type, host rules, snapshots held
  * back, how earlier runs ended, the remote-write push. Owned by the main loop like the

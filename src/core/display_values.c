@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every value of struct display_conn and struct display_frame (core/frame.h), one row
  * each, in member order. The screens of a signage player (collect/display.c): each DRM
  * connector's sysfs state and the monitor's EDID identity, and the TV's CEC power

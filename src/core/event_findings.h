@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The finding handlers the rows of core/event_kinds.c name, one per kind of
  * events.log line (defined in core/findings_events.c, the signage player's in
  * core/findings_signage.c). Each is an event_finding_fn:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The table of events.log kinds. See event_kinds.h. */
 #include "core/event_kinds.h"
 

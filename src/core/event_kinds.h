@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kinds of events.log lines: one row per `type=` name, in event_kinds[]
  * (core/event_kinds.c). A line's text (after its time stamp) reads
  *   type=NAME key=value key="quoted value" ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log writer. See eventlog.h. */
 #include "core/eventlog.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log: one line per event, "ISO-TIMESTAMP text", appended with one write(2),
  * rotated to events.log.1 past 50 MB (the reference logger's rule). Main thread only. */
 #ifndef VIGIL_CORE_EVENTLOG_H

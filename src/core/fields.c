@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clearing a struct through its field table. See fields.h. */
 #include "core/fields.h"
 

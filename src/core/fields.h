@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Field descriptors: one row per member of a frame struct (core/frame.h), in member
  * order, saying what "missing" is for it and all that vigil's outputs know of the value:
  * its CSV columns, /metrics series, history and report. The tables are plain data, one

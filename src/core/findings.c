@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The findings model: the table of kinds, merging, sorting and rendering. The events.log
  * reader is in findings_events.c. See findings.h. */
 #include "core/findings.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What happened: one model of the findings of a run or of recorded days, shared by
  * the exit summary, `vigil report` (text and HTML), the dashboard and `vigil status`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Findings from events.log lines, the same text whether the daemon taps its own lines
  * or `vigil report` reads the file back. A line's text (after its time stamp) reads
  *   type=NVML_EVENT gpu=0 event=Xid(79) mask=0x0008 data=79 xid=79 class=reboot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Findings from the signage player's events.log lines (detect/signage_rules.c): the
  * screens, the network and the card's wear, the same whether the daemon taps its own
  * lines or `vigil report` reads the file back.

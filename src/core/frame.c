@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Frame clearing: every value to missing. See frame.h. */
 #include "core/frame.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The sample frame: the latest value of everything vigil measures, one struct owned
  * by the main loop. Sources fill their part; detectors and sinks read it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tables of the frame's area structs (core/frame.h), one row per member, in member
  * order, with what "missing" is for it and its outputs: core/host_values.c,
  * watch_values.c, rpi_values.c, storage_values.c, gpu_values.c. What clears a sample,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The expected GPU count and the GPUs answering. See gpu_count.h.
  *   gpus=2   (the state file's line it reads back) */
 #include "core/gpu_count.h"

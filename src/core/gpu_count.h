@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How many GPUs the machine should have, and how many answer.
  *
  * The expected count is the config key expected-gpus when given; else the count kept

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text of a GPU's process list. See gpu_procs.h. */
 #include "core/gpu_procs.h"
 

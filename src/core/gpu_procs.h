@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The processes on one GPU, as NVML last listed them (compute and graphics contexts),
  * with the name and command line /proc gave for each pid. One list per GPU slot lives
  * in the frame (frame->gpu_procs[slot]); the NVML source refreshes it on a slow

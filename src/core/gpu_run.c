@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exit summary's per-GPU part. See gpu_run.h. */
 #include "core/gpu_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exit summary's part for a GPU server: per GPU, what the run saw of it, from the
  * daemon's own values and counters (the Pi monitor's leak rows mean nothing there):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The status and summary lines of one GPU. See gpu_status.h. */
 #include "core/gpu_status.h"
 

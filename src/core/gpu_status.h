@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU rules' statistics (struct gpu_stats) as the reference logger's text: the
  * SIGUSR1 status line (`vigil status`, the exit summary) and the summary.log line. */
 #ifndef VIGIL_CORE_GPU_STATUS_H

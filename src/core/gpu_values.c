@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every value of struct gpu_frame (core/frame.h), one row each, in member order, and all
  * that vigil's outputs know of it (the slots are core/fields.h's):
  *

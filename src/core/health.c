@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health verdict's model: entries, the rules applied to events.log lines, proofs,
  * escalation and a person's clear. See health.h; the rules are in health_rules.c, the
  * outputs and the state file in health_text.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health verdict: one state per component of the machine, with its reason, since
  * when, the evidence file and the action to take, for a scheduler (Kubernetes
  * node-problem-detector, a Slurm health check) and a person.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health verdict's rules: which events.log line gives which state to which
  * component, and when it clears (core/health.h). The first row whose condition a line
  * meets decides; more specific rows come first. A new kind of event whose row in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health verdict's outputs (the table, the JSON, the one line) and its state file.
  * See health.h. */
 #include "core/health.h"

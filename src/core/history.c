@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard's ring of recent records and markers. See history.h.
  *
  * A record is an array of 4-byte slots (float values, uint32 words):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard's memory: an in-memory ring of compact records of the charted values
  * over the last 15 minutes, and a ring of recent event markers (events.log lines).
  *

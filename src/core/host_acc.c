@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host summary. See host_acc.h.
  *
  * The first block reproduces the reference monitor's summarise() character for

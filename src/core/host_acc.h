@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host summary: what the reference monitor's summarise() prints (min/avg/max,
  * the first-vs-last-quarter leak check, the throttle history), in its exact format,
  * followed by vigil's robust slopes and projections. Fed one row at a time, either

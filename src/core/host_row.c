@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host row and its columns, driven by the columns the area tables declare (the
  * host_csv slots of core/host_values.c, rpi_values.c, watch_values.c and
  * storage_values.c; the forms are core/fields.h's enum host_cell). The row's CSV text

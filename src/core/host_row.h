@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host row: the reference Pi monitor's columns computed once per host tick from
  * the frame, shared by the host CSV (encode/host_row_csv.h writes it), the live view
  * and the exit summary. */

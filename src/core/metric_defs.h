@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The /metrics slot of a value's row (struct field_desc, core/fields.h): a value's
  * metric is defined once, in its row, and metrics/metrics.c renders each area's table in
  * its order. Rows come in two forms:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every value of struct net_iface and struct net_frame (core/frame.h), one row each, in
  * member order. The network of a signage player (collect/net.c): each physical
  * interface's link, Wi-Fi signal and quality, whether a default route exists and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVLink and fabric values as words. See nvlink.h. The numbers are nvml.h 13.3's (NVIDIA's
  * header as NVIDIA/go-nvml carries it at 2f9e261, gen/nvml/nvml.h, the lines cited);
  * collect/nvml_api.h declares the same for the reader, which core/ may not include. */

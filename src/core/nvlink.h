@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVLink and fabric values as words: the label of each error counter (the type="" of
  * vigil_gpu_nvlink_errors_total, the counter= of an NVLINK line), the fabric probe's
  * state and the faults a fabric health mask reports. The values are nvml.h's

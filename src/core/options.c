@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Options from the command line and the INI file, one table for both. See options.h. */
 #include "core/options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Options: the command line and the INI config file share one table, so every option
  * has a config key of the same name. The command line wins over the file. */
 #ifndef VIGIL_CORE_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Watched processes and the processes the kernel ended. See proc_ends.h. */
 #include "core/proc_ends.h"
 

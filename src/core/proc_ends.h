@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Who the watched processes are, and which processes the kernel ended: what the process
  * watches (collect/procs.c) and the kernel log's process lines (detect/kernel_host.c)
  * hand to the detectors that name a victim or a cause (detect/kernel_host.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The copy of the frame, counters and findings that threads other than the loop read
  * (HTTP, remote-write), and the flush every sink before a snapshot. See core/vigil.h. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flight recorder. See ring.h. */
 #include "core/ring.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flight recorder: the last few minutes of one GPU's samples at full rate, in
  * memory, so a crash snapshot can show what led up to it even when the CSV on disk
  * is sampled the same way but was not yet flushed, or the disk is full.

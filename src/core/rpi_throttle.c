@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Throttled-word decoding with the reference monitor's labels. See rpi_throttle.h.
  *
  *   0x50005 -> NOW:under-voltage,NOW:currently throttled,HAS:under-voltage occurred,

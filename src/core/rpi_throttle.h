@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The firmware's throttled word, in the reference monitor's words. Bits 0-3 are
  * conditions now, bits 16-19 the same conditions "has occurred since boot" (sticky). */
 #ifndef VIGIL_CORE_RPI_THROTTLE_H

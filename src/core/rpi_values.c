@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every value of struct rpi_frame (core/frame.h), one row each, in member order; the
  * slots are core/host_values.c's. /metrics carries them only while the frame is present;
  * history slots are enum hist_rpi (core/history.h). */

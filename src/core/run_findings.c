@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's findings: built from copies, fed by the events tap, printed at exit,
  * published for other threads. See run_findings.h. */
 #include "core/run_findings.h"

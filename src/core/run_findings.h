@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The findings of the running daemon (core/findings.h): the events.log lines it wrote
  * (fed through the events tap) and its counters, for the exit summary, `vigil status`
  * and the dashboard. Main loop's thread. */

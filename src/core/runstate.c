@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run state file. See runstate.h.
  *   boot_id=5c1f1a8e-7a43-4d8e-9f55-0e2b1d7f6a10 */
 #include "core/runstate.h"

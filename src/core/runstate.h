@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run state file, LOG-DIR/vigil.state: how the last run of vigil on this log
  * directory began and whether it ended cleanly. Written atomically (a temporary file,
  * fsync, rename, fsync of the directory) at start, without a stop marker, and again at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The stall guard. See stall_guard.h. */
 #include "core/stall_guard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The stall guard: a source's calls into a driver that may hang, made inline on the
  * main loop, and the loop's move to another thread when one does.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every value of struct fs_frame and struct storage_frame (core/frame.h), one row each,
  * in member order; the slots are core/host_values.c's.
  *

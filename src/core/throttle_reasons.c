@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Throttle reason names. See throttle_reasons.h. */
 #include "core/throttle_reasons.h"
 

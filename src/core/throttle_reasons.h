@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clock-event (throttle) reasons: NVML's bit mask, the reference logger's names and the
  * /metrics label values, in one table. */
 #ifndef VIGIL_CORE_THROTTLE_REASONS_H

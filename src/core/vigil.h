@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon context and the three plug-in kinds: sources fill the frame, detectors
  * read it and raise flags and events, sinks write it out. Each plug-in is a const
  * struct of function pointers listed in one registry array (src/daemon/registry.c).

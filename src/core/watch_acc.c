@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The watches' own columns in the report. See watch_acc.h. The section reads:
  *
  *   Watches (min / avg / max, slope per hour):

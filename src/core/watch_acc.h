@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The watches of the host log that have columns of their own (every --watch other
  * than player and chromium): NAME_procs, NAME_pss_mb, NAME_cpu_pct, NAME_threads.
  * `vigil report` and the daemon's exit summary summarise each: min/avg/max of the four,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every value of struct watch_frame (core/frame.h), one row each, in member order; the
  * slots are core/host_values.c's. /metrics has one series per watch, labelled
  * watch="name"; history slots are enum hist_watch (core/history.h). A value's host-log

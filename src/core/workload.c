@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A process's workload from its cgroup path. See workload.h. */
 #include "core/workload.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whose work a process is, from its cgroup path (/proc/PID/cgroup): a Kubernetes pod,
  * a Slurm job step, or a systemd unit. Kept with each GPU process (core/gpu_procs.h) for
  * the evidence (crash snapshots, the GPU_PROCESSES lines of events.log, the post-mortem

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status and snapshot requests between `vigil status|snapshot` and the daemon. */
 #include "daemon/control.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Talking to a running instance. `vigil status` sends SIGUSR1 to the pid in the lock
  * file; the daemon writes DIR/status.txt (atomically, by rename) and the command prints
  * it. `vigil snapshot [REASON]` writes DIR/snapshot.request and sends SIGUSR2; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon: set-up, the sampling loop, signals and shutdown.
  *
  * One thread samples. It sleeps until the next absolute deadline (sched.c), runs the

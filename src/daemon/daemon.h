@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon: set-up, the sampling loop, signals and shutdown (daemon.c). */
 #ifndef VIGIL_DAEMON_DAEMON_H
 #define VIGIL_DAEMON_DAEMON_H

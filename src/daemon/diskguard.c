@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Disk guard. See diskguard.h. */
 #include "daemon/diskguard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The disk guard: file writes pause while the log directory's file system has less
  * than the configured free space, and resume when it has more again (the reference
  * logger's MIN_DISK_MB rule, checked every 30 s, every second while paused, and at once

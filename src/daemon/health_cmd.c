@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `vigil health` and `vigil health clear`. See health_cmd.h. */
 #include "daemon/health_cmd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `vigil health [--json] [--strict]` and `vigil health clear COMPONENT REASON`, for the
  * log directory of an instance (running or not).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Instance lock file. See lock.h. */
 #include "daemon/lock.h"
 

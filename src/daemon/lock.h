@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The instance lock: DIR/vigil.pid, held with flock(2) for the daemon's lifetime and
  * holding its pid. The kernel drops the lock when the process dies, so a lock left by
  * a killed instance is taken over cleanly. */

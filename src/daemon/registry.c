@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The plug-in registries: one line per source, detector or sink, in the order they run.
  * Adding a plug-in is its file plus one extern and one array line here. A plug-in is
  * named vigil_source_X, vigil_detector_X or vigil_sink_X, and its runtime .name (in the

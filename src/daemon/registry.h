@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The plug-in registries: every source, detector and sink, NULL-terminated, in the
  * order the loop runs them (registry.c). The top layer's alone: the plug-ins never
  * see the lists they are on. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Absolute-deadline scheduling. See sched.h. */
 #include "daemon/sched.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The scheduler: absolute deadlines on CLOCK_MONOTONIC, one series per clock.
  * Deadline k of a clock is origin + k * interval, always: a late wake-up never shifts
  * later deadlines, and deadlines that passed unsampled are counted as missed. */

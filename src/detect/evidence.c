@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Evidence sections for snapshots. See evidence.h. */
 #include "detect/evidence.h"
 

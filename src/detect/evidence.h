@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Snapshot sections built from the evidence collectors, so every snapshot writer
  * (GPU crash and spike, crash follow-ups, Raspberry Pi incidents) words them the
  * same way: the kernel log ring (collect/kmsg.h), PCIe state from sysfs

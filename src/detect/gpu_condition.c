@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A GPU's memory and link conditions. See gpu_condition.h. */
 #include "detect/gpu_condition.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Conditions of a GPU's memory and PCIe link that hold while they last, read from the
  * sample's values (core/gpu_values.c), each said once per change in events.log
  * (detect/gpu_rules.c writes the lines; core/health_rules.c turns them into the

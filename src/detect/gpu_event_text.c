@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU event detector's pure parts: Clock bursts, event names, events.log lines and
  * counter indexes. See gpu_events.h. */
 #include <stdio.h>

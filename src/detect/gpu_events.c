@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: NVML events and GPU snapshots, on the GPU clock. See gpu_events.h.
  *
  * Each GPU tick, in this order: the flight recorder takes every GPU sampled; a GPU

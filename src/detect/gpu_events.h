@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU event detector: drains the NVML event listener's queue (collect/nvml_events.h)
  * on the GPU clock, writes events.log lines and the event counters /metrics shows, and
  * takes the crash, fan-spike and requested snapshots (detect/gpu_snapshot.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: fewer GPUs answering than the machine should have (core/gpu_count.h). At
  * start it takes the expected count (expected-gpus, else the run state file's, else
  * NVML's count now); at every tick it counts the GPUs answering and, when that falls

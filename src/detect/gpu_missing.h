@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU-count check (detect/gpu_missing.c, core/gpu_count.h): the detector
  * vigil_detector_gpu_missing, and what it and the run state share. */
 #ifndef VIGIL_DETECT_GPU_MISSING_H

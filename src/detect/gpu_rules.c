@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU anomaly rules. See gpu_rules.h. One table entry per rule, run in the order
  * the reference logger appends its flags: TDP change, fan spike, fan/temperature
  * inversion, spurious throttle, power breach. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU anomaly rules: the reference logger's flags, thresholds, warm-up counts, flag
  * texts and order, and its log lines, sample by sample; plus the per-GPU counters
  * (frame->gpu_stats[]) that summary.log, status, snapshots and /metrics read.

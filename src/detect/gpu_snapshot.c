@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU crash and fan-spike snapshot content. See gpu_snapshot.h. */
 #include "detect/gpu_snapshot.h"
 

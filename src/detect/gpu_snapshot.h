@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The content of GPU snapshots (the reference logger's _write_crash_snapshot and
  * _write_spike_snapshot), built from what the main loop already holds: the frame and
  * counters, the flight recorder, the kernel log ring and files under --root. Nothing

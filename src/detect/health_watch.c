@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's health verdict: start, the detector, a person's clear. See
  * health_watch.h. */
 #include "detect/health_watch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's health verdict (core/health.h): kept in ctx->health, fed by the events
  * tap, advanced and announced by the health detector, persisted in
  * LOG-DIR/health.state. Also what `vigil health clear` uses when no daemon runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: GPU failures as the kernel log shows them, read live from the kernel log
  * reader (collect/kmsg.h) through its tap: every record the kernel hands over, from the
  * daemon's start position on, however many arrive between two ticks (the records

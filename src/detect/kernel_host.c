@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: processes the kernel ended, as its log tells it (collect/host_klog.h), read
  * live through the kernel log reader's tap like the GPU lines (detect/kernel_gpu.c):
  * every record the kernel hands over from the daemon's start position on.

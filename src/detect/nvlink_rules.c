@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: NVLink links and the GPU's NVLink fabric (nvlink_rules.h). Reads the values
  * the NVML source leaves in the frame on the slow cadence (collect/nvml_read.c) and
  * writes one events.log line per change:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVLink and fabric rules (detect/nvlink_rules.c): the detector vigil_detector_nvlink and
  * its per-GPU step, which the unit tests drive on frames of their own. */
 #ifndef VIGIL_DETECT_NVLINK_RULES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: Raspberry Pi incident snapshots, on the host clock. An incident is a
  * condition becoming true that blanks a signage screen or corrupts its storage:
  *   under-voltage now (throttled bit 0 set), the temperature reaching the critical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Raspberry Pi rules and their detector. See rpi_rules.h.
  *
  *   type=RPI_TEMP level=warm temp=72.5C warn=70.0C crit=80.0C   (a line it emits) */

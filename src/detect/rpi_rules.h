@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Raspberry Pi rules: a table of conditions evaluated on every host sample, each with
  * a state, hysteresis where a value wobbles around its threshold, and one events.log
  * line per change of state:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The signage player's rules. See signage_rules.h. Their events.log lines:
  *   type=DISPLAY connector=HDMI-A-1 state=disconnected monitor="DELL P2419H" serial="7XQ"
  *   type=DISPLAY_DPMS connector=HDMI-A-1 dpms=Off

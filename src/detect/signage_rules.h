@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The signage player's rules: one events.log line per change of state of
  *   a screen       DISPLAY (connected / disconnected), DISPLAY_DPMS (its DPMS state
  *                  while connected), DISPLAY_MONITOR (a different EDID identity)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Snapshot files. See snapshot.h. */
 #include "detect/snapshot.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Diagnostic snapshots: the files GPU crash and fan-spike snapshots and Raspberry Pi
  * incident snapshots are written to, plus the rate limiter and the crash follow-up
  * schedule that decide when to write them. The content (kernel log, PCIe state,

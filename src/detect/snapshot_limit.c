@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* When to write snapshots: the per-kind rate limiter and the crash follow-up
  * schedule. Pure state with explicit times. See snapshot.h. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The crash snapshot's external programs in a worker thread. See snapshot_programs.h. */
 #include "detect/snapshot_programs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The external programs of a GPU crash snapshot (the reference's `lspci -vvs BUSID` and
  * `timeout 5 nvidia-smi`), run in a worker thread so the main loop never waits for
  * them: on a GPU that fell off the bus nvidia-smi can hang for its whole time limit.

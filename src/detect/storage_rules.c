@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Storage health rules. See storage_rules.h. Their events.log lines:
  *   type=STORAGE state=read-only fs=root mount=/ device=/dev/mmcblk0p2 fstype=ext4
  *   type=STORAGE_ERRORS new=2 total=5 last="EXT4-fs error (device mmcblk0p2): ..."

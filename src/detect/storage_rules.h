@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Storage health rules, entries of the Pi rule table (rpi_rules.h), evaluated on every
  * host sample on every machine:
  *   fs_readonly     the root or the log directory's file system mounted read-only

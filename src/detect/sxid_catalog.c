@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVSwitch SXid catalog: NVIDIA Fabric Manager user guide, DU-09883-001 v1.3 (October
  * 2023), appendix D. Row names are the guide's (its
  * "Single bit ECC errors" rows name the unit their code's range is); classes follow its section and the

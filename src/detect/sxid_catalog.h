@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA's NVSwitch SXid errors: what a code means and what to do about it, for every
  * code NVIDIA's Fabric Manager user guide lists (DU-09883-001 v1.3, October 2023,
  * appendix D "NVSwitch SXid Errors": D.4 non-fatal, D.5 fatal, D.6 always fatal, D.7

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: leak trends. Every host sample goes into the same accumulator that
  * `vigil report` uses, so the summary printed at exit is the report of this run.
  * Every 10 minutes the robust (Theil-Sen) slope of the watched processes is checked:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Detector: is each watched program (--watch) running, on the host clock, from the
  * process scan (core/proc_ends.h's struct watch_procs, filled by collect/procs.c):
  *

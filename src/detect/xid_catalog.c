@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Xid catalog: one row per code (or run of codes alike), every code NVIDIA's Xid
  * catalog lists, with its resolution bucket (immediate action) as the catalog gives it:
  *   NVIDIA, "Analyzing Xid Errors with the Xid Catalog", Table 1 "Xids",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA's Xid catalog: what an Xid code means and what to do about it, for every code
  * the catalog lists (1-172), with its resolution bucket (the catalog's "Resolution Bucket
  * (Immediate Action)"). Source: NVIDIA, "Analyzing Xid Errors with the Xid Catalog",

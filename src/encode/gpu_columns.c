@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU CSV row writer. See gpu_columns.h. */
 #include "encode/gpu_columns.h"
 

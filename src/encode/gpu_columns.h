@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU CSV row, written once for every file that holds one: the daily gpuN-DATE.csv
  * (encode/gpu_row.h) and the flight recorder's dump (encode/ring_csv.h). The columns, their
  * names, formats and positions are the csv slots of core/gpu_values.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU CSV rows. See gpu_row.h. */
 #include "encode/gpu_row.h"
 

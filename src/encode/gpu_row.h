@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One GPU's CSV row (gpuN-YYYY-MM-DD.csv): the reference logger's columns, in its order
  * and formats, then vigil's additions. Missing values are empty cells (the reference
  * writes zeros).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host row as CSV. Formats follow the reference monitor's Python csv.DictWriter
  * output: repr() of floats, psutil's one-decimal percentages, hex(). See host_row_csv.h. */
 #include "encode/host_row_csv.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host row (core/host_row.h) as the host log's CSV: the reference monitor's
  * columns in its order and formats, then vigil's, then each own-column watch's four. */
 #ifndef VIGIL_ENCODE_HOST_ROW_CSV_H

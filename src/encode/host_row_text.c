@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One formatting of the host row per host tick; see host_row_text.h. */
 #include "encode/host_row_csv.h"
 #include "encode/host_row_text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host row's CSV text for the current host tick, formatted once however many writers
  * need it: the host CSV sink and the Pi incident detector (which keeps the last rows for
  * its snapshots) both write the same row, and formatting it (printf of some 40 doubles)

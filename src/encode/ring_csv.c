@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flight recorder's dump as CSV. See ring_csv.h. */
 #include "encode/ring_csv.h"
 

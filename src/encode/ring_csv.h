@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flight recorder's dump (core/ring.h) as the GPU CSV: the columns of the
  * GPU_CSV_RECORDER file (encode/gpu_columns.h), each stored sample unpacked into a frame
  * and written by the same row writer as the daily CSV. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Daily CSV files. See csvlog.h. */
 #include "local/csvlog.h"
 

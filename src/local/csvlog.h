@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A daily CSV file in the log directory: PREFIX-YYYY-MM-DD.csv, rotated at local
  * midnight, pruned after the retention period, one write(2) per row, a header once
  * per file, a torn last line repaired when the file is opened. */

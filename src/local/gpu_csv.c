@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sink: gpuN-YYYY-MM-DD.csv, one daily file per GPU (N = NVML index), one row per
  * sample of that GPU, failed samples included (see gpu_row.h for the columns). The fan
  * columns of a file are fixed by the GPU's fan count when the file is opened. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU sinks (registered in core/registry.c). */
 #ifndef VIGIL_LOCAL_GPU_SINKS_H
 #define VIGIL_LOCAL_GPU_SINKS_H

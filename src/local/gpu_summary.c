@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sink: summary.log every 5 minutes, and the status line. See gpu_summary.h. */
 #include "local/gpu_summary.h"
 

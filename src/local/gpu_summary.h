@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* summary.log: the reference logger's per-GPU totals and per-window rates, one line per
  * GPU every 5 minutes, the first 5 minutes after start (lines: core/gpu_status.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sink: host-YYYY-MM-DD.csv, the reference monitor's columns (see host_row.h), or with
  * --csv FILE that one file (no rotation, no retention).
  * The header's core count is fixed per file by the first row written to it. */

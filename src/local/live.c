@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sink: the live view. On a terminal, a full screen redrawn in place (live_screen.h);
  * into a pipe or file (--live), plain scrolling rows in the reference monitor's layout:
  *   time    CPU%  cores(0-3)   temp    ARM    V3D  volt   RAM  player chrome  gov      flags

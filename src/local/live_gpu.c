@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live view's GPU lines. See live_gpu.h. */
 #include "local/live_gpu.h"
 

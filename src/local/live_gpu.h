@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live view's GPU lines: one per GPU under the host line, with the worst values
  * seen since the previous line (the GPU is sampled several times per host line):
  *   gpu0   88C  412/600W   2400MHz  fans 40% 40%  SwPowerCap  TEMP_FAN_INV(88C@40%)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live view's full screen. See live_screen.h. */
 #include "local/live_screen.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live view on a terminal: one full screen redrawn in place at the host cadence,
  * on the terminal's alternate screen (left on exit, SIGTERM and SIGINT: the daemon's
  * shutdown runs the sink's fini), fitted to the terminal's size:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run state and the post-mortem, as a sink with no rows to write: at start it reads
  * LOG-DIR/vigil.state (core/runstate.h), tells how the previous run ended and, after
  * an unclean end, writes the post-mortem (report/postmortem.h), an events.log line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The built-in sinks (registered in core/registry.c). */
 #ifndef VIGIL_LOCAL_SINKS_H
 #define VIGIL_LOCAL_SINKS_H

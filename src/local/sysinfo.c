@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sink: system-info.txt. See sysinfo.h. A /proc/modules line it reads:
  *   nvidia_modeset 1568768 1 nvidia_drm, Live 0x0000000000000000 (POE) */
 #include "local/sysinfo.h"

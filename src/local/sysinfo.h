@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system-info.txt: the hardware and driver snapshot of the reference GPU logger,
  * written at start and rewritten when the NVIDIA driver version changes. Everything is
  * read natively (uname(2), files under --root), no shell:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Prometheus text exposition of a frame. See metrics.h.
  *
  *   # HELP vigil_gpu_power_watts Power draw of the GPU.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Prometheus text exposition format (version 0.0.4) of a frame: what GET /metrics
  * serves. Rendering is pure: it reads a frame copy and the counters that live outside
  * the frame (struct counters) and never samples.

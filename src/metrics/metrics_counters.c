@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /metrics: the families of what is counted outside the frame's values (struct counters
  * in core/counters.h, struct gpu_stats and struct self_frame in core/frame.h), one row
  * each in exposition order: its name, type, help and the function that writes its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sample values and label values as the Prometheus text format writes them. See
  * metrics.h (metrics_fmt_value, metrics_put_label_value).
  *

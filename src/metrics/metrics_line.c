@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exposition's line writer: a family's # HELP and # TYPE header before its first
  * sample, then one line per sample (or one visit call, for the push). The renderers
  * (metrics.c, metrics_counters.c, metrics_storage.c) say what to write; this writes it.

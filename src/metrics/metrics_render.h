@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The /metrics renderer's state, shared by metrics/metrics.c (the frame's values),
  * metrics/metrics_counters.c (what is counted outside them), metrics/metrics_storage.c
  * and the line writer (metrics/metrics_line.c). Private to metrics/. */

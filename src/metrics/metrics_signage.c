@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /metrics: the families of a signage player's screens and network (collect/display.c,
  * collect/net.c):
  *   vigil_display_connected{connector="HDMI-A-1",card="card1"} 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /metrics: storage health families (the storage source, collect/storage.c):
  *   vigil_filesystem_size_bytes{fs="root",mountpoint="/",device="/dev/mmcblk0p2",fstype="ext4"}
  *   vigil_filesystem_avail_bytes{...}, vigil_filesystem_readonly{...} (0/1),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Alertmanager sink. See alertmanager.h.
  *
  *   vigil: alertmanager: alerts to http://am.example:9093/api/v2/alerts (evaluated every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Alertmanager sink (--alertmanager URL, --alertmanager-config FILE): vigil's own
  * critical and warning findings pushed as alerts to an Alertmanager's API v2
  * (POST /api/v2/alerts), which does the routing, grouping, silences and notifications.

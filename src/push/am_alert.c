@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Findings as Alertmanager alerts, and their JSON. See am_alert.h. */
 #include "push/am_alert.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Alerts for an Alertmanager: a finding turned into one alert (labels, annotations,
  * start and end), and a set of alerts as the JSON body of Alertmanager's API v2
  * `POST /api/v2/alerts` (alertmanager api/v2/openapi.yaml, postableAlerts: an array of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* When a finding is a firing alert. See am_eval.h. */
 #include "push/am_eval.h"
 

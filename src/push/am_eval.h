@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* When a finding is a firing alert. A finding is what happened in the run so far, not
  * a state, so this remembers each one between evaluations:
  *

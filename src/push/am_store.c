@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The on-disk store of alerts not yet delivered. See am_store.h. */
 #include "push/am_store.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The alerts not yet delivered, kept on disk while the Alertmanager cannot be reached:
  * every firing alert and every resolution it has not taken, in one small file of the
  * log directory (alertmanager/alerts), written whole to a temporary file, synced and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The remote-write sink. See remote_write.h.
  *
  *   vigil: remote-write: pushing to https://prom.example/api/v1/write every 15 s,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The remote-write sink (--remote-write URL): every push interval (rounded to a whole
  * number of host samples, at least one) the frame's /metrics
  * series go into the on-disk queue (push/rw_queue.h) with the frame's time; a sender

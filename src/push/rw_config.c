@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The remote-write config reader: the keys of rw_config.h over the YAML subset reader
  * (util/conf_yaml.h). See rw_config.h.
  *

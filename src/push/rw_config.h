@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --remote-write-config and --alertmanager-config files: where and how vigil pushes, in the style of the
  * --web-config file and of Prometheus's own remote_write section:
  *

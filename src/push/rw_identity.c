@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The machine's identity for the push. See rw_identity.h.
  *
  *   4d3b0c0e8a7e4e2f9a1c0b5e6d7f8091

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which machine pushed a series: a host name alone does not say, since machines cloned
  * from one image (a fleet of Raspberry Pis flashed from one card) share it, and their
  * series would merge into one in the receiver. The push adds the systemd machine ID as

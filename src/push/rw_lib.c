@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcurl and snappy through dlopen. See rw_lib.h. */
 #include "push/rw_lib.h"
 

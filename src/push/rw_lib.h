@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libcurl and snappy, opened at run time by the push sinks: only --remote-write (both)
  * and --alertmanager (libcurl alone) need them (libcurl brings OpenSSL, nghttp2, ssh and more, a few MB resident). The
  * headers give the types at build time; each pointer is typed from the header's own

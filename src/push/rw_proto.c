@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The remote-write WriteRequest encoder. See rw_proto.h.
  *
  * Wire format, from Prometheus's prompb/remote.proto and prompb/types.proto (v2.42;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Prometheus remote-write 1.0 request body, before compression: a protobuf
  * WriteRequest built from the samples of one or more frames.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The on-disk remote-write queue. See rw_queue.h.
  *
  *   [magic "VRW1"][u32 payload length][i64 ts_ms][u32 samples][u32 FNV-1a of payload]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The remote-write queue: samples waiting to be pushed, on disk in the log directory,
  * so that an outage of the network or of the receiver, or a restart of vigil, loses
  * nothing that fits in the bound.

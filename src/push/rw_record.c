@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The remote-write sample record. See rw_record.h.
  *
  *   00 76 73 31 | 1d 00 "vigil_gpu_power_watts{gpu=\"0\"}" | 00 00 00 00 00 f0 6c 40

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the remote-write queue holds of one frame: its samples as the renderer hands
  * them over (metrics/metrics.h, metrics_visit), each a series key and a double, with no
  * exposition text to parse back:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One remote-write request. See rw_send.h.
  *
  * Headers from the remote-write 1.0 spec (prometheus.io/docs/concepts/remote_write_spec):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One remote-write request: a batch of queued records turned into a snappy-compressed
  * WriteRequest and POSTed with libcurl, and what came of it. Runs on the sender thread. */
 #ifndef VIGIL_PUSH_RW_SEND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Staleness markers for the push. See rw_stale.h.
  *
  *   vigil_temperature_celsius{chip="nvme_nvme0",sensor="Composite"}: value StaleNaN (bits)

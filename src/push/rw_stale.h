@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Staleness markers for the remote-write push: the series that were in the last frame
  * queued and are not in this one (a GPU lost, a sensor gone, a watch with no process
  * left) each get one sample of value StaleNaN in this frame, so the receiver ends them at

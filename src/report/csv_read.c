@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streaming CSV reader. See csv_read.h.
  *
  * Sample record (the host log; the flags cell is quoted because it holds a comma):

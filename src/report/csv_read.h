@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A streaming CSV reader for vigil's own logs: RFC 4180 quoting as Python's csv
  * module writes it (doubled quotes, quoted commas and newlines, \r\n or \n line ends),
  * bounded line length and field count, large buffered reads, and transparent gzip

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log for reports. See events.h.
  *
  * Sample line: "2026-12-02T18:12:47.123456 type=TDP_CHANGE from=350W to=300W delta=-50W"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log read back for a report: the lines of a time range, bounded, with a
  * count per event type. */
 #ifndef VIGIL_REPORT_EVENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One GPU's summary. See gpu_acc.h.
  *
  * Sample of what it prints:

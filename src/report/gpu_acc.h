@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The summary of one GPU's log: min/avg/max of temperature, power, clocks and fans,
  * counts of each anomaly flag, NVML failure rows, and the throttle reasons seen (with
  * their share of samples). Fed row by row, like the host summary, so the daemon can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `vigil report --html`: one self-contained page (inline CSS and SVG, no script, no
  * external asset) with the charts of the period, the summaries and the events. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Marks on the HTML report's charts. See html_marks.h. */
 #include "report/html_marks.h"
 

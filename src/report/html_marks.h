@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Marks on the HTML report's charts (internal to report/html*.c): the Pi's throttle
  * conditions as shaded bands, a GPU's anomaly flags as counted markers (one per chart
  * stretch, saying how many of which), and a legend for both under a chart. */

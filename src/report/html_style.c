@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shared style sheet. See html_style.h. */
 #include "report/html_style.h"
 

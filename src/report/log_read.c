@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a log back. See log_read.h. */
 #include "report/log_read.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One of vigil's logs read back for `vigil report`: its header says whether it is a
  * host or a GPU log and where each column the summaries read stands, found by the
  * writers' own names (core/host_row.h, core/gpu_values.c); each row then becomes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cause of an unclean end. See pm_cause.h for the order and the sources. */
 #include "report/pm_cause.h"
 

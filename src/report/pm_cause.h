@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Why the previous run ended: ONE cause for the post-mortem's first line, with its
  * evidence, decided in a fixed order of precedence (the first that holds wins):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The post-mortem's read-back of the CSV logs. See pm_csv.h. A row it reads:
  *   2026/12/03 03:01:02.300,87,0,312.40,350,0,1410,9501,100,71,20480,4,16,0x0040,... */
 #include "report/pm_csv.h"

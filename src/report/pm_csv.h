@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The post-mortem's read-back of the CSV logs (report/postmortem.h): the newest day of
  * every log (host, gpuN), when each went quiet, its rows of the last minute before the
  * end, a GPU's minimum and maximum over its last 10 s, a Pi's last throttled word.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The post-mortem's kernel log of the previous boot. See pm_klog.h. A line it puts first:
  *   2026-12-03T03:01:02+0000 host kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1234, ... */
 #include "report/pm_klog.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The post-mortem's kernel log of the previous boot (report/postmortem.h), from what
  * the machine kept of it:
  *   - the systemd journal: `journalctl -k -b -1` (spawned without a shell, bounded in

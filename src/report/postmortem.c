@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The post-mortem. See postmortem.h. Its header:
  *   === VIGIL POST-MORTEM ===
  *   End: reboot: the machine rebooted or lost power under vigil (another boot) */

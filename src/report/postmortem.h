@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The post-mortem: after an unclean end of vigil (killed, or the machine rebooted or
  * lost power under it), what the machine looked like in its last seconds and what the
  * kernel said, in one file: LOG-DIR/postmortem/postmortem-YYYYMMDD-HHMMSS.log.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `vigil report`: read host and GPU logs, summarise them, optionally write HTML.
  * See report.h.
  * The logs are read back by report/log_read.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `vigil report [--html OUT] CSV...`: the summary of recorded days. */
 #ifndef VIGIL_REPORT_REPORT_H
 #define VIGIL_REPORT_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What `vigil report` gathered, shared by the text and HTML outputs. */
 #ifndef VIGIL_REPORT_REPORT_DATA_H
 #define VIGIL_REPORT_REPORT_DATA_H

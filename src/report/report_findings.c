@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The findings of `vigil report`. See report_findings.h. */
 #include "report/report_findings.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The findings of recorded days (core/findings.h) from what `vigil report` read: the
  * events of the period, each GPU's failures, anomaly flags and throttle reasons, and
  * the Pi's throttle flags. */

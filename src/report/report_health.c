@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health verdict in `vigil report`. See report_health.h. */
 #include "report/report_health.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The health verdict in `vigil report`: what vigil keeps in the log directory
  * (core/health.h's health.state), in the lines every screen shows (health_say_text()).
  * Its own file: core/health.h and report/events.h each name a struct event_line. */

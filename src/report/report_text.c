@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The text of a report's files and events sections, which both the text report
  * (report.c) and the HTML page's plain-text parts (html.c) write. See report_data.h. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SVG line charts. See svg.h.
  *
  * Output sketch:

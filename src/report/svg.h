@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small SVG line-chart renderer: time on x, several series on one y axis, gaps,
  * markers and shaded bands, with no dependencies. Used by `vigil report --html` and
  * the dashboard. The output is one <svg> element, fixed size, inline-ready. */

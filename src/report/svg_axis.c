@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tick steps and time labels for the SVG charts. See svg_axis.h. */
 #include "report/svg_axis.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Axis helpers of the SVG chart renderer (report/svg.c): nice tick steps and labels. */
 #ifndef VIGIL_REPORT_SVG_AXIS_H
 #define VIGIL_REPORT_SVG_AXIS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Log time stamps. See tstamp.h.
  *
  * Samples: "2026-12-02T18:12:47.123" (host log), "2026/12/02 18:12:47.123" (GPU log),

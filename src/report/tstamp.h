@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Time stamps of vigil's logs, read back as Unix time. */
 #ifndef VIGIL_REPORT_TSTAMP_H
 #define VIGIL_REPORT_TSTAMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe AER lines by device. See aer_line.h. One line it matches:
  *   nvidia 0000:01:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID) */
 #include "util/aer_line.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe Advanced Error Reporting lines of the kernel log, told apart by the device they
  * are about. The kernel's drivers/pci/pcie/aer.c prints, for an error a GPU at
  * 0000:01:00.0 behind the root port 0000:00:01.1 reported (pci_info and pci_printk

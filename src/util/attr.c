@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kept-open small files read with one pread. See attr.h. */
 #include "util/attr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small kernel files (sysfs attributes, single-record procfs files) kept open and
  * re-read with one pread(2) at offset 0.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Standard base64 decoding. See base64.h. */
 #include "util/base64.h"
 

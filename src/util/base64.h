@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Standard base64 (RFC 4648, section 4), decoding only: basic auth's credentials and the
  * PEM certificates of the HTTPS server. */
 #ifndef VIGIL_UTIL_BASE64_H

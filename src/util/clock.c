@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clocks. See clock.h. */
 #include "util/clock.h"
 

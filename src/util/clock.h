@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Clocks. Scheduling uses CLOCK_MONOTONIC only; wall time is for labels and file names. */
 #ifndef VIGIL_UTIL_CLOCK_H
 #define VIGIL_UTIL_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The YAML subset reader. See conf_yaml.h.
  *
  * Line by line. The open mappings are a stack of indents: level 0 is the top (indent

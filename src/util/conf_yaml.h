@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one reader of vigil's YAML-like config files (the web config, the remote-write
  * config): a strict, bounded reader of this subset of YAML 1.2, line by line:
  *

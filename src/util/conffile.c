@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading a small config file. See conffile.h. */
 #include "util/conffile.h"
 

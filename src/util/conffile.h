@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small config files read whole (--config, --web-config, --remote-write-config): the bounded
  * read, the file name in every error, and the file names a config gives resolved
  * against the config's own directory, as Prometheus resolves them in its web and

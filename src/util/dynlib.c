@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Optional libraries through dlopen. See dynlib.h. */
 #include "util/dynlib.h"
 

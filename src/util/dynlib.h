@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Optional shared libraries opened at run time, so that a run which does not need one
  * never maps it (nor what it links: libmicrohttpd, for TLS only, brings in the whole GnuTLS stack).
  *

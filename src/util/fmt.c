@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Formatting helpers. See fmt.h. */
 #include "util/fmt.h"
 

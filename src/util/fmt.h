@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Value and time formatting in the formats the reference scripts' users rely on. */
 #ifndef VIGIL_UTIL_FMT_H
 #define VIGIL_UTIL_FMT_H

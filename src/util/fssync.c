@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One syncfs per sync round for the logs on one file system. See fssync.h. */
 #include "util/fssync.h"
 

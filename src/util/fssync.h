@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The logs' syncs of one interval issued together: one syncfs(2) of the log directory's
  * file system for every log file on it that got lines since the last sync, instead of
  * one fdatasync(2) per file. Whatever the number of files (a daily CSV per GPU), a sync

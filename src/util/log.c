@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Daemon messages. See log.h. */
 #include "util/log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's own messages: one line each on stderr ("vigil: ..."), which journald
  * captures under systemd. Parsers and collectors never log; the daemon decides. */
 #ifndef VIGIL_UTIL_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Variable-length record ring. See logring.h.
  *
  * The live records run from off[head] to wpos, in order, wrapping at most once: when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A ring of variable-length records in one byte arena allocated once: the newest
  * records that fit both bounds (arena bytes and record count) are kept, the oldest
  * are dropped first. Records are stored whole (never split at the arena's end) and

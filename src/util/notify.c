@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sd_notify without libsystemd. See notify.h.
  *
  *   NOTIFY_SOCKET=/run/systemd/notify  WATCHDOG_USEC=30000000  WATCHDOG_PID=812 */

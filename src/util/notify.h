@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The service manager's notification protocol (sd_notify(3), "Notes"), without
  * libsystemd: one datagram carrying the state string, sent to the AF_UNIX socket named
  * by $NOTIFY_SOCKET (a path, or a Linux abstract name when it starts with '@'). The

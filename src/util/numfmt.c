@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Number formatting without printf. See numfmt.h.
  *
  * Doubles are formatted from their exact binary value: v = m * 2^e with an integer m

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Number formatting without printf, for per-sample rows. Each function writes exactly
  * the bytes glibc's snprintf writes for the format it names (doubles: in the default
  * rounding mode, round to nearest, ties to even on the exact binary value), without a

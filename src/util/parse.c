@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded text parsing. See parse.h. */
 #include "util/parse.h"
 

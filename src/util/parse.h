@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded text parsing: a cursor over a byte range that never reads past its end.
  * Every parser in vigil is built from these; none uses sscanf, atoi or strtok. */
 #ifndef VIGIL_UTIL_PARSE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kept-open files re-read with pread. See pfile.h. */
 #include "util/pfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kept-open files re-read with pread(2): procfs and sysfs return fresh contents at
  * offset 0 on every read, so a source opens its files once and pays only the read. */
 #ifndef VIGIL_UTIL_PFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The retry gate. See retry.h. */
 #include "util/retry.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A retry gate: lets an action (reopening a file, rescanning a directory) happen at
  * most once per interval, driven by the caller's monotonic clock. */
 #ifndef VIGIL_UTIL_RETRY_H

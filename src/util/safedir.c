@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Log directories another user cannot redirect. See safedir.h. */
 #include "util/safedir.h"
 

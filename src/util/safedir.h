@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vigil's log directory is written by root on many machines (the unit runs it as a
  * dynamic user, `make install` users often as root). Two things would let another user
  * turn that into writes anywhere, and vigil refuses both, as logrotate(8) refuses a

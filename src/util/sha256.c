@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 as FIPS 180-4 specifies it. See sha256.h. */
 #include "util/sha256.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 (FIPS 180-4), for keyed digests kept in memory instead of secrets (the HTTP
  * server's cache of verified credentials). Not for anything that needs speed. */
 #ifndef VIGIL_UTIL_SHA256_H

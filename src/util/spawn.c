@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* External programs for snapshots. See spawn.h. */
 #include "util/spawn.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Run an external program for a diagnostic snapshot (lspci, nvidia-smi): no shell
  * (posix_spawnp with an argv), stdout and stderr captured together into a bounded
  * buffer, a hard time limit, no zombie left behind, stdin from /dev/null, and no fd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streaming statistics. See stats.h. */
 #include "util/stats.h"
 

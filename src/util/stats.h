@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streaming statistics with bounded memory: exact count/min/max/sum per field, a
  * decimated time series for trends and charts, the reference monitor's
  * first-vs-last-quarter delta, and a robust (Theil-Sen) slope. Pure functions; no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded string builder. See strbuf.h. */
 #include "util/strbuf.h"
 

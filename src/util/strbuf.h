@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A bounded string builder: appends never overflow; past the bound the builder
  * records overflow and drops the rest, so callers check once at the end. */
 #ifndef VIGIL_UTIL_STRBUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Code mappings advised MADV_RANDOM. See textmap.h. */
 #include "util/textmap.h"
 

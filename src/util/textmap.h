@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The program's and its libraries' code mapped one page at a time. A fault on a file
  * mapping maps the pages around it as well when they are in the page cache
  * (fault-around, mm/memory.c do_fault_around(), fault_around_bytes: 64 kB by default),

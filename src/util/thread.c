@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Threads that never take the daemon's signals. See thread.h. */
 #include "util/thread.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Threads that never take the daemon's signals. */
 #ifndef VIGIL_UTIL_THREAD_H
 #define VIGIL_UTIL_THREAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* XML/HTML text escaping. See xml.h. */
 #include "util/xml.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Escaping text for XML and HTML output (SVG charts, the HTML report, the dashboard). */
 #ifndef VIGIL_UTIL_XML_H
 #define VIGIL_UTIL_XML_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zlib through dlopen. See zlib_lib.h. */
 #include "util/zlib_lib.h"
 

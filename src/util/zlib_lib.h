@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zlib, opened at run time: only a /metrics response large enough to gzip, or a
  * compressed day read by `vigil report`, needs it, so a daemon that never sends one
  * never maps the library. <zlib.h> gives the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Basic-auth checks with a digest cache and a crypt(3) budget. See basic_auth.h. */
 #include "web/basic_auth.h"
 

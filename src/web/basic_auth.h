@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP basic authentication against the crypt(3) hashes of a web config.
  *
  * crypt(3) with bcrypt costs tens of milliseconds by design, and Prometheus sends the

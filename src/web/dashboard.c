@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard page. See dashboard.h.
  *
  *   <h1>vigil on pi-lobby</h1>

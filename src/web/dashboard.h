@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard: the page GET / serves. One self-contained HTML page (inline CSS and
  * SVG, no script, no external asset) that reloads itself, with the charts of the last
  * 15 minutes from the history ring (core/history.h), grouped:

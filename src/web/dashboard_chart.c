@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard's chart builder. See dashboard_chart.h.
  *
  *   <div class="chart"><svg ...>...<path d="M62 120L63 118..."><title>cpu %</title></path>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard's chart builder (internal to web/dashboard*.c): series taken from the
  * history, event markers, and bands of time where a condition held. */
 #ifndef VIGIL_WEB_DASHBOARD_CHART_H

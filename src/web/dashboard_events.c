@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log lines as sentences: each kind's sentence is its row's in
  * core/event_kinds.c. See dashboard_events.h. */
 #include "web/dashboard_events.h"

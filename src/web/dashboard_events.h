@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log lines as sentences for the dashboard (internal to web/dashboard*.c):
  *   type=NVML_EVENT gpu=0 event=Xid(79) ... xid=79 ...
  *   -> "GPU 0: Xid 79: GPU has fallen off the bus. Action: reboot the machine; ..." */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard's GPU group. See dashboard_gpu.h.
  *
  *   <h2>GPU 0: NVIDIA H100 80GB HBM3</h2><p class="lost">GPU LOST: ...</p>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The dashboard's GPU parts (internal to web/dashboard*.c): a GPU's line in the
  * current values and its chart group. */
 #ifndef VIGIL_WEB_DASHBOARD_GPU_H

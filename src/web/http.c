@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP sink: starts the /metrics and dashboard server when --listen is given. It
  * writes nothing per tick; the server reads the frame the main loop publishes after
  * each tick (vigil_published_copy) and a copy of the dashboard's history

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whether a client takes gzip. See http_accept.h. */
 #include "web/http_accept.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Accept-Encoding test of a request (RFC 9110, section 12.5.3): whether the client
  * takes a gzipped body. */
 #ifndef VIGIL_WEB_HTTP_ACCEPT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Gzipped reply bodies. See http_gzip.h. */
 #include "web/http_gzip.h"
 

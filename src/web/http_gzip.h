@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A 200 reply's body, gzipped when the client accepts it and the body is worth it
  * (HTTP_GZIP_MIN_BYTES), with a deflate stream reused from one reply to the next. Each
  * thread that makes replies has its own struct http_gzip: the transport's (/metrics, the

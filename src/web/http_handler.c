@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The routes, auth, refusals and gzip of the HTTP server. See http_handler.h.
  *
  *   GET /metrics        ->  200, text/plain; version=0.0.4 (gzip if accepted and the

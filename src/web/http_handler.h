@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the HTTP server answers, apart from how the bytes travel: the routes (/metrics,
  * the page at /, /report), basic auth, the refusals, and gzip. Both transports hand it
  * a parsed request and send the reply it fills: the plain one of vigil's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report, made on a thread of its own. See http_later.h. */
 #include "web/http_later.h"
 

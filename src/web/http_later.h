@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GET /report?day= made off the transport's thread. Reading a day's logs takes seconds
  * (about 3 s of a core per GB; a day of 8 GPUs at 0.1 s is about 1.1 GB, http.c), and
  * a scrape that waits that long is a scrape Prometheus times out. So the handler hands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTPS transport on libmicrohttpd. See http_mhd.h.
  *
  * MHD runs one internal polling thread; every callback below runs on it, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTPS transport: libmicrohttpd with TLS from the web config, on MHD's own
  * polling thread. Only a web config with tls_server_config uses it (plain HTTP goes
  * through http_plain.h), so only such a run maps libmicrohttpd and GnuTLS. */

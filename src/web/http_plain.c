@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The plain-HTTP transport. See http_plain.h.
  *
  * One thread, one poll(2) over the listening socket, a wake-up eventfd and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vigil's own plain-HTTP transport: HTTP/1.1 and 1.0 over TCP, no TLS, on one thread
  * of its own that polls the listening socket and every connection. It exists so that
  * --listen without TLS maps no TLS library: Debian's libmicrohttpd links GnuTLS and

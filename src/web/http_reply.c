@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plain-text replies. See http_reply.h. */
 #include "web/http_reply.h"
 

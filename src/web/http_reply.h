@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A reply of the HTTP server as the routes fill it and the transports send it: its
  * status, headers and body, the content types it uses, and the plain-text replies. */
 #ifndef VIGIL_WEB_HTTP_REPLY_H

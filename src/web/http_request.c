@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The request-head parser. See http_request.h. Grammar from RFC 9110 (token, field
  * values) and RFC 9112 (request line, field lines, message body length). */
 #include "web/http_request.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing one HTTP/1.x request head (RFC 9112) for the plain transport (http_plain.h):
  * a pure function of the bytes, fuzzed by fuzz/fuzz_http_request.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP server behind --listen. See http_server.h. The answers are http_handler.c's;
  * the bytes travel through vigil's own plain transport (http_plain.c), or through
  * libmicrohttpd when the web config asks for TLS (http_mhd.c). */

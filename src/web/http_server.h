@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP server behind --listen: GET /metrics (Prometheus text format, gzip when
  * asked and worth it) and the dashboard page at / (or a fixed landing page when no
  * page renderer is configured), and GET /report?day=. The answers are http_handler.h's;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libmicrohttpd through dlopen. See mhd_lib.h. */
 #include "web/mhd_lib.h"
 

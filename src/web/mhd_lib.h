@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libmicrohttpd, opened at run time by the HTTPS transport (http_mhd.h: only --listen
  * with TLS needs it, and it brings GnuTLS and its dependencies, about 2.5 MB resident). <microhttpd.h> still
  * gives the types and constants at build time; each pointer below is typed from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTPS certificate's end of validity. See tls_cert.h.
  *
  *   30 82 01 8d  30 82 01 33  a0 03 02 01 02  02 14 ...  30 0a ...  30 14 ...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How long the HTTPS server's certificate stays valid, so that an expired one is said at
  * start and every day after, not found out by the first scrape that fails (Prometheus
  * refuses the target with "x509: certificate has expired"; vigil keeps serving).

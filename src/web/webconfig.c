@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The web config reader: the sections and keys of webconfig.h over the YAML subset
  * reader (util/conf_yaml.h).
  *

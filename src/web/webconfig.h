@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --web-config file: TLS and basic-auth settings for the HTTP server, written the
  * way Prometheus exporters take them (exporter-toolkit's web configuration file):
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for the faults_*.sh integration tests (sourced after tests/lib.sh).
 
 # is_root: the test may mount, chown and switch users.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* LD_PRELOAD shim for the fault tests: write(2) to a file whose path contains
  * $FAULT_MATCH fails with EIO on every $FAULT_EIO_EVERY-th such call while the file
  * $FAULT_SWITCH exists; fdatasync/fsync calls on matching files and injected failures

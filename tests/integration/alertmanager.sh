@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Alerts pushed to a real Alertmanager (Debian's prometheus-alertmanager, on a free
 # loopback port, its data in $TMP), whose one receiver is a webhook to a small HTTP
 # server of this test that writes each notification down. A simulated GPU falls off the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The dashboard and the HTML report in a real browser. Headless Chromium loads:
 #   pi         the dashboard of a running vigil on the pi4-undervolt fixture, with a watch
 #   gpu        the dashboard with the simulated NVML's 8 GPUs (when this build samples GPUs)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # "What happened" in a real browser (headless Chromium, as browser.sh): the dashboard of
 # a simulated GPU server after an Xid 79 and a lost GPU (the findings first, events as
 # sentences, legends, threshold lines, the VRAM chart, the link to the day's report),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # vigil on the Pi's own architectures: the whole daemon, the simulated NVML and every
 # unit test built for aarch64 and armhf, the unit tests run under qemu-user
 # (scripts/cross-test.sh); then the ARM daemon itself, under qemu-user, samples the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --csv FILE, the reference monitor's option: the host CSV goes to exactly FILE (its
 # directories made, one header, rows appended across runs, no rotation), the other logs
 # still to the log directory.

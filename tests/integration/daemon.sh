@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The daemon end to end: options, files, lock, signals, rotation, status.
 . "$(dirname "$0")/../lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian packages end to end (debian/, scripts/deb.sh): built with dpkg-buildpackage
 # natively and cross for arm64 and armhf, lintian without errors, then the native one
 # installed on this machine with apt, used, reinstalled over an edited conffile, removed

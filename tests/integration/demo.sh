@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What a newcomer runs without hardware: `make demo` (scripts/demo.sh: the NVML
 # simulator's 8-GPU emergency, or a Pi fixture whose supply sags and recovers), and
 # `make run` (scripts/run-here.sh), which as root keeps out of the packaged service's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What vigil ships besides the binary: alert rules, the systemd unit, the man page.
 . "$(dirname "$0")/../lib.sh"
 [ "${VIGIL_LABEL:-plain}" = asan ] && exit 0 # nothing here depends on the build flavour

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks on a DOM that headless Chromium dumped (--dump-dom) of a vigil page: that the
 charts drew. Prints one "ok NAME: what" or "not ok NAME: what" line per check.
 

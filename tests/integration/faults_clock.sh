@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults: the wall clock jumps while vigil runs (a Pi has no RTC; NTP steps it), under
 # libfaketime driven through a control file (FAKETIME_NO_CACHE=1), the monotonic clock
 # left alone: 2 days ahead, 30 days back, then right again. Sampling keeps its cadence

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Hostile input: config files and command lines with garbage. Each is refused with
 # exit status 2 and one line naming the problem, before anything is written; no crash
 # (the suite runs this under ASan too). tests/integration/daemon.sh covers the plain

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults: the log disk filling up (a small tmpfs, root only) through the free-space guard
 # and through a real ENOSPC, and write errors other than ENOSPC (EIO, injected by an
 # LD_PRELOAD shim). Each time vigil keeps sampling, says so once, retries, resumes when

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults on the GPU side (simulated NVML): the GPU falls off the bus mid-run and comes
 # back (Xid 79), the NVML library is missing, is not a library, or lacks the symbols
 # vigil needs. Host sampling goes on through all of it, every host row is written, and

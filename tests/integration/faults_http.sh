@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Hostile input: HTTP clients against --listen, beyond what http.sh covers (405 for
 # POST/PUT, 40 KiB of headers, 110 held connections): malformed request lines, 1 MB of
 # headers, random bytes, every other method, path tricks and a 100 KB URL, 200 idle

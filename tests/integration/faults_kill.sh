@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults: kill -9 at random moments during heavy writing (host and 8 simulated GPUs at
 # 10 ms), restarted 20 times into the same directory: the lock is taken over from the
 # dead process every time, and every file parses: one header, no torn or interleaved

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults: running as an unprivileged user (root switches to nobody with setpriv; the
 # test skips when not root). What needs a privilege (the kernel log /dev/kmsg, the Pi
 # firmware's /dev/vcio, another user's process PSS, a root-owned log directory) is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The tests that switch to an unprivileged user, run from a checkout in a 0700
 # directory (a home): the user cannot reach the checkout's binary or fixtures, so those
 # tests must run copies the user can reach (reachable_by_all in tests/lib.sh).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Hostile input: /proc and /sys under --root where every file vigil could read is
 # malformed text, cut short, empty, binary, 100 MB (sparse), a FIFO nobody writes
 # (must not hang), a symlink to /dev/zero (endless), or a mix of all of these.

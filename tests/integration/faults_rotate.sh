@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults: log rotation under heavy writing (host at 10 ms), both ways logrotate does it:
 # rename + SIGHUP (its default), five times, and copytruncate, five times. The rows of
 # every old and new file together are exactly the samples vigil took (its exit line),

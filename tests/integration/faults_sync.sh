@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults: power loss. What was written but not yet on the medium is lost; vigil bounds
 # that by fdatasync'ing its log files every --sync-interval (default 1 s; README: "at
 # most 1 s of rows"), only the files written since the last sync.

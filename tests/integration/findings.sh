@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # "What happened" end to end: the exit summary, `vigil status` and `vigil report` on
 # what the daemon wrote (a round trip on a simulated GPU that loses itself after an
 # Xid 79), a clean run that says so, the enforced power-limit change, and the defects

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Grafana dashboard's fleet row (dist/grafana/vigil.json, written by
 # scripts/grafana_fleet.py) against a real Prometheus holding a simulated fleet of 402
 # pushed machines (tests/prometheus/fleet_sim.py, backfilled with promtool): the health

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The libFuzzer harnesses (fuzz/): each is built with ASan+UBSan, replays its corpus
 # fuzz/corpus/NAME/ (the seeds from the fixtures and every input that once found a bug)
 # and then fuzzes briefly from it. One "ok" per harness. The sanitizers are already in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The NVIDIA GPU path end to end, on the simulated NVML (tests/nvml-sim): CSV cells, the
 # flags column sample by sample, failures, back-off and recovery, unsupported fields,
 # many GPUs, GPU selection, no library, and `vigil xid`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/gpu-check.sh on the simulated NVML, beside a stand-in nvidia-smi
 # (tests/nvml-sim/nvidia-smi) that prints what the scenario says in nvidia-smi's CSV:
 # every field agrees and the exit status is 0; when the stand-in lies about a value or

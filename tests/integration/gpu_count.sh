@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The expected GPU count end to end, on the simulated NVML (tests/nvml-sim):
 #   - a first start with 2 GPUs keeps gpus=2 (and their PCI devices) in vigil.state,
 #     says nothing;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # NVML events and GPU snapshots end to end, on the simulated NVML: events.log lines with
 # the Xid catalog's meaning, crash snapshots (sections, the flight recorder, follow-ups,
 # the programs file), cooldowns, the counters on /metrics, an Xid flood counted event by

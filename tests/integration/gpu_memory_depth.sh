@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The GPU memory's depth and the PCIe link's maximum on the simulated NVML: a V100-like
 # GPU with a page retirement pending (scenario ecc-retirement-v100) and a GPU at x8 of
 # x16 (pcie-x8-of-x16). /metrics carries each value the scenario sets, cell for cell,

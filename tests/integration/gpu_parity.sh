@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The reference GPU logger's semantics where vigil once differed, each on its own
 # simulated scenario (tests/nvml-sim/scenarios): 64-bit clock-event masks, transient
 # NOT_SUPPORTED answers, the recovery action from field 230, the stderr (journal) lines

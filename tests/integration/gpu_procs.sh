@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The processes on a GPU, end to end on the simulated NVML (scenario gpu-procs): the
 # list at start, on the --gpu-proc-interval cadence, after a recovery and after an Xid,
 # with names and command lines from /proc under --root; events.log, the crash snapshot

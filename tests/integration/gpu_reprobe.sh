@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The 60 s re-probe end to end (about 65 s, mostly idle): retired fields asked again, on
 # the simulated NVML (scenario reprobe-60s); the temperature thresholds and the recovery
 # action are read again on the slow fields' cadence (--gpu-slow-interval, 10 s).

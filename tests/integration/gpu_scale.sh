@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # 64 GPUs (tests/nvml-sim/scenarios/healthy-64gpu): every one of them in its daily CSV,
 # in /metrics (one series each, its own index and UUID) and in the live view on a
 # terminal tall enough for them; on a short one the view says how many it left out.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The slow GPU fields (--gpu-slow-interval): read at the first sample and then on their
 # own cadence, not every sample; every row and /metrics carry the last values read; a
 # field whose read fails is missing, not 0; the option is validated (command line and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A driver call that hangs (the simulator's `stall`): GPU 1's call blocks for seconds.
 # Its sample becomes a failure row "NVML call hung for N s" (and the failure line and
 # event), GPU 0 and the host keep sampling all through the stall, and when the call

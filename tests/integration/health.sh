@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The health verdict end to end on the simulated NVML: a GPU that falls off the bus
 # (Xid 79) and stays lost makes `vigil health` exit 1 with one line, /health and
 # /metrics say the same, HEALTH lines in events.log; a person's clear through the running

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The health verdict on the screens a person reads, on the simulated NVML: a GPU that
 # falls off the bus (Xid 79) and stays lost. `vigil status` of the running daemon and,
 # once it has stopped, of the state file it left; `vigil report`; the exit summary (the

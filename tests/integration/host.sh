@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The host log end to end on recorded fixture trees, checked cell by cell.
 . "$(dirname "$0")/../lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # /metrics over HTTP, end to end against the daemon: headers, gzip, HEAD, refused
 # methods and paths, hostile clients (huge headers, idle and slow connections), basic
 # auth, TLS, listen addresses, bad web configs. Ports are picked free at run time.

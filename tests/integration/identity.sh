@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The machine's identity (collect/hw_identity.h): which hardware source names it on the
 # fixture trees, vigil_machine_info, the warning when the state file recorded the same
 # machine ID on other hardware (a cloned disk image), and two clones pushing into a real

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Raspberry Pi incident snapshots (incidents/incident-*.log) end to end on the fixture
 # trees with the fake firmware: under-voltage now, /dev/shm full, a critical
 # temperature; the sections they hold; one per 60 s cooldown; none on a healthy Pi.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GPU failures read live from the kernel log (detect/kernel_gpu.c) on the simulated NVML
 # with a fixture /dev/kmsg: lines from before the start are not reported; lines appended
 # while vigil runs give events.log lines, /metrics counters, findings and, for a GPU

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel log is waited on with poll(2) beside the timers (daemon/daemon.c,
 # wait_next): a line written between two host ticks is handled when it is written, not
 # at the next tick. The root's /dev/kmsg is a FIFO here (collect/kmsg.h: each write

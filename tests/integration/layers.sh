@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Folders are layers (HACKING.md, "Folders and what each may include"): a file in a lower
 # folder includes headers of its own folder and the ones below it, never a higher one's.
 # Every folder below main.c is checked here: util/, core/ (the model), encode/ (the CSV

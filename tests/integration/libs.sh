@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Shared libraries in memory: a run without --listen maps none of the HTTP stack
 # (libmicrohttpd and the GnuTLS libraries behind it, zlib, libcrypt) nor libsystemd;
 # --listen without TLS maps neither libmicrohttpd nor GnuTLS (vigil serves plain HTTP

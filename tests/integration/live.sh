@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The live view on a terminal, driven in tmux: a full screen redrawn in place with its
 # header always on the first line, fitted to 80x24 and to 200x50, columns for what the
 # machine has (8 simulated GPUs; a Pi fixture), the alternate screen left on exit,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The log directory another user could redirect (util/safedir.h): a link where vigil
 # keeps crashes/ or postmortem/, or a directory every user may write and someone else
 # owns, is refused at start with a message that says what to do, and nothing is

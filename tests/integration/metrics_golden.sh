@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Golden /metrics: the whole exposition vigil serves on each fixture tree and on
 # simulated GPU scenarios, diffed against tests/golden/NAME.prom (node_exporter's
 # end-to-end test is the model), so a renamed, relabelled or dropped series, or changed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # promtool's linter on what vigil serves: the renderer's output for a hand-built frame
 # (host, watches, Pi, two GPUs, counters; written by the metrics unit test), and the
 # /metrics of the daemon running on each fixture tree.

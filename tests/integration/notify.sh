@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The service-manager notifications (Type=notify, WatchdogSec=): READY=1 once sampling
 # runs, WATCHDOG=1 keep-alives only when $WATCHDOG_USEC asks for them (and
 # $WATCHDOG_PID, if set, is vigil), STOPPING=1 on the way out; to a socket path or an

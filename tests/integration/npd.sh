@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dist/npd/vigil-health.json against node-problem-detector's own rules, and the Slurm
 # checks of dist/slurm/ against `vigil health`'s exit codes (a stand-in vigil, NHC's
 # functions and scontrol as stubs).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # NVLink and the fabric end to end on the simulated NVML, one scenario each:
 #  nvlink-recovery-climb: link 3's recovery counter climbs, then Xid 149: NVLINK errors
 #    lines, gpu0.nvlink degraded before the Xid, the counters on /metrics, the CSV cells,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # NVIDIA's Python bindings (nvidia-ml-py) against the simulated NVML, without PyPI: a
 # ctypes client that calls exactly the entry points the bindings resolve for the
 # reference logger (nvmlInit() is nvmlInitWithFlags(0); nvmlDeviceGetHandleByIndex,

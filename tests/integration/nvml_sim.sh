@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The simulated NVML serves a client that is not vigil, unchanged: a Python ctypes
 # client written from NVML's documented ABI (pynvml's way, without pynvml) reads values,
 # version-checked structs, an Xid event from a second thread, and a GPU that is lost and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The signage player's liveness and the kernel's OOM kills, end to end through the
 # daemon: a copy of tests/fixtures/procs (the player python3 run_linux.py, pid 812, and
 # a Chromium tree) with a kernel log file and /proc/vmstat, changed while vigil runs:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The post-mortem across restarts and reboots, end to end on fixture trees:
 #   - kill -9, same boot: "vigil was killed", the last rows named, no kernel-log section;
 #   - kill -9, then a new boot id under --root: "rebooted", the previous boot's kernel

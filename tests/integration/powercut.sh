@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Power cuts: vigil writes the host and 8 simulated GPUs at a high rate on lazyfs
 # (tests/powercut/lazyfs.c), a FUSE file system that keeps written data in memory until
 # fsync/fdatasync; at a random moment vigil is killed and the power "cut" (everything

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Power cuts across a local midnight: powercut.sh in a time zone whose midnight falls
 # 12 s into the run. A day's file cut before midnight is never opened again by vigil
 # (it logs to the new day's); the post-mortem at the next start must still leave it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Remote-write faults against a receiver the test controls (tests/prometheus/
 # fake_receiver.py): 500s, 429 with Retry-After, a 400, a receiver that stalls in the
 # middle of a request, wrong credentials, TLS that does not verify, an unreachable URL,

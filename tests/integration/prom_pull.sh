@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A real Prometheus (Debian's) on a free loopback port scrapes vigil: a Raspberry Pi
 # fixture (under-voltage) with a simulated GPU that is lost after an Xid 79. The test
 # finds host, Pi and GPU series and up == 1 through the HTTP API; the same Prometheus

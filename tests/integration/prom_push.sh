@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Remote-write push into a real Prometheus (Debian's, with its remote-write receiver) on
 # a free loopback port, data in $TMP: Prometheus is stopped in the middle of the run and
 # restarted on the same data directory, and then holds every host sample vigil queued,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The remote-write queue across restarts and on a damaged or full disk, against a
 # receiver the test controls (tests/prometheus/fake_receiver.py, which commits as
 # Prometheus does: a request with one sample older than one stored is refused whole).

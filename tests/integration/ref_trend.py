@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare vigil's copy of the reference's summary block with the reference's own, but
 for the one deliberate difference: the leak-check rows.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `vigil report` through the binary: text, exit statuses, gzip days, HTML.
 # (The summary's format is checked in the unit test test_report and against the
 # reference script in report_vs_reference.sh.)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GET /report?day= for a full day of an 8-GPU server sampled every 0.1 s: 864,000 rows
 # in each GPU's log, about 1 GB in all. The page is served (200), bounded (at most
 # HTTP_MAX_BODY, 4 MiB), in bounded memory (the daemon's peak RSS stays under the

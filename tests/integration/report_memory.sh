@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # GET /report?day= gives its memory back: the daemon's resident memory after three
 # reports is within 1 MiB of what it was before the first (the page, its gzip and what
 # the report's thread freed in its malloc arena are returned once the reply is copied:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Print what the reference monitor's summarise() prints for a host CSV.
 
 usage: report_ref.py SEED_FILE HOST_CSV

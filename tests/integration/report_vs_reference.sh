@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `vigil report` against the reference monitor's own summarise(): the reference script
 # (seeds/004_*, beside the clone as ../shared/seeds, or $VIGIL_SEEDS) is run on the
 # fixtures; its output must equal the committed golden files (which the unit test

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Raspberry Pi path end to end: fake firmware (ROOT/dev/vcio and ROOT/dev/vcio_gencmd
 # as description files), gencmd first, property tags, sysfs and vcgencmd fallbacks, host
 # CSV cells in the reference formats, events.log.

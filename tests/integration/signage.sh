@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The signage player's screens, network and SD card end to end on copies of the Pi 4
 # and Pi 5 trees: /metrics from the fixture files, then the files rewritten while the
 # daemon runs (a screen unplugged and another plugged in, DPMS off, the TV to standby

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Storage health end to end on a Pi 4 fixture with a mounts table, the statvfs test seam
 # (ROOT/fs.statvfs) and a kernel log: the host CSV cells, /metrics, and the rules (new
 # storage errors and a read-only remount each give an incident snapshot).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The logs' syncs of one --sync-interval are one round (util/fssync.h). By default each
 # log that got rows is fdatasync'ed (nine daily CSVs with 8 GPUs): a syncfs would also
 # write what the workload left dirty on the same file system. With --sync-whole-fs, on a

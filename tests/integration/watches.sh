@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Process watches end to end on this machine's real /proc: the player and Chromium
 # columns of the host log come from watches named player and chromium.
 # Every pattern carries a token of this run, ended by a delimiter, so no other process on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's memory depth and link maximum: the ECC mode, page retirement,
  * persistence mode and the PCIe link's maximum (nvml_api.h cites nvml.h for each), from
  * the scenario fields `ecc_mode` `ecc_pending` `retired_sbe` `retired_dbe`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's device queries: each returns the scenario's value for the
  * GPU's current step, in NVML's units, or the error the scenario gives the field. */
 #include "sim.h"

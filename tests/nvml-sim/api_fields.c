@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's field values (nvmlDeviceGetFieldValues): the ECC mode (1, 2:
  * `ecc_mode`, `ecc_pending`), the volatile ECC totals (3, 4: `ecc_sbe_vol`, `ecc_dbe_vol`),
  * the aggregate ones (5, 6: `ecc_sbe_agg`, `ecc_dbe_agg`), the retired pages (29-31:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's NVLink and fabric calls (nvml.h 13.3, collect/nvml_api.h):
  *   nvmlDeviceGetNvLinkState: `nvlL_state` (1 active, 0 inactive). A GPU whose scenario
  *     gives no link answers NOT_SUPPORTED, as one without NVLink does; a link it does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's events: a set collects the events of the GPUs and types
  * registered with it, in a bounded queue that a client's thread drains with
  * nvmlEventSetWait_v2 while another thread samples (and so moves the timelines). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's fields: the names scenarios give them, and the range of each. */
 #include "sim.h"
 

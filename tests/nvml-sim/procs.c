@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated GPUs' running processes (their `proc` lines: procs_parse.c):
  * nvmlDeviceGetComputeRunningProcesses_v3 / nvmlDeviceGetGraphicsRunningProcesses_v3.
  * The calls follow NVIDIA's documented handshake: *infoCount smaller than the processes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The `proc` scenario lines (README.md), apart from the calls (procs.c) so the scenario
  * fuzzer links the parser alone:
  *   proc 0 pid=4242 type=compute mem=8589934592 from=0 until=50 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's scenario file (format: README.md), read with vigil's bounded
  * parse helpers. A sample:
  *

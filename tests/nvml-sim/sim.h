@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML: internal state shared by its files (not exported).
  *
  * scenario.c  reads the scenario file into the state below (README.md: the format)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated NVML's state: initialisation, the per-GPU timelines, the call log and
  * stalls, and the entry points that are about the library rather than a device. */
 #include "sim.h"

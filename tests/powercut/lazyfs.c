@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lazyfs: a FUSE file system for power-cut tests, after LazyFS (dsrhaslab/lazyfs): file
  * contents written through it stay in its memory until fsync(2)/fdatasync(2) writes
  * them to the backing directory; on command it "loses power" and forgets every byte

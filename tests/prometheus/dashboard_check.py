@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Run every PromQL query of a Grafana dashboard against a Prometheus, as Grafana would
 (a range query over the window given), with the dashboard's variables at "All".
 

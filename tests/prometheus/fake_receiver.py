@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A remote-write receiver the fault tests control.
 
 fake_receiver.py PORT DIR [CERT KEY CLIENT_CA]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A simulated fleet of vigil machines for the dashboard's fleet row
 (tests/integration/fleet_dashboard.sh), as pushed series in OpenMetrics text for
 `promtool tsdb create-blocks-from openmetrics`, and the checks of each fleet panel.

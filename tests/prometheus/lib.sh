@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers for the tests that run Debian's prometheus (sourced after tests/lib.sh): a
 # server on a free loopback port with its data in $TMP, queries of its HTTP API, and
 # vigil's host sample count. Every server is killed by the EXIT trap.

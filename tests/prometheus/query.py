@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Query a Prometheus HTTP API (for the tests).
 
 query.py URL MODE EXPR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Summaries of a fake_receiver.py requests.log, for the fault tests.
 
 requests.py LOG count [STATUS]    requests (with that status)

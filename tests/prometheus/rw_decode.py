@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An independent reader of Prometheus remote-write requests, for the tests.
 
 decode(body) takes a request body (snappy block format, then a protobuf WriteRequest)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* events.log lines of every kind vigil writes, shaped as their emitters write them,
  * with the dashboard's sentence for each (shared by test_event_sentences and
  * test_event_kinds). */

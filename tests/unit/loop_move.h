@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's ctx->move_loop, as unit tests of the stall guard (core/stall_guard.h)
  * stand it in: the guard thread records that it moved the loop, and ends. */
 #ifndef VIGIL_TESTS_LOOP_MOVE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the Raspberry Pi source's unit tests (test_rpi.c, test_rpi_faults.c):
  * fixture trees, trees built in a scratch directory, and a transport that runs the fake
  * firmware and lets a test see what it was asked. Helpers are static inline, so each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helper: every chart of a page (report/svg.c's SVG) has one unit on its y axis.
  * The axis label is the rotated text (transform="rotate(-90 ..."); it must be one of
  * the single units the charts use, so "°C / %" or "°C / W" on one axis is caught. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: PCIe AER lines by device (util/aer_line.c) and the post-mortem's kernel
  * excerpt that puts the GPU's first (report/pm_klog.c), on string literals and on
  * tests/fixtures/postmortem/journal-aer.txt. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the Alertmanager pieces that need no network: a finding as an alert and
  * the JSON of API v2 (push/am_alert.c), its escaping, when a finding fires
  * (push/am_eval.c), the on-disk store of alerts not

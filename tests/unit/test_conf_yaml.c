@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the YAML subset reader of the config files (util/conf_yaml.c): the entries
  * it hands on, in order, and each error with the line it names. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: loading a small config file and resolving the file names it gives
  * (util/conffile.c), shared by --config, the web config and the remote-write config. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the streaming CSV reader (report/csv_read.c). */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the CSV round trip. A known frame is written by the real writers (the
  * host row, encode/host_row_csv.c; the GPU row, encode/gpu_columns.c) and read back by the
  * report's reader (report/csv_read.c, report/log_read.c): every column, found by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: daily CSV files (local/csvlog.c) and events.log (core/eventlog.c). */
 #include <setjmp.h>
 #include <stdarg.h>

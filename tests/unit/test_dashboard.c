@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the dashboard page (web/dashboard*.c) from a hand-built history: the
  * charts of each group, markers on the right GPU, throttle and lost bands, escaping of
  * hostile names, the empty and overflowing cases. With VIGIL_TEST_OUT set, the page is

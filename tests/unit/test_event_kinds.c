@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the table of events.log kinds (core/event_kinds.c). Every row is whole
  * (a name, keys, a finding handler, a sentence whose keys are its own); no source file
  * spells a type= name by hand, so every line written comes through a row, and every row

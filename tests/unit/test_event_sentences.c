@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the dashboard's sentence for an events.log line of every kind vigil
  * writes (web/dashboard_events.c, from the rows of core/event_kinds.c). The lines are
  * as their emitters write them; a kind with no sentence would show its raw line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: snapshot sections from the evidence collectors (detect/evidence.c), on the
  * kmsg and pcie fixtures. */
 #include <setjmp.h>

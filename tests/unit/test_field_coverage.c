@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit test: every measured value of the frame reaches an output. Each double and each
  * validated integer of the frame's field tables (core/frame_fields.h, nested tables
  * included) is set alone on a frame whose other values are missing; the test renders

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the frame's field tables (core/fields.c, core/frame_fields.h) and the GPU
  * columns: a cleared frame has every value missing, identity survives, the tables cover
  * the structs, the GPU header round-trips through its table, and vigil report reads

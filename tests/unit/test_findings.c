@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the findings model (core/findings.c, core/findings_events.c). */
 #include <math.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where the unit tests find tests/fixtures/csv: from the repository root (the usual
  * working directory) or from the binary's place in BUILD/tests/. */
 #ifndef VIGIL_TESTS_UNIT_TEST_FIXTURES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the GPU log's timestamp with a per-second cache (fmt_time_gpu_cached in
  * util/fmt.c) writes what fmt_time_gpu writes, across DST changes, zones with odd
  * offsets, clock jumps back and forth, and a time zone changed between two seconds;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: a GPU's memory and PCIe link conditions (detect/gpu_condition.c), the
  * events.log lines the rules write for them (detect/gpu_rules.c) and the health states
  * those lines give (core/health_rules.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the expected GPU count (core/gpu_count.c), its place in the run state file
  * (core/runstate.c), the option that overrides it (core/options.c) and the finding its
  * events.log lines make (core/findings_events.c). */

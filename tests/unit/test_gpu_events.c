@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the NVML event queue and listener (collect/nvml_events.c, against a
  * scripted fake NVML) and the event detector's pure parts (detect/gpu_event_text.c). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the kernel log's GPU lines (collect/gpu_klog.c). Each line is what the
  * driver's format prints (open-gpu-kernel-modules 595.45.04 unless said otherwise; the
  * file and line are next to each), as /dev/kmsg gives the record's text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the processes on a GPU (collect/nvml_procs.c, core/gpu_procs.c): NVML's
  * count-then-fill handshake on a fake call, the names from /proc under a root, and the
  * text of a list. */

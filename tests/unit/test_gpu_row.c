@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the GPU CSV row (encode/gpu_row.c), throttle names, the status and
  * summary.log lines (core/gpu_status.c) and system-info.txt (local/sysinfo.c). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the GPU anomaly rules (detect/gpu_rules.c). Readings go in sample by
  * sample; the flags column, the counters and the log lines come out, compared with what
  * the reference logger produces for the same readings (and, where it is wrong, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the health verdict (core/health.c, core/health_rules.c, core/health_text.c)
  * and its daemon glue (detect/health_watch.c): every transition, the proofs, a fake
  * reboot over the state file, escalation, a person's clear, the outputs (a golden

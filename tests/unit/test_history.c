@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the dashboard's history ring (core/history.c): record periods and
  * capacity, wrap-around, worst-of folding of GPU samples between host ticks, the
  * memory bound, markers, copies and layout growth. */

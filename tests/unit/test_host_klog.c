@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the kernel's lines about processes it ends (collect/host_klog.c). Each
  * line is what the kernel's format prints (the source of each is in host_klog.h), as
  * /dev/kmsg gives the record's text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the pure parsers of the host sources, on string literals. */
 #include <errno.h>
 #include <math.h>

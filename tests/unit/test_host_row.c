@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the host row's text (encode/host_row_text.c) is formatted once per host tick
  * and width, whoever asks, and formatted anew for the next tick or another width; the
  * header names each watch. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: each host source's init/sample/fini on the fixture trees
  * (tests/fixtures/{pi4,x86-server,broken}), with exact values computed by hand from
  * the fixture files. Trees are copied under a temporary directory first, so a test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the plain transport's request-head parser (web/http_request.c): the
  * request line, header fields, keep-alive, bodies, the path and day= argument,
  * Basic credentials, and every refusal with its status. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the HTTP server (web/http_server.c) over real loopback sockets: the
  * /metrics response and its headers, gzip, HEAD, refused methods and paths, oversized
  * and half-sent requests, connection limits, basic auth, TLS set-up, signal masks, and

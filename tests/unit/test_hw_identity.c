@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the machine's hardware identity (collect/hw_identity.c) on the fixture
  * trees, and the values firmware leaves unset. */
 #include <errno.h>

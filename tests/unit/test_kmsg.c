@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the kernel log reader and ring (collect/kmsg.c), on string literals and
  * on the fixture tests/fixtures/kmsg/dev/kmsg. */
 #include <setjmp.h>

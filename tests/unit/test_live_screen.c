@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the live view's full screen (local/live_screen.c) drawn at a fixed size
  * into a file: findings ranked by severity, the least severe left out first and counted
  * by severity, a critical one never left out (the GPU lines give way instead). */

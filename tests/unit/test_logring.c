@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the variable-length record ring (util/logring.c). */
 #include <setjmp.h>
 #include <stdarg.h>

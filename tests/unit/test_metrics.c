@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the Prometheus text renderer (metrics/metrics.c) and its counters
  * (core/counters.c), on a hand-built frame: a host, two watches, a Raspberry Pi
  * and two GPUs (one failing), with values missing here and there.

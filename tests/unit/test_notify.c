@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the service-manager notification (util/notify.c) against datagram
  * sockets bound here, by path and by abstract name; the watchdog variables. */
 #include <errno.h>

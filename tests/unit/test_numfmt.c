@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: printf-free number formatting (util/numfmt.c), byte for byte against
  * glibc's snprintf over millions of pseudo-random values (fixed seed) and the edges. */
 #include <float.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: NVLink and the fabric. The reader (collect/nvml_read.c) on a fake function
  * table whose answers follow nvml.h 13.3 (collect/nvml_api.h cites the lines): every cell
  * of the frame against what the header says the call or field gives; the names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: reading a GPU through the NVML function table (collect/nvml_read.c) and
  * loading the library (collect/nvml_lib.c), on a fake table whose calls return what
  * each test sets and count how often they were made. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the simulated NVML (tests/nvml-sim/), used the way a client uses the real
  * library: dlopen of build/nvml-sim/libnvidia-ml.so.1 (next to this binary's build
  * directory, or $VIGIL_NVML_SIM_LIB) and dlsym of each entry point. The test runs from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit test: a GPU whose driver answers "not supported" for every value but the
  * temperature leaves every other output empty, at every cadence (collect/nvml_read.c's
  * every-sample, mid and slow reads, and the samples that carry the cached mid and slow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the NVML jobs and their worker (collect/nvml_worker.c). The decisions are
  * pure functions tested on numbers; the job runs on a fake function table; a stuck job
  * is a fake call that blocks until the test opens a gate, so no test depends on how

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: options from the command line and the INI file (core/options.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: bounded parsing helpers (util/parse.c) and value formatting (util/fmt.c). */
 #include <errno.h>
 #include <math.h>

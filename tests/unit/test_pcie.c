@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: PCIe state from sysfs (collect/pcie.c), on tests/fixtures/pcie. */
 #include <setjmp.h>
 #include <stdarg.h>

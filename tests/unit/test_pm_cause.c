@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the cause of an unclean end (report/pm_cause.c) on the fixtures of
  * tests/fixtures/postmortem/causes (one per cause; make.sh there writes them), its
  * order of precedence, and the post-mortem's line that states it. */

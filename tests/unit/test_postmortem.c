@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the run state file (core/runstate.c) and the post-mortem's pure parts
  * (report/pm_csv.c, pm_klog.c, postmortem.c) on string literals and a temporary log
  * directory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the procs source's parsers (collect/procs_parse.c) on literals, and the
  * source itself on a copy of tests/fixtures/procs (a fake root with /proc/PID trees,
  * changed between ticks) and on the live /proc with a child of this test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the outputs of a few thousand pseudo-random frames, against a golden file.
  * A seeded generator fills every member of the frame (missing values, integers,
  * fractions, large and odd numbers, strings that need escaping) and the real writers

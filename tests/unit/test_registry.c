@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the plug-in registry (core/registry.c) spells every runtime name one way:
  * lower-case letters, digits and '-' (as the options and files users see), no two alike. */
 #include <setjmp.h>

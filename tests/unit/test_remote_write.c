@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the remote-write pieces that need no network: the WriteRequest encoder
  * (push/rw_proto.c), the on-disk queue (push/rw_queue.c), the config reader
  * (push/rw_config.c) and the retry backoff (push/remote_write.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the GPU flight recorder (core/ring.c). */
 #include <setjmp.h>
 #include <stdarg.h>

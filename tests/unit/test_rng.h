@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The unit tests' pseudo-random numbers: xorshift64* from a seed each test file fixes,
  * so a failure reproduces. */
 #ifndef VIGIL_TESTS_UNIT_TEST_RNG_H

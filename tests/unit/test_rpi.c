@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the whole Raspberry Pi source on fixture trees (tests/fixtures/pi4-*,
  * pi5, arm-board) and on trees built here, with the fake firmware behind the mailbox. */
 #include "rpi_tree.h"

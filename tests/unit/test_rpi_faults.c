@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the Raspberry Pi source when things fail: no firmware node, a vcgencmd
  * that never answers, a node that breaks and comes back, what the kernel and firmware
  * really return (EINVAL, error answers, short and malformed text), permission messages,

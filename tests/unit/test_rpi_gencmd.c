@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the gencmd request and answer layout (exact words, as vcgencmd builds
  * them), recorded real vcgencmd answers, and the fake firmware's gencmd, restricted
  * node and failure behaviour, end to end through rpi_fw_gencmd(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the mailbox buffer (exact words), the fake firmware, the firmware value
  * plan, vcgencmd parsing and running, and the sysfs helpers of the Raspberry Pi source. */
 #include <errno.h>

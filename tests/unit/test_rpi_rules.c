@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: throttled-word decoding (the reference monitor's labels and formats) and
  * the Raspberry Pi rules with their hysteresis and events.log lines. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the remote-write push records a frame from the renderer's samples
  * (push/rw_record.c, metrics_visit), not from its /metrics text. For random frames the
  * WriteRequest built from the sample records must be byte for byte the one built by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: directories of the log directory that another user could redirect
  * (util/safedir.c). */
 #include <errno.h>

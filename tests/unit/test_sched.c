@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the absolute-deadline scheduler (core/sched.c). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: SHA-256 (util/sha256.c) on the FIPS 180-4 examples and a long input fed
  * in uneven pieces; the constant-time comparison. */
 #include <setjmp.h>

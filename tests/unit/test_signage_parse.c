@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the signage player's parsers: DRM connector sysfs texts and EDID
  * (collect/display_parse.c, on the real EDIDs of the fixture trees), the CEC power
  * status reply, /proc/net/wireless, /proc/net/route and ipv6_route, operstate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the signage player's rules (detect/signage_rules.c) on frames, and the
  * findings their lines make (core/findings_signage.c): a screen unplugged and back
  * ("disconnected 14:02-14:05"), another monitor, DPMS, the TV's CEC status, the network

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: snapshot files, the rate limiter and the crash follow-ups
  * (detect/snapshot.c, detect/snapshot_limit.c). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: running external programs for snapshots (util/spawn.c). No test
  * asserts a duration; the timeout test only checks that the child was killed. */
 #include <setjmp.h>

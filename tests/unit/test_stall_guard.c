@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the stall guard (core/stall_guard.c) on its own, with a unit of work that
  * blocks at a gate the test opens, so no test depends on how fast anything runs. How
  * the NVML source uses it (a hung GPU job adopted) is tested in test_nvml_worker.c.

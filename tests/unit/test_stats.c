@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: streaming statistics (report/stats.c). */
 #include <errno.h>
 #include <math.h>

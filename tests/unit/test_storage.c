@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: storage health parsers (collect/storage_parse.c): the mounts table, the
  * kernel-log storage error lines, the time to full. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the SVG chart renderer (report/svg.c) and XML escaping (util/xml.c). */
 #include <errno.h>
 #include <math.h>

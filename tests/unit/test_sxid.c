@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the NVSwitch SXid catalog (detect/sxid_catalog.c), against NVIDIA's Fabric
  * Manager user guide, DU-09883-001 v1.3 (October 2023), appendix D. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: a systemd unit's state (collect/systemd_unit.c): `systemctl show`'s
  * answer parsed, and the poller's thread against the stand-in tests/fixtures/bin/
  * systemctl (it prints $VIGIL_FAKE_SYSTEMD/UNIT), a missing systemctl said. */

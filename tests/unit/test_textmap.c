@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: code mappings advised MADV_RANDOM (util/textmap.c), read back from
  * /proc/self/smaps: every executable file mapping carries the "rr" flag (proc(5),
  * VmFlags: "rr - random read advise provided"), and the code still runs after its

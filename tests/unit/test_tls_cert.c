@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the HTTPS certificate's end of validity (web/tls_cert.c) and the
  * warning it gives. */
 #include <errno.h>

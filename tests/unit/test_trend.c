@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the leak-trend detector (detect/trend.c) on synthetic hours of samples. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: a watched program's life (detect/watch_live.c) and the processes the
  * kernel ends (detect/kernel_host.c), run as the daemon runs them on each host tick
  * (the procs source, the kernel log drained through its taps, the two detectors) on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the web config reader (web/webconfig.c) and basic-auth checks against
  * its crypt(3) hashes (web/basic_auth.c). */
 #include <arpa/inet.h>

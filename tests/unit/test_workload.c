@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: a GPU process's workload from its cgroup path (core/workload.c) in each
  * layout, real paths as the kubelet (systemd and cgroupfs drivers), slurmd's cgroup
  * plugin (v1 and v2) and systemd write them; the pod's name from the node's pod log

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the Xid catalog (detect/xid_catalog.c), against NVIDIA's published one. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: the Xid kernel log line parser (collect/xid_line.c). */
 #include <setjmp.h>
 #include <stdarg.h>
