@@ -80,15 +80,20 @@ static bool in_words(const char *words, const char *v)
         return false;
 }
 
-static bool key_in(const struct event_line *l, const char *key, const char *values)
+/* Whether l has key with one of values (exact: values is the one value, whole). */
+static bool key_in(const struct event_line *l, const char *key, const char *values, bool exact)
 {
         char v[EVENT_VALUE_MAX];
-        return !key || (event_field(l, key, v, sizeof(v)) && (!values || in_words(values, v)));
+        if (!key)
+                return true;
+        if (!event_field(l, key, v, sizeof(v)))
+                return false;
+        return !values || (exact ? !strcmp(values, v) : in_words(values, v));
 }
 
 static bool rule_matches(const struct health_rule *r, const struct event_line *l)
 {
-        return key_in(l, r->key, r->values) && key_in(l, r->key2, r->values2);
+        return key_in(l, r->key, r->values, r->exact) && key_in(l, r->key2, r->values2, false);
 }
 
 static bool reset_class(enum event_action a)

@@ -122,6 +122,7 @@ struct health_rule {
          * NULL: every line of the kind; values NULL: the key is present. */
         const char *key;
         const char *values;
+        bool exact;       /* values is one value, spaces and all ("GPU is lost") */
         const char *key2; /* a second condition, the same way (NULL: none) */
         const char *values2;
         /* The effect. HR_SET gives state (for HEALTH_HEALTHY no row: a clearing row);

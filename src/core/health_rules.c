@@ -22,6 +22,12 @@
 const struct health_rule health_rules[] = {
     /* A GPU that stops answering is unhealthy (reset it) until it has answered again
      * for the proof's time. */
+    /* NVML's "GPU is lost" (NVML_ERROR_GPU_IS_LOST, nvml.h: "the GPU has fallen off the
+     * bus or has otherwise become inaccessible") asks what Xid 79 asks: a reboot, as the
+     * Xid catalog's RESTART_BM for 79 (a reset cannot reach a GPU off the bus). */
+    {.kind = EV_NVML_FAILED, .key = "error", .values = "GPU is lost", .exact = true,
+     .effect = HR_SET, .state = HEALTH_UNHEALTHY, .until = HU_PROVEN, .await_answer = true,
+     .action = EA_REBOOT},
     {.kind = EV_NVML_FAILED, .effect = HR_SET, .state = HEALTH_UNHEALTHY, .until = HU_PROVEN,
      .await_answer = true},
     {.kind = EV_GPU_RECOVERED, .effect = HR_ANSWERS, .component = EC_GPU_DRIVER},

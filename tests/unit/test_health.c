@@ -72,16 +72,24 @@ static enum event_action action_of(const struct health *h, const char *name)
 #define XID48 "type=NVML_EVENT gpu=1 event=Xid(48) mask=0x0008 data=48 xid=48 class=reset"
 
 /* A GPU that stops answering: unhealthy, reset the GPU, until it answers again and
- * then HEALTH_PROVE_S without a new error. */
+ * then HEALTH_PROVE_S without a new error. NVML's "GPU is lost" (off the bus) asks for a
+ * reboot, as Xid 79 does on the same GPU's PCIe part: a person reads one action. */
 static void test_lost_gpu(void **state)
 {
         (void)state;
         struct health *h = new_health(BOOT_A);
         feed(h, T0, "type=NVML_FAILED gpu=3 error=\"GPU is lost\"");
         assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_UNHEALTHY);
-        assert_int_equal(action_of(h, "gpu3.driver"), EA_RESET_GPU);
+        assert_int_equal(action_of(h, "gpu3.driver"), EA_REBOOT);
         assert_string_equal(entry(h, "gpu3.driver")->reason,
                             "GPU 3: stopped answering (GPU is lost)");
+        feed(h, T0, XID79); /* gpu0's loss through its Xid: the same action */
+        assert_int_equal(action_of(h, "gpu0.pcie"), action_of(h, "gpu3.driver"));
+        /* Another error: a reset, and it proves itself once it answers again. */
+        health_init(h, BOOT_A, xid_event_action, NULL);
+        feed(h, T0, "type=NVML_FAILED gpu=3 error=\"Unknown Error\"");
+        assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_UNHEALTHY);
+        assert_int_equal(action_of(h, "gpu3.driver"), EA_RESET_GPU);
         health_tick(h, T0 + 10 * HEALTH_PROVE_S);
         assert_int_equal(state_of(h, "gpu3.driver"), HEALTH_UNHEALTHY); /* still lost */
         feed(h, T0 + 100, "type=GPU_RECOVERED gpu=3 failures=5");
