@@ -13,62 +13,183 @@
 
 /* One entry per kind, in the enum's order (the order findings are listed in). */
 const struct finding_kind_info findings_kinds[FINDING_KIND_COUNT] = {
-    [FINDING_GPU_LOST] = {.name = "gpu_lost", .title = "GPU lost", .alarm = true, .critical = true},
+    [FINDING_GPU_LOST] = {.name = "gpu_lost",
+                          .title = "GPU lost",
+                          .alarm = true,
+                          .critical = true,
+                          .runbook = "Stop the GPU's work and reboot the machine (a GPU off the "
+                                     "bus needs it); read the crash snapshot and the post-mortem; "
+                                     "reseat or replace the GPU if it falls off again."},
     [FINDING_GPU_MISSING] = {.name = "gpus_missing",
                              .title = "GPUs missing",
                              .alarm = true,
-                             .critical = true},
-    [FINDING_XID] = {.name = "xid", .title = "Xid", .alarm = true, .critical = true},
-    [FINDING_CRASH_SNAPSHOT] = {.name = "crash_snapshot",
-                                .title = "crash snapshot",
-                                .alarm = true,
-                                .critical = true},
-    [FINDING_SPIKE_SNAPSHOT] = {.name = "spike_snapshot",
-                                .title = "fan-spike snapshots",
-                                .alarm = true},
+                             .critical = true,
+                             .runbook =
+                                 "Compare nvidia-smi -L with the GPUs expected; find the missing "
+                                 "GPU's bus id in the kernel log (fallen off the bus, init "
+                                 "failure); reboot; inspect its seating, riser and power."},
+    [FINDING_XID] = {.name = "xid",
+                     .title = "Xid",
+                     .alarm = true,
+                     .critical = true,
+                     .runbook = "Do what the description's action says (NVIDIA's Xid catalog); "
+                                "vigil xid CODE explains the code."},
+    [FINDING_CRASH_SNAPSHOT] =
+        {.name = "crash_snapshot",
+         .title = "crash snapshot",
+         .alarm = true,
+         .critical = true,
+         .runbook = "Read the crash snapshot named: every sample of the last 5 minutes, the GPU "
+                    "processes and the kernel log around the failure."},
+    [FINDING_SPIKE_SNAPSHOT] =
+        {.name = "spike_snapshot",
+         .title = "fan-spike snapshots",
+         .alarm = true,
+         .runbook = "Read the fan-spike snapshots: a fan that jumps without a temperature rise is "
+                    "the fan controller failing; watch for Xid 62, 119 and 154."},
     [FINDING_SNAPSHOT] = {.name = "snapshot", .title = "snapshot on request"},
-    [FINDING_NVML_FAILED] = {.name = "nvml_failed", .title = "NVML failures", .alarm = true},
-    [FINDING_ANOMALY] = {.name = "anomaly", .title = "anomaly", .alarm = true},
+    [FINDING_NVML_FAILED] =
+        {.name = "nvml_failed",
+         .title = "NVML failures",
+         .alarm = true,
+         .runbook = "Check the GPU with nvidia-smi and the kernel log; reset the GPU (nvidia-smi "
+                    "-r) if it does not answer again, reboot if that fails."},
+    [FINDING_ANOMALY] = {.name = "anomaly",
+                         .title = "anomaly",
+                         .alarm = true,
+                         .runbook = "Read the anomaly flags in the day's CSV and events.log (the "
+                                    "README says what each flag means) and act on the one named."},
     [FINDING_THROTTLE] = {.name = "throttle",
                           .title = "throttle reason",
                           .alarm = true,
-                          .share = true},
-    [FINDING_POWER_LIMIT] = {.name = "power_limit", .title = "power limit changed", .alarm = true},
-    [FINDING_ENFORCED_LIMIT] = {.name = "enforced_limit",
-                                .title = "enforced power limit changed",
-                                .alarm = true},
-    [FINDING_PI_THROTTLE] = {.name = "pi_throttle", .title = "Pi", .alarm = true},
-    [FINDING_PI_BOOT] = {.name = "pi_since_boot", .title = "Pi since boot", .alarm = true},
-    [FINDING_TEMPERATURE] = {.name = "temperature", .title = "temperature", .alarm = true},
-    [FINDING_INCIDENT] = {.name = "incident", .title = "incident", .alarm = true},
-    [FINDING_LEAK] = {.name = "leak", .title = "rising", .alarm = true},
-    [FINDING_SHM] = {.name = "shm", .title = "/dev/shm", .alarm = true},
+                          .share = true,
+                          .runbook = "Clocks were held down for the reason named: check cooling "
+                                     "for thermal reasons, the power limit for a power cap, the "
+                                     "power supply and baseboard for a hardware slowdown."},
+    [FINDING_POWER_LIMIT] = {.name = "power_limit",
+                             .title = "power limit changed",
+                             .alarm = true,
+                             .runbook =
+                                 "Find who changed the GPU's power limit (nvidia-smi -q -d POWER) "
+                                 "and restore it with nvidia-smi -pl if the change was not meant."},
+    [FINDING_ENFORCED_LIMIT] =
+        {.name = "enforced_limit",
+         .title = "enforced power limit changed",
+         .alarm = true,
+         .runbook =
+             "The driver enforces another limit than the one configured: check the baseboard's "
+             "out-of-band caps and power brake, the cooling and the power supply."},
+    [FINDING_PI_THROTTLE] =
+        {.name = "pi_throttle",
+         .title = "Pi",
+         .alarm = true,
+         .runbook = "Replace the Pi's power supply with the official one (5.1 V; 3 A for a Pi 4, 5 "
+                    "A for a Pi 5) and a short cable; improve cooling if it throttles for heat."},
+    [FINDING_PI_BOOT] =
+        {.name = "pi_since_boot",
+         .title = "Pi since boot",
+         .alarm = true,
+         .runbook = "Replace the Pi's power supply with the official one (5.1 V; 3 A for a Pi 4, 5 "
+                    "A for a Pi 5) and a short cable; improve cooling if it throttles for heat."},
+    [FINDING_TEMPERATURE] =
+        {.name = "temperature",
+         .title = "temperature",
+         .alarm = true,
+         .runbook = "Check the machine's cooling: fans, airflow, dust and the room's temperature."},
+    [FINDING_INCIDENT] = {.name = "incident",
+                          .title = "incident",
+                          .alarm = true,
+                          .runbook = "Read the incident snapshot named: the last minute of the "
+                                     "watched processes and the kernel lines about them."},
+    [FINDING_LEAK] = {.name = "leak",
+                      .title = "rising",
+                      .alarm = true,
+                      .runbook = "Restart the growing program before the time left runs out, and "
+                                 "report the leak to its vendor with vigil report's trend."},
+    [FINDING_SHM] = {.name = "shm",
+                     .title = "/dev/shm",
+                     .alarm = true,
+                     .runbook = "Find the files in /dev/shm (ls -la /dev/shm), restart the program "
+                                "that leaves them, or give the tmpfs more room."},
     [FINDING_DISK_PAUSE] = {.name = "disk_pause",
                             .title = "writes paused (disk low)",
-                            .alarm = true},
-    [FINDING_WRITE_ERRORS] = {.name = "write_errors", .title = "write errors", .alarm = true},
+                            .alarm = true,
+                            .runbook = "Free space on the log directory's file system (or lower "
+                                       "--min-disk-mb); vigil resumes writing by itself."},
+    [FINDING_WRITE_ERRORS] =
+        {.name = "write_errors",
+         .title = "write errors",
+         .alarm = true,
+         .runbook = "Check the log directory's disk: I/O errors in the kernel log or a read-only "
+                    "remount mean a failing disk or SD card to back up and replace."},
     [FINDING_MISSED_DEADLINE] = {.name = "missed_deadlines",
                                  .title = "missed deadlines",
-                                 .alarm = true},
+                                 .alarm = true,
+                                 .runbook =
+                                     "The machine was overloaded or vigil was stopped: check the "
+                                     "load, swapping and the kernel log around the time."},
     [FINDING_LISTENER] = {.name = "event_listener",
                           .title = "NVML event listener failed",
-                          .alarm = true},
-    [FINDING_STORAGE] = {.name = "storage", .title = "storage", .alarm = true},
-    [FINDING_KERNEL_GPU] = {.name = "kernel_gpu", .title = "kernel log", .alarm = true},
+                          .alarm = true,
+                          .runbook = "Check the NVIDIA driver (nvidia-smi) and the kernel log; "
+                                     "vigil restarts the listener by itself."},
+    [FINDING_STORAGE] =
+        {.name = "storage",
+         .title = "storage",
+         .alarm = true,
+         .runbook = "Check the file system named: a read-only remount or I/O errors mean a failing "
+                    "disk or SD card to back up and replace; free space if it is filling."},
+    [FINDING_KERNEL_GPU] =
+        {.name = "kernel_gpu",
+         .title = "kernel log",
+         .alarm = true,
+         .runbook = "Do what the description's action says; for PCIe errors check the GPU's "
+                    "seating, riser and slot; for GSP failures reset the GPU or reboot."},
     [FINDING_WATCH_DOWN] = {.name = "watch_down",
                             .title = "watch down",
                             .alarm = true,
-                            .critical = true},
-    [FINDING_WATCH_RESTART] = {.name = "watch_restart", .title = "watch restarted", .alarm = true},
-    [FINDING_OOM_KILL] = {.name = "oom_kill", .title = "OOM kill", .alarm = true},
-    [FINDING_PROCESS_FAULT] = {.name = "process_fault", .title = "process fault", .alarm = true},
-    [FINDING_DISPLAY] = {.name = "display", .title = "screen", .alarm = true},
-    [FINDING_NETWORK] = {.name = "network", .title = "network", .alarm = true},
-    [FINDING_NVLINK] = {.name = "nvlink", .title = "NVLink and fabric", .alarm = true},
+                            .critical = true,
+                            .runbook =
+                                "Start the watched program again: check its service (systemctl "
+                                "status), its log and the OOM or crash lines vigil names."},
+    [FINDING_WATCH_RESTART] = {.name = "watch_restart",
+                               .title = "watch restarted",
+                               .alarm = true,
+                               .runbook = "Read the cause vigil names (an OOM kill, a crash) and "
+                                          "the incident snapshot; fix what made the program end."},
+    [FINDING_OOM_KILL] = {.name = "oom_kill",
+                          .title = "OOM kill",
+                          .alarm = true,
+                          .runbook = "Memory ran out: find what grows (vigil report's trend), add "
+                                     "memory or limit the workload."},
+    [FINDING_PROCESS_FAULT] = {.name = "process_fault",
+                               .title = "process fault",
+                               .alarm = true,
+                               .runbook = "A program crashed: read the kernel line named, update "
+                                          "the program and report the crash to its vendor."},
+    [FINDING_DISPLAY] = {.name = "display",
+                         .title = "screen",
+                         .alarm = true,
+                         .runbook = "Check the screen: its cable, its power and input, and whether "
+                                    "the TV was switched to standby."},
+    [FINDING_NETWORK] =
+        {.name = "network",
+         .title = "network",
+         .alarm = true,
+         .runbook = "Check the cable or the Wi-Fi signal, the router and the default route."},
+    [FINDING_NVLINK] =
+        {.name = "nvlink",
+         .title = "NVLink and fabric",
+         .alarm = true,
+         .runbook = "Reset the GPUs and NVSwitches at a safe point (nvidia-smi -r, the fabric "
+                    "manager restarted); if errors rise again inspect the NVLink bridge or "
+                    "baseboard; for a fabric not completed check nvidia-fabricmanager."},
     [FINDING_POSTMORTEM] = {.name = "postmortem",
                             .title = "previous run ended uncleanly",
                             .alarm = true,
-                            .critical = true},
+                            .critical = true,
+                            .runbook = "Read the post-mortem named: the cause of the unclean end, "
+                                       "the last samples and the kernel log before it."},
 };
 
 /* Clock-event reasons that are not a problem: an idle GPU, clocks set on purpose. */

@@ -61,6 +61,9 @@ struct finding_kind_info {
         bool alarm;        /* something went wrong (false: worth knowing, not an alarm) */
         bool share;        /* value is a share of time (0..1) to print as a percentage */
         bool critical;     /* an alarm that needs someone now (a lost GPU, an Xid) */
+        /* What a person does about it, one sentence (the Alertmanager alert's "runbook"
+         * annotation); every alarm has one (test_findings), NULL for the others. */
+        const char *runbook;
 };
 
 /* How serious a finding is, most serious first: the order findings are listed in, and

@@ -109,6 +109,24 @@ void am_rfc3339(struct strbuf *out, int64_t ms)
         sb_printf(out, "%s.%03dZ", buf, (int)(ms % 1000 + (ms < 0 ? 1000 : 0)) % 1000);
 }
 
+/* The runbook of x's kind of finding, found by its alertname (the store keeps labels,
+ * not the kind), or NULL. */
+static const char *runbook_of(const struct am_alert *x)
+{
+        const char *alertname = NULL;
+        for (size_t i = 0; i < x->nlabels && !alertname; i++)
+                if (!strcmp(x->labels[i].name, "alertname"))
+                        alertname = x->labels[i].value;
+        if (!alertname)
+                return NULL;
+        for (int k = 0; k < FINDING_KIND_COUNT; k++) {
+                char name[64];
+                am_alert_name((enum finding_kind)k, name, sizeof(name));
+                if (!strcmp(name, alertname))
+                        return findings_kinds[k].runbook;
+        }
+        return NULL;
+}
 /* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one
  * (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). */
 static size_t utf8_len(const unsigned char *s)
@@ -195,10 +213,10 @@ void am_json_encode(const struct am_alert *a, size_t n, int64_t now_ms, int64_t 
                         sb_putc(out, ',');
                 sb_puts(out, "{\"labels\":");
                 json_map(out, keys, vals, x->nlabels);
-                const char *akeys[] = {"summary", "description"};
-                const char *avals[] = {x->summary, x->description};
+                const char *akeys[] = {"summary", "description", "runbook"};
+                const char *avals[] = {x->summary, x->description, runbook_of(x)};
                 sb_puts(out, ",\"annotations\":");
-                json_map(out, akeys, avals, 2);
+                json_map(out, akeys, avals, avals[2] ? 3 : 2);
                 sb_puts(out, ",\"startsAt\":\"");
                 am_rfc3339(out, x->starts_ms);
                 sb_puts(out, "\",\"endsAt\":\"");

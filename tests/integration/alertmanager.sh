@@ -158,6 +158,7 @@ check "up: the Xid alert reaches the webhook" wait_notes 5 VigilXid firing
 check "up: delivering again is said" grep -q "alertmanager: delivering to http://127.0.0.1:$AMPORT/api/v2/alerts again after [0-9]* failed attempts" "$TMP/run1.err"
 check_eq "up: one GPU-lost alert in the Alertmanager, firing, its labels" \
 	"active 0 - critical vigil GPU lost, still lost (" "$(am_alerts VigilGpuLost | cut -c1-48)"
+check "up: the GPU-lost alert carries its runbook" bash -c "curl -sf 'http://127.0.0.1:$AMPORT/api/v2/alerts?filter=alertname%3D%22VigilGpuLost%22' | grep -q '\"runbook\":\"Stop the GPU'"
 check_eq "up: one Xid alert, key 79" "active 0 79 critical vigil Xid 79 (" "$(am_alerts VigilXid | cut -c1-35)"
 labels=$(curl -sf "http://127.0.0.1:$AMPORT/api/v2/alerts?filter=alertname%3D%22VigilXid%22" | python3 -c 'import json,sys; a=json.load(sys.stdin)[0]; print(a["labels"]["site"], a["labels"]["instance"] != "", a["startsAt"] < a["endsAt"])')
 check_eq "up: external label with quotes, instance, startsAt before endsAt" 'lobby "east" True True' "$labels"

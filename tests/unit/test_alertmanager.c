@@ -139,6 +139,11 @@ static void test_alert_from_finding(void **state)
         assert_false(am_alert_from_finding(&x, base, 4, "player-7", 42, &b));
 }
 
+/* The Xid finding's runbook annotation (core/findings.c findings_kinds[]). */
+#define XID_RUNBOOK                                                                                \
+        "\"runbook\":\"Do what the description's action says (NVIDIA's Xid catalog); vigil xid "   \
+        "CODE explains the code.\""
+
 static void test_json_body(void **state)
 {
         (void)state;
@@ -162,10 +167,10 @@ static void test_json_body(void **state)
         assert_string_equal(
             buf,
             "[{\"labels\":{\"alertname\":\"VigilXid\",\"site\":\"lobby \\\"east\\\"\\n\"},"
-            "\"annotations\":{\"summary\":\"Xid 79: \\\\x\"},"
+            "\"annotations\":{\"summary\":\"Xid 79: \\\\x\"," XID_RUNBOOK "},"
             "\"startsAt\":\"2026-12-06T15:21:03.950Z\",\"endsAt\":\"2026-12-06T15:25:10.000Z\"},"
             "{\"labels\":{\"alertname\":\"VigilXid\",\"site\":\"lobby \\\"east\\\"\\n\"},"
-            "\"annotations\":{\"summary\":\"Xid 79: \\\\x\",\"description\":\"d\"},"
+            "\"annotations\":{\"summary\":\"Xid 79: \\\\x\",\"description\":\"d\"," XID_RUNBOOK "},"
             "\"startsAt\":\"2026-12-06T15:21:03.950Z\",\"endsAt\":\"2026-12-06T15:21:04.000Z\"}]");
         sb_init_fixed(&sb, buf, sizeof(buf));
         am_json_encode(a, 0, 0, 0, &sb);

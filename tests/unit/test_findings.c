@@ -446,10 +446,22 @@ static void test_run_counters_once(void **state)
         free(fr);
 }
 
+/* Every alarm says what a person does about it (the Alertmanager alert's runbook). */
+static void test_every_alarm_has_a_runbook(void **state)
+{
+        (void)state;
+        for (int k = 0; k < FINDING_KIND_COUNT; k++)
+                if (findings_kinds[k].alarm) {
+                        assert_non_null(findings_kinds[k].runbook);
+                        assert_true(strlen(findings_kinds[k].runbook) > 20);
+                }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_kind_table),
+            cmocka_unit_test(test_every_alarm_has_a_runbook),
             cmocka_unit_test(test_clean_only_when_nothing_happened),
             cmocka_unit_test(test_lost_and_back),
             cmocka_unit_test(test_pi_condition_cleared),
