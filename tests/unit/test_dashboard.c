@@ -17,6 +17,7 @@
 #include "core/history.h"
 #include "web/dashboard.h"
 #include "web/dashboard_gpu.h"
+#include "web/http_server.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
 
@@ -280,6 +281,56 @@ static void test_overflow(void **state)
         history_free(h);
 }
 
+/* A full ring (15 minutes) of 64 noisy GPUs with 2 fans each: the page fits the
+ * server's body bound (web/http_server.h HTTP_MAX_BODY), so a 64-GPU server's dashboard
+ * is not refused once its history has filled. */
+static void test_64_gpus_fit(void **state)
+{
+        (void)state;
+        static struct frame big;
+        frame_clear(&big);
+        big.self.started_mono_ns = NSEC_PER_SEC;
+        big.ngpus = 64;
+        struct history *h = history_new(NSEC_PER_SEC, HISTORY_SPAN_NS, HISTORY_MAX_RECORDS);
+        for (int i = 0; i < HISTORY_MAX_RECORDS; i++) {
+                for (unsigned g = 0; g < 64; g++) {
+                        struct gpu_frame *gf = &big.gpus[g];
+                        gf->present = gf->ok = true;
+                        gf->index = g;
+                        gf->nfans = 2;
+                        double n = (double)((i * 7919 + g * 104729) % 1000) / 10.0;
+                        gf->temp_c = 40 + n / 3;
+                        gf->power_w = 300 + n * 3.7;
+                        gf->power_limit_w = 700;
+                        gf->enforced_limit_w = 700;
+                        gf->gpu_clock_mhz = 1500 + n;
+                        gf->mem_clock_mhz = 2619;
+                        gf->util_gpu_pct = n;
+                        gf->util_mem_pct = n / 2;
+                        gf->vram_used_bytes = (40000.0 + 97 * n) * 1048576.0;
+                        gf->vram_total_bytes = 81559.0 * 1048576.0;
+                        gf->fan_speed_pct[0] = gf->fan_speed_pct[1] = 30 + n / 5;
+                        gf->fan_target_pct[0] = gf->fan_target_pct[1] = 30 + n / 5;
+                        gf->throttle_mask = 0x1;
+                        gf->throttle_valid = true;
+                }
+                int64_t mono = (i + 1) * NSEC_PER_SEC;
+                struct tick t = {.due = VCLOCK_BIT(VCLOCK_HOST) | VCLOCK_BIT(VCLOCK_GPU),
+                                 .mono_ns = mono,
+                                 .real_ns = REAL0 + mono};
+                history_push(h, &big, &t);
+        }
+        struct strbuf out;
+        assert_int_equal(sb_init_heap(&out, 65536, HTTP_MAX_BODY), 0);
+        struct dashboard_info info = {.hostname = "dgx",
+                                      .now_mono_ns = (HISTORY_MAX_RECORDS + 1) * NSEC_PER_SEC,
+                                      .refresh_s = 10};
+        assert_int_equal(dashboard_render(&out, h, &big, &info), 0);
+        print_message("64 GPUs, 15 minutes: %zu bytes\n", out.len);
+        sb_free(&out);
+        history_free(h);
+}
+
 /* vigil's START comes before its first record closes, sometimes a whole period or more
  * before (a slow first tick): the charts still begin early enough to show it, even once
  * there are more records than the shortest window. */
@@ -438,9 +489,13 @@ static void test_health_panel(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_page),         cmocka_unit_test(test_empty_and_null),
-            cmocka_unit_test(test_overflow),     cmocka_unit_test(test_legend_split),
-            cmocka_unit_test(test_early_marker), cmocka_unit_test(test_enforced_limit_shown),
+            cmocka_unit_test(test_page),
+            cmocka_unit_test(test_empty_and_null),
+            cmocka_unit_test(test_overflow),
+            cmocka_unit_test(test_legend_split),
+            cmocka_unit_test(test_early_marker),
+            cmocka_unit_test(test_64_gpus_fit),
+            cmocka_unit_test(test_enforced_limit_shown),
             cmocka_unit_test(test_health_panel),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
