@@ -111,8 +111,10 @@ check "killed: the exit summary's findings lead with it" grep -q \
 	"previous run ended uncleanly killed .*vigil was killed or crashed.*post-mortem postmortem/$(basename "$f")" \
 	<<<"$(sed -n '/^  What happened:/,$p' "$TMP/k.out" | sed -n 2p)"
 check "killed: vigil postmortem prints it" bash -c "'$VIGIL' postmortem '$L' | cmp -s - '$f'"
+# The report starts with the health verdict; the previous run's end is the first line
+# after it.
 check "killed: vigil report leads with it" grep -q "^  previous run: vigil was killed.*post-mortem: .*$(basename "$f")" \
-	<<<"$("$VIGIL" report "$L"/host-*.csv 2>&1 | head -1)"
+	<<<"$("$VIGIL" report "$L"/host-*.csv 2>&1 | grep -v '^Health: \|^  \(unhealthy\|degraded\|healthy\)' | head -1)"
 check "killed: state counts it, stop marker set" \
 	bash -c "grep -qx unclean_killed=1 '$L/vigil.state' && grep -q '^stopped_ns=[0-9]' '$L/vigil.state'"
 
