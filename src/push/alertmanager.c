@@ -75,8 +75,7 @@ struct am_sink {
         int64_t start_ms;     /* the sink's start */
         int64_t next_send_ms; /* 0: now */
         unsigned failures;
-        long logged_status;
-        int logged_curl;
+        struct rw_said said; /* the last failure said */
         int save_err;
         bool full_said;
         uint64_t rng;
@@ -170,11 +169,8 @@ static bool merge(struct am_sink *s, int64_t now_ms, int64_t mono_ms)
 
 static void log_failure(struct am_sink *s, const struct rw_result *res, size_t n)
 {
-        if (s->failures > 1 && res->http_status == s->logged_status &&
-            res->curl_code == s->logged_curl)
+        if (!rw_failure_news(&s->said, res, s->failures))
                 return;
-        s->logged_status = res->http_status;
-        s->logged_curl = res->curl_code;
         vlog(LOG_WARN,
              "alertmanager: cannot deliver alerts to %s: %s; %zu alerts kept in %s, retried "
              "with backoff (sampling and local logging go on)",

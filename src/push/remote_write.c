@@ -68,8 +68,7 @@ struct rw_sink {
         int64_t split_said_ns;  /* CLOCK_MONOTONIC of the last split said */
         struct rw_refusals refused;
         unsigned failures;
-        long last_logged_status;
-        int last_logged_curl;
+        struct rw_said said; /* the last failure said */
         uint64_t rng;
 
         /* Main loop only. */
@@ -142,11 +141,8 @@ uint64_t rw_full_warn_due(struct rw_full_warn *w, int64_t mono_ns, uint64_t drop
 
 static void log_failure(struct rw_sink *s, const struct rw_result *res, uint64_t waiting)
 {
-        if (s->failures > 1 && res->http_status == s->last_logged_status &&
-            res->curl_code == s->last_logged_curl)
+        if (!rw_failure_news(&s->said, res, s->failures))
                 return;
-        s->last_logged_status = res->http_status;
-        s->last_logged_curl = res->curl_code;
         vlog(LOG_WARN,
              "remote-write: cannot push to %s: %s; retrying with backoff, %llu samples wait in "
              "the queue (sampling and local logging go on)",

@@ -316,3 +316,13 @@ void rw_client_send(struct rw_client *c, const struct rwq_batch *b, const struct
         }
         rw_client_post(c, body->buf, body->len, timeout_ms, res);
 }
+
+bool rw_failure_news(struct rw_said *said, const struct rw_result *res, unsigned failures)
+{
+        if (failures > 1 && res->http_status == said->http_status &&
+            res->curl_code == said->curl_code)
+                return false;
+        said->http_status = res->http_status;
+        said->curl_code = res->curl_code;
+        return true;
+}

@@ -27,6 +27,16 @@ struct rw_result {
         char why[320];         /* one line: what failed, for the log */
 };
 
+/* The last failure a sender said, so a run of the same one is said once. */
+struct rw_said {
+        long http_status;
+        int curl_code;
+};
+
+/* Whether res is a failure to say: the first of a run (failures, the sender's count of
+ * failed attempts in a row, is 1) or one unlike the last said; it becomes the last said. */
+bool rw_failure_news(struct rw_said *said, const struct rw_result *res, unsigned failures);
+
 /* What differs between the users of a client: the request headers and what an
  * answer that says "wrong place" or "wrong credentials" tells the user to check. */
 struct rw_client_kind {
