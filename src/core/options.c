@@ -56,8 +56,10 @@ static const struct opt_def opt_table[] = {
     {"sync-interval", K_DURATION, OFF(sync_interval_ns), 0.01, 3600, "SEC",
      "make logs durable this often: a power cut loses at most SEC of rows (default 1)"},
     {"sync-whole-fs", K_FLAG, OFF(sync_whole_fs), 0, 0, NULL,
-     "sync the logs with one syncfs of their file system (for a log directory on a file "
-     "system of its own: it also writes other programs' data)"},
+     "sync the logs with one syncfs of their file system even while other programs have "
+     "unwritten data (for a log directory on a file system of its own)"},
+    {"sync-per-file", K_FLAG, OFF(sync_per_file), 0, 0, NULL,
+     "sync each log with its own fdatasync, never one syncfs of their file system"},
     {"count", K_COUNT, OFF(count), 1, 1e15, "N", "take N host samples, then exit"},
     {"duration", K_DURATION, OFF(duration_ns), 0.01, 30 * 86400.0, "SEC",
      "run this long, then exit"},
@@ -758,6 +760,11 @@ int options_parse(struct vigil_options *o, int argc, char **argv)
         }
         if (was_given(&given, "profile") && apply_profile(o, &given, err, sizeof(err)) < 0) {
                 options_error("%s", err);
+                return -EINVAL;
+        }
+        if (o->sync_whole_fs && o->sync_per_file) {
+                options_error("--sync-whole-fs and --sync-per-file ask for opposite syncs: "
+                              "give one");
                 return -EINVAL;
         }
         return check_root(o);

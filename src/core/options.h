@@ -29,7 +29,8 @@ struct vigil_options {
         int64_t duration_ns;      /* stop after this long; 0 = no limit */
         char log_dir[1024];       /* "" until resolved */
         char csv_path[1024];      /* --csv: the host CSV in this one file; "" = daily files */
-        bool sync_whole_fs; /* --sync-whole-fs: one syncfs(2) a round, not a fdatasync a file */
+        bool sync_whole_fs; /* --sync-whole-fs: one syncfs(2) a round even on a busy machine */
+        bool sync_per_file; /* --sync-per-file: never a syncfs(2), a fdatasync a file */
         bool no_log;
         bool quiet;
         bool no_gpu_clock_events; /* --no-gpu-clock-events: listen without nvmlEventTypeClock */

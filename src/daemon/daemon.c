@@ -229,14 +229,16 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
-        /* By default every log is fdatasync'ed on its own: a syncfs would also write
-         * (and wait for) whatever the machine's workload left dirty on the same file
-         * system, once a sync interval, from the sampling loop. --sync-whole-fs asks for
-         * it where the log directory has a file system of its own. */
-        if (opt->sync_whole_fs)
-                (void)fssync_open(&d->log_sync, opt->log_dir);
-        else
-                fssync_none(&d->log_sync);
+        /* Three logs or more in a round share one syncfs of their file system while the
+         * machine holds little unwritten data (util/fssync.h): then it writes little
+         * that is not ours. --sync-whole-fs takes it always (a file system of its own),
+         * --sync-per-file never. */
+        char meminfo[sizeof(opt->root) + 16];
+        snprintf(meminfo, sizeof(meminfo), "%s/proc/meminfo", opt->root);
+        enum fssync_whole when = opt->sync_whole_fs   ? FSSYNC_WHOLE_ALWAYS
+                                 : opt->sync_per_file ? FSSYNC_WHOLE_NEVER
+                                                      : FSSYNC_WHOLE_QUIET;
+        (void)fssync_open(&d->log_sync, opt->log_dir, when, meminfo);
         d->ctx.log_sync = &d->log_sync;
         return 0;
 }

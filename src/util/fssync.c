@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -24,12 +25,58 @@ bool fssync_whole_fs(unsigned long f_type)
 
 void fssync_none(struct fssync *s)
 {
-        *s = (struct fssync){.dirfd = -1};
+        *s = (struct fssync){.dirfd = -1, .meminfo_fd = -1};
 }
 
-int fssync_open(struct fssync *s, const char *dir)
+/* The kB on the line of /proc/meminfo that starts with key ("Dirty:"), or -1. */
+static long long meminfo_kb(const char *text, size_t len, const char *key)
+{
+        size_t k = strlen(key);
+        for (size_t i = 0; i + k <= len;) {
+                if ((i == 0 || text[i - 1] == '\n') && memcmp(text + i, key, k) == 0) {
+                        size_t j = i + k;
+                        while (j < len && text[j] == ' ')
+                                j++;
+                        long long v = 0;
+                        size_t d = j;
+                        while (j < len && text[j] >= '0' && text[j] <= '9' && j - d < 18)
+                                v = v * 10 + (text[j++] - '0');
+                        return j > d && j + 3 <= len && memcmp(text + j, " kB", 3) == 0 ? v : -1;
+                }
+                const char *nl = memchr(text + i, '\n', len - i);
+                if (!nl)
+                        break;
+                i = (size_t)(nl - text) + 1;
+        }
+        return -1;
+}
+
+long long fssync_unwritten_kb(const char *text, size_t len)
+{
+        long long dirty = meminfo_kb(text, len, "Dirty:");
+        long long wb = meminfo_kb(text, len, "Writeback:");
+        return dirty < 0 || wb < 0 ? -1 : dirty + wb;
+}
+
+/* True when the machine holds little enough unwritten data for a syncfs now. */
+static bool machine_quiet(struct fssync *s)
+{
+        char buf[8192]; /* /proc/meminfo is about 1.5 kB; Dirty is its 16th line */
+        if (s->meminfo_fd < 0)
+                return false;
+        ssize_t n = pread(s->meminfo_fd, buf, sizeof(buf), 0);
+        if (n <= 0)
+                return false;
+        long long kb = fssync_unwritten_kb(buf, (size_t)n);
+        return kb >= 0 && kb <= FSSYNC_QUIET_MAX_KB;
+}
+
+int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const char *meminfo)
 {
         fssync_none(s);
+        s->when = when;
+        if (when == FSSYNC_WHOLE_NEVER)
+                return 0;
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
@@ -43,6 +90,8 @@ int fssync_open(struct fssync *s, const char *dir)
         s->dirfd = fd;
         s->dev = st.st_dev;
         s->whole = fssync_whole_fs((unsigned long)sf.f_type);
+        if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo)
+                s->meminfo_fd = open(meminfo, O_RDONLY | O_CLOEXEC);
         return 0;
 }
 
@@ -50,6 +99,8 @@ void fssync_close(struct fssync *s)
 {
         if (s->dirfd >= 0)
                 close(s->dirfd);
+        if (s->meminfo_fd >= 0)
+                close(s->meminfo_fd);
         fssync_none(s);
 }
 
@@ -77,7 +128,12 @@ int fssync_end(struct fssync *s)
                 return 0;
         s->round = false;
         s->err = 0;
-        if (s->whole && s->n >= FSSYNC_MIN_FILES) {
+        bool whole = s->whole && s->n >= FSSYNC_MIN_FILES;
+        if (whole && s->when == FSSYNC_WHOLE_QUIET && !machine_quiet(s)) {
+                whole = false;
+                s->busy++;
+        }
+        if (whole) {
                 s->calls++;
                 if (syncfs(s->dirfd) == 0) {
                         for (unsigned i = 0; i < s->n; i++)

@@ -21,8 +21,19 @@
  * virtiofs (fs/fuse/inode.c, fuse_sync_fs(): fc->sync_fs), so a FUSE file's data
  * would stay in the server's cache; NFS, tmpfs and the rest keep today's calls too.
  * syncfs(2) reports write-back errors since Linux 5.8; a failed round falls back to
- * fdatasync per file, which says the error. What else is dirty on that file system is
- * written too: the price of one call.
+ * fdatasync per file, which says the error.
+ *
+ * What else is dirty on that file system is written too, and the loop waits for it: a
+ * training job's checkpoint left in the page cache would be forced out once a sync
+ * interval. So by default (FSSYNC_WHOLE_QUIET) a round takes syncfs only while the
+ * whole machine holds little unwritten data: /proc/meminfo's Dirty plus Writeback (the
+ * kernel's NR_FILE_DIRTY and NR_WRITEBACK, every file system together; fs/proc/meminfo.c)
+ * at most FSSYNC_QUIET_MAX_KB when the round ends, read with one pread. Then the syncfs
+ * writes at most that much that is not vigil's; otherwise the round fdatasyncs each
+ * file, as FSSYNC_WHOLE_NEVER always does. FSSYNC_WHOLE_ALWAYS (--sync-whole-fs, for a
+ * log directory on a file system of its own) does not look. Between the look and the
+ * syncfs another program can dirty more; syncfs then writes what was dirty when it
+ * started (sync_inodes_sb takes the inodes dirtied before it), once.
  *
  *   fssync_begin(s)                         once per sync round
  *   for each log file with lines:
@@ -35,10 +46,21 @@
 #define VIGIL_UTIL_FSSYNC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Files a round takes before it syncs the whole file system instead of each. */
 #define FSSYNC_MIN_FILES 3
+/* The machine's unwritten data (kB) up to which FSSYNC_WHOLE_QUIET takes syncfs: a few
+ * milliseconds of writing on any disk, and more than 256 GPUs' rows of a second. */
+#define FSSYNC_QUIET_MAX_KB 4096
+
+/* When a round of FSSYNC_MIN_FILES or more may sync the whole file system. */
+enum fssync_whole {
+        FSSYNC_WHOLE_NEVER,  /* --sync-per-file: an fdatasync per file, always */
+        FSSYNC_WHOLE_QUIET,  /* the default: while the machine has little unwritten data */
+        FSSYNC_WHOLE_ALWAYS, /* --sync-whole-fs */
+};
 /* Files one round can take: a CSV for each of VIGIL_MAX_GPUS (core/frame.h, 256), the
  * host's, events.log; any more are synced by their callers. */
 #define FSSYNC_MAX_FILES 260
@@ -47,12 +69,15 @@ struct fssync {
         int dirfd;                /* the log directory, held open for syncfs; -1: none */
         dev_t dev;                /* its file system's device */
         bool whole;               /* syncfs gives the loss bound there (fssync_whole_fs) */
+        enum fssync_whole when;   /* and when a round takes it */
+        int meminfo_fd;           /* /proc/meminfo for FSSYNC_WHOLE_QUIET; -1: none */
         bool round;               /* between fssync_begin and fssync_end */
         unsigned n;               /* files taken this round */
         int fd[FSSYNC_MAX_FILES]; /* theirs, and the flags cleared once they are durable */
         bool *unsynced[FSSYNC_MAX_FILES];
         int err;                  /* -errno of the round's last failed sync, or 0 */
         unsigned long long calls; /* syncfs calls made */
+        unsigned long long busy;  /* rounds that fdatasynced each file: the machine busy */
 };
 
 /* True when syncfs(2) on a file system of this statfs(2) f_type commits and flushes,
@@ -60,10 +85,15 @@ struct fssync {
  * (linux/magic.h). */
 bool fssync_whole_fs(unsigned long f_type);
 
-/* Set s up for the file system of dir: opened and asked its type here. With any error
- * s is usable and never syncs the whole file system (every file is synced on its
- * own). Returns 0 or -errno. */
-int fssync_open(struct fssync *s, const char *dir);
+/* Set s up for the file system of dir: opened and asked its type here; meminfo is the
+ * path of /proc/meminfo (under --root), read at the end of each round that could take
+ * syncfs when `when` is FSSYNC_WHOLE_QUIET. With any error s is usable and never syncs
+ * the whole file system (every file is synced on its own; a meminfo that cannot be
+ * opened or read counts as a busy machine). Returns 0 or -errno. */
+int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const char *meminfo);
+/* The kB of Dirty plus Writeback in a /proc/meminfo text of len bytes, or -1 when
+ * either line is missing or malformed. */
+long long fssync_unwritten_kb(const char *text, size_t len);
 /* A closed s: never takes a file. */
 void fssync_none(struct fssync *s);
 void fssync_close(struct fssync *s);
@@ -77,8 +107,8 @@ void fssync_begin(struct fssync *s);
  * s may be NULL. */
 int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced);
 /* End the round: one syncfs when it took FSSYNC_MIN_FILES files or more on a file
- * system where that is durable, else (or when the syncfs failed) an fdatasync per
- * file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
+ * system where that is durable and `when` allows it now, else (or when the syncfs
+ * failed) an fdatasync per file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
  * next round). Accepts NULL. */
 int fssync_end(struct fssync *s);
 

@@ -287,7 +287,7 @@ static void test_sync_round(void **state)
         assert_false(fssync_whole_fs(TMPFS_MAGIC));
         assert_false(fssync_whole_fs(NFS_SUPER_MAGIC));
         struct fssync fs;
-        assert_int_equal(fssync_open(&fs, dir), 0);
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_ALWAYS, NULL), 0);
         fs.whole = true;
         struct csvlog l[3];
         const char *name[3] = {"gpu0", "gpu1", "host"};
@@ -356,6 +356,104 @@ static void test_sync_round(void **state)
         assert_int_equal(fs.dirfd, -1);
 }
 
+/* Writes a /proc/meminfo text with Dirty and Writeback at these kB into dir/meminfo. */
+static void put_meminfo(const char *path, long dirty, long writeback)
+{
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f,
+                "MemTotal:        3884300 kB\nMemFree:         2765096 kB\n"
+                "Dirty:          %8ld kB\nWriteback:      %8ld kB\nAnonPages:        "
+                "123456 kB\nWritebackTmp:          0 kB\n",
+                dirty, writeback);
+        fclose(f);
+}
+
+/* The default round takes syncfs only while the machine's Dirty + Writeback is at most
+ * FSSYNC_QUIET_MAX_KB; above it (a checkpoint in the page cache), an fdatasync each and
+ * the round counted busy; a meminfo that cannot be read counts as busy. Never: no
+ * syncfs, ever. */
+static void test_sync_quiet(void **state)
+{
+        (void)state;
+        char mi[256];
+        snprintf(mi, sizeof(mi), "%s/meminfo", dir);
+        put_meminfo(mi, 96, 0);
+        struct fssync fs;
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_QUIET, mi), 0);
+        fs.whole = true;       /* whatever /tmp is */
+        if (fs.meminfo_fd < 0) /* opened only where syncfs is durable: do it here */
+                fs.meminfo_fd = open(mi, O_RDONLY | O_CLOEXEC);
+        struct csvlog l[3];
+        const char *name[3] = {"gpu0", "gpu1", "host"};
+        int64_t now = (int64_t)time(NULL) * 1000000000LL;
+        for (int i = 0; i < 3; i++)
+                csvlog_init(&l[i], dir, name[i], 7);
+                /* round: the three logs get a line each and are synced in one round */
+#define ROUND(tag)                                                                                 \
+        do {                                                                                       \
+                fssync_begin(&fs);                                                                 \
+                for (int i = 0; i < 3; i++) {                                                      \
+                        assert_int_equal(csvlog_write(&l[i], now, "h\n", tag "\n", 2), 0);         \
+                        assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);                           \
+                }                                                                                  \
+                assert_int_equal(fssync_end(&fs), 0);                                              \
+                for (int i = 0; i < 3; i++)                                                        \
+                        assert_false(l[i].unsynced);                                               \
+        } while (0)
+        ROUND("1");
+        assert_int_equal(fs.calls, 1);
+        assert_int_equal(fs.busy, 0);
+        put_meminfo(mi, FSSYNC_QUIET_MAX_KB - 100, 100); /* at the bound: still quiet */
+        ROUND("2");
+        assert_int_equal(fs.calls, 2);
+        put_meminfo(mi, 2000000, 0); /* 2 GB unwritten: each file on its own */
+        ROUND("3");
+        assert_int_equal(fs.calls, 2);
+        assert_int_equal(fs.busy, 1);
+        put_meminfo(mi, 100, FSSYNC_QUIET_MAX_KB); /* being written counts too */
+        ROUND("4");
+        assert_int_equal(fs.calls, 2);
+        assert_int_equal(fs.busy, 2);
+        unlink(mi); /* the open descriptor still reads the old inode: close it */
+        close(fs.meminfo_fd);
+        fs.meminfo_fd = -1;
+        ROUND("5");
+        assert_int_equal(fs.calls, 2);
+        assert_int_equal(fs.busy, 3);
+#undef ROUND
+        for (int i = 0; i < 3; i++)
+                csvlog_close(&l[i]);
+        fssync_close(&fs);
+        /* --sync-per-file: the round never takes a file (each is synced by its log) */
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_NEVER, mi), 0);
+        fssync_begin(&fs);
+        assert_int_equal(fssync_cover(&fs, 0, 1, &(bool){true}), -1);
+        assert_int_equal(fssync_end(&fs), 0);
+        fssync_close(&fs);
+}
+
+/* Dirty plus Writeback from /proc/meminfo's text; a missing or malformed line is -1
+ * (never taken as a quiet machine). */
+static void test_unwritten_kb(void **state)
+{
+        (void)state;
+        const char *ok = "MemTotal: 10 kB\nDirty:              1234 kB\nWriteback:  "
+                         "7 kB\nWritebackTmp:   99 kB\n";
+        assert_int_equal(fssync_unwritten_kb(ok, strlen(ok)), 1241);
+        const char *nowb = "Dirty: 5 kB\nWritebackTmp: 0 kB\n";
+        assert_int_equal(fssync_unwritten_kb(nowb, strlen(nowb)), -1);
+        const char *bad = "Dirty: x kB\nWriteback: 0 kB\n";
+        assert_int_equal(fssync_unwritten_kb(bad, strlen(bad)), -1);
+        const char *unit = "Dirty: 5 MB\nWriteback: 0 kB\n";
+        assert_int_equal(fssync_unwritten_kb(unit, strlen(unit)), -1);
+        const char *cut = "Dirty: 5";
+        assert_int_equal(fssync_unwritten_kb(cut, strlen(cut)), -1);
+        const char *mid = "XDirty: 5 kB\nDirty: 6 kB\nWriteback: 1 kB\n";
+        assert_int_equal(fssync_unwritten_kb(mid, strlen(mid)), 7);
+        assert_int_equal(fssync_unwritten_kb("", 0), -1);
+}
+
 static void test_fixed_file(void **state)
 {
         (void)state;
@@ -419,6 +517,8 @@ int main(void)
             cmocka_unit_test(test_retention),
             cmocka_unit_test(test_fixed_file),
             cmocka_unit_test(test_sync_round),
+            cmocka_unit_test(test_sync_quiet),
+            cmocka_unit_test(test_unwritten_kb),
             cmocka_unit_test(test_copytruncate),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),
