@@ -9,7 +9,9 @@
 #  - system calls/s: strace -c -f on a second run of the same command, WINDOW seconds:
 #    write(2), fdatasync(2), fsync(2), syncfs(2);
 #  - bytes written/s: /proc/PID/io wchar over the window.
-# VIGIL=PATH measures another build (e.g. the one before a change) the same way.
+# VIGIL=PATH measures another build (e.g. the one before a change) the same way;
+# VIGIL_ARGS adds options to the logging run (e.g. --sync-per-file); SCENARIOS picks the
+# GPU counts (default 1, 8 and 64: the wake-ups should not grow with them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -54,8 +56,9 @@ one() {
 calls() {
 	local name=$1
 	mkdir -p "$out/$name.s"
+	# shellcheck disable=SC2086
 	"$V" --nvml "$LIB" --gpu-interval 0.1 --interval 1 --duration $((WINDOW + 5)) --quiet \
-		--log-dir "$out/$name.s" 2>/dev/null &
+		--log-dir "$out/$name.s" ${VIGIL_ARGS:-} 2>/dev/null &
 	local p=$!
 	pids+=("$p")
 	sleep 3
@@ -65,9 +68,10 @@ calls() {
 }
 
 echo "window ${WINDOW} s; logs in $out ($(stat -f -c %T "$out")); load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for scn in healthy-1gpu healthy-8gpu; do
+for scn in ${SCENARIOS:-healthy-1gpu healthy-8gpu healthy-64gpu}; do
 	export VIGIL_NVML_SCENARIO=$SCN/$scn
-	one "logs.$scn" --log-dir "$out/logs.$scn" &
+	# shellcheck disable=SC2086
+	one "logs.$scn" --log-dir "$out/logs.$scn" ${VIGIL_ARGS:-} &
 	one "nolog.$scn" --no-log &
 	wait
 	calls "logs.$scn"

@@ -194,20 +194,33 @@ static int pm_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
+/* True when the frame's sampled GPUs' PCI devices differ from those now records
+ * (compared in place: this runs every GPU tick). */
+static bool bus_changed(const struct runstate *now, const struct frame *f)
+{
+        char bdf[AER_BDF_LEN];
+        unsigned n = 0;
+        for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS && n < RUNSTATE_MAX_BUS; i++) {
+                if (!f->gpus[i].present ||
+                    aer_bdf_from_bus_id(f->gpus[i].pci_bus_id, bdf, sizeof(bdf)) != 0)
+                        continue;
+                if (n >= now->nbus || strcmp(bdf, now->gpu_bus[n]) != 0)
+                        return true;
+                n++;
+        }
+        return n != now->nbus;
+}
+
 /* The GPUs' PCI devices are known once the NVML source has read their identity (at
  * their first sample): the state records them then, so that a run killed later has
  * them. A write only when they changed. */
 static int pm_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct pm_sink *s = state;
-        struct runstate seen = s->now;
         (void)t;
-        note_bus(&seen, ctx->frame);
-        if (seen.nbus == s->now.nbus &&
-            !memcmp(seen.gpu_bus, s->now.gpu_bus, sizeof(seen.gpu_bus[0]) * seen.nbus))
+        if (!bus_changed(&s->now, ctx->frame))
                 return 0;
-        memcpy(s->now.gpu_bus, seen.gpu_bus, sizeof(seen.gpu_bus));
-        s->now.nbus = seen.nbus;
+        note_bus(&s->now, ctx->frame);
         int r = runstate_save(s->log_dir, &s->now);
         return r < 0 ? r : 0;
 }
