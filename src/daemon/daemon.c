@@ -229,7 +229,7 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
                 return r;
         }
         d->ctx.log_dir = opt->log_dir;
-        /* Three logs or more in a round share one syncfs of their file system while the
+        /* Two logs or more in a round share one syncfs of their file system while the
          * machine holds little unwritten data (util/fssync.h): then it writes little
          * that is not ours. --sync-whole-fs takes it always (a file system of its own),
          * --sync-per-file never. */

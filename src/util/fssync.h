@@ -7,9 +7,10 @@
  *
  * A syncfs also writes the file system's own metadata in place (sync_blockdev at its
  * end: bitmaps and inode tables the journal would write back later), which on a Pi's
- * SD card is more device writes than an fdatasync or two: the round takes syncfs only
- * for FSSYNC_MIN_FILES files or more (a GPU server's daily CSVs), and fdatasyncs one
- * or two files (a Pi's host log; the host and one GPU), as before.
+ * SD card is more device writes than one fdatasync (17,920 against 11,520 an hour at a
+ * sync a second, bench/RESULTS.md section 35): the round takes syncfs for
+ * FSSYNC_MIN_FILES files or more (the host and a GPU, and up), and fdatasyncs a round of
+ * one file (a Pi's host log), as before.
  *
  * The loss bound is the fdatasync's: a line written before the round is on the disk
  * when it ends. syncfs(2) gives that only where the file system's own sync commits and
@@ -50,7 +51,7 @@
 #include <sys/types.h>
 
 /* Files a round takes before it syncs the whole file system instead of each. */
-#define FSSYNC_MIN_FILES 3
+#define FSSYNC_MIN_FILES 2
 /* The machine's unwritten data (kB) up to which FSSYNC_WHOLE_QUIET takes syncfs: a few
  * milliseconds of writing on any disk, and more than 256 GPUs' rows of a second. */
 #define FSSYNC_QUIET_MAX_KB 4096
