@@ -52,11 +52,25 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
         return seq;
 }
 
-void vigil_flush_all(struct vigil_ctx *ctx)
+/* One sync round of every log that got lines: full, or a periodic one. */
+static void flush_round(struct vigil_ctx *ctx, bool periodic)
 {
-        fssync_begin(ctx->log_sync);
+        if (periodic)
+                fssync_begin_periodic(ctx->log_sync);
+        else
+                fssync_begin(ctx->log_sync);
         if (ctx->flush_sinks)
                 ctx->flush_sinks(ctx);
         eventlog_sync_in(ctx->events, ctx->log_sync);
         (void)fssync_end(ctx->log_sync); /* a file that failed stays unsynced: next round */
+}
+
+void vigil_flush_all(struct vigil_ctx *ctx)
+{
+        flush_round(ctx, false);
+}
+
+void vigil_flush_due(struct vigil_ctx *ctx)
+{
+        flush_round(ctx, true);
 }

@@ -191,7 +191,11 @@ void vigil_publish(struct vigil_ctx *ctx);
 /* Ask every sink to flush and sync, then events.log (main thread; before snapshots),
  * in one sync round (ctx->log_sync): the logs on the log directory's file system that
  * got lines share one syncfs where that is durable. Outside the daemon (no
- * flush_sinks) only events.log. */
+ * flush_sinks) only events.log. Every line written before it is durable at its end. */
 void vigil_flush_all(struct vigil_ctx *ctx);
+/* The same round on the sync cadence: light where util/fssync.h says so (the data
+ * written, the file system's own commit making it durable within the sync interval),
+ * else the same as vigil_flush_all. Main loop only. */
+void vigil_flush_due(struct vigil_ctx *ctx);
 
 #endif

@@ -10,6 +10,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "util/fs_commit.h"
+
 bool fssync_whole_fs(unsigned long f_type)
 {
         switch (f_type) {
@@ -75,8 +77,6 @@ int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const
 {
         fssync_none(s);
         s->when = when;
-        if (when == FSSYNC_WHOLE_NEVER)
-                return 0;
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
@@ -90,6 +90,8 @@ int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const
         s->dirfd = fd;
         s->dev = st.st_dev;
         s->whole = fssync_whole_fs((unsigned long)sf.f_type);
+        if (sf.f_type == EXT4_SUPER_MAGIC)
+                s->commit_ns = fs_commit_of_dev(st.st_dev);
         if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo)
                 s->meminfo_fd = open(meminfo, O_RDONLY | O_CLOEXEC);
         return 0;
@@ -104,12 +106,47 @@ void fssync_close(struct fssync *s)
         fssync_none(s);
 }
 
+int64_t fssync_cadence(struct fssync *s, int64_t sync_ns)
+{
+        if (!s)
+                return sync_ns;
+        s->light = s->commit_ns > 0 && sync_ns - s->commit_ns >= s->commit_ns;
+        return s->light ? sync_ns - s->commit_ns : sync_ns;
+}
+
 void fssync_begin(struct fssync *s)
 {
         if (!s)
                 return;
         s->round = true;
+        s->periodic = false;
         s->n = 0;
+}
+
+void fssync_begin_periodic(struct fssync *s)
+{
+        fssync_begin(s);
+        if (s)
+                s->periodic = true;
+}
+
+/* A light round: each file's data written out and waited for, no journal commit forced
+ * (fs_commit.h); *unsynced stays set for the next full round. A file whose write-back
+ * fails is fdatasync'ed, which says the error. */
+static int end_light(struct fssync *s)
+{
+        for (unsigned i = 0; i < s->n; i++) {
+                s->light_calls++;
+                if (sync_file_range(s->fd[i], 0, 0,
+                                    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                        SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+                        continue;
+                if (fdatasync(s->fd[i]) == 0)
+                        *s->unsynced[i] = false;
+                else
+                        s->err = -errno;
+        }
+        return s->err;
 }
 
 int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced)
@@ -128,7 +165,9 @@ int fssync_end(struct fssync *s)
                 return 0;
         s->round = false;
         s->err = 0;
-        bool whole = s->whole && s->n >= FSSYNC_MIN_FILES;
+        if (s->periodic && s->light)
+                return end_light(s);
+        bool whole = s->when != FSSYNC_WHOLE_NEVER && s->whole && s->n >= FSSYNC_MIN_FILES;
         if (whole && s->when == FSSYNC_WHOLE_QUIET && !machine_quiet(s)) {
                 whole = false;
                 s->busy++;

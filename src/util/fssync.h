@@ -37,6 +37,17 @@
  * started (sync_inodes_sb takes the inodes dirtied before it), once.
  *
  *   fssync_begin(s)                         once per sync round
+ * A long sync interval on ext4 (data=ordered, barriers: a Pi's root file system) takes
+ * light periodic rounds instead (util/fs_commit.h): every interval minus the journal's
+ * commit interval (60 s - 5 s), each file's data is written and waited for with
+ * sync_file_range(2), which forces no journal commit; the journal commits the sizes
+ * that make the rows part of their files within its commit interval, as ext4
+ * documents, so a row is on the disk within the sync interval all the same. On an SD
+ * card that saves the forced commit's writes (about two device writes a sync,
+ * bench/RESULTS.md section 38). A light round leaves *unsynced set: the next full round
+ * (a snapshot, a day's rotation, the stop) still fdatasyncs the file.
+ *
+ *   fssync_begin(s) or fssync_begin_periodic(s)   once per sync round
  *   for each log file with lines:
  *     fssync_cover(s, dev, fd, &unsynced)   taken into the round (0), or -1: another
  *       == 0 ? later : fdatasync(fd)        file system, so the caller syncs it now
@@ -79,6 +90,10 @@ struct fssync {
         int err;                  /* -errno of the round's last failed sync, or 0 */
         unsigned long long calls; /* syncfs calls made */
         unsigned long long busy;  /* rounds that fdatasynced each file: the machine busy */
+        int64_t commit_ns;        /* the file system's own commit bound (fs_commit.h); 0: none */
+        bool light;               /* periodic rounds write data only (fssync_cadence) */
+        bool periodic;            /* this round is a periodic one */
+        unsigned long long light_calls; /* sync_file_range calls of light rounds */
 };
 
 /* True when syncfs(2) on a file system of this statfs(2) f_type commits and flushes,
@@ -86,9 +101,9 @@ struct fssync {
  * (linux/magic.h). */
 bool fssync_whole_fs(unsigned long f_type);
 
-/* Set s up for the file system of dir: opened and asked its type here; meminfo is the
- * path of /proc/meminfo (under --root), read at the end of each round that could take
- * syncfs when `when` is FSSYNC_WHOLE_QUIET. With any error s is usable and never syncs
+/* Set s up for the file system of dir: opened and asked its type and, on ext4, its
+ * commit bound here; meminfo is the path of /proc/meminfo (under --root), read at the
+ * end of each round that could take syncfs when `when` is FSSYNC_WHOLE_QUIET. With any error s is usable and never syncs
  * the whole file system (every file is synced on its own; a meminfo that cannot be
  * opened or read counts as a busy machine). Returns 0 or -errno. */
 int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const char *meminfo);
@@ -99,17 +114,26 @@ long long fssync_unwritten_kb(const char *text, size_t len);
 void fssync_none(struct fssync *s);
 void fssync_close(struct fssync *s);
 
-/* Start a sync round; accepts NULL (then fssync_cover always says no). */
+/* The time between periodic rounds for a loss bound of sync_ns: sync_ns minus the file
+ * system's commit interval when that leaves at least the commit interval again (then
+ * periodic rounds are light), else sync_ns (full rounds). s may be NULL. */
+int64_t fssync_cadence(struct fssync *s, int64_t sync_ns);
+
+/* Start a full sync round: every file taken is durable at its end. Accepts NULL (then
+ * fssync_cover always says no). */
 void fssync_begin(struct fssync *s);
+/* Start a periodic round: light when fssync_cadence said so, else full. */
+void fssync_begin_periodic(struct fssync *s);
 /* A log file (fd, on device dev: its st_dev) got lines since its last sync, as
  * *unsynced says: 0 when the round takes it (fssync_end syncs it and clears *unsynced
  * once it is durable; fd and unsynced must stay valid until then), -1 when the caller
  * must fdatasync it itself (no round, another file system, or the round is full).
  * s may be NULL. */
 int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced);
-/* End the round: one syncfs when it took FSSYNC_MIN_FILES files or more on a file
- * system where that is durable and `when` allows it now, else (or when the syncfs
- * failed) an fdatasync per file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
+/* End the round: a light round writes each file's data (sync_file_range; a file it
+ * fails for is fdatasync'ed); a full one makes one syncfs when it took
+ * FSSYNC_MIN_FILES files or more on a file system where that is durable and `when`
+ * allows it now, else (or when the syncfs failed) an fdatasync per file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
  * next round). Accepts NULL. */
 int fssync_end(struct fssync *s);
 

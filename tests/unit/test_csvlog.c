@@ -18,6 +18,8 @@
 
 #include "local/csvlog.h"
 #include "core/eventlog.h"
+#include "util/clock.h"
+#include "util/fs_commit.h"
 #include "util/fssync.h"
 #include "util/pfile.h"
 
@@ -429,15 +431,20 @@ static void test_sync_quiet(void **state)
         ROUND("5");
         assert_int_equal(fs.calls, 2);
         assert_int_equal(fs.busy, 3);
-#undef ROUND
         for (int i = 0; i < 3; i++)
                 csvlog_close(&l[i]);
         fssync_close(&fs);
-        /* --sync-per-file: the round never takes a file (each is synced by its log) */
+        /* --sync-per-file: three files, an fdatasync each, never a syncfs */
         assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_NEVER, mi), 0);
-        fssync_begin(&fs);
-        assert_int_equal(fssync_cover(&fs, 0, 1, &(bool){true}), -1);
-        assert_int_equal(fssync_end(&fs), 0);
+        fs.whole = true;
+        for (int i = 0; i < 3; i++)
+                csvlog_init(&l[i], dir, name[i], 7);
+        ROUND("6");
+        assert_int_equal(fs.calls, 0);
+        assert_int_equal(fs.busy, 0);
+#undef ROUND
+        for (int i = 0; i < 3; i++)
+                csvlog_close(&l[i]);
         fssync_close(&fs);
 }
 
@@ -460,6 +467,78 @@ static void test_unwritten_kb(void **state)
         const char *mid = "XDirty: 5 kB\nDirty: 6 kB\nWriteback: 1 kB\n";
         assert_int_equal(fssync_unwritten_kb(mid, strlen(mid)), 7);
         assert_int_equal(fssync_unwritten_kb("", 0), -1);
+}
+
+/* ext4's options as /proc/fs/ext4/DEV/options lists them (one a line, defaults
+ * included): a commit bound only with data=ordered, barriers and commit=N. */
+static void test_fs_commit(void **state)
+{
+        (void)state;
+        const char *pi = "rw\nbsddf\ndelalloc\nbarrier\nauto_da_alloc\ncommit=5\n"
+                         "data=ordered\ninode_readahead_blks=32\n";
+        assert_int_equal(fs_commit_parse(pi, strlen(pi)), 5 * NSEC_PER_SEC);
+        const char *slow = "rw\nbarrier\ncommit=30\ndata=ordered\n";
+        assert_int_equal(fs_commit_parse(slow, strlen(slow)), 30 * NSEC_PER_SEC);
+        const char *nojournal = "rw\nbarrier\ncommit=5\nstripe=0\n"; /* no data= line */
+        assert_int_equal(fs_commit_parse(nojournal, strlen(nojournal)), 0);
+        const char *wb = "rw\nbarrier\ncommit=5\ndata=writeback\n";
+        assert_int_equal(fs_commit_parse(wb, strlen(wb)), 0);
+        const char *nob = "rw\nnobarrier\ncommit=5\ndata=ordered\n";
+        assert_int_equal(fs_commit_parse(nob, strlen(nob)), 0);
+        const char *bad = "rw\nbarrier\ncommit=5s\ndata=ordered\n";
+        assert_int_equal(fs_commit_parse(bad, strlen(bad)), 0);
+        const char *zero = "rw\nbarrier\ncommit=0\ndata=ordered\n";
+        assert_int_equal(fs_commit_parse(zero, strlen(zero)), 0);
+        const char *none = "rw\nbarrier\ndata=ordered\n";
+        assert_int_equal(fs_commit_parse(none, strlen(none)), 0);
+        const char *prefix = "rw\nbarrier_x\ncommit=5\ndata=ordered_x\n";
+        assert_int_equal(fs_commit_parse(prefix, strlen(prefix)), 0);
+        assert_int_equal(fs_commit_parse("", 0), 0);
+}
+
+/* A long interval over a commit bound: periodic rounds every interval minus the bound
+ * write data only and leave the file unsynced; a full round fdatasyncs it. A short
+ * interval, or no bound, keeps full rounds at the interval. */
+static void test_sync_light(void **state)
+{
+        (void)state;
+        struct fssync fs;
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_QUIET, NULL), 0);
+        fs.commit_ns = 0;
+        assert_int_equal(fssync_cadence(&fs, 60 * NSEC_PER_SEC), 60 * NSEC_PER_SEC);
+        assert_false(fs.light);
+        fs.commit_ns = 5 * NSEC_PER_SEC;
+        assert_int_equal(fssync_cadence(&fs, 1 * NSEC_PER_SEC), 1 * NSEC_PER_SEC);
+        assert_false(fs.light);
+        assert_int_equal(fssync_cadence(&fs, 9 * NSEC_PER_SEC), 9 * NSEC_PER_SEC);
+        assert_false(fs.light);
+        assert_int_equal(fssync_cadence(&fs, 60 * NSEC_PER_SEC), 55 * NSEC_PER_SEC);
+        assert_true(fs.light);
+        assert_int_equal(fssync_cadence(NULL, 7), 7);
+        struct csvlog l;
+        int64_t now = (int64_t)time(NULL) * 1000000000LL;
+        csvlog_init(&l, dir, "light", 7);
+        assert_int_equal(csvlog_write(&l, now, "h\n", "1\n", 2), 0);
+        fssync_begin_periodic(&fs);
+        assert_int_equal(csvlog_sync_in(&l, &fs), 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.light_calls, 1);
+        assert_int_equal(fs.calls, 0);
+        assert_true(l.unsynced); /* the data only: a full round still owes the sync */
+        fssync_begin(&fs);       /* a snapshot's or the stop's */
+        assert_int_equal(csvlog_sync_in(&l, &fs), 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.light_calls, 1);
+        assert_false(l.unsynced);
+        fs.light = false; /* a short interval: periodic rounds are full */
+        assert_int_equal(csvlog_write(&l, now, "h\n", "2\n", 2), 0);
+        fssync_begin_periodic(&fs);
+        assert_int_equal(csvlog_sync_in(&l, &fs), 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_int_equal(fs.light_calls, 1);
+        assert_false(l.unsynced);
+        csvlog_close(&l);
+        fssync_close(&fs);
 }
 
 static void test_fixed_file(void **state)
@@ -527,6 +606,8 @@ int main(void)
             cmocka_unit_test(test_sync_round),
             cmocka_unit_test(test_sync_quiet),
             cmocka_unit_test(test_unwritten_kb),
+            cmocka_unit_test(test_fs_commit),
+            cmocka_unit_test(test_sync_light),
             cmocka_unit_test(test_copytruncate),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),

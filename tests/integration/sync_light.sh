@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Light sync rounds (util/fssync.h, util/fs_commit.h): on ext4 with data=ordered and
+# barriers, a sync interval of at least twice the journal's commit interval (5 s) writes
+# the logs' data with sync_file_range(2) every interval minus the commit interval and
+# forces no journal commit (no fdatasync, no syncfs); the stop still fdatasyncs. With
+# data=writeback, or an interval under twice the commit interval, every round is full.
+# Each case logs to its own small ext4 file system on a loop device (needs root,
+# losetup and mkfs.ext4, as CI has); the calls are counted with strace on the loop.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null ||
+	! command -v strace >/dev/null; then
+	not_ok "sync_light: needs root, losetup, mkfs.ext4 and strace (scripts/packages.test)"
+	exit 0
+fi
+loops=()
+cleanup() {
+	for m in "$TMP"/mnt-*; do [ -d "$m" ] && umount "$m" 2>/dev/null; done
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# fs NAME MOUNT_OPTIONS: a 32 MB ext4 on a loop device, mounted at $TMP/mnt-NAME.
+fs() {
+	truncate -s 32M "$TMP/$1.img"
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$TMP/$1.img"
+	local l
+	l=$(losetup -f --show "$TMP/$1.img") || return 1
+	loops+=("$l")
+	mkdir -p "$TMP/mnt-$1"
+	mount -o "$2" "$l" "$TMP/mnt-$1"
+}
+# run NAME SYNC_INTERVAL: vigil on the Pi tree, a row a second, logging to mnt-NAME;
+# strace counts over 16 s of its steady state into $sfr, $fds, $sfs; then the stop's
+# calls into $stop_fds.
+run() {
+	local name=$1 every=$2 log="$TMP/mnt-$1/log"
+	"$VIGIL" --root "$FIXTURES/pi4-healthy" --gpu none --quiet --min-disk-mb 0 --interval 1 \
+		--sync-interval "$every" --duration 40 --log-dir "$log" 2>"$TMP/$name.err" &
+	local pid=$!
+	for _ in $(seq 100); do
+		[ -n "$(ls "$log"/host-*.csv 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	sleep 1
+	timeout -s INT 16 strace -f -c -e trace=sync_file_range,fdatasync,syncfs -p "$pid" \
+		2>"$TMP/$name.strace" || true
+	calls() { awk -v s="$1" '$NF == s {print $4}' "$TMP/$name.strace" | head -1; }
+	sfr=$(calls sync_file_range)
+	fds=$(calls fdatasync)
+	sfs=$(calls syncfs)
+	sfr=${sfr:-0} fds=${fds:-0} sfs=${sfs:-0}
+	strace -f -e trace=fdatasync,syncfs -p "$pid" -o "$TMP/$name.stop" 2>/dev/null &
+	local st=$!
+	sleep 0.5
+	kill -TERM "$pid"
+	wait "$pid"
+	check_eq "$name: stops cleanly" 0 $?
+	wait "$st" 2>/dev/null
+	stop_fds=$(grep -c -E '^[0-9]+ +(fdatasync|syncfs)\(' "$TMP/$name.stop" || true)
+}
+
+fs ordered data=ordered || not_ok "sync_light: cannot make the ext4 file system"
+run ordered 12
+# 2 or 3 rounds in 16 s, each a call per log with new lines (the host CSV, events.log).
+check "data=ordered, a 12 s bound: a light round every 7 s, $sfr sync_file_range in 16 s (2 to 6)" \
+	test "$sfr" -ge 2 -a "$sfr" -le 6
+check_eq "data=ordered, a 12 s bound: no journal commit forced (fdatasync)" 0 "$fds"
+check_eq "data=ordered, a 12 s bound: no syncfs" 0 "$sfs"
+check "data=ordered: the stop still makes the logs durable ($stop_fds calls)" test "$stop_fds" -ge 1
+rows=$(($(wc -l <"$(ls "$TMP"/mnt-ordered/log/host-*.csv)") - 1))
+check "data=ordered: a row a second written ($rows)" test "$rows" -ge 15
+
+run short 9
+check_eq "data=ordered, a 9 s bound (under twice the commit interval): no light round" 0 "$sfr"
+check "data=ordered, a 9 s bound: full rounds, $((fds + sfs)) in 16 s (1 to 2)" \
+	test $((fds + sfs)) -ge 1 -a $((fds + sfs)) -le 2
+
+fs writeback data=writeback || not_ok "sync_light: cannot make the data=writeback file system"
+run writeback 12
+check_eq "data=writeback (data may follow its metadata): no light round" 0 "$sfr"
+check "data=writeback, a 12 s bound: full rounds, $((fds + sfs)) in 16 s (1 to 2)" \
+	test $((fds + sfs)) -ge 1 -a $((fds + sfs)) -le 2
