@@ -18,7 +18,9 @@ R="$TMP/pi4"
 "$VIGIL" --root "$R" --interval 0.05 --no-log --quiet --duration 30 2>"$TMP/err" &
 pid=$!
 sleep 1
-timeout -s INT 2 strace -f -y -e trace=openat,open,pread64,read -o "$TMP/trace" -p "$pid" 2>/dev/null
+# The main thread only (the sources run on the loop): not -f, which would follow the
+# fake vcgencmd's posix_spawn and can leave strace stuck detaching from it.
+timeout -k 3 -s INT 2 strace -y -e trace=openat,open,pread64,read -o "$TMP/trace" -p "$pid" 2>/dev/null
 kill "$pid"
 wait "$pid"
 watched="$R/(sys/class/(drm|net)/|dev/cec0)"
