@@ -10,6 +10,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "util/attr.h"
+
 bool fssync_whole_fs(unsigned long f_type)
 {
         switch (f_type) {
@@ -90,8 +92,11 @@ int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const
         s->dirfd = fd;
         s->dev = st.st_dev;
         s->whole = fssync_whole_fs((unsigned long)sf.f_type);
-        if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo)
-                s->meminfo_fd = open(meminfo, O_RDONLY | O_CLOEXEC);
+        if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo) {
+                /* attr_open: O_NONBLOCK, so a FIFO planted under --root cannot block. */
+                int m = attr_open(NULL, meminfo);
+                s->meminfo_fd = m < 0 ? -1 : m;
+        }
         return 0;
 }
 
