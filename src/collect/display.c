@@ -54,7 +54,6 @@ struct conn_state {
         char name[32];         /* "HDMI-A-1" */
         struct sysfs_obj file; /* its files, kept open */
         unsigned warned;       /* bit per enum conn_file: said once */
-        unsigned empty;        /* bit per enum conn_file: the last read was empty */
         uint8_t edid[EDID_MAX];
         int edid_len; /* -1: not read yet */
         bool have_id;
@@ -201,11 +200,7 @@ static void read_word(struct display_state *s, struct conn_state *c, enum conn_f
 {
         char buf[TEXT_MAX];
         int n = read_conn(s, c, f, buf, sizeof(buf));
-        if (n < 0)
-                return;
-        unsigned bit = 1u << f, was_empty = c->empty & bit;
-        c->empty = n == 0 ? c->empty | bit : c->empty & ~bit;
-        if (n == 0 && !was_empty)
+        if (n < 0 || sysfs_obj_skip_empty(&c->file, f, n))
                 return;
         if (parse(buf, out) < 0)
                 bad_text(c, f, buf);

@@ -51,7 +51,6 @@ struct if_state {
         char name[16];
         struct sysfs_obj file; /* its files, kept open */
         unsigned warned;       /* bit per enum if_file */
-        unsigned empty;        /* bit per enum if_file: the last read was empty */
 };
 
 struct net_state {
@@ -179,9 +178,7 @@ static int read_if(struct net_state *s, struct if_state *f, enum if_file k, char
         if (n < 0)
                 return n;
         buf[attr_trim_len(buf, (size_t)n)] = '\0';
-        unsigned bit = 1u << k, was_empty = f->empty & bit;
-        f->empty = n == 0 ? f->empty | bit : f->empty & ~bit;
-        return n == 0 && !was_empty ? -ENODATA : 0;
+        return sysfs_obj_skip_empty(&f->file, k, n) ? -ENODATA : 0;
 }
 
 static void bad_if(struct if_state *f, enum if_file k, const char *text)

@@ -96,6 +96,15 @@ int sysfs_obj_read(struct sysfs_obj *o, unsigned i, char *buf, size_t cap)
         return attr_read(fd, buf, cap);
 }
 
+bool sysfs_obj_skip_empty(struct sysfs_obj *o, unsigned i, int n)
+{
+        unsigned bit = 1u << i, was_empty = o->empty & bit;
+        if (n < 0)
+                return false;
+        o->empty = n == 0 ? o->empty | bit : o->empty & ~bit;
+        return n == 0 && !was_empty;
+}
+
 void sysfs_obj_close(struct sysfs_obj *o)
 {
         for (unsigned i = 0; i < o->n && i < SYSFS_OBJ_MAX_FILES; i++) {

@@ -33,6 +33,7 @@ struct sysfs_obj {
         unsigned n;
         int fd[SYSFS_OBJ_MAX_FILES];  /* -1: not open */
         int err[SYSFS_OBJ_MAX_FILES]; /* the last open's -errno, 0 when open */
+        unsigned empty;               /* bit per file: its last read was empty */
         bool retry;                   /* a file could not be opened: try once more */
         bool gone;                    /* a read found the object gone */
 };
@@ -57,6 +58,12 @@ void sysfs_obj_retry(struct sysfs_obj *o);
  * object is gone (ENODEV, ENOENT, ENXIO, ESTALE, ESRCH) opens the file again by path
  * and reads once more; when that open fails, o->gone is set and its error returned. */
 int sysfs_obj_read(struct sysfs_obj *o, unsigned i, char *buf, size_t cap);
+/* Whether a read of text file i that returned n (its length or -errno) is to be passed
+ * over as no value this sample: the first empty read in a row. sysfs never serves a
+ * text attribute empty (show() always prints its word); a fixture file rewritten in
+ * place can be read between its truncation and its write. A second empty read in a row
+ * is not passed over: the caller takes it as the value (and says it is bad). */
+bool sysfs_obj_skip_empty(struct sysfs_obj *o, unsigned i, int n);
 /* The path of file i (root prefix included) into out, for messages. */
 void sysfs_obj_path(const struct sysfs_obj *o, unsigned i, char *out, size_t cap);
 /* Close every file; o can be opened again. Accepts a zeroed or closed object. */
