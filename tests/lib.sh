@@ -78,3 +78,31 @@ serve_day_logs() {
 		sleep 0.1
 	done
 }
+
+# Changing a fixture's kernel files (sysfs, procfs) under a running daemon, the way the
+# kernel changes them. sysfs keeps an attribute's inode for the life of its kobject,
+# and a read at offset 0 runs the attribute's show() again into a page-sized buffer
+# (fs/sysfs/file.c sysfs_kf_seq_show(), through seq_read_iter() from fs/kernfs/file.c
+# kernfs_fop_read_iter()): a descriptor vigil keeps open sees each new value, whole.
+# A file replaced by rename is a new inode that a kept descriptor never sees, which
+# real sysfs never does; so a value is written into the same inode: truncated, then
+# written with one write(2). A regular file's size grows only after the bytes are in
+# its page (mm/filemap.c generic_perform_write(): ->write_end after the copy), so a
+# reader sees the old value, the empty file between the two calls, or the new value,
+# never a part of one; vigil takes an empty read of a text attribute as no value this
+# sample (collect/display.c, collect/net.c), and an empty EDID as no monitor. A device
+# that goes away is its directory removed (rm -r), as sysfs removes it.
+#
+# put_in_place FILE TEXT: TEXT (printf %b escapes) becomes FILE's content, same inode.
+put_in_place() {
+	printf '%b' "$2" >"$TMP/.put_in_place" && copy_in_place "$TMP/.put_in_place" "$1"
+}
+# copy_in_place SRC FILE: SRC's bytes become FILE's content, same inode.
+copy_in_place() {
+	python3 - "$1" "$2" <<'PY'
+import os, sys
+data = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_TRUNC)
+sys.exit(os.write(fd, data) != len(data))
+PY
+}

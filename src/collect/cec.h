@@ -10,7 +10,8 @@
  *
  * Fixture convention: on a real machine /dev/cec0 is a character device. When the path
  * given to cec_open() (ROOT/dev/cec0 under --root) is a regular file, it describes a
- * fake adapter, re-read at every question:
+ * fake adapter, kept open and re-read (one pread) at every question, so a test rewrites
+ * it in place (the same inode), never by rename; empty, nobody answers:
  *
  *   power 1          the TV answers with power status 1 (0 on, 1 standby, 2 to on,
  *                    3 to standby)

@@ -3,15 +3,21 @@
  * (ROOT/sys/class/drm/cardN-NAME, drivers/gpu/drm/drm_sysfs.c: status, enabled, dpms,
  * edid; the texts in collect/display_parse.c) and, where an HDMI-CEC adapter exists
  * (ROOT/dev/cec0), the TV's power status, asked once a minute without waiting
- * (collect/cec.h; a fixture's fake adapter at every sample). Connectors are found at start and again every minute (a USB or
- * DisplayPort MST screen can come and go). On a Raspberry Pi 4 and 5 with the
+ * (collect/cec.h; a fixture's fake adapter at every sample). Connectors are found at
+ * start and again every minute (a USB or DisplayPort MST screen can come and go), and
+ * at once when one is found gone. A connector's files are kept open from the scan that
+ * found it and read with one pread each a sample (collect/sysfs_obj.h: a kept
+ * descriptor sees each new value; a removed connector's fails, and it is dropped). On a Raspberry Pi 4 and 5 with the
  * vc4-kms-v3d overlay the HDMI connectors are card1-HDMI-A-1 and card1-HDMI-A-2 on
  * recent kernels (card0 is the v3d render node); on a Pi 5 the RP1's DSI and DPI
  * outputs are connectors of their own card (raspberrypi/linux drivers/gpu/drm/vc4,
  * drivers/gpu/drm/rp1).
  *
  * A file that cannot be read or parsed makes its value missing and is said once on
- * stderr; the other connectors and values carry on.
+ * stderr; the other connectors and values carry on. An empty read of a text file is no
+ * value this sample, said only when the next read is empty too (sysfs never serves one
+ * empty; a test rewriting a fixture file in place can be caught between its truncation
+ * and its write).
  *
  * Frame fields: display.nconn, display.conn[], display.cec_power. */
 #include <dirent.h>
@@ -24,6 +30,7 @@
 
 #include "collect/cec.h"
 #include "collect/display_parse.h"
+#include "collect/sysfs_obj.h"
 #include "core/vigil.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -42,10 +49,11 @@ enum conn_file { CF_STATUS, CF_ENABLED, CF_DPMS, CF_EDID, CF_COUNT };
 static const char *const conn_files[CF_COUNT] = {"status", "enabled", "dpms", "edid"};
 
 struct conn_state {
-        char dir[64];    /* "card1-HDMI-A-1" */
-        char card[8];    /* "card1" */
-        char name[32];   /* "HDMI-A-1" */
-        unsigned warned; /* bit per enum conn_file: said once */
+        char dir[64];          /* "card1-HDMI-A-1" */
+        char card[8];          /* "card1" */
+        char name[32];         /* "HDMI-A-1" */
+        struct sysfs_obj file; /* its files, kept open */
+        unsigned warned;       /* bit per enum conn_file: said once */
         uint8_t edid[EDID_MAX];
         int edid_len; /* -1: not read yet */
         bool have_id;
@@ -57,6 +65,7 @@ struct display_state {
         unsigned n;
         struct conn_state conn[VIGIL_MAX_CONNECTORS];
         int64_t scanned_ns;
+        bool rescan; /* a connector was found gone: scan at the next sample */
         struct cec *cec;
         bool cec_pending;
         int64_t cec_asked_ns; /* 0: never */
@@ -87,7 +96,8 @@ static int by_dir(const void *a, const void *b)
         return strcmp(((const struct conn_state *)a)->dir, ((const struct conn_state *)b)->dir);
 }
 
-/* The connectors now: known ones keep their state. */
+/* The connectors now: known ones keep their state and open files (those that could not
+ * be opened are tried again), new ones have theirs opened, gone ones closed. */
 static void scan(struct display_state *s)
 {
         char path[4200];
@@ -97,11 +107,7 @@ static void scan(struct display_state *s)
         memcpy(old, s->conn, sizeof(s->conn));
         unsigned nold = s->n;
         s->n = 0;
-        if (path_join(path, sizeof(path), s->root, DRM_DIR) < 0) {
-                free(old);
-                return;
-        }
-        DIR *dir = opendir(path);
+        DIR *dir = path_join(path, sizeof(path), s->root, DRM_DIR) == 0 ? opendir(path) : NULL;
         struct dirent *e;
         while (dir && (e = readdir(dir)) && s->n < VIGIL_MAX_CONNECTORS) {
                 struct conn_state c;
@@ -111,15 +117,25 @@ static void scan(struct display_state *s)
                         continue;
                 copy_bounded(c.dir, sizeof(c.dir), e->d_name, strlen(e->d_name));
                 c.edid_len = -1;
+                char rel[sizeof(c.dir) + sizeof(DRM_DIR)];
+                snprintf(rel, sizeof(rel), DRM_DIR "/%s", c.dir);
+                sysfs_obj_init(&c.file, s->root, rel, conn_files, CF_COUNT);
                 for (unsigned i = 0; i < nold; i++)
-                        if (!strcmp(old[i].dir, c.dir))
+                        if (!old[i].file.gone && !strcmp(old[i].dir, c.dir)) {
                                 c = old[i];
+                                old[i].dir[0] = '\0'; /* taken over */
+                        }
+                sysfs_obj_open(&c.file);
                 s->conn[s->n++] = c;
         }
         if (dir)
                 closedir(dir);
+        for (unsigned i = 0; i < nold; i++)
+                if (old[i].dir[0])
+                        sysfs_obj_close(&old[i].file);
         free(old);
         qsort(s->conn, s->n, sizeof(s->conn[0]), by_dir);
+        s->rescan = false;
 }
 
 static int display_init(struct vigil_ctx *ctx, void **ret_state)
@@ -148,17 +164,22 @@ static int display_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-/* Read one file of connector c (its text, or bytes for the EDID) into buf; the length or
- * -errno, said once per file. */
+/* Read one file of connector c (its text, or bytes for the EDID) into buf with one
+ * pread of its kept descriptor; the length or -errno, said once per file (not when the
+ * connector is gone: it is dropped at the next sample). */
 static int read_conn(struct display_state *s, struct conn_state *c, enum conn_file f, char *buf,
                      size_t cap)
 {
-        char rel[160];
-        snprintf(rel, sizeof(rel), DRM_DIR "/%s/%s", c->dir, conn_files[f]);
-        int n = read_file_at(s->root, rel, buf, cap);
+        int n = sysfs_obj_read(&c->file, f, buf, cap);
+        if (c->file.gone) {
+                s->rescan = true;
+                return n < 0 ? n : -ENODEV;
+        }
         if (n < 0 && !(c->warned & (1u << f))) {
                 c->warned |= 1u << f;
-                vlog(LOG_WARN, "display: cannot read %s%s: %s", s->root, rel, strerror(-n));
+                char path[4400];
+                sysfs_obj_path(&c->file, f, path, sizeof(path));
+                vlog(LOG_WARN, "display: cannot read %s: %s", path, strerror(-n));
         }
         return n;
 }
@@ -178,7 +199,8 @@ static void read_word(struct display_state *s, struct conn_state *c, enum conn_f
                       word_parser parse, double *out)
 {
         char buf[TEXT_MAX];
-        if (read_conn(s, c, f, buf, sizeof(buf)) < 0)
+        int n = read_conn(s, c, f, buf, sizeof(buf));
+        if (n < 0 || sysfs_obj_skip_empty(&c->file, f, n))
                 return;
         if (parse(buf, out) < 0)
                 bad_text(c, f, buf);
@@ -258,8 +280,8 @@ static int display_sample(void *state, struct vigil_ctx *ctx, const struct tick 
         struct display_state *s = state;
         struct display_frame *out = &ctx->frame->display;
         display_frame_clear(out);
-        if (!s->scanned_ns || t->mono_ns - s->scanned_ns >= RESCAN_NS) {
-                if (s->scanned_ns)
+        if (s->rescan || !s->scanned_ns || t->mono_ns - s->scanned_ns >= RESCAN_NS) {
+                if (s->scanned_ns || s->rescan)
                         scan(s);
                 s->scanned_ns = t->mono_ns;
         }
@@ -267,6 +289,7 @@ static int display_sample(void *state, struct vigil_ctx *ctx, const struct tick 
         for (unsigned i = 0; i < s->n; i++) {
                 struct conn_state *c = &s->conn[i];
                 struct display_conn *o = &out->conn[i];
+                sysfs_obj_retry(&c->file);
                 snprintf(o->card, sizeof(o->card), "%s", c->card);
                 snprintf(o->name, sizeof(o->name), "%s", c->name);
                 read_word(s, c, CF_STATUS, drm_parse_status, &o->connected);
@@ -287,6 +310,8 @@ static void display_fini(void *state)
         if (!s)
                 return;
         cec_close(s->cec);
+        for (unsigned i = 0; i < s->n; i++)
+                sysfs_obj_close(&s->conn[i].file);
         free(s);
 }
 

@@ -9,7 +9,12 @@
  * (core/counters.h: an accepted push moves last_success_s, a failed one failed),
  * never from the network itself.
  *
- * Interfaces are found at start and every minute. lo and virtual interfaces (bridges,
+ * Interfaces are found at start and every minute, and at once when one is found gone
+ * (a USB adapter pulled). An interface's three files are kept open from the scan that
+ * found it and read with one pread each a sample (collect/sysfs_obj.h); /proc/net's
+ * files are read to their end, as their records can span more than one read (a
+ * seq_file read stops at a page). An empty read of a sysfs file is no value this
+ * sample, said only when the next read is empty too. lo and virtual interfaces (bridges,
  * veth, docker0, tun, wireguard: their sysfs directory lies under
  * /sys/devices/virtual/net, where the kernel's net/core/net-sysfs.c puts a device with
  * no parent) are left out: their link says nothing of whether the player is online.
@@ -26,8 +31,10 @@
 #include <unistd.h>
 
 #include "collect/net_parse.h"
+#include "collect/sysfs_obj.h"
 #include "core/counters.h"
 #include "core/vigil.h"
+#include "util/attr.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
@@ -42,7 +49,8 @@ static const char *const if_files[IF_FILES] = {"operstate", "carrier", "carrier_
 
 struct if_state {
         char name[16];
-        unsigned warned; /* bit per enum if_file */
+        struct sysfs_obj file; /* its files, kept open */
+        unsigned warned;       /* bit per enum if_file */
 };
 
 struct net_state {
@@ -50,6 +58,7 @@ struct net_state {
         unsigned n;
         struct if_state ifs[VIGIL_MAX_NETIFS];
         int64_t scanned_ns;
+        bool rescan; /* an interface was found gone: scan at the next sample */
         struct pfile wireless, route, route6;
         /* The push's counters at the last look, and what they said. */
         uint64_t push_failed;
@@ -78,16 +87,17 @@ static int by_name(const void *a, const void *b)
         return strcmp(((const struct if_state *)a)->name, ((const struct if_state *)b)->name);
 }
 
+/* The interfaces now: known ones keep their state and open files (those that could not
+ * be opened are tried again), new ones have theirs opened, gone ones closed. */
 static void scan(struct net_state *s)
 {
         struct if_state old[VIGIL_MAX_NETIFS];
         unsigned nold = s->n;
         memcpy(old, s->ifs, sizeof(old));
         s->n = 0;
+        s->rescan = false;
         char path[4200];
-        if (path_join(path, sizeof(path), s->root, NET_DIR) < 0)
-                return;
-        DIR *dir = opendir(path);
+        DIR *dir = path_join(path, sizeof(path), s->root, NET_DIR) == 0 ? opendir(path) : NULL;
         struct dirent *e;
         while (dir && (e = readdir(dir)) && s->n < VIGIL_MAX_NETIFS) {
                 const char *nm = e->d_name;
@@ -97,13 +107,22 @@ static void scan(struct net_state *s)
                 struct if_state st;
                 memset(&st, 0, sizeof(st));
                 copy_bounded(st.name, sizeof(st.name), nm, strlen(nm));
+                char rel[sizeof(st.name) + sizeof(NET_DIR)];
+                snprintf(rel, sizeof(rel), NET_DIR "/%s", st.name);
+                sysfs_obj_init(&st.file, s->root, rel, if_files, IF_FILES);
                 for (unsigned i = 0; i < nold; i++)
-                        if (!strcmp(old[i].name, st.name))
+                        if (!old[i].file.gone && !strcmp(old[i].name, st.name)) {
                                 st = old[i];
+                                old[i].name[0] = '\0'; /* taken over */
+                        }
+                sysfs_obj_open(&st.file);
                 s->ifs[s->n++] = st;
         }
         if (dir)
                 closedir(dir);
+        for (unsigned i = 0; i < nold; i++)
+                if (old[i].name[0])
+                        sysfs_obj_close(&old[i].file);
         qsort(s->ifs, s->n, sizeof(s->ifs[0]), by_name);
 }
 
@@ -137,21 +156,29 @@ static bool if_exists(const struct net_state *s, const struct if_state *f)
         return path_join(path, sizeof(path), s->root, rel) == 0 && access(path, F_OK) == 0;
 }
 
-/* One sysfs file of interface f: its first line into buf, 0, or -errno (said once,
- * but for carrier's EINVAL, which only means the interface is down). */
+/* One sysfs file of interface f, with one pread of its kept descriptor: its first line
+ * into buf, 0; -ENODATA for an empty read not said (see the top); or -errno, said once
+ * but for carrier's EINVAL, which only means the interface is down. */
 static int read_if(struct net_state *s, struct if_state *f, enum if_file k, char *buf, size_t cap)
 {
-        char rel[96];
-        snprintf(rel, sizeof(rel), NET_DIR "/%s/%s", f->name, if_files[k]);
-        int n = read_line_at(s->root, rel, buf, cap);
+        int n = sysfs_obj_read(&f->file, k, buf, cap);
         /* Quiet: carrier's EINVAL, and an interface that went away (a USB dongle pulled:
-         * its directory is gone until the next scan). */
+         * it is dropped at the next sample). */
+        if (f->file.gone) {
+                s->rescan = true;
+                return n < 0 ? n : -ENODEV;
+        }
         bool quiet = (k == IF_CARRIER && n == -EINVAL) || (n == -ENOENT && !if_exists(s, f));
         if (n < 0 && !quiet && !(f->warned & (1u << k))) {
                 f->warned |= 1u << k;
-                vlog(LOG_WARN, "network: cannot read %s%s: %s", s->root, rel, strerror(-n));
+                char path[4400];
+                sysfs_obj_path(&f->file, k, path, sizeof(path));
+                vlog(LOG_WARN, "network: cannot read %s: %s", path, strerror(-n));
         }
-        return n < 0 ? n : 0;
+        if (n < 0)
+                return n;
+        buf[attr_trim_len(buf, (size_t)n)] = '\0';
+        return sysfs_obj_skip_empty(&f->file, k, n) ? -ENODATA : 0;
 }
 
 static void bad_if(struct if_state *f, enum if_file k, const char *text)
@@ -167,6 +194,7 @@ static void sample_if(struct net_state *s, struct if_state *f, struct net_iface 
         char buf[64];
         uint64_t v;
         snprintf(o->name, sizeof(o->name), "%s", f->name);
+        sysfs_obj_retry(&f->file);
         if (read_if(s, f, IF_OPERSTATE, buf, sizeof(buf)) == 0 &&
             net_parse_operstate(buf, &o->up) < 0)
                 bad_if(f, IF_OPERSTATE, buf);
@@ -211,8 +239,8 @@ static int net_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
         struct net_state *s = state;
         struct net_frame *out = &ctx->frame->net;
         net_frame_clear(out);
-        if (!s->scanned_ns || t->mono_ns - s->scanned_ns >= RESCAN_NS) {
-                if (s->scanned_ns)
+        if (s->rescan || !s->scanned_ns || t->mono_ns - s->scanned_ns >= RESCAN_NS) {
+                if (s->scanned_ns || s->rescan)
                         scan(s);
                 s->scanned_ns = t->mono_ns;
         }
@@ -246,6 +274,8 @@ static void net_fini(void *state)
         pfile_close(&s->wireless);
         pfile_close(&s->route);
         pfile_close(&s->route6);
+        for (unsigned i = 0; i < s->n; i++)
+                sysfs_obj_close(&s->ifs[i].file);
         free(s);
 }
 

@@ -11,7 +11,10 @@
  *   vigil's own writes, every sample: ROOT/proc/self/io write_bytes, and their share
  *     of the card's since the first sample
  *
- * (formats in collect/sdcard_parse.c). The daily rate is the bytes written since boot
+ * (formats in collect/sdcard_parse.c). Both /proc files are kept open. /proc/self/io is
+ * one show() (fs/proc/base.c proc_single_show()), whole in one pread; /proc/diskstats
+ * is a record per block device, and a seq_file read stops where its page fills, so a
+ * short read is not its end: it is read until a read returns nothing. The daily rate is the bytes written since boot
  * over the uptime; with --sd-endurance-tbw the days until the card's rated endurance is
  * written at that rate (of the eMMC's life time left, when it reports one).
  *
@@ -26,6 +29,7 @@
 #include "collect/sysfs_scan.h"
 #include "core/vigil.h"
 #include "util/clock.h"
+#include "util/attr.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
@@ -184,7 +188,7 @@ static int sd_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
                 else
                         said_once(s, SF_DISKSTATS, "no usable line in /proc/diskstats", r);
         }
-        if (pfile_is_open(&s->self_io) && (n = pfile_read(&s->self_io)) > 0) {
+        if (pfile_is_open(&s->self_io) && (n = pfile_read_once(&s->self_io)) > 0) {
                 if (sd_parse_io_write_bytes(s->self_io.buf, (size_t)n, &v) == 0)
                         out->self_written_bytes = (double)v;
                 else

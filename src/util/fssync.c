@@ -10,6 +10,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "util/attr.h"
 #include "util/fs_commit.h"
 
 bool fssync_whole_fs(unsigned long f_type)
@@ -92,8 +93,11 @@ int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const
         s->whole = fssync_whole_fs((unsigned long)sf.f_type);
         if (sf.f_type == EXT4_SUPER_MAGIC)
                 s->commit_ns = fs_commit_of_dev(st.st_dev);
-        if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo)
-                s->meminfo_fd = open(meminfo, O_RDONLY | O_CLOEXEC);
+        if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo) {
+                /* attr_open: O_NONBLOCK, so a FIFO planted under --root cannot block. */
+                int m = attr_open(NULL, meminfo);
+                s->meminfo_fd = m < 0 ? -1 : m;
+        }
         return 0;
 }
 

@@ -30,85 +30,7 @@
 #include "daemon/registry.h"
 #include "util/attr.h"
 
-#define SEC 1000000000LL
-
-struct env {
-        char root[512]; /* the copied tree */
-        char tmp[256];  /* the temporary directory holding it */
-        struct vigil_options opt;
-        struct frame frame;
-        struct vigil_ctx ctx;
-        struct tick tick;
-};
-
-static const char *fixtures_dir(void)
-{
-        const char *d = getenv("FIXTURES");
-        return d && d[0] ? d : "tests/fixtures";
-}
-
-static void run_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Run a shell command built from fmt; it must succeed. */
-static void run_cmd(const char *fmt, ...)
-{
-        char cmd[4096];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-        va_end(ap);
-        assert_true(n > 0 && (size_t)n < sizeof(cmd));
-        assert_int_equal(system(cmd), 0);
-}
-
-/* A fresh environment over a copy of fixture tree `name` (NULL: an empty root). */
-static struct env *env_new(const char *name)
-{
-        struct env *e = calloc(1, sizeof(*e));
-        assert_non_null(e);
-        const char *tmpdir = getenv("TMPDIR");
-        snprintf(e->tmp, sizeof(e->tmp), "%s/vigil-host-XXXXXX", tmpdir ? tmpdir : "/tmp");
-        assert_non_null(mkdtemp(e->tmp));
-        snprintf(e->root, sizeof(e->root), "%s/root", e->tmp);
-        if (name) {
-                char src[512];
-                snprintf(src, sizeof(src), "%s/%s", fixtures_dir(), name);
-                run_cmd("cp -a '%s' '%s'", src, e->root);
-        } else {
-                assert_int_equal(mkdir(e->root, 0755), 0);
-        }
-        options_defaults(&e->opt);
-        snprintf(e->opt.root, sizeof(e->opt.root), "%s", e->root);
-        frame_clear(&e->frame);
-        e->ctx.opt = &e->opt;
-        e->ctx.frame = &e->frame;
-        e->tick.due = VCLOCK_BIT(VCLOCK_HOST);
-        e->tick.mono_ns = 1000 * SEC;
-        return e;
-}
-
-static void env_free(struct env *e)
-{
-        run_cmd("rm -rf '%s'", e->tmp);
-        free(e);
-}
-
-/* The path of rel inside the copied tree. */
-static const char *at(struct env *e, const char *rel)
-{
-        static char path[1024];
-        snprintf(path, sizeof(path), "%s/%s", e->root, rel);
-        return path;
-}
-
-/* Overwrite a file in place (same inode: kept-open fds see the new content). */
-static void write_file(struct env *e, const char *rel, const char *data, size_t n)
-{
-        int fd = open(at(e, rel), O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, data, n), (ssize_t)n);
-        close(fd);
-}
+#include "source_env.h"
 
 /* Replace proc/stat's content with proc/stat.next's, in place. */
 static void advance_stat(struct env *e)
@@ -120,19 +42,6 @@ static void advance_stat(struct env *e)
         close(fd);
         assert_true(n > 0 && n < (ssize_t)sizeof(buf));
         write_file(e, "proc/stat", buf, (size_t)n);
-}
-
-static void *src_init(struct env *e, const struct vigil_source *s)
-{
-        void *st = NULL;
-        assert_int_equal(s->init(&e->ctx, &st), 0);
-        assert_non_null(st);
-        return st;
-}
-
-static int src_sample(struct env *e, const struct vigil_source *s, void *st)
-{
-        return s->sample(st, &e->ctx, &e->tick);
 }
 
 /* The sources this file tests; the registry also lists other machines' sources. */
