@@ -3,9 +3,10 @@
 # The whole daemon at --profile signage against the reference monitor (seeds/004_*,
 # monitor_player.py) running the same job on the same machine at the same time: its own
 # loop at its default 5 s, --quiet, writing its CSV, with tests/fixtures/bin/vcgencmd
-# first on PATH. Both run side by side for WINDOW seconds after WARMUP (start-up left
-# out: Python's imports alone are a few seconds of samples' worth), and the figures are
-# per hour of that window:
+# first on PATH. Both run side by side for WINDOW seconds after WARMUP (45 s: start-up
+# left out: Python's imports alone are a few seconds of samples' worth, and what either
+# wrote at its start reaches the disk within the kernel's 30 s write-back expiry and
+# 5 s journal commit), and the figures are per hour of that window:
 #
 # - CPU: each program runs in a cgroup of its own, so the reading includes every thread
 #   and every child (the reference's vcgencmd runs) at nanosecond resolution: cgroup v1
@@ -33,7 +34,7 @@ cd "$(dirname "$0")/.."
 B=${BUILD:-build}
 PY=${BENCH_PYTHON:-/usr/bin/python3}
 WINDOW=${WINDOW:-120}
-WARMUP=${WARMUP:-12}
+WARMUP=${WARMUP:-45}
 CHROMIUM=${CHROMIUM:-6}
 # Extra vigil options after the profile's, for a what-if (e.g. "--sync-interval 3600").
 read -r -a EXTRA <<<"${VIGIL_ARGS:-}"
