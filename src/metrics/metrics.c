@@ -301,9 +301,7 @@ static void gpu_nvlink_errors(struct render *r, const struct frame *f, const cha
 
 /* The code-rendered families of the areas' tables (MR_CODE rows), one function each,
  * by the row's code. */
-typedef void (*code_fn)(struct render *r, const struct frame *f, const char *const *bases);
-
-static const code_fn codes[MC_COUNT] = {
+static const metrics_code_fn codes[MC_COUNT] = {
     [MC_HOST_CPU_USAGE] = host_cpu_usage,
     [MC_HOST_SWAP_USED] = host_swap_used,
     [MC_HOST_CPU_FREQUENCY] = host_cpu_frequency,
@@ -333,49 +331,6 @@ bool metrics_code_complete(void)
                 if (!codes[c])
                         return false;
         return true;
-}
-
-/* A row that starts a family: a code row, or a series row with a name. */
-static bool starts_family(const struct metric_def *m)
-{
-        return m->row == MR_CODE || (m->row == MR_SERIES && m->name);
-}
-
-void metrics_render_table(struct render *r, const struct frame *f, const struct field_desc *t,
-                          size_t n, const void *objs, size_t stride, unsigned count,
-                          const char *const *bases)
-{
-        const struct field_desc *end = t + n;
-        for (const struct field_desc *d = t; d < end; d++) {
-                const struct metric_def *m = &d->metric;
-                if (!starts_family(m)) {
-                        if (m->row != MR_NONE)
-                                r->broken = true; /* a series before any family */
-                        continue;
-                }
-                metrics_family(r, m->name, m->type, m->help);
-                if (m->row == MR_CODE) {
-                        if (m->code > MC_NONE && m->code < MC_COUNT && codes[m->code])
-                                codes[m->code](r, f, bases);
-                        else
-                                r->broken = true;
-                        continue;
-                }
-                const struct field_desc *fam_end = d + 1;
-                while (fam_end < end && !starts_family(&fam_end->metric))
-                        fam_end++;
-                for (unsigned i = 0; i < count; i++) {
-                        const char *obj = (const char *)objs + i * stride;
-                        if (bases && !bases[i])
-                                continue;
-                        for (const struct field_desc *k = d; k < fam_end; k++)
-                                if (k->metric.row == MR_SERIES)
-                                        metrics_sample(r, bases ? bases[i] : NULL, k->metric.key,
-                                                       k->metric.val,
-                                                       field_at(obj, k->off) * k->metric.scale);
-                }
-                d = fam_end - 1;
-        }
 }
 
 /* The storage health families: one series per file system, then the machine's. */
@@ -412,7 +367,7 @@ static void render_all(struct render *r, const struct frame *f, const struct cou
 
 int metrics_render(struct strbuf *out, const struct frame *f, const struct counters *x)
 {
-        struct render r = {.sb = out};
+        struct render r = {.sb = out, .codes = codes};
         render_all(&r, f, x);
         if (r.broken)
                 return -EINVAL;
@@ -424,7 +379,7 @@ int metrics_visit(const struct frame *f, const struct counters *x, metrics_visit
         struct strbuf none;
         char b[1];
         sb_init_fixed(&none, b, sizeof(b));
-        struct render r = {.sb = &none, .visit = fn, .arg = arg};
+        struct render r = {.sb = &none, .visit = fn, .arg = arg, .codes = codes};
         render_all(&r, f, x);
         return r.broken ? -EINVAL : 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The /metrics renderer's state, shared by metrics/metrics.c (the frame's values),
- * metrics/metrics_counters.c (what is counted outside them), metrics/metrics_storage.c
- * and the line writer (metrics/metrics_line.c). Private to metrics/. */
+ * metrics/metrics_counters.c (what is counted outside them), metrics/metrics_storage.c,
+ * metrics/metrics_signage.c, the table walker (metrics/metrics_table.c) and the line
+ * writer (metrics/metrics_line.c). Private to metrics/. */
 #ifndef VIGIL_METRICS_METRICS_RENDER_H
 #define VIGIL_METRICS_METRICS_RENDER_H
 
@@ -17,6 +18,11 @@
  * code and an area's table disagree (no sample is written, the render fails). The
  * output is the text in sb, or, with visit set, one call of visit per sample (sb then
  * only carries the overflow flag of a series key too long to write). */
+struct render;
+/* The render function of a code row (MR_CODE) of an area's table: its family's samples
+ * from f, labelled by bases (as metrics_render_table passes them). */
+typedef void (*metrics_code_fn)(struct render *r, const struct frame *f, const char *const *bases);
+
 struct render {
         struct strbuf *sb;
         metrics_visit_fn visit;
@@ -26,6 +32,7 @@ struct render {
         const char *help;
         bool header_done;
         bool broken;
+        const metrics_code_fn *codes; /* MC_COUNT of them, by code (metrics/metrics.c) */
 };
 
 /* What a family's samples are made of: the frame, the counters (NULL: none), and the
@@ -45,7 +52,8 @@ void metrics_sample(struct render *r, const char *base, const char *key, const c
 /* The families of an area's table t[0..n) (core/fields.h), in its order, over count
  * objects of the area's struct at objs, stride bytes apart: a series row samples each
  * object's member, labelled by bases[i] (NULL: object i is skipped; bases NULL: no
- * labels); a code row calls its render function with f and bases. */
+ * labels); a code row calls r->codes[its code] with f and bases (a missing one marks
+ * the render broken). metrics/metrics_table.c. */
 void metrics_render_table(struct render *r, const struct frame *f, const struct field_desc *t,
                           size_t n, const void *objs, size_t stride, unsigned count,
                           const char *const *bases);
