@@ -114,8 +114,9 @@ int64_t fssync_cadence(struct fssync *s, int64_t sync_ns)
 {
         if (!s)
                 return sync_ns;
-        s->light = s->commit_ns > 0 && sync_ns - s->commit_ns >= s->commit_ns;
-        return s->light ? sync_ns - s->commit_ns : sync_ns;
+        int64_t every = sync_ns - s->commit_ns - FSSYNC_LIGHT_MARGIN_NS;
+        s->light = s->commit_ns > 0 && every >= s->commit_ns;
+        return s->light ? every : sync_ns;
 }
 
 void fssync_begin(struct fssync *s)

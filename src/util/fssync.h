@@ -39,7 +39,7 @@
  *   fssync_begin(s)                         once per sync round
  * A long sync interval on ext4 (data=ordered, barriers: a Pi's root file system) takes
  * light periodic rounds instead (util/fs_commit.h): every interval minus the journal's
- * commit interval (60 s - 5 s), each file's data is written and waited for with
+ * commit interval and a second's margin (60 s - 5 s - 1 s), each file's data is written and waited for with
  * sync_file_range(2), which forces no journal commit; the journal commits the sizes
  * that make the rows part of their files within its commit interval, as ext4
  * documents, so a row is on the disk within the sync interval all the same. On an SD
@@ -114,9 +114,15 @@ long long fssync_unwritten_kb(const char *text, size_t len);
 void fssync_none(struct fssync *s);
 void fssync_close(struct fssync *s);
 
+/* What a light round leaves to the journal beyond its commit interval: the commit
+ * timer's slack (a 5 s timer fires up to a few hundred ms late) and the commit's own
+ * writes. */
+#define FSSYNC_LIGHT_MARGIN_NS (1000LL * 1000 * 1000)
+
 /* The time between periodic rounds for a loss bound of sync_ns: sync_ns minus the file
- * system's commit interval when that leaves at least the commit interval again (then
- * periodic rounds are light), else sync_ns (full rounds). s may be NULL. */
+ * system's commit interval and FSSYNC_LIGHT_MARGIN_NS when that leaves at least the
+ * commit interval (then periodic rounds are light), else sync_ns (full rounds). s may be
+ * NULL. */
 int64_t fssync_cadence(struct fssync *s, int64_t sync_ns);
 
 /* Start a full sync round: every file taken is durable at its end. Accepts NULL (then

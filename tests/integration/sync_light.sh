@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Light sync rounds (util/fssync.h, util/fs_commit.h): on ext4 with data=ordered and
-# barriers, a sync interval of at least twice the journal's commit interval (5 s) writes
-# the logs' data with sync_file_range(2) every interval minus the commit interval and
-# forces no journal commit (no fdatasync, no syncfs); the stop still fdatasyncs. With
-# data=writeback, or an interval under twice the commit interval, every round is full.
+# barriers, a sync interval of at least twice the journal's commit interval (5 s) and a
+# second writes
+# the logs' data with sync_file_range(2) every interval minus the commit interval and a
+# second, and forces no journal commit (no fdatasync, no syncfs); the stop still
+# fdatasyncs. With data=writeback, or an interval too short for that, every round is full.
 # Each case logs to its own small ext4 file system on a loop device (needs root,
 # losetup and mkfs.ext4, as CI has); the calls are counted with strace on the loop.
 . "$(dirname "$0")/../lib.sh"
@@ -65,7 +66,7 @@ run() {
 fs ordered data=ordered || not_ok "sync_light: cannot make the ext4 file system"
 run ordered 12
 # 2 or 3 rounds in 16 s, each a call per log with new lines (the host CSV, events.log).
-check "data=ordered, a 12 s bound: a light round every 7 s, $sfr sync_file_range in 16 s (2 to 6)" \
+check "data=ordered, a 12 s bound: a light round every 6 s, $sfr sync_file_range in 16 s (2 to 6)" \
 	test "$sfr" -ge 2 -a "$sfr" -le 6
 check_eq "data=ordered, a 12 s bound: no journal commit forced (fdatasync)" 0 "$fds"
 check_eq "data=ordered, a 12 s bound: no syncfs" 0 "$sfs"
@@ -74,7 +75,7 @@ rows=$(($(wc -l <"$(ls "$TMP"/mnt-ordered/log/host-*.csv)") - 1))
 check "data=ordered: a row a second written ($rows)" test "$rows" -ge 15
 
 run short 9
-check_eq "data=ordered, a 9 s bound (under twice the commit interval): no light round" 0 "$sfr"
+check_eq "data=ordered, a 9 s bound (under twice the commit interval and a second): no light round" 0 "$sfr"
 check "data=ordered, a 9 s bound: full rounds, $((fds + sfs)) in 16 s (1 to 2)" \
 	test $((fds + sfs)) -ge 1 -a $((fds + sfs)) -le 2
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The loss bound of light sync rounds (util/fs_commit.h) with the device's own state:
 # vigil logs a row a second to an ext4 (data=ordered, a 12 s bound: light rounds every
-# 7 s, no fdatasync) on a loop device; at moments spread over its run the loop's backing
+# 6 s, no fdatasync) on a loop device; at moments spread over its run the loop's backing
 # image is copied (what the device holds at that moment: a power cut there), the copy is
 # mounted (the journal replayed) and its CSV must hold every row the running file held
 # 12 s before. The control, a 3600 s bound (no round in the window), must lose rows the

@@ -512,7 +512,11 @@ static void test_sync_light(void **state)
         assert_false(fs.light);
         assert_int_equal(fssync_cadence(&fs, 9 * NSEC_PER_SEC), 9 * NSEC_PER_SEC);
         assert_false(fs.light);
-        assert_int_equal(fssync_cadence(&fs, 60 * NSEC_PER_SEC), 55 * NSEC_PER_SEC);
+        assert_int_equal(fssync_cadence(&fs, 10 * NSEC_PER_SEC), 10 * NSEC_PER_SEC);
+        assert_false(fs.light); /* 10 - 5 - 1 leaves less than the commit interval */
+        assert_int_equal(fssync_cadence(&fs, 11 * NSEC_PER_SEC), 5 * NSEC_PER_SEC);
+        assert_true(fs.light);
+        assert_int_equal(fssync_cadence(&fs, 60 * NSEC_PER_SEC), 54 * NSEC_PER_SEC);
         assert_true(fs.light);
         assert_int_equal(fssync_cadence(NULL, 7), 7);
         struct csvlog l;
