@@ -20,6 +20,7 @@
 #include "core/frame.h"
 #include "core/options.h"
 #include "core/vigil.h"
+#include "run_cmd.h"
 
 #define SEC 1000000000LL
 
@@ -36,20 +37,6 @@ static inline const char *fixtures_dir(void)
 {
         const char *d = getenv("FIXTURES");
         return d && d[0] ? d : "tests/fixtures";
-}
-
-static inline void run_cmd(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Run a shell command built from fmt; it must succeed. */
-static inline void run_cmd(const char *fmt, ...)
-{
-        char cmd[4096];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-        va_end(ap);
-        assert_true(n > 0 && (size_t)n < sizeof(cmd));
-        assert_int_equal(system(cmd), 0);
 }
 
 /* A fresh environment over a copy of fixture tree `name` (NULL: an empty root). */

@@ -23,6 +23,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "util/clock.h"
+#include "run_cmd.h"
 
 #define HOST VCLOCK_BIT(VCLOCK_HOST)
 #define PSS  VCLOCK_BIT(VCLOCK_PSS)
@@ -175,18 +176,6 @@ struct fx {
         double tck;
 };
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-        char cmd[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-        va_end(ap);
-        assert_true(n > 0 && (size_t)n < sizeof(cmd));
-        assert_int_equal(system(cmd), 0);
-}
-
 static void put(const struct fx *f, const char *rel, const char *data, size_t len)
 {
         char path[512];
@@ -235,7 +224,7 @@ static int fx_setup(void **state)
         snprintf(f->root, sizeof(f->root), "/tmp/vigil-procs.XXXXXX");
         assert_non_null(mkdtemp(f->root));
         const char *fixtures = getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures";
-        sh("cp -a '%s/procs/proc' '%s/'", fixtures, f->root);
+        run_cmd("cp -a '%s/procs/proc' '%s/'", fixtures, f->root);
         options_defaults(&f->opt);
         snprintf(f->opt.root, sizeof(f->opt.root), "%s", f->root);
         add_watch(&f->opt, "player=run_linux.py");
@@ -259,7 +248,7 @@ static int fx_teardown(void **state)
 {
         struct fx *f = *state;
         vigil_source_procs.fini(f->src);
-        sh("rm -rf '%s'", f->root);
+        run_cmd("rm -rf '%s'", f->root);
         free(f->frame);
         free(f);
         return 0;
@@ -373,7 +362,7 @@ static void test_fixture_cpu_and_pss_cadence(void **state)
         assert_true(W(f, W_CHROMIUM)->cpu_pct == 0);
 
         /* the unreadable smaps_rollup becomes readable: the total is whole again */
-        sh("rm -rf '%s/proc/1300/smaps_rollup'", f->root);
+        run_cmd("rm -rf '%s/proc/1300/smaps_rollup'", f->root);
         put_pss(f, 1300, 3000);
         tick(f, PSS, 8);
         assert_true(W(f, W_BROKEN)->pss_bytes == (3000.0 + 4096) * 1024);
@@ -436,12 +425,13 @@ static void test_fixture_pid_reuse(void **state)
 
         /* 900 (a shell, never read again) is replaced by a new player process: a
          * new /proc/900 directory, as the kernel makes for a new process */
-        sh("cp -a '%s/proc/900' '%s/proc/900.new'", f->root, f->root);
+        run_cmd("cp -a '%s/proc/900' '%s/proc/900.new'", f->root, f->root);
         static const char player[] = "python3\0run_linux.py\0--windowed\0";
         put(f, "900.new/cmdline", player, sizeof(player) - 1);
         put_stat(f, 900, "python3", 'S', 10, 10, 4, 8630000);
-        sh("cp '%s/proc/900/stat' '%s/proc/900.new/stat'", f->root, f->root);
-        sh("rm -rf '%s/proc/900' && mv '%s/proc/900.new' '%s/proc/900'", f->root, f->root, f->root);
+        run_cmd("cp '%s/proc/900/stat' '%s/proc/900.new/stat'", f->root, f->root);
+        run_cmd("rm -rf '%s/proc/900' && mv '%s/proc/900.new' '%s/proc/900'", f->root, f->root,
+                f->root);
         tick(f, HOST, 13);
         assert_int_equal(reads(f), base + 3); /* 900, and 812's recheck as a new process */
         assert_true(W(f, W_PLAYER)->count == 1);
@@ -453,9 +443,9 @@ static void test_fixture_pid_reuse(void **state)
 
         /* /proc/1100 made again for the same process (an evicted dentry): classified
          * again, its CPU baseline kept */
-        sh("cp -a '%s/proc/1100' '%s/proc/1100.new' && rm -rf '%s/proc/1100' && "
-           "mv '%s/proc/1100.new' '%s/proc/1100'",
-           f->root, f->root, f->root, f->root, f->root);
+        run_cmd("cp -a '%s/proc/1100' '%s/proc/1100.new' && rm -rf '%s/proc/1100' && "
+                "mv '%s/proc/1100.new' '%s/proc/1100'",
+                f->root, f->root, f->root, f->root, f->root);
         put_stat(f, 1100, "chromium", 'S', 90100, 21000, 30, 2000);
         uint64_t before = reads(f);
         tick(f, HOST, 15);
@@ -464,9 +454,9 @@ static void test_fixture_pid_reuse(void **state)
         assert_true(W(f, W_CHROMIUM)->cpu_pct == 100 / f->tck / 2 * 100);
 
         /* and a matching pid reused by a matching process: a new baseline */
-        sh("cp -a '%s/proc/1150' '%s/proc/1150.new' && rm -rf '%s/proc/1150' && "
-           "mv '%s/proc/1150.new' '%s/proc/1150'",
-           f->root, f->root, f->root, f->root, f->root);
+        run_cmd("cp -a '%s/proc/1150' '%s/proc/1150.new' && rm -rf '%s/proc/1150' && "
+                "mv '%s/proc/1150.new' '%s/proc/1150'",
+                f->root, f->root, f->root, f->root, f->root);
         put_stat(f, 1150, "chromium", 'S', 5, 5, 2, 8630000);
         put_stat(f, 1100, "chromium", 'S', 90200, 21000, 30, 2000);
         tick(f, HOST, 16);
@@ -475,7 +465,7 @@ static void test_fixture_pid_reuse(void **state)
         assert_true(W(f, W_CHROMIUM)->cpu_pct == 100 / f->tck / 1 * 100); /* 1150: 0 */
 
         /* a renderer exits: gone from the listing */
-        sh("rm -rf '%s/proc/1204'", f->root);
+        run_cmd("rm -rf '%s/proc/1204'", f->root);
         tick(f, HOST, 17);
         assert_true(W(f, W_CHROMIUM)->count == 4);
         assert_true(W(f, W_RENDERER)->count == 1);
@@ -507,7 +497,7 @@ static void test_fixture_exec_and_zombie(void **state)
 
         /* a pid first listed now still runs its parent's command line (fork before
          * exec); the next tick reads it again and sees the exec */
-        sh("cp -a '%s/proc/901' '%s/proc/1400'", f->root, f->root);
+        run_cmd("cp -a '%s/proc/901' '%s/proc/1400'", f->root, f->root);
         static const char bash[] = "/bin/bash\0/home/pi/start.sh\0";
         put(f, "1400/cmdline", bash, sizeof(bash) - 1);
         put_stat(f, 1400, "bash", 'S', 0, 0, 1, 8640000);

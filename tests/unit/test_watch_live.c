@@ -23,6 +23,7 @@
 #include "core/options.h"
 #include "core/vigil.h"
 #include "util/clock.h"
+#include "run_cmd.h"
 
 extern const struct vigil_detector vigil_detector_kernel_host;
 extern const struct vigil_detector vigil_detector_watch_live;
@@ -39,18 +40,6 @@ struct fx {
         int n;
 };
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-        char cmd[1024];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-        va_end(ap);
-        assert_true(n > 0 && (size_t)n < sizeof(cmd));
-        assert_int_equal(system(cmd), 0);
-}
-
 static void append(const struct fx *f, const char *rel, const char *text)
 {
         char path[256];
@@ -66,7 +55,7 @@ static void add_proc(const struct fx *f, int pid, const char *comm, const char *
                      unsigned long start)
 {
         char rel[64], line[512];
-        sh("mkdir -p '%s/proc/%d'", f->root, pid);
+        run_cmd("mkdir -p '%s/proc/%d'", f->root, pid);
         snprintf(rel, sizeof(rel), "proc/%d/cmdline", pid);
         append(f, rel, cmd);
         snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
@@ -84,8 +73,8 @@ static int fx_setup(void **state)
         snprintf(f->root, sizeof(f->root), "/tmp/vigil-live.XXXXXX");
         assert_non_null(mkdtemp(f->root));
         const char *fixtures = getenv("FIXTURES") ? getenv("FIXTURES") : "tests/fixtures";
-        sh("cp -a '%s/procs/proc' '%s/' && mkdir -p '%s/dev' '%s/log'", fixtures, f->root, f->root,
-           f->root);
+        run_cmd("cp -a '%s/procs/proc' '%s/' && mkdir -p '%s/dev' '%s/log'", fixtures, f->root,
+                f->root, f->root);
         append(f, "dev/kmsg", "6,1,1000000,-;Booting Linux on physical CPU 0x0\n");
         append(f, "proc/vmstat", "nr_free_pages 1000\noom_kill 3\nnr_zone_active_anon 5\n");
         snprintf(f->logdir, sizeof(f->logdir), "%s/log", f->root);
@@ -134,7 +123,7 @@ static int fx_teardown(void **state)
         vigil_source_procs.fini(f->src);
         kmsg_close(f->ctx.kmsg);
         eventlog_close(f->ctx.events);
-        sh("rm -rf '%s'", f->root);
+        run_cmd("rm -rf '%s'", f->root);
         free(f->frame);
         free(f->extra);
         free(f);
@@ -205,7 +194,7 @@ static void test_oom_killed_player(void **state)
                "total-vm:900000kB, anon-rss:400000kB, file-rss:1000kB, shmem-rss:0kB, UID:1000 "
                "pgtables:900kB oom_score_adj:0\n"
                "4,4,9000002,-;python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0\n");
-        sh("rm -rf '%s/proc/812'", f->root);
+        run_cmd("rm -rf '%s/proc/812'", f->root);
         tick(f);
         assert_int_equal(lines_with(f, "type=OOM_KILL pid=812 comm=\"python3\" watch=\"player\"",
                                     "scope=\"memory cgroup\"",
@@ -218,9 +207,9 @@ static void test_oom_killed_player(void **state)
                                     "cause=\"out of memory (python3 pid 812)\"", NULL),
                          1);
         assert_int_equal(lines_with(f, "type=INCIDENT", "player gone: out of memory", NULL), 1);
-        sh("grep -q 'the last minute' %s/incidents/incident-*.log", f->logdir);
-        sh("grep -q 'Killed process 812 (python3)' %s/incidents/incident-*.log", f->logdir);
-        sh("! grep -q 'Booting Linux' %s/incidents/incident-*.log", f->logdir);
+        run_cmd("grep -q 'the last minute' %s/incidents/incident-*.log", f->logdir);
+        run_cmd("grep -q 'Killed process 812 (python3)' %s/incidents/incident-*.log", f->logdir);
+        run_cmd("! grep -q 'Booting Linux' %s/incidents/incident-*.log", f->logdir);
         assert_int_equal(f->extra->watch_restarts[W_PLAYER], 0);
         add_proc(f, 1500, "python3", "python3 run_linux.py", 9000000);
         tick(f);
@@ -248,7 +237,7 @@ static void test_restart_with_segfault(void **state)
                  "oom_score_adj:0\n",
                  (int)old);
         append(f, "dev/kmsg", text);
-        sh("rm -rf '%s/proc/%d' '%s/proc/901'", f->root, (int)old, f->root);
+        run_cmd("rm -rf '%s/proc/%d' '%s/proc/901'", f->root, (int)old, f->root);
         tick(f);
         char want[64];
         snprintf(want, sizeof(want), "old_pid=%d", (int)old);
@@ -323,12 +312,12 @@ static void test_unit_watch(void **state)
 static void test_no_vmstat(void **state)
 {
         struct fx *f = *state;
-        sh("rm -f '%s/proc/vmstat'", f->root);
+        run_cmd("rm -f '%s/proc/vmstat'", f->root);
         vigil_detector_kernel_host.fini(f->host);
         assert_int_equal(vigil_detector_kernel_host.init(&f->ctx, &f->host), 0);
         tick(f);
         assert_false(f->extra->oom_kernel_known);
-        sh("printf 'nr_free_pages 1\\n' >'%s/proc/vmstat'", f->root);
+        run_cmd("printf 'nr_free_pages 1\\n' >'%s/proc/vmstat'", f->root);
         vigil_detector_kernel_host.fini(f->host);
         assert_int_equal(vigil_detector_kernel_host.init(&f->ctx, &f->host), 0);
         tick(f);
