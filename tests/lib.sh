@@ -106,3 +106,40 @@ fd = os.open(sys.argv[2], os.O_WRONLY | os.O_TRUNC)
 sys.exit(os.write(fd, data) != len(data))
 PY
 }
+
+# Loop-device ext4 file systems for the tests of how logs reach a disk (root, losetup
+# and mkfs.ext4, as CI has). loop_ext4_ready NAME [COMMAND...]: "not ok" and false when
+# a tool or root is missing; else sets the trap that unmounts, detaches and removes $TMP.
+loop_ext4_ready() {
+	local name=$1 c
+	shift
+	for c in losetup mkfs.ext4 "$@"; do
+		if [ "$(id -u)" -ne 0 ] || ! command -v "$c" >/dev/null; then
+			not_ok "$name: needs root and $c (scripts/packages.test)"
+			return 1
+		fi
+	done
+	loops=()
+	trap loop_ext4_cleanup EXIT
+}
+loop_ext4_cleanup() {
+	local m l
+	for m in "$TMP"/mnt-*; do [ -d "$m" ] && umount "$m" 2>/dev/null; done
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+# loop_ext4_new IMG: a fresh 32 MB ext4 image (inode tables and journal written now,
+# not by the kernel's lazy init while a test counts).
+loop_ext4_new() {
+	truncate -s 32M "$1"
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$1"
+}
+# loop_ext4_mount IMG NAME OPTIONS: IMG on a loop device of its own, mounted with
+# OPTIONS at $TMP/mnt-NAME.
+loop_ext4_mount() {
+	local l
+	l=$(losetup -f --show "$1") || return 1
+	loops+=("$l")
+	mkdir -p "$TMP/mnt-$2"
+	mount -o "$3" "$l" "$TMP/mnt-$2"
+}

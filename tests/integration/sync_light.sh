@@ -10,28 +10,10 @@
 # losetup and mkfs.ext4, as CI has); the calls are counted with strace on the loop.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null ||
-	! command -v strace >/dev/null; then
-	not_ok "sync_light: needs root, losetup, mkfs.ext4 and strace (scripts/packages.test)"
-	exit 0
-fi
-loops=()
-cleanup() {
-	for m in "$TMP"/mnt-*; do [ -d "$m" ] && umount "$m" 2>/dev/null; done
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# fs NAME MOUNT_OPTIONS: a 32 MB ext4 on a loop device, mounted at $TMP/mnt-NAME.
+loop_ext4_ready sync_light strace || exit 0
+# fs NAME MOUNT_OPTIONS: a fresh ext4 on a loop device, mounted at $TMP/mnt-NAME.
 fs() {
-	truncate -s 32M "$TMP/$1.img"
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$TMP/$1.img"
-	local l
-	l=$(losetup -f --show "$TMP/$1.img") || return 1
-	loops+=("$l")
-	mkdir -p "$TMP/mnt-$1"
-	mount -o "$2" "$l" "$TMP/mnt-$1"
+	loop_ext4_new "$TMP/$1.img" && loop_ext4_mount "$TMP/$1.img" "$1" "$2"
 }
 # run NAME SYNC_INTERVAL: vigil on the Pi tree, a row a second, logging to mnt-NAME;
 # strace counts over 16 s of its steady state into $sfr, $fds, $sfs; then the stop's

@@ -9,26 +9,7 @@
 # same check counts, so the check can fail. Needs root, losetup and mkfs.ext4, as CI has.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" -ne 0 ] || ! command -v losetup >/dev/null || ! command -v mkfs.ext4 >/dev/null; then
-	not_ok "sync_light_cut: needs root, losetup and mkfs.ext4 (scripts/packages.test)"
-	exit 0
-fi
-loops=()
-cleanup() {
-	for m in "$TMP"/mnt-*; do [ -d "$m" ] && umount "$m" 2>/dev/null; done
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# mount_img IMG NAME: IMG on a loop device of its own, mounted at $TMP/mnt-NAME.
-mount_img() {
-	local l
-	l=$(losetup -f --show "$1") || return 1
-	loops+=("$l")
-	mkdir -p "$TMP/mnt-$2"
-	mount -o data=ordered "$l" "$TMP/mnt-$2"
-}
+loop_ext4_ready sync_light_cut || exit 0
 # rows_in FILE: data rows (lines starting with a digit) in FILE, 0 when it is missing.
 rows_in() { [ -f "$1" ] && grep -c '^[0-9]' "$1" || echo 0; }
 
@@ -37,9 +18,8 @@ rows_in() { [ -f "$1" ] && grep -c '^[0-9]' "$1" || echo 0; }
 # 12 s before it (negative: none lost and more kept).
 cuts() {
 	local name=$1 bound=$2 n=$3 gap=$4 start=$5
-	truncate -s 32M "$TMP/$name.img"
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$TMP/$name.img"
-	mount_img "$TMP/$name.img" "$name" || return 1
+	loop_ext4_new "$TMP/$name.img"
+	loop_ext4_mount "$TMP/$name.img" "$name" data=ordered || return 1
 	local log="$TMP/mnt-$name/log"
 	"$VIGIL" --root "$FIXTURES/pi4-healthy" --gpu none --quiet --min-disk-mb 0 --interval 1 \
 		--sync-interval "$bound" --duration 120 --log-dir "$log" 2>"$TMP/$name.err" &
@@ -60,7 +40,7 @@ cuts() {
 		now=$(date +%s)
 		cp --sparse=always "$TMP/$name.img" "$TMP/$name.cut.img"
 		held=$(awk -v t=$((now - 12)) '$1 <= t {n = $2} END {print n + 0}' "$TMP/$name.seen")
-		mount_img "$TMP/$name.cut.img" "$name-cut" || {
+		loop_ext4_mount "$TMP/$name.cut.img" "$name-cut" data=ordered || {
 			not_ok "$name: cut $i does not mount"
 			continue
 		}
