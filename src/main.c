@@ -18,25 +18,39 @@
 #include "util/parse.h"
 #include "util/strbuf.h"
 
+/* argv[*i] of a subcommand: --log-dir DIR or --config FILE taken into opt (1, *i past
+ * its value), not one of them (0), or refused, said on stderr (-1). */
+static int log_dir_option(struct vigil_options *opt, int argc, char **argv, int *i)
+{
+        char err[300];
+        const char *a = argv[*i];
+        if ((strcmp(a, "--log-dir") && strcmp(a, "--config")) || *i + 1 >= argc)
+                return 0;
+        const char *v = argv[++*i];
+        int r = !strcmp(a, "--log-dir") ? options_set(opt, "log-dir", v, err, sizeof(err))
+                                        : options_load_file(opt, v, err, sizeof(err));
+        if (r < 0) {
+                options_error("%s", err);
+                return -1;
+        }
+        return 1;
+}
+
 /* `vigil status|snapshot [--log-dir DIR] [--config FILE] [REASON...]`: find the log
  * directory the same way the daemon does, the rest is the reason. */
 static int control_main(const char *cmd, int argc, char **argv)
 {
         struct vigil_options opt;
         char reason[128] = "";
-        char err[300];
         options_defaults(&opt);
         for (int i = 0; i < argc; i++) {
                 const char *a = argv[i];
-                if ((!strcmp(a, "--log-dir") || !strcmp(a, "--config")) && i + 1 < argc) {
-                        int r = !strcmp(a, "--log-dir")
-                                    ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
-                                    : options_load_file(&opt, argv[++i], err, sizeof(err));
-                        if (r < 0) {
-                                options_error("%s", err);
-                                return 2;
-                        }
-                } else if (a[0] == '-' || !strcmp(cmd, "status")) {
+                int took = log_dir_option(&opt, argc, argv, &i);
+                if (took < 0)
+                        return 2;
+                if (took)
+                        continue;
+                if (a[0] == '-' || !strcmp(cmd, "status")) {
                         options_error("%s: unexpected argument '%.200s'", cmd, a);
                         return 2;
                 } else {
@@ -55,21 +69,18 @@ static int control_main(const char *cmd, int argc, char **argv)
 static int health_main(int argc, char **argv)
 {
         struct vigil_options opt;
-        char err[300], reason[160] = "";
+        char reason[160] = "";
         const char *component = NULL;
         bool json = false, strict = false, clear = argc > 0 && !strcmp(argv[0], "clear");
         options_defaults(&opt);
         for (int i = clear ? 1 : 0; i < argc; i++) {
                 const char *a = argv[i];
-                if ((!strcmp(a, "--log-dir") || !strcmp(a, "--config")) && i + 1 < argc) {
-                        int r = !strcmp(a, "--log-dir")
-                                    ? options_set(&opt, "log-dir", argv[++i], err, sizeof(err))
-                                    : options_load_file(&opt, argv[++i], err, sizeof(err));
-                        if (r < 0) {
-                                options_error("%s", err);
-                                return 2;
-                        }
-                } else if (!clear && !strcmp(a, "--json")) {
+                int took = log_dir_option(&opt, argc, argv, &i);
+                if (took < 0)
+                        return 2;
+                if (took)
+                        continue;
+                if (!clear && !strcmp(a, "--json")) {
                         json = true;
                 } else if (!clear && !strcmp(a, "--strict")) {
                         strict = true;
