@@ -29,6 +29,8 @@ static const struct {
     [MI_CACHED] = {"Cached:", 7},
     [MI_SWAP_TOTAL] = {"SwapTotal:", 10},
     [MI_SWAP_FREE] = {"SwapFree:", 9},
+    [MI_DIRTY] = {"Dirty:", 6},
+    [MI_WRITEBACK] = {"Writeback:", 10},
 };
 
 static int key_of(const char *s, size_t n)
@@ -77,6 +79,14 @@ int proc_meminfo_parse(const char *s, size_t n, struct proc_meminfo *ret)
                 p = nl + 1;
         }
         return (ret->valid & (1u << MI_MEM_TOTAL)) ? 0 : -EINVAL;
+}
+
+long long proc_meminfo_unwritten_kb(const struct proc_meminfo *m)
+{
+        const unsigned both = (1u << MI_DIRTY) | (1u << MI_WRITEBACK);
+        if ((m->valid & both) != both)
+                return -1;
+        return (long long)(m->kb[MI_DIRTY] + m->kb[MI_WRITEBACK]);
 }
 
 static double kb_bytes(const struct proc_meminfo *m, enum meminfo_key k)

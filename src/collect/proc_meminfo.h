@@ -16,6 +16,8 @@ enum meminfo_key {
         MI_CACHED,
         MI_SWAP_TOTAL,
         MI_SWAP_FREE,
+        MI_DIRTY,     /* file pages not yet written (NR_FILE_DIRTY, fs/proc/meminfo.c) */
+        MI_WRITEBACK, /* pages being written (NR_WRITEBACK) */
         MI_NKEYS
 };
 
@@ -24,6 +26,10 @@ struct proc_meminfo {
         unsigned seen;  /* bit (1u << key): the key's line is there (well formed or not) */
         unsigned valid; /* bit (1u << key): kb[key] holds its value */
 };
+
+/* The machine's unwritten file data, Dirty plus Writeback, in kB; -1 when either line
+ * was not read (util/fssync.h decides on it whether a sync round may take syncfs). */
+long long proc_meminfo_unwritten_kb(const struct proc_meminfo *m);
 
 /* Parse s[0..n). A value counts only on a complete line ('\n'-terminated) of the
  * form "Key:  <digits> kB" with no overflow. Returns 0 when MemTotal was read, else

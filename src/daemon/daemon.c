@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "collect/kmsg.h"
+#include "collect/proc_meminfo.h"
 #include "daemon/control.h"
 #include "daemon/diskguard.h"
 #include "core/history.h"
@@ -48,6 +49,7 @@
 #include "util/log.h"
 #include "util/notify.h"
 #include "util/safedir.h"
+#include "util/pfile.h"
 #include "util/textmap.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
@@ -148,6 +150,7 @@ struct daemon {
         int64_t watchdog_ns, last_watchdog_ns;
         struct host_row_text host_text; /* ctx.host_text */
         struct fssync log_sync;         /* ctx.log_sync */
+        struct pfile meminfo;           /* /proc/meminfo for log_sync's choice; fd -1: none */
 };
 
 /* ctx->flush_sinks: every running sink's flush, in registry order. */
@@ -234,17 +237,32 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
          * machine holds little unwritten data (util/fssync.h): then it writes little
          * that is not ours. --sync-whole-fs takes it always (a file system of its own),
          * --sync-per-file never. */
-        char meminfo[sizeof(opt->root) + 16];
-        snprintf(meminfo, sizeof(meminfo), "%s/proc/meminfo", opt->root);
         enum fssync_whole when = opt->sync_whole_fs   ? FSSYNC_WHOLE_ALWAYS
                                  : opt->sync_per_file ? FSSYNC_WHOLE_NEVER
                                                       : FSSYNC_WHOLE_QUIET;
-        (void)fssync_open(&d->log_sync, opt->log_dir, when, meminfo);
+        (void)fssync_open(&d->log_sync, opt->log_dir, when);
+        if (fssync_wants_unwritten(&d->log_sync))
+                (void)pfile_open(&d->meminfo, opt->root, "/proc/meminfo", 8192);
         /* A long interval over ext4's own commit bound syncs data only, that much
          * earlier (util/fs_commit.h): the same bound, no journal commit forced. */
         d->sync_every_ns = fssync_cadence(&d->log_sync, opt->sync_interval_ns);
         d->ctx.log_sync = &d->log_sync;
         return 0;
+}
+
+/* The machine's unwritten file data for the coming sync round's choice between one
+ * syncfs and an fdatasync per file (util/fssync.h): read when that choice is open, an
+ * unreadable file counting as a busy machine. Snapshot rounds between two periodic ones
+ * use this figure (at most a sync interval old). */
+static void note_unwritten(struct daemon *d)
+{
+        if (!fssync_wants_unwritten(&d->log_sync) || !pfile_is_open(&d->meminfo))
+                return;
+        struct proc_meminfo m = {.seen = 0, .valid = 0};
+        int n = pfile_read(&d->meminfo);
+        if (n > 0)
+                (void)proc_meminfo_parse(d->meminfo.buf, (size_t)n, &m);
+        fssync_unwritten(&d->log_sync, n > 0 ? proc_meminfo_unwritten_kb(&m) : -1);
 }
 
 /* Which machine this is (core/counters.h struct machine_ident), once, before the
@@ -509,6 +527,7 @@ static bool finish_tick(struct daemon *d)
          * keeps a tick a little early on the clock (the previous one woke late) from
          * pushing the sync a whole tick later. */
         if (t->mono_ns - d->last_sync_mono_ns >= d->sync_every_ns - SYNC_SLACK_NS) {
+                note_unwritten(d);
                 vigil_flush_due(ctx);
                 d->last_sync_mono_ns = t->mono_ns;
         }
@@ -634,6 +653,7 @@ static void free_daemon(struct daemon *d)
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         fssync_close(&d->log_sync);
+        pfile_close(&d->meminfo);
         pthread_mutex_destroy(&ctx->pub_lock);
         free(ctx->published_extra);
         free(ctx->extra);
@@ -706,6 +726,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->lock_fd = -1;
         d->kmsg_fd = -1;
         fssync_none(&d->log_sync);
+        d->meminfo.fd = -1;
         pthread_mutex_init(&d->ctx.pub_lock, NULL);
         d->ctx.opt = opt;
         d->sync_every_ns = opt->sync_interval_ns; /* set again once the logs open */

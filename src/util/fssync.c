@@ -5,12 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "util/attr.h"
 #include "util/fs_commit.h"
 
 bool fssync_whole_fs(unsigned long f_type)
@@ -28,53 +26,21 @@ bool fssync_whole_fs(unsigned long f_type)
 
 void fssync_none(struct fssync *s)
 {
-        *s = (struct fssync){.dirfd = -1, .meminfo_fd = -1};
+        *s = (struct fssync){.dirfd = -1, .unwritten_kb = -1};
 }
 
-/* The kB on the line of /proc/meminfo that starts with key ("Dirty:"), or -1. */
-static long long meminfo_kb(const char *text, size_t len, const char *key)
+void fssync_unwritten(struct fssync *s, long long kb)
 {
-        size_t k = strlen(key);
-        for (size_t i = 0; i + k <= len;) {
-                if ((i == 0 || text[i - 1] == '\n') && memcmp(text + i, key, k) == 0) {
-                        size_t j = i + k;
-                        while (j < len && text[j] == ' ')
-                                j++;
-                        long long v = 0;
-                        size_t d = j;
-                        while (j < len && text[j] >= '0' && text[j] <= '9' && j - d < 18)
-                                v = v * 10 + (text[j++] - '0');
-                        return j > d && j + 3 <= len && memcmp(text + j, " kB", 3) == 0 ? v : -1;
-                }
-                const char *nl = memchr(text + i, '\n', len - i);
-                if (!nl)
-                        break;
-                i = (size_t)(nl - text) + 1;
-        }
-        return -1;
+        if (s)
+                s->unwritten_kb = kb;
 }
 
-long long fssync_unwritten_kb(const char *text, size_t len)
+bool fssync_wants_unwritten(const struct fssync *s)
 {
-        long long dirty = meminfo_kb(text, len, "Dirty:");
-        long long wb = meminfo_kb(text, len, "Writeback:");
-        return dirty < 0 || wb < 0 ? -1 : dirty + wb;
+        return s && s->dirfd >= 0 && s->whole && s->when == FSSYNC_WHOLE_QUIET;
 }
 
-/* True when the machine holds little enough unwritten data for a syncfs now. */
-static bool machine_quiet(struct fssync *s)
-{
-        char buf[8192]; /* /proc/meminfo is about 1.5 kB; Dirty is its 16th line */
-        if (s->meminfo_fd < 0)
-                return false;
-        ssize_t n = pread(s->meminfo_fd, buf, sizeof(buf), 0);
-        if (n <= 0)
-                return false;
-        long long kb = fssync_unwritten_kb(buf, (size_t)n);
-        return kb >= 0 && kb <= FSSYNC_QUIET_MAX_KB;
-}
-
-int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const char *meminfo)
+int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when)
 {
         fssync_none(s);
         s->when = when;
@@ -93,11 +59,6 @@ int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const
         s->whole = fssync_whole_fs((unsigned long)sf.f_type);
         if (sf.f_type == EXT4_SUPER_MAGIC)
                 s->commit_ns = fs_commit_of_dev(st.st_dev);
-        if (when == FSSYNC_WHOLE_QUIET && s->whole && meminfo) {
-                /* attr_open: O_NONBLOCK, so a FIFO planted under --root cannot block. */
-                int m = attr_open(NULL, meminfo);
-                s->meminfo_fd = m < 0 ? -1 : m;
-        }
         return 0;
 }
 
@@ -105,8 +66,6 @@ void fssync_close(struct fssync *s)
 {
         if (s->dirfd >= 0)
                 close(s->dirfd);
-        if (s->meminfo_fd >= 0)
-                close(s->meminfo_fd);
         fssync_none(s);
 }
 
@@ -173,7 +132,8 @@ int fssync_end(struct fssync *s)
         if (s->periodic && s->light)
                 return end_light(s);
         bool whole = s->when != FSSYNC_WHOLE_NEVER && s->whole && s->n >= FSSYNC_MIN_FILES;
-        if (whole && s->when == FSSYNC_WHOLE_QUIET && !machine_quiet(s)) {
+        if (whole && s->when == FSSYNC_WHOLE_QUIET &&
+            !(s->unwritten_kb >= 0 && s->unwritten_kb <= FSSYNC_QUIET_MAX_KB)) {
                 whole = false;
                 s->busy++;
         }

@@ -29,7 +29,8 @@
  * interval. So by default (FSSYNC_WHOLE_QUIET) a round takes syncfs only while the
  * whole machine holds little unwritten data: /proc/meminfo's Dirty plus Writeback (the
  * kernel's NR_FILE_DIRTY and NR_WRITEBACK, every file system together; fs/proc/meminfo.c)
- * at most FSSYNC_QUIET_MAX_KB when the round ends, read with one pread. Then the syncfs
+ * at most FSSYNC_QUIET_MAX_KB, as the caller last told it (fssync_unwritten: the daemon
+ * reads it before each periodic round, collect/proc_meminfo.h). Then the syncfs
  * writes at most that much that is not vigil's; otherwise the round fdatasyncs each
  * file, as FSSYNC_WHOLE_NEVER always does. FSSYNC_WHOLE_ALWAYS (--sync-whole-fs, for a
  * log directory on a file system of its own) does not look. Between the look and the
@@ -82,7 +83,7 @@ struct fssync {
         dev_t dev;                /* its file system's device */
         bool whole;               /* syncfs gives the loss bound there (fssync_whole_fs) */
         enum fssync_whole when;   /* and when a round takes it */
-        int meminfo_fd;           /* /proc/meminfo for FSSYNC_WHOLE_QUIET; -1: none */
+        long long unwritten_kb;   /* the machine's, as fssync_unwritten said; -1: unknown */
         bool round;               /* between fssync_begin and fssync_end */
         unsigned n;               /* files taken this round */
         int fd[FSSYNC_MAX_FILES]; /* theirs, and the flags cleared once they are durable */
@@ -102,14 +103,16 @@ struct fssync {
 bool fssync_whole_fs(unsigned long f_type);
 
 /* Set s up for the file system of dir: opened and asked its type and, on ext4, its
- * commit bound here; meminfo is the path of /proc/meminfo (under --root), read at the
- * end of each round that could take syncfs when `when` is FSSYNC_WHOLE_QUIET. With any error s is usable and never syncs
- * the whole file system (every file is synced on its own; a meminfo that cannot be
- * opened or read counts as a busy machine). Returns 0 or -errno. */
-int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when, const char *meminfo);
-/* The kB of Dirty plus Writeback in a /proc/meminfo text of len bytes, or -1 when
- * either line is missing or malformed. */
-long long fssync_unwritten_kb(const char *text, size_t len);
+ * commit bound here. With any error s is usable and never syncs the whole file system
+ * (every file is synced on its own). The machine's unwritten data starts unknown (a busy
+ * machine for FSSYNC_WHOLE_QUIET). Returns 0 or -errno. */
+int fssync_open(struct fssync *s, const char *dir, enum fssync_whole when);
+/* The machine's unwritten file data in kB (Dirty plus Writeback), or -1 when it could
+ * not be read: what the next rounds of FSSYNC_WHOLE_QUIET decide on. s may be NULL. */
+void fssync_unwritten(struct fssync *s, long long kb);
+/* True when a round of FSSYNC_MIN_FILES or more could take syncfs now if the machine
+ * were quiet: the caller need not read the machine's unwritten data otherwise. */
+bool fssync_wants_unwritten(const struct fssync *s);
 /* A closed s: never takes a file. */
 void fssync_none(struct fssync *s);
 void fssync_close(struct fssync *s);

@@ -289,7 +289,7 @@ static void test_sync_round(void **state)
         assert_false(fssync_whole_fs(TMPFS_MAGIC));
         assert_false(fssync_whole_fs(NFS_SUPER_MAGIC));
         struct fssync fs;
-        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_ALWAYS, NULL), 0);
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_ALWAYS), 0);
         fs.whole = true;
         struct csvlog l[3];
         const char *name[3] = {"gpu0", "gpu1", "host"};
@@ -366,19 +366,6 @@ static void test_sync_round(void **state)
         assert_int_equal(fs.dirfd, -1);
 }
 
-/* Writes a /proc/meminfo text with Dirty and Writeback at these kB into dir/meminfo. */
-static void put_meminfo(const char *path, long dirty, long writeback)
-{
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f,
-                "MemTotal:        3884300 kB\nMemFree:         2765096 kB\n"
-                "Dirty:          %8ld kB\nWriteback:      %8ld kB\nAnonPages:        "
-                "123456 kB\nWritebackTmp:          0 kB\n",
-                dirty, writeback);
-        fclose(f);
-}
-
 /* The default round takes syncfs only while the machine's Dirty + Writeback is at most
  * FSSYNC_QUIET_MAX_KB; above it (a checkpoint in the page cache), an fdatasync each and
  * the round counted busy; a meminfo that cannot be read counts as busy. Never: no
@@ -386,14 +373,11 @@ static void put_meminfo(const char *path, long dirty, long writeback)
 static void test_sync_quiet(void **state)
 {
         (void)state;
-        char mi[256];
-        snprintf(mi, sizeof(mi), "%s/meminfo", dir);
-        put_meminfo(mi, 96, 0);
         struct fssync fs;
-        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_QUIET, mi), 0);
-        fs.whole = true;       /* whatever /tmp is */
-        if (fs.meminfo_fd < 0) /* opened only where syncfs is durable: do it here */
-                fs.meminfo_fd = open(mi, O_RDONLY | O_CLOEXEC);
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_QUIET), 0);
+        fs.whole = true; /* whatever /tmp is */
+        assert_true(fssync_wants_unwritten(&fs));
+        fssync_unwritten(&fs, 96);
         struct csvlog l[3];
         const char *name[3] = {"gpu0", "gpu1", "host"};
         int64_t now = (int64_t)time(NULL) * 1000000000LL;
@@ -414,20 +398,18 @@ static void test_sync_quiet(void **state)
         ROUND("1");
         assert_int_equal(fs.calls, 1);
         assert_int_equal(fs.busy, 0);
-        put_meminfo(mi, FSSYNC_QUIET_MAX_KB - 100, 100); /* at the bound: still quiet */
+        fssync_unwritten(&fs, FSSYNC_QUIET_MAX_KB - 100 + 100); /* at the bound: still quiet */
         ROUND("2");
         assert_int_equal(fs.calls, 2);
-        put_meminfo(mi, 2000000, 0); /* 2 GB unwritten: each file on its own */
+        fssync_unwritten(&fs, 2000000); /* 2 GB unwritten: each file on its own */
         ROUND("3");
         assert_int_equal(fs.calls, 2);
         assert_int_equal(fs.busy, 1);
-        put_meminfo(mi, 100, FSSYNC_QUIET_MAX_KB); /* being written counts too */
+        fssync_unwritten(&fs, 100 + FSSYNC_QUIET_MAX_KB); /* being written counts too */
         ROUND("4");
         assert_int_equal(fs.calls, 2);
         assert_int_equal(fs.busy, 2);
-        unlink(mi); /* the open descriptor still reads the old inode: close it */
-        close(fs.meminfo_fd);
-        fs.meminfo_fd = -1;
+        fssync_unwritten(&fs, -1); /* meminfo could not be read */
         ROUND("5");
         assert_int_equal(fs.calls, 2);
         assert_int_equal(fs.busy, 3);
@@ -435,7 +417,7 @@ static void test_sync_quiet(void **state)
                 csvlog_close(&l[i]);
         fssync_close(&fs);
         /* --sync-per-file: three files, an fdatasync each, never a syncfs */
-        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_NEVER, mi), 0);
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_NEVER), 0);
         fs.whole = true;
         for (int i = 0; i < 3; i++)
                 csvlog_init(&l[i], dir, name[i], 7);
@@ -446,27 +428,6 @@ static void test_sync_quiet(void **state)
         for (int i = 0; i < 3; i++)
                 csvlog_close(&l[i]);
         fssync_close(&fs);
-}
-
-/* Dirty plus Writeback from /proc/meminfo's text; a missing or malformed line is -1
- * (never taken as a quiet machine). */
-static void test_unwritten_kb(void **state)
-{
-        (void)state;
-        const char *ok = "MemTotal: 10 kB\nDirty:              1234 kB\nWriteback:  "
-                         "7 kB\nWritebackTmp:   99 kB\n";
-        assert_int_equal(fssync_unwritten_kb(ok, strlen(ok)), 1241);
-        const char *nowb = "Dirty: 5 kB\nWritebackTmp: 0 kB\n";
-        assert_int_equal(fssync_unwritten_kb(nowb, strlen(nowb)), -1);
-        const char *bad = "Dirty: x kB\nWriteback: 0 kB\n";
-        assert_int_equal(fssync_unwritten_kb(bad, strlen(bad)), -1);
-        const char *unit = "Dirty: 5 MB\nWriteback: 0 kB\n";
-        assert_int_equal(fssync_unwritten_kb(unit, strlen(unit)), -1);
-        const char *cut = "Dirty: 5";
-        assert_int_equal(fssync_unwritten_kb(cut, strlen(cut)), -1);
-        const char *mid = "XDirty: 5 kB\nDirty: 6 kB\nWriteback: 1 kB\n";
-        assert_int_equal(fssync_unwritten_kb(mid, strlen(mid)), 7);
-        assert_int_equal(fssync_unwritten_kb("", 0), -1);
 }
 
 /* ext4's options as /proc/fs/ext4/DEV/options lists them (one a line, defaults
@@ -503,7 +464,7 @@ static void test_sync_light(void **state)
 {
         (void)state;
         struct fssync fs;
-        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_QUIET, NULL), 0);
+        assert_int_equal(fssync_open(&fs, dir, FSSYNC_WHOLE_QUIET), 0);
         fs.commit_ns = 0;
         assert_int_equal(fssync_cadence(&fs, 60 * NSEC_PER_SEC), 60 * NSEC_PER_SEC);
         assert_false(fs.light);
@@ -609,7 +570,6 @@ int main(void)
             cmocka_unit_test(test_fixed_file),
             cmocka_unit_test(test_sync_round),
             cmocka_unit_test(test_sync_quiet),
-            cmocka_unit_test(test_unwritten_kb),
             cmocka_unit_test(test_fs_commit),
             cmocka_unit_test(test_sync_light),
             cmocka_unit_test(test_copytruncate),

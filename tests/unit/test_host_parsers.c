@@ -292,6 +292,35 @@ static void test_meminfo_old_kernel(void **state)
         assert_true(isnan(h.mem_avail_bytes) && isnan(h.mem_used_bytes));
 }
 
+/* Dirty plus Writeback from /proc/meminfo's text; a missing or malformed line is -1
+ * (never taken as a quiet machine). */
+/* The unwritten kB of a /proc/meminfo text (proc_meminfo_unwritten_kb of its parse). */
+static long long unwritten_kb(const char *text, size_t len)
+{
+        struct proc_meminfo m = {.seen = 0, .valid = 0};
+        (void)proc_meminfo_parse(text, len, &m);
+        return proc_meminfo_unwritten_kb(&m);
+}
+
+static void test_unwritten_kb(void **state)
+{
+        (void)state;
+        const char *ok = "MemTotal: 10 kB\nDirty:              1234 kB\nWriteback:  "
+                         "7 kB\nWritebackTmp:   99 kB\n";
+        assert_int_equal(unwritten_kb(ok, strlen(ok)), 1241);
+        const char *nowb = "Dirty: 5 kB\nWritebackTmp: 0 kB\n";
+        assert_int_equal(unwritten_kb(nowb, strlen(nowb)), -1);
+        const char *bad = "Dirty: x kB\nWriteback: 0 kB\n";
+        assert_int_equal(unwritten_kb(bad, strlen(bad)), -1);
+        const char *unit = "Dirty: 5 MB\nWriteback: 0 kB\n";
+        assert_int_equal(unwritten_kb(unit, strlen(unit)), -1);
+        const char *cut = "Dirty: 5";
+        assert_int_equal(unwritten_kb(cut, strlen(cut)), -1);
+        const char *mid = "XDirty: 5 kB\nDirty: 6 kB\nWriteback: 1 kB\n";
+        assert_int_equal(unwritten_kb(mid, strlen(mid)), 7);
+        assert_int_equal(unwritten_kb("", 0), -1);
+}
+
 static void test_meminfo_bad(void **state)
 {
         (void)state;
@@ -489,6 +518,7 @@ int main(void)
             cmocka_unit_test(test_meminfo),
             cmocka_unit_test(test_meminfo_old_kernel),
             cmocka_unit_test(test_meminfo_bad),
+            cmocka_unit_test(test_unwritten_kb),
             cmocka_unit_test(test_shm),
             cmocka_unit_test(test_temp_parse),
             cmocka_unit_test(test_pick_main),
