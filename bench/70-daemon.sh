@@ -69,7 +69,7 @@ rows() {
 }
 
 echo "mode $MODE; load average at start: $(cat /proc/loadavg)"
-for scn in healthy-1gpu healthy-8gpu; do
+for scn in ${SCENARIOS:-healthy-1gpu healthy-8gpu}; do
 	export VIGIL_NVML_SCENARIO=$SCN/$scn
 	if [ "$MODE" = alternate ]; then
 		n=$REPEAT

@@ -45,6 +45,7 @@ struct kmsg {
         bool have_seq;
         uint64_t start_seq; /* kmsg_drain_to_start() */
         bool have_start;
+        bool quiet;          /* kmsg_note_wait: the last wait found nothing to read */
         struct logring ring; /* struct packed records, oldest first */
         struct {
                 kmsg_tap_fn fn;
@@ -292,6 +293,17 @@ int kmsg_drain(struct kmsg *k)
         if (k->fd < 0)
                 return k->error ? k->error : -EBADF;
         return k->regular ? drain_file(k) : drain_device(k);
+}
+
+void kmsg_note_wait(struct kmsg *k, bool quiet)
+{
+        if (k)
+                k->quiet = quiet;
+}
+
+int kmsg_drain_pending(struct kmsg *k)
+{
+        return k->quiet ? 0 : kmsg_drain(k);
 }
 
 int kmsg_poll_fd(const struct kmsg *k)

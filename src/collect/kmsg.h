@@ -108,6 +108,16 @@ int kmsg_drain(struct kmsg *k);
  * clock instead). Owned by k. */
 int kmsg_poll_fd(const struct kmsg *k);
 
+/* The caller's wait on kmsg_poll_fd() has just ended (k may be NULL): quiet is true
+ * when the wait watched the descriptor until its deadline and found nothing to read,
+ * false for any other end (lines came, a signal, a deadline already past, no descriptor
+ * waited on). */
+void kmsg_note_wait(struct kmsg *k, bool quiet);
+
+/* kmsg_drain(k), unless the last kmsg_note_wait said quiet: then 0, with no read (a line
+ * written since makes the next wait end at once, and that wake drains it). */
+int kmsg_drain_pending(struct kmsg *k);
+
 /* Drain until the kernel (or the fixture file) has nothing more ready, at most
  * max_calls kmsg_drain() calls, then remember the newest record's sequence number
  * as the start position: what a reader scanning for new lines takes as already

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Source: keeps the kernel log ring (kmsg.h) current by draining /dev/kmsg on every
- * host tick, and publishes it as ctx->kmsg for the snapshot writers. Code that takes
- * a snapshot between host ticks calls kmsg_drain(ctx->kmsg) first to add the newest
- * lines. */
+ * host tick, and publishes it as ctx->kmsg for the snapshot writers. The daemon waits
+ * on the device between ticks and drains it when lines come; a tick whose wait found
+ * the device quiet reads nothing (kmsg_drain_pending). Code that takes a snapshot
+ * between host ticks calls kmsg_drain(ctx->kmsg) first to add the newest lines. */
 #include <errno.h>
 
 #include "collect/kmsg.h"
@@ -32,7 +33,7 @@ static int kmsg_src_sample(void *state, struct vigil_ctx *ctx, const struct tick
 {
         (void)ctx;
         (void)t;
-        int r = kmsg_drain(state);
+        int r = kmsg_drain_pending(state);
         /* An unreadable log was reported once at start; it is not a sampling failure. */
         return r < 0 && !kmsg_error(state) ? r : 0;
 }

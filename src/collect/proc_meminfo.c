@@ -105,6 +105,8 @@ void proc_meminfo_apply(const struct proc_meminfo *m, struct host_frame *h)
         h->mem_used_bytes = avail <= h->mem_total_bytes ? h->mem_total_bytes - avail : VAL_MISSING;
         h->swap_total_bytes = kb_bytes(m, MI_SWAP_TOTAL);
         h->swap_free_bytes = kb_bytes(m, MI_SWAP_FREE);
+        long long unwritten = proc_meminfo_unwritten_kb(m);
+        h->unwritten_bytes = unwritten >= 0 ? (double)unwritten * 1024 : VAL_MISSING;
 }
 
 struct meminfo_state {

@@ -39,7 +39,7 @@ int proc_meminfo_parse(const char *s, size_t n, struct proc_meminfo *ret);
 /* The frame's memory fields from a parsed file, in bytes: mem_total, mem_avail
  * (MemAvailable; MemFree + Buffers + Cached only where the kernel has no MemAvailable
  * line), mem_used = total - available (NAN if available > total), swap_total,
- * swap_free. Missing inputs give NAN. */
+ * swap_free, unwritten (Dirty + Writeback). Missing inputs give NAN. */
 void proc_meminfo_apply(const struct proc_meminfo *m, struct host_frame *h);
 
 /* The source (VCLOCK_HOST): the fields above. */

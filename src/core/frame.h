@@ -73,6 +73,7 @@ struct host_frame {
         double mem_used_bytes;
         double swap_total_bytes;
         double swap_free_bytes;
+        double unwritten_bytes;
         double shm_total_bytes;
         double shm_used_bytes;
         double shm_avail_bytes;

@@ -122,6 +122,9 @@ const struct field_desc host_fields[] = {
                 .type = "gauge",
                 .help = "Swap space in use: total minus free.",
                 .code = MC_HOST_SWAP_USED}},
+    /* Dirty + Writeback: the file data not yet on disk, for the logs' sync round
+     * (util/fssync.h, daemon/daemon.c note_unwritten); no output. */
+    {HOST_MEMBER(unwritten_bytes), .kind = FK_DOUBLE},
     /* statvfs(/dev/shm) */
     {HOST_MEMBER(shm_total_bytes), .kind = FK_DOUBLE,
      .host_csv = {.cell = HCELL_VALUE,

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
-#include <poll.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -46,6 +46,7 @@
 #include "push/rw_queue.h"
 #include "collect/hw_identity.h"
 #include "util/clock.h"
+#include "util/fdwait.h"
 #include "util/log.h"
 #include "util/notify.h"
 #include "util/safedir.h"
@@ -131,8 +132,8 @@ struct daemon {
         bool src_on[32];
         void *det_state[32];
         bool det_on[32];
-        bool det_kmsg[32]; /* on vigil_kmsg_detectors: fed when the kernel log has lines */
-        int kmsg_fd;       /* the kernel log to wait on beside the timers; -1: none */
+        bool det_kmsg[32];   /* on vigil_kmsg_detectors: fed when the kernel log has lines */
+        struct fdwait kwait; /* the deadlines, and the kernel log when there is one */
         void *sink_state[32];
         bool sink_on[32];
         int lock_fd;
@@ -251,13 +252,20 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
 }
 
 /* The machine's unwritten file data for the coming sync round's choice between one
- * syncfs and an fdatasync per file (util/fssync.h): read when that choice is open, an
- * unreadable file counting as a busy machine. Snapshot rounds between two periodic ones
- * use this figure (at most a sync interval old). */
-static void note_unwritten(struct daemon *d)
+ * syncfs and an fdatasync per file (util/fssync.h), when that choice is open: the host
+ * sample's figure when it read /proc/meminfo within the last sync period (the host
+ * clock at least as fast as the sync's: no second read), else read here, an unreadable
+ * file counting as a busy machine. Snapshot rounds between two periodic ones use this
+ * figure (at most a sync interval old). */
+static void note_unwritten(struct daemon *d, const struct tick *t)
 {
         if (!fssync_wants_unwritten(&d->log_sync) || !pfile_is_open(&d->meminfo))
                 return;
+        const struct host_frame *h = &d->ctx.frame->host;
+        if (!isnan(h->unwritten_bytes) && t->real_ns - h->sampled_real_ns < d->sync_every_ns) {
+                fssync_unwritten(&d->log_sync, (long long)(h->unwritten_bytes / 1024));
+                return;
+        }
         struct proc_meminfo m = {.seen = 0, .valid = 0};
         int n = pfile_read(&d->meminfo);
         if (n > 0)
@@ -297,7 +305,7 @@ static int init_plugins(struct daemon *d)
                 for (size_t j = 0; vigil_kmsg_detectors[j]; j++)
                         d->det_kmsg[i] |= vigil_kmsg_detectors[j] == vigil_detectors[i];
         }
-        d->kmsg_fd = kmsg_poll_fd(ctx->kmsg);
+        fdwait_init(&d->kwait, kmsg_poll_fd(ctx->kmsg));
         for (size_t i = 0; vigil_sinks[i]; i++) {
                 int r = vigil_sinks[i]->init(ctx, &d->sink_state[i]);
                 d->sink_on[i] = r >= 0;
@@ -527,7 +535,7 @@ static bool finish_tick(struct daemon *d)
          * keeps a tick a little early on the clock (the previous one woke late) from
          * pushing the sync a whole tick later. */
         if (t->mono_ns - d->last_sync_mono_ns >= d->sync_every_ns - SYNC_SLACK_NS) {
-                note_unwritten(d);
+                note_unwritten(d, t);
                 vigil_flush_due(ctx);
                 d->last_sync_mono_ns = t->mono_ns;
         }
@@ -544,31 +552,24 @@ static bool finish_tick(struct daemon *d)
 enum woke { WOKE_DEADLINE, WOKE_SIGNAL, WOKE_KMSG };
 
 /* Sleep until the deadline next (CLOCK_MONOTONIC), or until the kernel log has new
- * records when there is one to wait on: one wake-up either way, none while it is quiet.
- * The device's poll says POLLIN for records not yet read and adds POLLERR when the
- * kernel overwrote some (Linux kernel/printk/printk.c, devkmsg_poll;
- * Documentation/ABI/testing/dev-kmsg): both are drained. */
+ * records when there is one to wait on: one wake-up either way, none while it is quiet
+ * (util/fdwait.h: epoll, so a quiet log costs no poll call a wait). The device is
+ * readable for records not yet read, with an error too when the kernel overwrote some
+ * (Linux kernel/printk/printk.c, devkmsg_poll; Documentation/ABI/testing/dev-kmsg): both
+ * are drained. */
 static enum woke wait_next(struct daemon *d, int64_t next)
 {
-        if (d->kmsg_fd < 0) {
-                struct timespec ts = {next / NSEC_PER_SEC, next % NSEC_PER_SEC};
-                int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-                return r == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
-        }
-        int64_t left = next - now_mono_ns();
-        if (left <= 0)
-                return WOKE_DEADLINE; /* a flood of kernel lines never holds a tick back */
-        struct timespec ts = {left / NSEC_PER_SEC, left % NSEC_PER_SEC};
-        struct pollfd p = {.fd = d->kmsg_fd, .events = POLLIN};
-        int r = ppoll(&p, 1, &ts, NULL);
-        if (r < 0)
-                return errno == EINTR ? WOKE_SIGNAL : WOKE_DEADLINE;
-        if (r == 0)
-                return WOKE_DEADLINE;
-        if (p.revents & (POLLIN | POLLERR))
+        enum fdwait_end e = fdwait_until(&d->kwait, next);
+        /* A wait that watched the log to its deadline: the host tick need not read it. */
+        kmsg_note_wait(d->ctx.kmsg, e == FDWAIT_DEADLINE);
+        switch (e) {
+        case FDWAIT_READY:
                 return WOKE_KMSG;
-        d->kmsg_fd = -1; /* POLLNVAL, POLLHUP: back to the timers alone */
-        return WOKE_DEADLINE;
+        case FDWAIT_SIGNAL:
+                return WOKE_SIGNAL;
+        default:
+                return WOKE_DEADLINE;
+        }
 }
 
 /* The kernel log has new lines between ticks: take them into the ring and feed the
@@ -578,7 +579,7 @@ static void kernel_log_ready(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         if (kmsg_drain(ctx->kmsg) < 0) {
-                d->kmsg_fd = -1;
+                fdwait_drop(&d->kwait);
                 return;
         }
         struct tick kt = d->t;
@@ -653,6 +654,7 @@ static void free_daemon(struct daemon *d)
         if (d->lock_fd >= 0)
                 close(d->lock_fd);
         fssync_close(&d->log_sync);
+        fdwait_close(&d->kwait);
         pfile_close(&d->meminfo);
         pthread_mutex_destroy(&ctx->pub_lock);
         free(ctx->published_extra);
@@ -724,7 +726,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         d->ctx.published_extra = published_extra;
         frame_init(frame);
         d->lock_fd = -1;
-        d->kmsg_fd = -1;
+        fdwait_init(&d->kwait, -1);
         fssync_none(&d->log_sync);
         d->meminfo.fd = -1;
         pthread_mutex_init(&d->ctx.pub_lock, NULL);

@@ -159,14 +159,11 @@ static void read_vmstat(struct kernel_host *s)
         struct counters *x = s->ctx->extra;
         int n = pfile_is_open(&s->vmstat) ? pfile_read(&s->vmstat) : -ENOENT;
         struct cursor c = cur_make(s->vmstat.buf, n > 0 ? (size_t)n : 0);
-        while (n > 0 && !cur_eof(&c)) {
-                uint64_t v;
-                if (cur_lit(&c, "oom_kill ") && cur_u64(&c, &v) == 0) {
-                        x->oom_kernel = v;
-                        x->oom_kernel_known = true;
-                        return;
-                }
-                cur_next_line(&c);
+        uint64_t v;
+        if (n > 0 && cur_find_line(&c, "oom_kill ") && cur_u64(&c, &v) == 0) {
+                x->oom_kernel = v;
+                x->oom_kernel_known = true;
+                return;
         }
         x->oom_kernel_known = false;
         if (!s->vmstat_said) {

@@ -56,6 +56,22 @@ bool cur_lit(struct cursor *c, const char *lit)
         return true;
 }
 
+bool cur_find_line(struct cursor *c, const char *prefix)
+{
+        size_t n = strlen(prefix);
+        for (const char *p = c->p; p < c->end;) {
+                const char *m = memmem(p, (size_t)(c->end - p), prefix, n);
+                if (!m)
+                        return false;
+                if (m == c->p || m[-1] == '\n') {
+                        c->p = m + n;
+                        return true;
+                }
+                p = m + 1;
+        }
+        return false;
+}
+
 int cur_u64(struct cursor *c, uint64_t *ret)
 {
         cur_skip_blank(c);

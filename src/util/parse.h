@@ -30,6 +30,10 @@ void cur_skip_space(struct cursor *c);
 bool cur_next_line(struct cursor *c);
 /* Consume lit if the input starts with it; false (cursor unchanged) otherwise. */
 bool cur_lit(struct cursor *c, const char *lit);
+/* Move c past prefix at the start of the first line, from c on, that begins with it
+ * (a line starts at c or after a '\n'); false, c unchanged, when none does. A search of
+ * the bytes (memmem), not a walk of the lines: for one key of a long file. */
+bool cur_find_line(struct cursor *c, const char *prefix);
 /* Skip blanks, then parse an unsigned decimal. 0, -EINVAL (no digits) or -ERANGE.
  * *ret is untouched on failure. */
 int cur_u64(struct cursor *c, uint64_t *ret);

@@ -41,6 +41,9 @@ static const struct {
      * dashboard's temperature chart (web/dashboard_gpu.c) */
     {"gpu", "shutdown_temp_c"},
     {"gpu", "slowdown_temp_c"},
+    /* Dirty + Writeback from the host sample: the logs' sync round's choice between one
+     * syncfs and an fdatasync per file (daemon/daemon.c note_unwritten) */
+    {"host", "unwritten_bytes"},
 };
 
 #define MAX_OBJS 64

@@ -197,13 +197,35 @@ static void test_strbuf(void **state)
         sb_free(&h);
 }
 
+/* cur_find_line: a key at a line's start only, the first line included; a miss leaves
+ * the cursor where it was. */
+static void test_find_line(void **state)
+{
+        (void)state;
+        uint64_t v = 0;
+        struct cursor c = cur_str("pgfault 9\nxoom_kill 1\noom_kill_x 2\noom_kill 42\nlast 1");
+        assert_true(cur_find_line(&c, "oom_kill "));
+        assert_int_equal(cur_u64(&c, &v), 0);
+        assert_int_equal(v, 42);
+        c = cur_str("oom_kill 7\nother 1");
+        assert_true(cur_find_line(&c, "oom_kill "));
+        assert_int_equal(cur_u64(&c, &v), 0);
+        assert_int_equal(v, 7);
+        c = cur_str("a 1\nxoom_kill 3");
+        const char *at = c.p;
+        assert_false(cur_find_line(&c, "oom_kill "));
+        assert_ptr_equal(c.p, at);
+        c = cur_make("oom_kill 5", 4); /* the key runs past the end */
+        assert_false(cur_find_line(&c, "oom_kill "));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_u64),          cmocka_unit_test(test_i64_hex_double),
             cmocka_unit_test(test_whole_string), cmocka_unit_test(test_lines),
             cmocka_unit_test(test_pyfloat),      cmocka_unit_test(test_pyfloat_fast_path),
-            cmocka_unit_test(test_strbuf),
+            cmocka_unit_test(test_strbuf),       cmocka_unit_test(test_find_line),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
