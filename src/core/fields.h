@@ -186,15 +186,23 @@ struct field_desc {
 
 /* Set every field of the struct at base (size bytes, its members described in member
  * order by t[0..n)) to missing: FK_DOUBLE elements NAN, FK_KEEP fields untouched,
- * FK_STRUCT elements by their own table, every other byte (padding included) zero. */
+ * FK_STRUCT elements by their own table, every other byte (padding included) zero.
+ * The table is walked once, at its first clear (any thread): later clears copy the
+ * cleared image's bytes in a few runs; should that first walk fail for memory, each
+ * clear walks the table (fields_clear_walk). */
 void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n);
 
-/* Copy the FK_KEEP fields of src into dst (two structs t describes). */
+/* What fields_clear does, by a walk of the table's rows every call: the image
+ * fields_clear copies is made with it, and tests compare the two. */
+void fields_clear_walk(void *base, size_t size, const struct field_desc *t, size_t n);
+
+/* Copy the FK_KEEP fields of src into dst (two structs t describes). In a few runs
+ * once a fields_clear has seen t, by a walk of its rows before. */
 void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, size_t n);
 
 /* Copy the fields of src whose row has cadence c into dst (two structs t describes): the
  * cached values of a cadence, in or out of a sample. A validated field's flag row has
- * its value row's cadence. */
+ * its value row's cadence. In a few runs once a fields_clear has seen t. */
 void fields_copy_cadence(void *dst, const void *src, const struct field_desc *t, size_t n,
                          enum field_cadence c);
 

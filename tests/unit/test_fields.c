@@ -343,6 +343,60 @@ static void fill_bytes(void *p, size_t n, unsigned seed)
                 b[i] = (unsigned char)(i * 31u + seed);
 }
 
+/* fields_clear copies an image made once by the walk of the table (fields_clear_walk):
+ * the same bytes, every table, from any prior content, nested tables' kept fields
+ * included; the kept and cadence copies move the bytes the rows name and no other. */
+static void test_clear_plan_is_the_walk(void **state)
+{
+        (void)state;
+        static const struct {
+                const struct field_desc *t;
+                const size_t *n;
+                size_t size;
+        } tabs[] = {
+            {gpu_fields, &gpu_fields_count, sizeof(struct gpu_frame)},
+            {host_fields, &host_fields_count, sizeof(struct host_frame)},
+            {watch_fields, &watch_fields_count, sizeof(struct watch_frame)},
+            {rpi_fields, &rpi_fields_count, sizeof(struct rpi_frame)},
+            {storage_fields, &storage_fields_count, sizeof(struct storage_frame)},
+            {display_fields, &display_fields_count, sizeof(struct display_frame)},
+            {net_fields, &net_fields_count, sizeof(struct net_frame)},
+        };
+        for (size_t k = 0; k < sizeof(tabs) / sizeof(tabs[0]); k++) {
+                size_t size = tabs[k].size;
+                unsigned char *a = malloc(size), *b = malloc(size), *want = malloc(size);
+                assert_non_null(a);
+                assert_non_null(b);
+                assert_non_null(want);
+                for (unsigned seed = 1; seed <= 3; seed++) {
+                        fill_bytes(a, size, seed);
+                        memcpy(b, a, size);
+                        fields_clear(a, size, tabs[k].t, *tabs[k].n);
+                        fields_clear_walk(b, size, tabs[k].t, *tabs[k].n);
+                        assert_memory_equal(a, b, size);
+                }
+                for (int c = -1; c <= FC_SLOW; c++) {
+                        fill_bytes(a, size, 7);
+                        fill_bytes(b, size, 9);
+                        memcpy(want, b, size);
+                        for (size_t i = 0; i < *tabs[k].n; i++) {
+                                const struct field_desc *d = &tabs[k].t[i];
+                                if (c < 0 ? d->kind == FK_KEEP : (int)d->cadence == c)
+                                        memcpy(want + d->off, a + d->off, d->size);
+                        }
+                        if (c < 0)
+                                fields_copy_kept(b, a, tabs[k].t, *tabs[k].n);
+                        else
+                                fields_copy_cadence(b, a, tabs[k].t, *tabs[k].n,
+                                                    (enum field_cadence)c);
+                        assert_memory_equal(b, want, size);
+                }
+                free(a);
+                free(b);
+                free(want);
+        }
+}
+
 /* The live copy: every byte but the GPU slots past src's GPUs; dst's slots of GPUs src
  * no longer has are zeroed, the rest of dst's slots untouched; the process lists only
  * when asked. */
@@ -427,6 +481,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_frame_copy_live),
+            cmocka_unit_test(test_clear_plan_is_the_walk),
             cmocka_unit_test(test_frame_init),
             cmocka_unit_test(test_counters_copy),
             cmocka_unit_test(test_gpu_layout),
