@@ -158,6 +158,20 @@ void sb_fixed(struct strbuf *sb, char sep, double v, int decimals)
 {
         char t[1 + NUMFMT_MAX];
         size_t lead = sep != '\0';
+        /* Straight into the buffer when the longest number fits (a row's cells: no
+         * copy through t). */
+        if (sb->len + 1 + NUMFMT_MAX + 1 <= sb->cap) {
+                char *p = sb->buf + sb->len;
+                size_t n = numfmt_fixed(p + lead, v, decimals);
+                if (n) {
+                        if (lead)
+                                p[0] = sep;
+                        sb->len += lead + n;
+                        sb->buf[sb->len] = '\0';
+                        return;
+                }
+                *p = '\0';
+        }
         t[0] = sep;
         size_t n = numfmt_fixed(t + lead, v, decimals);
         if (n)

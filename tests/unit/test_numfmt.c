@@ -238,6 +238,24 @@ static void test_sb_fixed(void **state)
                         assert_int_equal(sb.len, strlen(want));
                         assert_memory_equal(buf, want, sb.len);
                 }
+        /* Near a fixed buffer's end (written through a copy there): the same bytes when
+         * they fit, else none of them and the overflow flag; NUL-terminated either way. NaN
+         * (printf's "nan") too, after a direct attempt that declined. */
+        for (size_t cap = 2; cap <= 48; cap++) {
+                char buf[48];
+                struct strbuf sb;
+                sb_init_fixed(&sb, buf, cap);
+                sb_puts(&sb, "a");
+                sb_fixed(&sb, ',', -123.456, 2);
+                sb_fixed(&sb, ',', NAN, 1);
+                const char *want = cap >= 14   ? "a,-123.46,nan"
+                                   : cap >= 10 ? "a,-123.46"
+                                   : cap >= 6  ? "a,nan" /* what fits after a drop */
+                                               : "a";
+                assert_string_equal(buf, want);
+                assert_int_equal(sb.len, strlen(want));
+                assert_int_equal(sb.overflow, cap < 14);
+        }
 }
 
 int main(void)
