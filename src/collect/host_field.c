@@ -5,8 +5,9 @@
 #include <errno.h>
 
 #include "util/attr.h"
+#include "util/hot.h"
 
-int host_field_double(struct cursor *c, double *ret)
+VIGIL_HOT int host_field_double(struct cursor *c, double *ret)
 {
         struct cursor t = *c;
         double v;
@@ -28,7 +29,7 @@ int host_file_init(struct host_file *hf, const char *root, const char *path, siz
         return r == -ENOMEM ? r : 0;
 }
 
-int host_file_read(struct host_file *hf, const char *root, int64_t mono_ns)
+VIGIL_HOT int host_file_read(struct host_file *hf, const char *root, int64_t mono_ns)
 {
         if (!pfile_is_open(&hf->f)) {
                 if (!retry_due(&hf->reopen, mono_ns, RETRY_INTERVAL_NS))

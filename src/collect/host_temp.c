@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/parse.h"
+#include "util/hot.h"
 
 int host_temp_parse_millic(const char *s, size_t n, double *ret_c)
 {
@@ -46,7 +47,7 @@ static size_t pref_rank(const struct host_temp *t)
         return NPREF;
 }
 
-int host_temp_pick_main(const struct host_temp *t, unsigned n)
+VIGIL_HOT int host_temp_pick_main(const struct host_temp *t, unsigned n)
 {
         int best = -1;
         size_t best_rank = NPREF + 1;

@@ -16,6 +16,7 @@
 #include "util/logring.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 #define DRAIN_MAX_READS 4096
 
@@ -295,13 +296,13 @@ int kmsg_drain(struct kmsg *k)
         return k->regular ? drain_file(k) : drain_device(k);
 }
 
-void kmsg_note_wait(struct kmsg *k, bool quiet)
+VIGIL_HOT void kmsg_note_wait(struct kmsg *k, bool quiet)
 {
         if (k)
                 k->quiet = quiet;
 }
 
-int kmsg_drain_pending(struct kmsg *k)
+VIGIL_HOT int kmsg_drain_pending(struct kmsg *k)
 {
         return k->quiet ? 0 : kmsg_drain(k);
 }
@@ -330,7 +331,7 @@ bool kmsg_start_seq(const struct kmsg *k, uint64_t *ret_seq)
         return true;
 }
 
-const char *kmsg_error(const struct kmsg *k)
+VIGIL_HOT const char *kmsg_error(const struct kmsg *k)
 {
         return k && k->error ? k->errmsg : NULL;
 }
@@ -379,7 +380,7 @@ static const struct packed *at(const struct kmsg *k, size_t i)
         return logring_get(&k->ring, i, NULL);
 }
 
-bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret)
+VIGIL_HOT bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret)
 {
         const struct packed *p = k ? at(k, i) : NULL;
         if (!p)
@@ -393,7 +394,7 @@ bool kmsg_get(const struct kmsg *k, size_t i, struct kmsg_record *ret)
         return true;
 }
 
-size_t kmsg_index_after(const struct kmsg *k, uint64_t seq)
+VIGIL_HOT size_t kmsg_index_after(const struct kmsg *k, uint64_t seq)
 {
         size_t lo = 0, hi = kmsg_count(k);
         while (lo < hi) {
@@ -406,7 +407,7 @@ size_t kmsg_index_after(const struct kmsg *k, uint64_t seq)
         return lo;
 }
 
-void kmsg_get_stats(const struct kmsg *k, struct kmsg_stats *ret)
+VIGIL_HOT void kmsg_get_stats(const struct kmsg *k, struct kmsg_stats *ret)
 {
         memset(ret, 0, sizeof(*ret));
         if (k)

@@ -9,6 +9,7 @@
 #include "collect/kmsg.h"
 #include "core/vigil.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 static int kmsg_src_init(struct vigil_ctx *ctx, void **ret_state)
 {
@@ -29,7 +30,7 @@ static int kmsg_src_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static int kmsg_src_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int kmsg_src_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         (void)ctx;
         (void)t;

@@ -39,6 +39,7 @@
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 #define NET_DIR   "/sys/class/net"
 #define RESCAN_NS (60 * NSEC_PER_SEC)
@@ -159,7 +160,8 @@ static bool if_exists(const struct net_state *s, const struct if_state *f)
 /* One sysfs file of interface f, with one pread of its kept descriptor: its first line
  * into buf, 0; -ENODATA for an empty read not said (see the top); or -errno, said once
  * but for carrier's EINVAL, which only means the interface is down. */
-static int read_if(struct net_state *s, struct if_state *f, enum if_file k, char *buf, size_t cap)
+VIGIL_HOT static int read_if(struct net_state *s, struct if_state *f, enum if_file k, char *buf,
+                             size_t cap)
 {
         int n = sysfs_obj_read(&f->file, k, buf, cap);
         /* Quiet: carrier's EINVAL, and an interface that went away (a USB dongle pulled:
@@ -234,7 +236,7 @@ static void sample_push(struct net_state *s, const struct counters *x, struct ne
         out->push_reachable = s->push_reachable;
 }
 
-static int net_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int net_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct net_state *s = state;
         struct net_frame *out = &ctx->frame->net;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "util/parse.h"
+#include "util/hot.h"
 
 #define RTF_UP     0x0001u
 #define RTF_REJECT 0x0200u
@@ -80,7 +81,7 @@ static int hex_word(struct cursor *c, uint64_t *ret)
         return cur_hex(c, ret);
 }
 
-bool net_route_has_default(const char *buf, size_t len)
+VIGIL_HOT bool net_route_has_default(const char *buf, size_t len)
 {
         struct cursor c = cur_make(buf, len);
         cur_next_line(&c); /* the header */
@@ -127,7 +128,7 @@ bool net_ipv6_route_has_default(const char *buf, size_t len)
         return false;
 }
 
-int net_parse_operstate(const char *s, double *ret)
+VIGIL_HOT int net_parse_operstate(const char *s, double *ret)
 {
         static const char *const down[] = {"down", "lowerlayerdown", "dormant", "notpresent",
                                            "testing"};

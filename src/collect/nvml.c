@@ -44,6 +44,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/hot.h"
 
 #define BACKOFF_AFTER   10                  /* failures before the long back-off */
 #define BACKOFF_LONG_NS (30 * NSEC_PER_SEC) /* the reference's 30 s */
@@ -351,8 +352,8 @@ static void publish_procs(struct nvml_source *s, unsigned slot, const struct nvm
 
 /* A finished job: what it learnt goes back into the GPU's state, its result is this
  * tick's sample; the GPU's first job also says what it is (or that it does not answer). */
-static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
-                      const struct tick *t)
+VIGIL_HOT static void apply_job(struct nvml_source *s, unsigned slot, struct nvml_job *job,
+                                const struct tick *t)
 {
         struct nvml_gpu *gpu = &s->sh.gpu[slot];
         struct gpu_frame *g = &s->ctx->frame->gpus[slot];
@@ -466,7 +467,7 @@ static void on_hang(void *arg, uint64_t tag, int64_t since)
              s->sh.gpu[slot].index, (long long)((now_mono_ns() - since) / NSEC_PER_MSEC));
 }
 
-static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int nvml_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct nvml_source *s = state;
         if (t->seq[VCLOCK_GPU] != s->tick_seq || t->mono_ns != s->tick_mono_ns) {

@@ -15,6 +15,7 @@
 #include "core/vigil.h"
 #include "util/thread.h"
 #include "util/clock.h"
+#include "util/hot.h"
 
 #define HEALTHY_RESET_NS (60 * NSEC_PER_SEC) /* no failure this long: back-off to 1 s */
 
@@ -58,7 +59,7 @@ bool nvml_evq_push(struct nvml_evq *q, const struct nvml_event *e)
         return ok;
 }
 
-size_t nvml_evq_pop(struct nvml_evq *q, struct nvml_event *out, size_t cap)
+VIGIL_HOT size_t nvml_evq_pop(struct nvml_evq *q, struct nvml_event *out, size_t cap)
 {
         size_t n = 0;
         pthread_mutex_lock(&q->lock);
@@ -182,7 +183,7 @@ static nvmlReturn_t register_gpu(struct nvml_listener *l, unsigned slot, nvmlDev
 
 /* Register every handle the main loop gave that the set lacks. UNKNOWN when a
  * registration left the set undefined (it must be rebuilt), else SUCCESS. */
-static nvmlReturn_t register_pending(struct nvml_listener *l, bool all)
+VIGIL_HOT static nvmlReturn_t register_pending(struct nvml_listener *l, bool all)
 {
         nvmlDevice_t todo[VIGIL_MAX_GPUS];
         char line[NVML_LISTENER_NOTE_LEN - 40] = "";
@@ -289,7 +290,7 @@ static void unblock_wake_signal(void)
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
-static void *listener_main(void *arg)
+VIGIL_HOT static void *listener_main(void *arg)
 {
         struct nvml_listener *l = arg;
         const struct nvml_lib *lib = l->lib;
@@ -387,24 +388,24 @@ void nvml_listener_set_handle(struct nvml_listener *l, unsigned slot, nvmlDevice
         nvml_listener_nudge(l);
 }
 
-void nvml_listener_nudge(struct nvml_listener *l)
+VIGIL_HOT void nvml_listener_nudge(struct nvml_listener *l)
 {
         if (l && atomic_load_explicit(&l->nudge, memory_order_relaxed) &&
             atomic_load_explicit(&l->in_wait, memory_order_seq_cst))
                 pthread_kill(l->thread, nvml_listener_signal());
 }
 
-size_t nvml_listener_drain(struct nvml_listener *l, struct nvml_event *out, size_t cap)
+VIGIL_HOT size_t nvml_listener_drain(struct nvml_listener *l, struct nvml_event *out, size_t cap)
 {
         return l ? nvml_evq_pop(&l->q, out, cap) : 0;
 }
 
-uint64_t nvml_listener_dropped(struct nvml_listener *l)
+VIGIL_HOT uint64_t nvml_listener_dropped(struct nvml_listener *l)
 {
         return l ? nvml_evq_dropped(&l->q) : 0;
 }
 
-uint64_t nvml_listener_restarts(struct nvml_listener *l)
+VIGIL_HOT uint64_t nvml_listener_restarts(struct nvml_listener *l)
 {
         if (!l)
                 return 0;
@@ -414,7 +415,8 @@ uint64_t nvml_listener_restarts(struct nvml_listener *l)
         return n;
 }
 
-bool nvml_listener_take_note(struct nvml_listener *l, char *out, size_t cap, bool *ret_warn)
+VIGIL_HOT bool nvml_listener_take_note(struct nvml_listener *l, char *out, size_t cap,
+                                       bool *ret_warn)
 {
         bool got = false;
         if (!l)

@@ -10,6 +10,7 @@
 
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 #define QUERY_MARGIN 8 /* room for processes that start between the two calls */
 
@@ -27,8 +28,10 @@ static void append(struct gpu_proc_list *out, const nvmlProcessInfo_t *infos, un
         }
 }
 
-nvmlReturn_t nvml_procs_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *),
-                              nvmlDevice_t dev, enum gpu_proc_type type, struct gpu_proc_list *out)
+VIGIL_HOT nvmlReturn_t nvml_procs_query(nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *,
+                                                           nvmlProcessInfo_t *),
+                                        nvmlDevice_t dev, enum gpu_proc_type type,
+                                        struct gpu_proc_list *out)
 {
         nvmlProcessInfo_t infos[NVML_PROCS_QUERY_MAX];
         if (!fn)
@@ -111,7 +114,7 @@ static void proc_workload(const char *root, uint32_t pid, struct workload *w)
                 pod_name(root, w);
 }
 
-void gpu_procs_fill_names(const char *root, struct gpu_proc_list *l)
+VIGIL_HOT void gpu_procs_fill_names(const char *root, struct gpu_proc_list *l)
 {
         char path[64], buf[VIGIL_GPU_PROC_CMDLN];
         for (unsigned i = 0; i < l->n && i < VIGIL_GPU_PROCS_MAX; i++) {

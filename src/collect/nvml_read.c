@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/frame_fields.h"
+#include "util/hot.h"
 
 struct reader {
         const struct nvml_lib *lib;
@@ -21,7 +22,7 @@ struct reader {
         unsigned what; /* NVML_READ_* */
 };
 
-bool nvml_fatal(nvmlReturn_t r)
+VIGIL_HOT bool nvml_fatal(nvmlReturn_t r)
 {
         return r == NVML_ERROR_GPU_IS_LOST || r == NVML_ERROR_UNINITIALIZED ||
                r == NVML_ERROR_DRIVER_NOT_LOADED || r == NVML_ERROR_RESET_REQUIRED ||
@@ -43,7 +44,7 @@ static bool want(const struct reader *rd, unsigned field, bool have_fn)
 }
 
 /* Record what a call returned; true when its value may be used. */
-static bool got(struct reader *rd, unsigned field, nvmlReturn_t r)
+VIGIL_HOT static bool got(struct reader *rd, unsigned field, nvmlReturn_t r)
 {
         struct nvml_read_result *res = rd->res;
         res->asked++;
@@ -66,15 +67,16 @@ static bool got(struct reader *rd, unsigned field, nvmlReturn_t r)
         return false;
 }
 
-static void read_u32(struct reader *rd, unsigned field,
-                     nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), double scale, double *dst)
+VIGIL_HOT static void read_u32(struct reader *rd, unsigned field,
+                               nvmlReturn_t (*fn)(nvmlDevice_t, unsigned int *), double scale,
+                               double *dst)
 {
         unsigned int v;
         if (want(rd, field, fn != NULL) && got(rd, field, fn(rd->gpu->handle, &v)))
                 *dst = (double)v / scale;
 }
 
-static void read_clock(struct reader *rd, unsigned field, int type, double *dst)
+VIGIL_HOT static void read_clock(struct reader *rd, unsigned field, int type, double *dst)
 {
         unsigned int v;
         const struct nvml_lib *lib = rd->lib;
@@ -207,8 +209,8 @@ static void read_extra(struct reader *rd, struct gpu_frame *g)
         read_clock(rd, NF_CLK_VIDEO, NVML_CLOCK_VIDEO, &g->video_clock_mhz);
 }
 
-static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
-                             nvmlReturn_t *fatal);
+VIGIL_HOT static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
+                                       nvmlReturn_t *fatal);
 
 /* The temperature thresholds, kept when the GPU is found gone meanwhile. */
 static void read_thresholds(struct reader *rd)
@@ -264,7 +266,7 @@ static const unsigned slow_field_ids[SF_N] = {
 #define SF_ROWS ((1u << SF_RCOR) | (1u << SF_RUNC) | (1u << SF_RPEND) | (1u << SF_RFAIL))
 
 /* A field's value as a number; false for a type NVML does not define. */
-static bool field_number(const nvmlFieldValue_t *v, double *ret)
+VIGIL_HOT static bool field_number(const nvmlFieldValue_t *v, double *ret)
 {
         switch (v->valueType) {
         case NVML_VALUE_TYPE_DOUBLE:
@@ -307,7 +309,7 @@ static const unsigned nvlink_field_ids[NVLINK_COUNTERS] = {
  * returned) and the NVLink counters of the links in gpu->nvlink_mask into g (missing
  * where a counter did not answer). The call refused for good (NOT_SUPPORTED and the
  * like) is not made again until the identity is read anew. */
-static unsigned read_slow_fields(struct reader *rd, double out[SF_N], struct gpu_frame *g)
+VIGIL_HOT static unsigned read_slow_fields(struct reader *rd, double out[SF_N], struct gpu_frame *g)
 {
         struct nvml_gpu *gpu = rd->gpu;
         nvmlFieldValue_t v[SLOW_VALUES_MAX];
@@ -458,8 +460,8 @@ static double enabled(nvmlEnableState_t s)
 /* The count of pages retired for cause (nvmlDeviceGetRetiredPages with no buffer: NVML
  * gives the count with SUCCESS, or with INSUFFICIENT_SIZE when pages exist, nvml.h
  * pkg/nvml/nvml.h:8360-8378). */
-static void read_retired(struct reader *rd, unsigned field, nvmlPageRetirementCause_t cause,
-                         double *dst)
+VIGIL_HOT static void read_retired(struct reader *rd, unsigned field,
+                                   nvmlPageRetirementCause_t cause, double *dst)
 {
         unsigned int n = 0;
         if (!want(rd, field, rd->lib->retired_pages))
@@ -588,8 +590,8 @@ static void carry(struct nvml_gpu *gpu, struct gpu_frame *g, bool read, enum fie
                 fields_copy_cadence(g, &gpu->held, gpu_fields, gpu_fields_count, c);
 }
 
-void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct gpu_frame *g,
-                      unsigned what, struct nvml_read_result *res)
+VIGIL_HOT void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu,
+                                struct gpu_frame *g, unsigned what, struct nvml_read_result *res)
 {
         struct reader rd = {lib, gpu, res, what};
         memset(res, 0, sizeof(*res));
@@ -609,7 +611,7 @@ void nvml_read_sample(const struct nvml_lib *lib, struct nvml_gpu *gpu, struct g
         carry(gpu, g, what & NVML_READ_SLOW_ONLY, FC_SLOW);
 }
 
-bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)
+VIGIL_HOT bool nvml_read_failed(const struct nvml_read_result *res, nvmlReturn_t *ret_error)
 {
         if (res->fatal) {
                 *ret_error = res->fatal;
@@ -636,8 +638,8 @@ static nvmlReturn_t read_string(nvmlReturn_t (*fn)(nvmlDevice_t, char *, unsigne
         return r;
 }
 
-static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
-                             nvmlReturn_t *fatal)
+VIGIL_HOT static double read_threshold(const struct nvml_lib *lib, nvmlDevice_t h, int type,
+                                       nvmlReturn_t *fatal)
 {
         unsigned int v;
         if (!lib->temperature_threshold || *fatal)

@@ -10,6 +10,7 @@
 
 #include "collect/nvml_read.h"
 #include "util/clock.h"
+#include "util/hot.h"
 
 #define HANG_MIN_NS (2 * NSEC_PER_SEC)
 #define HANG_IVS    2
@@ -81,7 +82,7 @@ static void read_driver(const struct nvml_lib *lib, struct nvml_job *job)
         }
 }
 
-void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
+VIGIL_HOT void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
 {
         struct nvml_gpu *gpu = &job->gpu;
         nvmlReturn_t err = NVML_SUCCESS;
@@ -114,7 +115,7 @@ void nvml_job_run(const struct nvml_lib *lib, struct nvml_job *job)
         job->err = err;
 }
 
-void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src)
+VIGIL_HOT void nvml_gpu_merge(struct nvml_gpu *dst, const struct nvml_gpu *src)
 {
         unsigned failures = dst->consecutive_failures;
         uint64_t crash_seq = dst->crash_seq;
@@ -162,12 +163,12 @@ struct nvml_worker *nvml_worker_new_inline(const struct nvml_lib *lib)
         return w;
 }
 
-struct nvml_job *nvml_worker_inline_job(struct nvml_worker *w)
+VIGIL_HOT struct nvml_job *nvml_worker_inline_job(struct nvml_worker *w)
 {
         return &w->job;
 }
 
-const struct nvml_lib *nvml_worker_lib(const struct nvml_worker *w)
+VIGIL_HOT const struct nvml_lib *nvml_worker_lib(const struct nvml_worker *w)
 {
         return &w->lib;
 }

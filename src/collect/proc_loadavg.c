@@ -11,10 +11,11 @@
 
 #include "collect/host_field.h"
 #include "core/vigil.h"
+#include "util/hot.h"
 
 #define LOADAVG_BUF 128
 
-int proc_loadavg_parse(const char *s, size_t n, struct proc_loadavg *ret)
+VIGIL_HOT int proc_loadavg_parse(const char *s, size_t n, struct proc_loadavg *ret)
 {
         struct cursor c = cur_make(s, n);
         unsigned got = 0;
@@ -43,7 +44,7 @@ static int loadavg_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static int loadavg_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int loadavg_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct loadavg_state *st = state;
         struct host_frame *h = &ctx->frame->host;

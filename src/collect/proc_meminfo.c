@@ -14,6 +14,7 @@
 #include "collect/host_field.h"
 #include "core/vigil.h"
 #include "util/parse.h"
+#include "util/hot.h"
 
 /* The real file is about 1.5 KB; the keys vigil reads are in its first 20 lines. */
 #define MEMINFO_BUF 8192
@@ -59,7 +60,7 @@ static int parse_kb(const char *s, size_t n, uint64_t *ret)
         return 0;
 }
 
-int proc_meminfo_parse(const char *s, size_t n, struct proc_meminfo *ret)
+VIGIL_HOT int proc_meminfo_parse(const char *s, size_t n, struct proc_meminfo *ret)
 {
         const unsigned all = (1u << MI_NKEYS) - 1;
         const char *p = s, *end = s + n;
@@ -94,7 +95,7 @@ static double kb_bytes(const struct proc_meminfo *m, enum meminfo_key k)
         return (m->valid & (1u << k)) ? (double)m->kb[k] * 1024.0 : VAL_MISSING;
 }
 
-void proc_meminfo_apply(const struct proc_meminfo *m, struct host_frame *h)
+VIGIL_HOT void proc_meminfo_apply(const struct proc_meminfo *m, struct host_frame *h)
 {
         double avail = kb_bytes(m, MI_MEM_AVAILABLE);
         if (!(m->seen & (1u << MI_MEM_AVAILABLE))) /* before Linux 3.14 */
@@ -127,7 +128,7 @@ static int meminfo_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static int meminfo_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int meminfo_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct meminfo_state *st = state;
         struct proc_meminfo m = {.seen = 0, .valid = 0};

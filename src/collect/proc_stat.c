@@ -17,12 +17,13 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/retry.h"
+#include "util/hot.h"
 
 /* cpu lines come first; on a 256-core machine they take about 20 KB. */
 #define PROC_STAT_BUF (64 * 1024)
 
 /* Parse the counters after "cpu" or "cpuN" up to the end of the line (c ends there). */
-static bool parse_cpu_fields(struct cursor *c, struct proc_stat_cpu *ret)
+VIGIL_HOT static bool parse_cpu_fields(struct cursor *c, struct proc_stat_cpu *ret)
 {
         unsigned k = 0;
         memset(ret->t, 0, sizeof(ret->t));
@@ -69,7 +70,7 @@ static bool parse_line(const char *s, size_t n, struct proc_stat *ret)
         return true;
 }
 
-int proc_stat_parse(const char *s, size_t n, struct proc_stat *ret)
+VIGIL_HOT int proc_stat_parse(const char *s, size_t n, struct proc_stat *ret)
 {
         ret->total.valid = false;
         ret->ncpu = 0;
@@ -94,7 +95,8 @@ int proc_stat_parse(const char *s, size_t n, struct proc_stat *ret)
         return -EINVAL;
 }
 
-double proc_stat_busy_pct(const struct proc_stat_cpu *prev, const struct proc_stat_cpu *cur)
+VIGIL_HOT double proc_stat_busy_pct(const struct proc_stat_cpu *prev,
+                                    const struct proc_stat_cpu *cur)
 {
         if (!prev->valid || !cur->valid)
                 return VAL_MISSING;
@@ -127,7 +129,7 @@ struct proc_stat_state {
 };
 
 /* Read and parse into st->cur. On a read error cur holds nothing valid. */
-static int read_current(struct proc_stat_state *st)
+VIGIL_HOT static int read_current(struct proc_stat_state *st)
 {
         int n = pfile_read_once(&st->file);
         if (n < 0) {
@@ -181,7 +183,7 @@ static void publish(const struct proc_stat_state *st, struct host_frame *h)
                 h->cpu_pct[i] = proc_stat_busy_pct(&st->prev->cpu[i], &st->cur->cpu[i]);
 }
 
-static int proc_stat_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int proc_stat_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct proc_stat_state *st = state;
         struct host_frame *h = &ctx->frame->host;

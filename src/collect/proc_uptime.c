@@ -12,6 +12,7 @@
 
 #include "collect/host_field.h"
 #include "core/vigil.h"
+#include "util/hot.h"
 
 #define UPTIME_BUF 128
 
@@ -39,7 +40,7 @@ static int uptime_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static int uptime_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int uptime_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct uptime_state *st = state;
         double up = VAL_MISSING;

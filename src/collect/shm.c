@@ -15,6 +15,7 @@
 #include "collect/host_field.h"
 #include "core/vigil.h"
 #include "util/parse.h"
+#include "util/hot.h"
 
 #define SHM_OVERRIDE_BUF 256
 
@@ -40,7 +41,7 @@ int shm_parse_override(const char *s, size_t n, struct shm_statvfs *ret)
         return 0;
 }
 
-void shm_apply(const struct shm_statvfs *v, struct host_frame *h)
+VIGIL_HOT void shm_apply(const struct shm_statvfs *v, struct host_frame *h)
 {
         h->shm_total_bytes = h->shm_used_bytes = h->shm_avail_bytes = VAL_MISSING;
         if (!v)
@@ -107,7 +108,7 @@ static int shm_read(struct shm_state *st, struct vigil_ctx *ctx, const struct ti
         return 0;
 }
 
-static int shm_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int shm_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct shm_statvfs v;
         int r = shm_read(state, ctx, t, &v);

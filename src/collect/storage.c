@@ -28,6 +28,7 @@
 #include "util/clock.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 _Static_assert(STORAGE_KINDS == STORAGE_ERR_COUNT, "frame.h STORAGE_KINDS");
 
@@ -215,7 +216,8 @@ static void sample_fs(struct storage_state *s, unsigned i, int64_t now_ns, struc
 }
 
 /* The kernel-log records since the last scan: count those reporting storage errors. */
-static void scan_kmsg(struct storage_state *s, struct vigil_ctx *ctx, struct storage_frame *out)
+VIGIL_HOT static void scan_kmsg(struct storage_state *s, struct vigil_ctx *ctx,
+                                struct storage_frame *out)
 {
         struct kmsg *k = ctx->kmsg;
         if (!k || kmsg_error(k))
@@ -241,7 +243,7 @@ static void scan_kmsg(struct storage_state *s, struct vigil_ctx *ctx, struct sto
         snprintf(out->last_error, sizeof(out->last_error), "%s", s->last_error);
 }
 
-static int storage_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int storage_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct storage_state *s = state;
         struct storage_frame *out = &ctx->frame->storage;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "util/parse.h"
+#include "util/hot.h"
 
 #define LOG_LEVEL_ERR 3
 
@@ -111,7 +112,8 @@ int storage_mount_find(const char *buf, size_t n, const char *path, struct mount
         return best ? 0 : -ENOENT;
 }
 
-double storage_full_in_s(const double *t_s, const double *avail, size_t n, double min_span_s)
+VIGIL_HOT double storage_full_in_s(const double *t_s, const double *avail, size_t n,
+                                   double min_span_s)
 {
         if (n < 3 || t_s[n - 1] - t_s[0] < min_span_s)
                 return NAN;

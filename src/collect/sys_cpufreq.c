@@ -23,6 +23,7 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/retry.h"
+#include "util/hot.h"
 
 #define CPU_DIR "/sys/devices/system/cpu"
 
@@ -131,7 +132,7 @@ static int cpufreq_init(struct vigil_ctx *ctx, void **ret_state)
 }
 
 /* Read one kHz file into Hz; notes a device that went away. */
-static double read_khz(struct cpufreq_state *st, int fd)
+VIGIL_HOT static double read_khz(struct cpufreq_state *st, int fd)
 {
         char buf[32];
         double hz = VAL_MISSING;
@@ -163,7 +164,7 @@ static void read_governor(int fd, char *out, size_t cap)
         copy_bounded(out, cap, buf, n);
 }
 
-static int cpufreq_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int cpufreq_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct cpufreq_state *st = state;
         struct host_frame *h = &ctx->frame->host;

@@ -22,6 +22,7 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/retry.h"
+#include "util/hot.h"
 
 #define HWMON_DIR       "/sys/class/hwmon"
 #define HWMON_MAX_CHIPS 256
@@ -149,7 +150,7 @@ static bool device_gone(int err)
         return err == -ENODEV || err == -ENOENT || err == -ENXIO;
 }
 
-static int hwmon_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int hwmon_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct hwmon_state *st = state;
         struct host_frame *h = &ctx->frame->host;

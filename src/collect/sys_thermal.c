@@ -21,6 +21,7 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/retry.h"
+#include "util/hot.h"
 
 #define THERMAL_DIR       "/sys/class/thermal"
 #define THERMAL_MAX_ZONES VIGIL_MAX_TEMPS
@@ -82,7 +83,7 @@ static int thermal_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static int thermal_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int thermal_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct thermal_state *st = state;
         struct host_frame *h = &ctx->frame->host;

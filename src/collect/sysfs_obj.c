@@ -9,6 +9,7 @@
 
 #include "util/attr.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 int sysfs_obj_init(struct sysfs_obj *o, const char *root, const char *dir, const char *const *names,
                    unsigned n)
@@ -58,7 +59,7 @@ unsigned sysfs_obj_open(struct sysfs_obj *o)
         return nopen;
 }
 
-void sysfs_obj_retry(struct sysfs_obj *o)
+VIGIL_HOT void sysfs_obj_retry(struct sysfs_obj *o)
 {
         if (!o->retry)
                 return;
@@ -75,7 +76,7 @@ static bool said_gone(int err)
         return err == -ENODEV || err == -ENOENT || err == -ENXIO || err == -ESTALE || err == -ESRCH;
 }
 
-int sysfs_obj_read(struct sysfs_obj *o, unsigned i, char *buf, size_t cap)
+VIGIL_HOT int sysfs_obj_read(struct sysfs_obj *o, unsigned i, char *buf, size_t cap)
 {
         if (i >= o->n)
                 return -EINVAL;
@@ -96,7 +97,7 @@ int sysfs_obj_read(struct sysfs_obj *o, unsigned i, char *buf, size_t cap)
         return attr_read(fd, buf, cap);
 }
 
-bool sysfs_obj_skip_empty(struct sysfs_obj *o, unsigned i, int n)
+VIGIL_HOT bool sysfs_obj_skip_empty(struct sysfs_obj *o, unsigned i, int n)
 {
         unsigned bit = 1u << i, was_empty = o->empty & bit;
         if (n < 0)

@@ -14,6 +14,7 @@
 
 #include "core/event_kinds.h"
 #include "util/fmt.h"
+#include "util/hot.h"
 
 struct eventlog {
         char path[1100];
@@ -169,7 +170,7 @@ int eventlog_sync(struct eventlog *el)
         return 0;
 }
 
-int eventlog_sync_in(struct eventlog *el, struct fssync *fs)
+VIGIL_HOT int eventlog_sync_in(struct eventlog *el, struct fssync *fs)
 {
         if (!el || el->fd < 0 || !el->unsynced)
                 return 0;

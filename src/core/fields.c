@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hot.h"
+
 static void set_nan(unsigned char *p, size_t size)
 {
         for (size_t i = 0; i + sizeof(double) <= size; i += sizeof(double)) {
@@ -185,7 +187,7 @@ static void copy_spans(unsigned char *dst, const unsigned char *src, const struc
                 memcpy(dst + s->v[i].off, src + s->v[i].off, s->v[i].len);
 }
 
-void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n)
+VIGIL_HOT void fields_clear(void *base, size_t size, const struct field_desc *t, size_t n)
 {
         const struct field_plan *p = plan_for(t, n, size);
         if (p)
@@ -207,7 +209,7 @@ static const struct field_plan *plan_made(const struct field_desc *t, size_t n)
         return NULL;
 }
 
-void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, size_t n)
+VIGIL_HOT void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, size_t n)
 {
         const struct field_plan *p = plan_made(t, n);
         if (p) {
@@ -220,8 +222,8 @@ void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, si
                                (const unsigned char *)src + t[i].off, t[i].size);
 }
 
-void fields_copy_cadence(void *dst, const void *src, const struct field_desc *t, size_t n,
-                         enum field_cadence c)
+VIGIL_HOT void fields_copy_cadence(void *dst, const void *src, const struct field_desc *t, size_t n,
+                                   enum field_cadence c)
 {
         const struct field_plan *p = plan_made(t, n);
         if (p && (unsigned)c < FC_COUNT) {

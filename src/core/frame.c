@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "core/frame_fields.h"
+#include "util/hot.h"
 
-void host_frame_clear(struct host_frame *h)
+VIGIL_HOT void host_frame_clear(struct host_frame *h)
 {
         fields_clear(h, sizeof(*h), host_fields, host_fields_count);
 }
@@ -23,18 +24,18 @@ void rpi_frame_clear(struct rpi_frame *r)
         fields_clear(r, sizeof(*r), rpi_fields, rpi_fields_count);
 }
 
-void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src)
+VIGIL_HOT void gpu_frame_copy_identity(struct gpu_frame *dst, const struct gpu_frame *src)
 {
         fields_copy_kept(dst, src, gpu_fields, gpu_fields_count);
 }
 
-void gpu_frame_clear(struct gpu_frame *g)
+VIGIL_HOT void gpu_frame_clear(struct gpu_frame *g)
 {
         /* Identity (index, name, uuid, bus id, fan count) survives: not a sample value. */
         fields_clear(g, sizeof(*g), gpu_fields, gpu_fields_count);
 }
 
-void storage_frame_clear(struct storage_frame *s)
+VIGIL_HOT void storage_frame_clear(struct storage_frame *s)
 {
         fields_clear(s, sizeof(*s), storage_fields, storage_fields_count);
 }
@@ -44,7 +45,7 @@ void display_frame_clear(struct display_frame *d)
         fields_clear(d, sizeof(*d), display_fields, display_fields_count);
 }
 
-void net_frame_clear(struct net_frame *n)
+VIGIL_HOT void net_frame_clear(struct net_frame *n)
 {
         fields_clear(n, sizeof(*n), net_fields, net_fields_count);
 }

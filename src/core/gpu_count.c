@@ -2,6 +2,7 @@
 /* The expected GPU count and the GPUs answering. See gpu_count.h.
  *   gpus=2   (the state file's line it reads back) */
 #include "core/gpu_count.h"
+#include "util/hot.h"
 
 static const char *const from_names[] = {"none", "config", "state", "first-start"};
 
@@ -38,7 +39,7 @@ unsigned gpu_count_remember(bool known, unsigned remembered, int seen, bool *ret
         return n;
 }
 
-unsigned gpu_count_answering(unsigned counted, const struct frame *f)
+VIGIL_HOT unsigned gpu_count_answering(unsigned counted, const struct frame *f)
 {
         unsigned failing = 0;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++)
@@ -46,8 +47,8 @@ unsigned gpu_count_answering(unsigned counted, const struct frame *f)
         return failing < counted ? counted - failing : 0;
 }
 
-enum gpu_count_change gpu_count_step(struct gpu_count_state *st, const struct gpu_expect *e,
-                                     unsigned answering)
+VIGIL_HOT enum gpu_count_change gpu_count_step(struct gpu_count_state *st,
+                                               const struct gpu_expect *e, unsigned answering)
 {
         bool missing = e->from != GPU_EXPECT_NONE && answering < e->expected;
         st->started = true;

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "util/hot.h"
+
 static const char *const type_names[GPU_PROC_TYPES] = {"compute", "graphics"};
 
 const char *gpu_proc_type_name(enum gpu_proc_type t)
@@ -53,7 +55,7 @@ void gpu_procs_format(struct strbuf *sb, const struct gpu_proc_list *l)
                 sb_printf(sb, "  (%u more not listed)\n", total - l->n);
 }
 
-void gpu_procs_format_short(struct strbuf *sb, const struct gpu_proc_list *l)
+VIGIL_HOT void gpu_procs_format_short(struct strbuf *sb, const struct gpu_proc_list *l)
 {
         unsigned shown = 0;
         for (unsigned i = 0; l && l->valid && i < l->n && i < VIGIL_GPU_PROCS_MAX; i++) {

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "core/throttle_reasons.h"
+#include "util/hot.h"
 
 void gpu_run_init(struct gpu_run *r)
 {
@@ -15,7 +16,7 @@ void gpu_run_init(struct gpu_run *r)
         }
 }
 
-void gpu_run_add(struct gpu_run *r, const struct frame *f)
+VIGIL_HOT void gpu_run_add(struct gpu_run *r, const struct frame *f)
 {
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++) {
                 const struct gpu_frame *g = &f->gpus[i];

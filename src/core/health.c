@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/parse.h"
+#include "util/hot.h"
 
 void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action,
                  health_xid_action_fn sxid_action)
@@ -215,7 +216,7 @@ static void note_error(struct health *h, struct health_entry *e, const struct he
 }
 
 /* A GPU answers again: its waiting entries start their proof at t. */
-static void answers(struct health *h, const char *gpu, double t)
+VIGIL_HOT static void answers(struct health *h, const char *gpu, double t)
 {
         char prefix[HEALTH_NAME_LEN];
         snprintf(prefix, sizeof(prefix), "gpu%s.", gpu);
@@ -232,7 +233,7 @@ static void answers(struct health *h, const char *gpu, double t)
         }
 }
 
-void health_gpu_answers(struct health *h, unsigned gpu, double t)
+VIGIL_HOT void health_gpu_answers(struct health *h, unsigned gpu, double t)
 {
         char g[12];
         snprintf(g, sizeof(g), "%u", gpu);
@@ -325,7 +326,7 @@ void health_recheck(struct health *h, double now)
                         h->e[i].recheck_until = now + HEALTH_RECHECK_S;
 }
 
-void health_tick(struct health *h, double now)
+VIGIL_HOT void health_tick(struct health *h, double now)
 {
         for (size_t i = 0; i < h->n; i++) {
                 struct health_entry *e = &h->e[i];
@@ -400,7 +401,8 @@ int health_clear(struct health *h, const char *name, double t)
         return cleared;
 }
 
-const struct health_entry *health_next_change(struct health *h, enum health_state *ret_from)
+VIGIL_HOT const struct health_entry *health_next_change(struct health *h,
+                                                        enum health_state *ret_from)
 {
         for (size_t i = 0; i < h->n; i++) {
                 struct health_entry *e = &h->e[i];

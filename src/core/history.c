@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/frame_fields.h"
+#include "util/hot.h"
 
 #define SL_HOST   0
 #define SL_RPI    (SL_HOST + HH_COUNT)
@@ -352,7 +353,7 @@ static void note_limits(struct history *h, const struct frame *f, const struct t
         }
 }
 
-void history_push(struct history *h, const struct frame *f, const struct tick *t)
+VIGIL_HOT void history_push(struct history *h, const struct frame *f, const struct tick *t)
 {
         if (!h)
                 return;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "util/parse.h"
+#include "util/hot.h"
 
 /* The reference's min/avg/max lines: field, decimals, unit. */
 static const struct {
@@ -148,7 +149,7 @@ static void copy_ts(char *dst, size_t cap, const char *ts)
         copy_bounded(dst, cap, ts, strlen(ts));
 }
 
-void host_acc_add(struct host_acc *a, const struct host_acc_row *row)
+VIGIL_HOT void host_acc_add(struct host_acc *a, const struct host_acc_row *row)
 {
         double t = row->t;
         if (a->rows == 0) {

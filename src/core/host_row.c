@@ -14,6 +14,7 @@
 
 #include "core/frame_fields.h"
 #include "util/fmt.h"
+#include "util/hot.h"
 
 /* ---- the columns' names and formats ---- */
 
@@ -126,7 +127,7 @@ static double logged(enum host_col_fmt fmt, double v)
         return VAL_OK(v) && fmt == HF_PCT1 ? round(v * 10.0) / 10.0 : v;
 }
 
-double host_col_logged(enum host_col c, double v)
+VIGIL_HOT double host_col_logged(enum host_col c, double v)
 {
         return logged(host_col_fmt(c), v);
 }
@@ -137,13 +138,13 @@ double watch_col_logged(enum watch_col c, double v)
         return (unsigned)c < WC_COUNT ? logged(watch_cols[c].fmt, v) : v;
 }
 
-const struct host_col_info *host_cols(void)
+VIGIL_HOT const struct host_col_info *host_cols(void)
 {
         COLS;
         return cols;
 }
 
-const struct host_col_info *host_watch_cols(void)
+VIGIL_HOT const struct host_col_info *host_watch_cols(void)
 {
         COLS;
         return watch_cols;
@@ -222,7 +223,8 @@ static bool is_ref_watch(const char *name)
 
 /* The columns of one area's table whose values are the members of src (the forms of
  * one struct; HCELL_FS and HCELL_WATCH are the passes below). */
-static void build_area(struct host_row *r, const struct field_desc *t, size_t n, const void *src)
+VIGIL_HOT static void build_area(struct host_row *r, const struct field_desc *t, size_t n,
+                                 const void *src)
 {
         for (size_t i = 0; i < n; i++) {
                 const struct host_csv_slot *c = &t[i].host_csv;
@@ -320,7 +322,7 @@ static void build_own_watches(struct host_row *r, const struct frame *f)
         }
 }
 
-void host_row_build(struct host_row *r, const struct frame *f)
+VIGIL_HOT void host_row_build(struct host_row *r, const struct frame *f)
 {
         for (unsigned i = 0; i < HC_COUNT; i++)
                 r->v[i] = VAL_MISSING;

@@ -8,6 +8,7 @@
 #include "core/findings.h"
 #include "core/health.h"
 #include "core/vigil.h"
+#include "util/hot.h"
 
 uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra)
 {
@@ -21,7 +22,7 @@ uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct c
         return seq;
 }
 
-void vigil_publish(struct vigil_ctx *ctx)
+VIGIL_HOT void vigil_publish(struct vigil_ctx *ctx)
 {
         if (!ctx->publish_wanted)
                 return;
@@ -53,7 +54,7 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
 }
 
 /* One sync round of every log that got lines: full, or a periodic one. */
-static void flush_round(struct vigil_ctx *ctx, bool periodic)
+VIGIL_HOT static void flush_round(struct vigil_ctx *ctx, bool periodic)
 {
         if (periodic)
                 fssync_begin_periodic(ctx->log_sync);
@@ -70,7 +71,7 @@ void vigil_flush_all(struct vigil_ctx *ctx)
         flush_round(ctx, false);
 }
 
-void vigil_flush_due(struct vigil_ctx *ctx)
+VIGIL_HOT void vigil_flush_due(struct vigil_ctx *ctx)
 {
         flush_round(ctx, true);
 }

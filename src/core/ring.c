@@ -10,6 +10,7 @@
 
 #include "util/fmt.h"
 #include "util/parse.h"
+#include "util/hot.h"
 
 _Static_assert(sizeof(struct ring_sample) == 72, "ring_sample grew: update ring.h's figures");
 _Static_assert(2 * RING_FANS + 16 <= 32, "fan validity bits must fit in 32 bits");
@@ -111,7 +112,7 @@ static void add_text(struct gpu_ring *r, uint64_t seq, const char *a, const char
         r->texts_added++;
 }
 
-void ring_push(struct gpu_ring *r, const struct gpu_frame *g)
+VIGIL_HOT void ring_push(struct gpu_ring *r, const struct gpu_frame *g)
 {
         if (!r->samples)
                 return;

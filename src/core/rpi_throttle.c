@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 /* In the reference's THROTTLE_BITS order, which is the order it joins them in. */
 static const struct {
@@ -100,7 +101,7 @@ bool rpi_frame_sticky_reliable(const struct rpi_frame *p)
                (p->throttle_src == RPI_SRC_GENCMD || p->throttle_src == RPI_SRC_VCGENCMD);
 }
 
-size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap)
+VIGIL_HOT size_t rpi_frame_flags(const struct rpi_frame *p, char *out, size_t cap)
 {
         if (cap)
                 out[0] = '\0';

@@ -8,6 +8,7 @@
 #include "core/frame_fields.h"
 #include "core/history.h"
 #include "core/rpi_throttle.h"
+#include "util/hot.h"
 
 #define RPI_MEMBER(m) FIELD_MEMBER(struct rpi_frame, m)
 #define V3D_MEMBER(m) FIELD_MEMBER(struct rpi_v3d_queue, m)
@@ -22,7 +23,7 @@ const struct field_desc rpi_v3d_fields[] = {
 const size_t rpi_v3d_fields_count = sizeof(rpi_v3d_fields) / sizeof(rpi_v3d_fields[0]);
 
 /* The throttled word's set conditions, for its host-log column. */
-static size_t throttle_names(const void *area, char *out, size_t cap)
+VIGIL_HOT static size_t throttle_names(const void *area, char *out, size_t cap)
 {
         return rpi_frame_flags(area, out, cap);
 }

@@ -15,6 +15,7 @@
 
 #include "util/thread.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 enum guard_wake { GW_QUIT, GW_TIMER, GW_TIMEOUT };
 
@@ -35,7 +36,7 @@ static void set_timer(struct stall_guard *g, int64_t ns)
         (void)timerfd_settime(g->timer_fd, 0, &its, NULL);
 }
 
-void stall_guard_tick_start(struct stall_guard *g)
+VIGIL_HOT void stall_guard_tick_start(struct stall_guard *g)
 {
         atomic_store_explicit(&g->in_tick, true, memory_order_release);
         g->ticking = true;
@@ -46,7 +47,7 @@ void stall_guard_tick_start(struct stall_guard *g)
         }
 }
 
-void stall_guard_tick_end(struct stall_guard *g)
+VIGIL_HOT void stall_guard_tick_end(struct stall_guard *g)
 {
         if (!g || !g->ticking)
                 return;
@@ -56,7 +57,7 @@ void stall_guard_tick_end(struct stall_guard *g)
 
 /* Wait for the quit eventfd, and the timer when with_timer, at most timeout_ms (-1:
  * no limit). The timer's expiry count is read, so it wakes once per arm. */
-static enum guard_wake guard_wait(struct stall_guard *g, bool with_timer, int timeout_ms)
+VIGIL_HOT static enum guard_wake guard_wait(struct stall_guard *g, bool with_timer, int timeout_ms)
 {
         struct pollfd p[2] = {{.fd = g->quit_fd, .events = POLLIN},
                               {.fd = g->timer_fd, .events = POLLIN}};

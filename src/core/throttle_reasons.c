@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Throttle reason names. See throttle_reasons.h. */
 #include "core/throttle_reasons.h"
+#include "util/hot.h"
 
 /* Bits 0x1 .. 0x100 are nvml.h's nvmlClocksEventReason* (FACTS.md, collect/nvml_api.h);
  * 0x200 is named only by the reference logger (seeds: THROTTLE_REASONS). */
@@ -17,7 +18,7 @@ const struct throttle_reason throttle_reasons[GPU_THROTTLE_BITS] = {
     {"UserDefinedClocks", NULL},
 };
 
-void throttle_decode(struct strbuf *sb, uint64_t mask)
+VIGIL_HOT void throttle_decode(struct strbuf *sb, uint64_t mask)
 {
         if (mask == 0) {
                 sb_puts(sb, "None");

@@ -52,6 +52,7 @@
 #include "util/safedir.h"
 #include "util/pfile.h"
 #include "util/textmap.h"
+#include "util/hot.h"
 
 /* Signal flags: the one place vigil keeps process-global state, because a signal
  * handler can reach nothing else. */
@@ -155,7 +156,7 @@ struct daemon {
 };
 
 /* ctx->flush_sinks: every running sink's flush, in registry order. */
-static void flush_sinks(struct vigil_ctx *ctx)
+VIGIL_HOT static void flush_sinks(struct vigil_ctx *ctx)
 {
         struct daemon *d = (struct daemon *)ctx; /* ctx is the first member */
         for (size_t i = 0; vigil_sinks[i]; i++)
@@ -520,7 +521,7 @@ static bool should_stop(struct daemon *d, const struct tick *t)
 
 /* The rest of the tick in d->t, from the source cursor on: the sources, detectors and
  * sinks, the sync, the publication. True when it was the last tick. */
-static bool finish_tick(struct daemon *d)
+VIGIL_HOT static bool finish_tick(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         struct tick *t = &d->t;
@@ -592,7 +593,7 @@ static void kernel_log_ready(struct daemon *d)
                         vigil_detectors[i]->feed(d->det_state[i], ctx, &kt);
 }
 
-static void loop(struct daemon *d)
+VIGIL_HOT static void loop(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         struct tick *t = &d->t;

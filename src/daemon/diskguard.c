@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 
 #include "util/clock.h"
+#include "util/hot.h"
 
 void diskguard_init(struct diskguard *g, uint64_t min_free_mb, int64_t check_every_ns)
 {
@@ -16,8 +17,8 @@ void diskguard_init(struct diskguard *g, uint64_t min_free_mb, int64_t check_eve
         g->free_bytes = 0;
 }
 
-int diskguard_check(struct diskguard *g, const char *dir, int64_t mono_ns, int64_t real_ns,
-                    bool force)
+VIGIL_HOT int diskguard_check(struct diskguard *g, const char *dir, int64_t mono_ns,
+                              int64_t real_ns, bool force)
 {
         /* While paused, look every second: writing resumes soon after space returns. */
         int64_t every =

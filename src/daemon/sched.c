@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "util/hot.h"
+
 void sched_init(struct sched *s, int64_t origin_ns)
 {
         memset(s, 0, sizeof(*s));
@@ -23,7 +25,7 @@ static int64_t deadline(const struct sched *s, const struct sched_clock *c)
         return s->origin_ns + (int64_t)c->k * c->interval_ns;
 }
 
-int64_t sched_next(const struct sched *s)
+VIGIL_HOT int64_t sched_next(const struct sched *s)
 {
         int64_t next = INT64_MAX;
         for (unsigned i = 0; i < VCLOCK_COUNT; i++) {
@@ -54,7 +56,7 @@ static unsigned lateness_bucket(int64_t ns)
         return b;
 }
 
-unsigned sched_due(struct sched *s, int64_t now_ns)
+VIGIL_HOT unsigned sched_due(struct sched *s, int64_t now_ns)
 {
         unsigned due = 0;
         int64_t worst = -1;
@@ -78,7 +80,7 @@ unsigned sched_due(struct sched *s, int64_t now_ns)
         return due;
 }
 
-uint64_t sched_missed(const struct sched *s)
+VIGIL_HOT uint64_t sched_missed(const struct sched *s)
 {
         uint64_t n = 0;
         for (unsigned i = 0; i < VCLOCK_COUNT; i++)

@@ -3,6 +3,7 @@
 #include "detect/gpu_condition.h"
 
 #include "core/frame_fields.h"
+#include "util/hot.h"
 
 /* A 0/1 value NVML gave as set. */
 static bool is_set(double v)
@@ -10,7 +11,7 @@ static bool is_set(double v)
         return VAL_OK(v) && v != 0;
 }
 
-enum gpu_memory_cond gpu_memory_condition(const struct gpu_frame *g)
+VIGIL_HOT enum gpu_memory_cond gpu_memory_condition(const struct gpu_frame *g)
 {
         if (is_set(g->remap_failure))
                 return GMC_REMAP_FAILED;
@@ -41,7 +42,7 @@ const char *gpu_memory_cond_name(enum gpu_memory_cond c)
         }
 }
 
-bool gpu_link_degraded(struct gpu_link_judge *j, const struct gpu_frame *g)
+VIGIL_HOT bool gpu_link_degraded(struct gpu_link_judge *j, const struct gpu_frame *g)
 {
         if (VAL_OK(g->pstate) && g->pstate == 0 && VAL_OK(g->pcie_gen) && VAL_OK(g->pcie_max_gen))
                 j->gen_low = g->pcie_gen < g->pcie_max_gen;

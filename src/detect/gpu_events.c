@@ -38,6 +38,7 @@
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 #define BATCH 256 /* events taken from the queue at a time */
 
@@ -318,7 +319,7 @@ static void drain(struct gpu_events *d)
 
 /* A new process list: to events.log when it differs from the last one logged, or was
  * taken for a reason other than the cadence (start, an event, a recovery). */
-static void procs_taken(struct gpu_events *d, unsigned slot)
+VIGIL_HOT static void procs_taken(struct gpu_events *d, unsigned slot)
 {
         struct vigil_ctx *ctx = d->ctx;
         struct gpu_ev_gpu *gs = &d->gpu[slot];
@@ -386,7 +387,7 @@ static void requested(struct gpu_events *d, const struct tick *t)
         }
 }
 
-static void followups(struct gpu_events *d, const struct tick *t)
+VIGIL_HOT static void followups(struct gpu_events *d, const struct tick *t)
 {
         struct vigil_ctx *ctx = d->ctx;
         struct snapshot_followup_due due[SNAPSHOT_FOLLOWUP_SLOTS * SNAPSHOT_FOLLOWUP_STEPS];
@@ -444,7 +445,7 @@ static void housekeeping(struct gpu_events *d, const struct tick *t)
 static void start_recorders(struct gpu_events *d);
 static void start_listener(struct gpu_events *d);
 
-static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void gpu_events_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_events *d = state;
         bool first = !d->started;

@@ -20,6 +20,7 @@
 #include "core/vigil.h"
 #include "detect/gpu_missing.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 struct gpu_missing {
         struct gpu_expect expect;
@@ -92,7 +93,7 @@ static int gm_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static void gm_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void gm_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_missing *s = state;
         unsigned n = gpu_count_answering(s->counted, ctx->frame);

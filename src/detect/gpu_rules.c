@@ -17,6 +17,7 @@
 #include "core/vigil.h"
 #include "core/eventlog.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 #define ANOMALY_LOG_NS (60 * NSEC_PER_SEC) /* ANOMALY_LOG_COOLDOWN_SEC */
 #define BACKOFF_NOTICE 5                   /* failures before "backing off" is said */
@@ -45,8 +46,8 @@ struct gpu_rule {
                                   struct strbuf *event);
 };
 
-static enum rule_result rule_tdp(const struct rule_in *in, struct strbuf *flag, struct strbuf *msg,
-                                 struct strbuf *event)
+VIGIL_HOT static enum rule_result rule_tdp(const struct rule_in *in, struct strbuf *flag,
+                                           struct strbuf *msg, struct strbuf *event)
 {
         double prev = in->st->prev_limit_w, now = in->g->power_limit_w;
         if (!VAL_OK(prev) || !VAL_OK(now))
@@ -62,8 +63,8 @@ static enum rule_result rule_tdp(const struct rule_in *in, struct strbuf *flag, 
         return RULE_FLAG;
 }
 
-static enum rule_result rule_fan_spike(const struct rule_in *in, struct strbuf *flag,
-                                       struct strbuf *msg, struct strbuf *event)
+VIGIL_HOT static enum rule_result rule_fan_spike(const struct rule_in *in, struct strbuf *flag,
+                                                 struct strbuf *msg, struct strbuf *event)
 {
         (void)msg;
         (void)event;
@@ -78,8 +79,8 @@ static enum rule_result rule_fan_spike(const struct rule_in *in, struct strbuf *
         return RULE_QUIET;
 }
 
-static enum rule_result rule_inversion(const struct rule_in *in, struct strbuf *flag,
-                                       struct strbuf *msg, struct strbuf *event)
+VIGIL_HOT static enum rule_result rule_inversion(const struct rule_in *in, struct strbuf *flag,
+                                                 struct strbuf *msg, struct strbuf *event)
 {
         (void)event;
         const struct vigil_options *o = in->o;
@@ -93,8 +94,8 @@ static enum rule_result rule_inversion(const struct rule_in *in, struct strbuf *
         return RULE_FLAG;
 }
 
-static enum rule_result rule_spurious(const struct rule_in *in, struct strbuf *flag,
-                                      struct strbuf *msg, struct strbuf *event)
+VIGIL_HOT static enum rule_result rule_spurious(const struct rule_in *in, struct strbuf *flag,
+                                                struct strbuf *msg, struct strbuf *event)
 {
         (void)event;
         double p = in->power_mw, lim = in->limit_mw;
@@ -109,8 +110,8 @@ static enum rule_result rule_spurious(const struct rule_in *in, struct strbuf *f
         return RULE_FLAG;
 }
 
-static enum rule_result rule_breach(const struct rule_in *in, struct strbuf *flag,
-                                    struct strbuf *msg, struct strbuf *event)
+VIGIL_HOT static enum rule_result rule_breach(const struct rule_in *in, struct strbuf *flag,
+                                              struct strbuf *msg, struct strbuf *event)
 {
         (void)msg;
         (void)event;
@@ -219,8 +220,8 @@ static void step_failed(struct gpu_rule_state *st, const struct gpu_frame *g, st
 }
 
 /* "Throttle: A → B" when the reasons change (from the second sample on). */
-static void throttle_transition(struct gpu_rule_state *st, const struct gpu_frame *g,
-                                uint64_t samples, struct gpu_rules_out *out)
+VIGIL_HOT static void throttle_transition(struct gpu_rule_state *st, const struct gpu_frame *g,
+                                          uint64_t samples, struct gpu_rules_out *out)
 {
         char a[160], b[160];
         struct strbuf sa, sbb;
@@ -267,8 +268,8 @@ static void rule_lines(struct gpu_rule_state *st, const struct gpu_rule *rule,
                 out_event(out, EV_ANOMALY, "gpu=%u flag=%s", g->index, flag);
 }
 
-static void run_rules(struct gpu_rules *r, struct gpu_rule_state *st, struct gpu_frame *g,
-                      struct gpu_stats *s, int64_t mono_ns, struct gpu_rules_out *out)
+VIGIL_HOT static void run_rules(struct gpu_rules *r, struct gpu_rule_state *st, struct gpu_frame *g,
+                                struct gpu_stats *s, int64_t mono_ns, struct gpu_rules_out *out)
 {
         char fb[96], mb[GPU_RULES_LINE], eb[GPU_RULES_LINE];
         struct strbuf flags, flag, msg, event;
@@ -441,8 +442,8 @@ static void update_stats(struct gpu_stats *s, const struct gpu_frame *g, double 
                         s->throttle_seconds[i] += interval_s;
 }
 
-void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
-                    struct gpu_stats *stats, int64_t mono_ns, struct gpu_rules_out *out)
+VIGIL_HOT void gpu_rules_step(struct gpu_rules *r, unsigned slot, struct gpu_frame *g,
+                              struct gpu_stats *stats, int64_t mono_ns, struct gpu_rules_out *out)
 {
         struct gpu_rule_state *st = &r->gpu[slot];
         out->nlog = out->nevent = out->counted = 0;
@@ -497,7 +498,7 @@ static int gpu_rules_det_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static void gpu_rules_det_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void gpu_rules_det_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_rules_det *d = state;
         struct frame *f = ctx->frame;

@@ -17,6 +17,7 @@
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 /* An SXid's action: its class in the Fabric Manager guide; a code it lacks asks for a
  * look at the hardware. */
@@ -64,7 +65,7 @@ void health_watch_tap(void *arg, int64_t real_ns, const char *text, size_t len)
         health_feed_event(arg, (double)real_ns / 1e9, text, len);
 }
 
-void health_watch_announce(struct health *h, struct eventlog *el, double now)
+VIGIL_HOT void health_watch_announce(struct health *h, struct eventlog *el, double now)
 {
         const struct health_entry *e;
         enum health_state from;
@@ -120,7 +121,7 @@ static int hw_init(struct vigil_ctx *ctx, void **ret_state)
 }
 
 /* A clear asked for with `vigil health clear` while this daemon runs. */
-static void take_request(struct vigil_ctx *ctx, double now)
+VIGIL_HOT static void take_request(struct vigil_ctx *ctx, double now)
 {
         char buf[256];
         if (!ctx->log_dir)
@@ -153,7 +154,7 @@ static void copy_series(void *arg, const struct health_row *r)
         s->state = (uint8_t)r->state;
 }
 
-static void hw_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void hw_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct hw *s = state;
         struct health *h = ctx->health;

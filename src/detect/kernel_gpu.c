@@ -45,6 +45,7 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 _Static_assert(COUNTERS_KLOG_KINDS == KLOG_KIND_COUNT, "core/counters.h COUNTERS_KLOG_KINDS");
 
@@ -160,7 +161,7 @@ static bool nvidia_device(const char *root, const char *bdf)
         return n >= 6 && !strncmp(buf, "0x10de", 6);
 }
 
-static void learn_gpus(struct kernel_gpu *s)
+VIGIL_HOT static void learn_gpus(struct kernel_gpu *s)
 {
         struct vigil_ctx *ctx = s->ctx;
         unsigned n = ctx->frame->ngpus < VIGIL_MAX_GPUS ? ctx->frame->ngpus : VIGIL_MAX_GPUS;
@@ -485,7 +486,7 @@ static uint64_t nvml_xids(const struct kernel_gpu *s, unsigned slot, unsigned co
 }
 
 /* Pending lines whose wait is over: NVML's if it delivered the Xid, else reported. */
-static void mature(struct kernel_gpu *s, int64_t now_ns)
+VIGIL_HOT static void mature(struct kernel_gpu *s, int64_t now_ns)
 {
         for (unsigned i = 0; i < PENDING_MAX; i++) {
                 struct pending *p = &s->pending[i];
@@ -725,7 +726,7 @@ static int kernel_gpu_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void kernel_gpu_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct kernel_gpu *s = state;
         struct kmsg_stats st;

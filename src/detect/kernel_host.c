@@ -36,6 +36,7 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 #define QUEUE_MAX     64 /* lines between two ticks; more are dropped, counted */
 #define SUMMARIES_MAX 4  /* OOM summaries waiting for their Killed line */
@@ -175,7 +176,7 @@ static void read_vmstat(struct kernel_host *s)
         }
 }
 
-static void kernel_host_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void kernel_host_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct kernel_host *s = state;
         for (unsigned i = 0; i < s->nqueue; i++) {

@@ -20,6 +20,7 @@
 #include "core/eventlog.h"
 #include "core/nvlink.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 void nvlink_watch_init(struct nvlink_watch *w)
 {
@@ -91,8 +92,8 @@ static enum fabric_verdict fabric_verdict(const struct gpu_frame *g, double wait
         return waited_s >= FABRIC_GRACE_S ? FV_INCOMPLETE : FV_WAITING;
 }
 
-static void step_fabric(struct nvlink_watch *w, const struct gpu_frame *g, double waited_s,
-                        nvlink_emit_fn emit, void *arg)
+VIGIL_HOT static void step_fabric(struct nvlink_watch *w, const struct gpu_frame *g,
+                                  double waited_s, nvlink_emit_fn emit, void *arg)
 {
         char text[192], faults[96];
         struct strbuf sb;
@@ -134,8 +135,8 @@ static void step_fabric(struct nvlink_watch *w, const struct gpu_frame *g, doubl
         snprintf(w->faults, sizeof(w->faults), "%s", faults);
 }
 
-void nvlink_watch_step(struct nvlink_watch *w, const struct gpu_frame *g, double uptime_s,
-                       int64_t mono_ns, nvlink_emit_fn emit, void *arg)
+VIGIL_HOT void nvlink_watch_step(struct nvlink_watch *w, const struct gpu_frame *g, double uptime_s,
+                                 int64_t mono_ns, nvlink_emit_fn emit, void *arg)
 {
         for (unsigned l = 0; l < g->nvlinks && l < VIGIL_MAX_NVLINKS; l++) {
                 step_state(w, g, l, emit, arg);
@@ -172,7 +173,7 @@ static int nr_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static void nr_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void nr_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct nvlink_rules *s = state;
         const struct frame *f = ctx->frame;

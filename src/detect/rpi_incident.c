@@ -41,6 +41,7 @@
 #include "util/log.h"
 #include "util/logring.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 #define INCIDENT_ROWS          50
 #define INCIDENT_ROW_BYTES     (64 * 1024) /* ring arena for the rows */
@@ -105,7 +106,7 @@ static void format_time(char *out, size_t cap, int64_t real_ns)
 }
 
 /* One history line per change of the whole word (sticky bits included). */
-static void keep_throttle(struct incident *in, const struct frame *f, int64_t real_ns)
+VIGIL_HOT static void keep_throttle(struct incident *in, const struct frame *f, int64_t real_ns)
 {
         if (!f->rpi.present || !f->rpi.throttled_valid)
                 return;
@@ -343,7 +344,7 @@ static void on_request(struct incident *in, struct vigil_ctx *ctx, const struct 
                        ctx->snapshot_reason, path);
 }
 
-static void incident_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void incident_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct incident *in = state;
         const struct frame *f = ctx->frame;

@@ -11,6 +11,7 @@
 #include "core/rpi_throttle.h"
 #include "core/eventlog.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 #define TEMP_CLEAR_C    2.0
 #define SHM_CLEAR_PCT   2.0
@@ -44,8 +45,8 @@ static enum rpi_level temp_level(double t, double warn, double crit)
         return t >= crit ? RPI_LEVEL_CRIT : t >= warn ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
 }
 
-static int eval_temp(const struct rpi_rule *r, const struct frame *f,
-                     const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT static int eval_temp(const struct rpi_rule *r, const struct frame *f,
+                               const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)r;
         double t = f->rpi.temp_c;
@@ -60,8 +61,8 @@ static int eval_temp(const struct rpi_rule *r, const struct frame *f,
         return (int)(held < prev ? held : prev);
 }
 
-static int eval_bit(const struct rpi_rule *r, const struct frame *f,
-                    const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT static int eval_bit(const struct rpi_rule *r, const struct frame *f,
+                              const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)th;
         (void)prev;
@@ -85,8 +86,8 @@ static double arm_target(const struct frame *f)
         return target;
 }
 
-static int eval_arm(const struct rpi_rule *r, const struct frame *f,
-                    const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT static int eval_arm(const struct rpi_rule *r, const struct frame *f,
+                              const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)r;
         const struct rpi_frame *p = &f->rpi;
@@ -98,8 +99,8 @@ static int eval_arm(const struct rpi_rule *r, const struct frame *f,
         return p->arm_hz < arm_target(f) * ratio ? RPI_LEVEL_WARN : RPI_LEVEL_OK;
 }
 
-static int eval_shm(const struct rpi_rule *r, const struct frame *f,
-                    const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT static int eval_shm(const struct rpi_rule *r, const struct frame *f,
+                              const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)r;
         const struct host_frame *h = &f->host;
@@ -231,7 +232,7 @@ void rpi_rules_set_sink(void *state, rpi_rules_sink_fn fn, void *arg)
         st->sink_arg = arg;
 }
 
-enum rpi_level rpi_rules_level(const struct rpi_rules_state *st, unsigned i)
+VIGIL_HOT enum rpi_level rpi_rules_level(const struct rpi_rules_state *st, unsigned i)
 {
         return i < rpi_nrules ? st->level[i] : RPI_LEVEL_OK;
 }
@@ -243,8 +244,8 @@ static void emit(struct rpi_rules_state *st, int64_t real_ns, const char *line)
 }
 
 /* One rule: evaluate, confirm, and describe a change. True when it changed. */
-static bool step_rule(struct rpi_rules_state *st, unsigned i, const struct frame *f,
-                      int64_t real_ns)
+VIGIL_HOT static bool step_rule(struct rpi_rules_state *st, unsigned i, const struct frame *f,
+                                int64_t real_ns)
 {
         const struct rpi_rule *r = &rpi_rules[i];
         int lvl = r->evaluate(r, f, &st->th, st->level[i]);
@@ -272,7 +273,8 @@ static bool step_rule(struct rpi_rules_state *st, unsigned i, const struct frame
 
 /* Lines from the throttled word itself: since-boot history at start, and conditions
  * that came and went between two samples. Returns lines emitted. */
-static unsigned step_word(struct rpi_rules_state *st, const struct frame *f, int64_t real_ns)
+VIGIL_HOT static unsigned step_word(struct rpi_rules_state *st, const struct frame *f,
+                                    int64_t real_ns)
 {
         if (!full_word(&f->rpi))
                 return 0;
@@ -322,7 +324,8 @@ static unsigned step_word(struct rpi_rules_state *st, const struct frame *f, int
         return n;
 }
 
-unsigned rpi_rules_eval(struct rpi_rules_state *st, const struct frame *f, int64_t real_ns)
+VIGIL_HOT unsigned rpi_rules_eval(struct rpi_rules_state *st, const struct frame *f,
+                                  int64_t real_ns)
 {
         unsigned n = step_word(st, f, real_ns);
         for (unsigned i = 0; i < rpi_nrules; i++)
@@ -351,7 +354,7 @@ static int detector_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static void detector_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void detector_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         rpi_rules_eval(state, ctx->frame, t->real_ns);
 }

@@ -22,6 +22,7 @@
 #include "core/eventlog.h"
 #include "core/vigil.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 #define LINE_MAX_ 512
 
@@ -154,7 +155,7 @@ static void step_conn(struct signage_rules *st, const struct display_conn *c)
         }
 }
 
-static void step_cec(struct signage_rules *st, double p)
+VIGIL_HOT static void step_cec(struct signage_rules *st, double p)
 {
         if (!VAL_OK(p))
                 return;
@@ -180,7 +181,7 @@ static double link_of(const struct net_iface *n)
         return n->up;
 }
 
-static void step_net(struct signage_rules *st, const struct net_frame *n)
+VIGIL_HOT static void step_net(struct signage_rules *st, const struct net_frame *n)
 {
         char line[LINE_MAX_];
         struct strbuf sb;
@@ -226,7 +227,7 @@ static double worse(double a, double b)
         return !VAL_OK(a) || (VAL_OK(b) && b > a) ? b : a;
 }
 
-static void step_sd(struct signage_rules *st, const struct sd_frame *sd)
+VIGIL_HOT static void step_sd(struct signage_rules *st, const struct sd_frame *sd)
 {
         if (!sd->device[0])
                 return;
@@ -257,8 +258,8 @@ static void step_sd(struct signage_rules *st, const struct sd_frame *sd)
         send(st, &sb);
 }
 
-unsigned signage_rules_step(struct signage_rules *st, const struct frame *f, int64_t real_ns,
-                            signage_sink_fn fn, void *arg)
+VIGIL_HOT unsigned signage_rules_step(struct signage_rules *st, const struct frame *f,
+                                      int64_t real_ns, signage_sink_fn fn, void *arg)
 {
         st->fn = fn;
         st->arg = arg;
@@ -290,7 +291,7 @@ static int detector_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static void detector_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void detector_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         signage_rules_step(state, ctx->frame, t->real_ns, to_eventlog, ctx);
 }

@@ -6,6 +6,7 @@
 
 #include "detect/snapshot.h"
 #include "util/clock.h"
+#include "util/hot.h"
 
 #define REPORT_MAX 3
 
@@ -89,8 +90,8 @@ static size_t order_slots(const struct snapshot_followups *f, size_t idx[])
         return n;
 }
 
-size_t snapshot_followups_due(struct snapshot_followups *f, int64_t mono_now,
-                              struct snapshot_followup_due *out, size_t cap)
+VIGIL_HOT size_t snapshot_followups_due(struct snapshot_followups *f, int64_t mono_now,
+                                        struct snapshot_followup_due *out, size_t cap)
 {
         size_t idx[SNAPSHOT_FOLLOWUP_SLOTS], got = 0;
         size_t n = order_slots(f, idx);

@@ -11,6 +11,7 @@
 #include "detect/evidence.h"
 #include "util/thread.h"
 #include "util/spawn.h"
+#include "util/hot.h"
 
 void snapshot_programs_init(struct snapshot_programs *p)
 {
@@ -80,8 +81,8 @@ int snapshot_programs_start(struct snapshot_programs *p, const char *log_dir,
         return 0;
 }
 
-bool snapshot_programs_poll(struct snapshot_programs *p, int *ret_result, char *ret_path,
-                            size_t cap)
+VIGIL_HOT bool snapshot_programs_poll(struct snapshot_programs *p, int *ret_result, char *ret_path,
+                                      size_t cap)
 {
         if (!p->running)
                 return false;

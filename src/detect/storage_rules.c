@@ -8,11 +8,12 @@
 #include <stdbool.h>
 
 #include "core/event_kinds.h"
+#include "util/hot.h"
 
 static const char *const fs_names[FS_COUNT] = {[FS_ROOT] = "root", [FS_LOG] = "log"};
 
-int storage_eval_readonly(const struct rpi_rule *r, const struct frame *f,
-                          const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT int storage_eval_readonly(const struct rpi_rule *r, const struct frame *f,
+                                    const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)r;
         (void)th;
@@ -58,8 +59,8 @@ static double total_errors(const struct frame *f)
         return t;
 }
 
-int storage_eval_errors(const struct rpi_rule *r, const struct frame *f,
-                        const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT int storage_eval_errors(const struct rpi_rule *r, const struct frame *f,
+                                  const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)r;
         (void)th;
@@ -87,8 +88,8 @@ void storage_desc_errors(const struct rpi_rule *r, const struct frame *f,
         sb_putc(sb, '"');
 }
 
-int storage_eval_filling(const struct rpi_rule *r, const struct frame *f,
-                         const struct rpi_thresholds *th, enum rpi_level prev)
+VIGIL_HOT int storage_eval_filling(const struct rpi_rule *r, const struct frame *f,
+                                   const struct rpi_thresholds *th, enum rpi_level prev)
 {
         (void)r;
         (void)th;

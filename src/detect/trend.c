@@ -22,6 +22,7 @@
 #include "util/fmt.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 #define TREND_SERIES_CAP    1024                 /* points per series: bounded memory */
 #define TREND_EVAL_EVERY_NS (600 * NSEC_PER_SEC) /* how often slopes are checked */
@@ -137,7 +138,7 @@ static void add_watches(struct trend *s, double t)
         }
 }
 
-static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void trend_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct trend *s = state;
         struct host_acc_row ar;

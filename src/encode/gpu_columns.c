@@ -8,6 +8,7 @@
 
 #include "core/frame_fields.h"
 #include "util/numfmt.h"
+#include "util/hot.h"
 
 /* The columns at their positions, from the csv slots of gpu_fields[]. */
 #define GPU_COLUMNS_MAX 64
@@ -257,8 +258,8 @@ static void cell_value(struct strbuf *sb, const struct gpu_frame *g, const struc
         }
 }
 
-void gpu_csv_row(struct strbuf *sb, const struct gpu_frame *g, const char *flags,
-                 const struct gpu_csv_style *st)
+VIGIL_HOT void gpu_csv_row(struct strbuf *sb, const struct gpu_frame *g, const char *flags,
+                           const struct gpu_csv_style *st)
 {
         COLUMNS;
         for (size_t i = 0; i < gpu_columns_count;) {

@@ -4,6 +4,7 @@
 
 #include "encode/gpu_columns.h"
 #include "core/throttle_reasons.h"
+#include "util/hot.h"
 
 unsigned gpu_row_columns(unsigned nfans)
 {
@@ -15,8 +16,8 @@ void gpu_row_header(struct strbuf *sb, unsigned nfans)
         gpu_csv_header(sb, GPU_CSV_DAILY, nfans);
 }
 
-void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans,
-                 struct fmt_sec_cache *ts_cache)
+VIGIL_HOT void gpu_row_csv(struct strbuf *sb, const struct gpu_frame *g, unsigned nfans,
+                           struct fmt_sec_cache *ts_cache)
 {
         const struct gpu_csv_style st = {
             .file = GPU_CSV_DAILY,

@@ -4,6 +4,7 @@
 #include "encode/host_row_csv.h"
 
 #include "util/fmt.h"
+#include "util/hot.h"
 
 void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r)
 {
@@ -24,7 +25,7 @@ void host_row_header(struct strbuf *out, unsigned ncpu, const struct host_row *r
         sb_putc(out, '\n');
 }
 
-static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
+VIGIL_HOT static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
 {
         char buf[48];
         if (!VAL_OK(v))
@@ -48,7 +49,7 @@ static void put_value(struct strbuf *out, enum host_col_fmt fmt, double v)
         }
 }
 
-void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
+VIGIL_HOT void host_row_csv(struct strbuf *out, const struct host_row *r, unsigned ncpu)
 {
         const struct host_col_info *cols = host_cols(), *wcols = host_watch_cols();
         char ts[40];

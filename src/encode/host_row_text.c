@@ -3,9 +3,10 @@
 #include "encode/host_row_csv.h"
 #include "encode/host_row_text.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
-const char *host_row_text(struct host_row_text *c, const struct frame *f, uint64_t seq,
-                          unsigned ncpu)
+VIGIL_HOT const char *host_row_text(struct host_row_text *c, const struct frame *f, uint64_t seq,
+                                    unsigned ncpu)
 {
         if (c->valid && c->seq == seq && c->ncpu == ncpu)
                 return c->text;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/fmt.h"
+#include "util/hot.h"
 
 #define MAX_DAYS_SCANNED 4096
 #define CLOCK_JUMP_NS    (3600LL * 1000000000LL)
@@ -263,7 +264,8 @@ static int64_t prune_anchor(const struct csvlog *l, int64_t real_ns)
         return real_ns;
 }
 
-int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row, size_t len)
+VIGIL_HOT int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header, const char *row,
+                           size_t len)
 {
         char date[16];
         fmt_date_cached(&l->date_cache, date, sizeof(date), real_ns);
@@ -340,7 +342,7 @@ int csvlog_sync(struct csvlog *l)
         return 0;
 }
 
-int csvlog_sync_in(struct csvlog *l, struct fssync *fs)
+VIGIL_HOT int csvlog_sync_in(struct csvlog *l, struct fssync *fs)
 {
         if (l->fd < 0 || !l->unsynced)
                 return 0;

@@ -11,6 +11,7 @@
 #include "local/csvlog.h"
 #include "encode/gpu_row.h"
 #include "local/gpu_sinks.h"
+#include "util/hot.h"
 
 struct gpu_csv {
         unsigned n;
@@ -58,7 +59,7 @@ static int write_one(struct gpu_csv *s, unsigned slot, const struct gpu_frame *g
         return csvlog_write(&s->log[slot], g->sampled_real_ns, s->header[slot], s->row, rb.len);
 }
 
-static int gpu_csv_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int gpu_csv_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_csv *s = state;
         int ret = 0;
@@ -85,7 +86,7 @@ static void gpu_csv_reopen(void *state, struct vigil_ctx *ctx)
                 csvlog_reopen(&s->log[i]);
 }
 
-static void gpu_csv_flush(void *state, struct vigil_ctx *ctx)
+VIGIL_HOT static void gpu_csv_flush(void *state, struct vigil_ctx *ctx)
 {
         struct gpu_csv *s = state;
         for (unsigned i = 0; i < s->n; i++)

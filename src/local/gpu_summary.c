@@ -15,6 +15,7 @@
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 int summary_append(const char *dir, const char *text, size_t len, uint64_t max_bytes)
 {
@@ -59,7 +60,7 @@ static void reset_period(struct gpu_stats *s)
                 s->period_anomalies[k] = 0;
 }
 
-static int gpu_summary_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int gpu_summary_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct gpu_summary *s = state;
         struct frame *f = ctx->frame;

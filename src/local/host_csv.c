@@ -14,6 +14,7 @@
 #include "encode/host_row_text.h"
 #include "local/sinks.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 struct host_csv {
         struct csvlog log;
@@ -67,7 +68,7 @@ static bool header_for(struct host_csv *s, const struct host_row *hr)
         return true;
 }
 
-static int host_csv_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int host_csv_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct host_csv *s = state;
         if (!(t->due & VCLOCK_BIT(VCLOCK_HOST)) || ctx->disk_paused)
@@ -97,7 +98,7 @@ static void host_csv_reopen(void *state, struct vigil_ctx *ctx)
         csvlog_reopen(&s->log);
 }
 
-static void host_csv_flush(void *state, struct vigil_ctx *ctx)
+VIGIL_HOT static void host_csv_flush(void *state, struct vigil_ctx *ctx)
 {
         struct host_csv *s = state;
         csvlog_sync_in(&s->log, ctx->log_sync);

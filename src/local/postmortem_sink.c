@@ -25,6 +25,7 @@
 #include "util/clock.h"
 #include "util/fmt.h"
 #include "util/log.h"
+#include "util/hot.h"
 
 struct pm_sink {
         struct runstate now; /* this run's state, saved at start and at the stop */
@@ -214,7 +215,7 @@ static bool bus_changed(const struct runstate *now, const struct frame *f)
 /* The GPUs' PCI devices are known once the NVML source has read their identity (at
  * their first sample): the state records them then, so that a run killed later has
  * them. A write only when they changed. */
-static int pm_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int pm_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct pm_sink *s = state;
         (void)t;

@@ -19,6 +19,7 @@
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 #define SYSINFO_READ_MAX (64 * 1024) /* bytes read of /proc/cpuinfo, /proc/modules */
 #define SYSINFO_TEXT_MAX (64 * 1024)
@@ -267,7 +268,7 @@ static int sysinfo_init(struct vigil_ctx *ctx, void **ret_state)
         return 0;
 }
 
-static int sysinfo_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int sysinfo_write(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct sysinfo_sink *s = state;
         (void)t;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "util/parse.h"
+#include "util/hot.h"
 
 /* n hex digits at s. */
 static bool hex_run(const char *s, size_t n)
@@ -20,7 +21,7 @@ static bool hex_run(const char *s, size_t n)
         return true;
 }
 
-int aer_bdf_from_bus_id(const char *s, char *out, size_t cap)
+VIGIL_HOT int aer_bdf_from_bus_id(const char *s, char *out, size_t cap)
 {
         size_t n = strlen(s), dom = n >= 8 ? n - 8 : 0;
         if (cap)

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "util/hot.h"
+
 int attr_open(const char *root, const char *path)
 {
         char full[4096];
@@ -16,7 +18,7 @@ int attr_open(const char *root, const char *path)
         return fd < 0 ? -errno : fd;
 }
 
-int attr_read(int fd, char *buf, size_t cap)
+VIGIL_HOT int attr_read(int fd, char *buf, size_t cap)
 {
         if (cap < 2)
                 return -EINVAL;
@@ -33,7 +35,7 @@ int attr_read(int fd, char *buf, size_t cap)
         return (int)n;
 }
 
-int pfile_read_once(struct pfile *f)
+VIGIL_HOT int pfile_read_once(struct pfile *f)
 {
         f->len = 0;
         f->truncated = false;
@@ -47,7 +49,7 @@ int pfile_read_once(struct pfile *f)
         return n;
 }
 
-size_t attr_trim_len(const char *s, size_t n)
+VIGIL_HOT size_t attr_trim_len(const char *s, size_t n)
 {
         while (n > 0 &&
                (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))

@@ -4,6 +4,8 @@
 
 #include <time.h>
 
+#include "util/hot.h"
+
 static int64_t read_clock(clockid_t id)
 {
         struct timespec ts;
@@ -11,12 +13,12 @@ static int64_t read_clock(clockid_t id)
         return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-int64_t now_mono_ns(void)
+VIGIL_HOT int64_t now_mono_ns(void)
 {
         return read_clock(CLOCK_MONOTONIC);
 }
 
-int64_t now_real_ns(void)
+VIGIL_HOT int64_t now_real_ns(void)
 {
         return read_clock(CLOCK_REALTIME);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/hot.h"
 
 void fdwait_init(struct fdwait *w, int fd)
 {
@@ -72,7 +73,7 @@ static int epoll_left(struct fdwait *w, int64_t left, short *revents)
 #endif
 }
 
-enum fdwait_end fdwait_until(struct fdwait *w, int64_t deadline_ns)
+VIGIL_HOT enum fdwait_end fdwait_until(struct fdwait *w, int64_t deadline_ns)
 {
         if (w->gone) {
                 struct timespec ts = {deadline_ns / NSEC_PER_SEC, deadline_ns % NSEC_PER_SEC};

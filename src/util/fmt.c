@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hot.h"
+
 /* The fast path of fmt_pyfloat, for what most readings are (a few decimals, or MB from
  * bytes or kB: an exact binary fraction of up to about ten decimals): the fewest
  * decimals k for which an integer r has r / 10^k == v, written as r with a point k
@@ -84,7 +86,7 @@ static size_t pyfloat_fast(char *out, size_t cap, double v, int *ret_prec)
 
 static size_t pyfloat_general_from(char *out, size_t cap, double v, int prec0);
 
-size_t fmt_pyfloat(char *out, size_t cap, double v)
+VIGIL_HOT size_t fmt_pyfloat(char *out, size_t cap, double v)
 {
         int prec0 = 1;
         size_t fast = cap ? pyfloat_fast(out, cap, v, &prec0) : 0;
@@ -205,7 +207,7 @@ static size_t fmt_local(char *out, size_t cap, int64_t ns, enum local_fmt kind, 
         return put_frac(out, cap, n, frac, frac_digits);
 }
 
-size_t fmt_time_iso_ms(char *out, size_t cap, int64_t ns)
+VIGIL_HOT size_t fmt_time_iso_ms(char *out, size_t cap, int64_t ns)
 {
         return fmt_local(out, cap, ns, LF_ISO, 3);
 }
@@ -231,7 +233,7 @@ static bool sec_cache_fill(struct fmt_sec_cache *c, time_t s, enum local_fmt kin
         return true;
 }
 
-size_t fmt_time_gpu_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
+VIGIL_HOT size_t fmt_time_gpu_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
 {
         long frac;
         time_t s = split_ns(ns, &frac);
@@ -261,7 +263,7 @@ size_t fmt_date(char *out, size_t cap, int64_t ns)
         return fmt_local(out, cap, ns, LF_DATE, 0);
 }
 
-size_t fmt_date_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
+VIGIL_HOT size_t fmt_date_cached(struct fmt_sec_cache *c, char *out, size_t cap, int64_t ns)
 {
         long frac;
         time_t s = split_ns(ns, &frac);

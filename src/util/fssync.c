@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/fs_commit.h"
+#include "util/hot.h"
 
 bool fssync_whole_fs(unsigned long f_type)
 {
@@ -29,13 +30,13 @@ void fssync_none(struct fssync *s)
         *s = (struct fssync){.dirfd = -1, .unwritten_kb = -1};
 }
 
-void fssync_unwritten(struct fssync *s, long long kb)
+VIGIL_HOT void fssync_unwritten(struct fssync *s, long long kb)
 {
         if (s)
                 s->unwritten_kb = kb;
 }
 
-bool fssync_wants_unwritten(const struct fssync *s)
+VIGIL_HOT bool fssync_wants_unwritten(const struct fssync *s)
 {
         return s && s->dirfd >= 0 && s->whole && s->when == FSSYNC_WHOLE_QUIET;
 }
@@ -87,7 +88,7 @@ void fssync_begin(struct fssync *s)
         s->n = 0;
 }
 
-void fssync_begin_periodic(struct fssync *s)
+VIGIL_HOT void fssync_begin_periodic(struct fssync *s)
 {
         fssync_begin(s);
         if (s)
@@ -113,7 +114,7 @@ static int end_light(struct fssync *s)
         return s->err;
 }
 
-int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced)
+VIGIL_HOT int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced)
 {
         if (!s || !s->round || s->dirfd < 0 || dev != s->dev || s->n == FSSYNC_MAX_FILES)
                 return -1;
@@ -123,7 +124,7 @@ int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced)
         return 0;
 }
 
-int fssync_end(struct fssync *s)
+VIGIL_HOT int fssync_end(struct fssync *s)
 {
         if (!s || !s->round)
                 return 0;

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hot.h"
+
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
 int logring_init(struct logring *r, size_t bytes, size_t max_records)
@@ -60,7 +62,7 @@ static int conflicts(const struct logring *r, size_t p, size_t n)
         return p == r->wpos ? p + n > h : 1;
 }
 
-void *logring_push(struct logring *r, size_t n)
+VIGIL_HOT void *logring_push(struct logring *r, size_t n)
 {
         size_t need = ALIGN8(n ? n : 1);
         if (!r->arena || need > r->size)
@@ -81,12 +83,12 @@ void *logring_push(struct logring *r, size_t n)
         }
 }
 
-size_t logring_count(const struct logring *r)
+VIGIL_HOT size_t logring_count(const struct logring *r)
 {
         return r->count;
 }
 
-const void *logring_get(const struct logring *r, size_t i, size_t *ret_len)
+VIGIL_HOT const void *logring_get(const struct logring *r, size_t i, size_t *ret_len)
 {
         if (i >= r->count)
                 return NULL;

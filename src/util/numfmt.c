@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-size_t numfmt_u64(char *out, uint64_t v)
+#include "util/hot.h"
+
+VIGIL_HOT size_t numfmt_u64(char *out, uint64_t v)
 {
         char tmp[20];
         size_t n = 0;
@@ -23,7 +25,7 @@ size_t numfmt_u64(char *out, uint64_t v)
         return n;
 }
 
-size_t numfmt_hex04(char *out, uint64_t v)
+VIGIL_HOT size_t numfmt_hex04(char *out, uint64_t v)
 {
         static const char hex[] = "0123456789abcdef";
         char tmp[16];
@@ -77,7 +79,7 @@ static bool split_abs(double v, uint64_t *int_part, uint64_t *frac, unsigned *sh
         return true;
 }
 
-size_t numfmt_fixed(char *out, double v, int decimals)
+VIGIL_HOT size_t numfmt_fixed(char *out, double v, int decimals)
 {
         static const uint64_t scales[] = {1, 10, 100, 1000};
         uint64_t ip, frac;

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
-struct cursor cur_make(const char *s, size_t n)
+#include "util/hot.h"
+
+VIGIL_HOT struct cursor cur_make(const char *s, size_t n)
 {
         struct cursor c = {s, s + n};
         return c;
@@ -19,12 +21,12 @@ struct cursor cur_str(const char *s)
         return cur_make(s, strlen(s));
 }
 
-bool cur_eof(const struct cursor *c)
+VIGIL_HOT bool cur_eof(const struct cursor *c)
 {
         return c->p >= c->end;
 }
 
-void cur_skip_blank(struct cursor *c)
+VIGIL_HOT void cur_skip_blank(struct cursor *c)
 {
         while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
                 c->p++;
@@ -36,7 +38,7 @@ void cur_skip_space(struct cursor *c)
                 c->p++;
 }
 
-bool cur_next_line(struct cursor *c)
+VIGIL_HOT bool cur_next_line(struct cursor *c)
 {
         const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
         if (!nl) {
@@ -47,7 +49,7 @@ bool cur_next_line(struct cursor *c)
         return true;
 }
 
-bool cur_lit(struct cursor *c, const char *lit)
+VIGIL_HOT bool cur_lit(struct cursor *c, const char *lit)
 {
         size_t n = strlen(lit);
         if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n) != 0)
@@ -56,7 +58,7 @@ bool cur_lit(struct cursor *c, const char *lit)
         return true;
 }
 
-bool cur_find_line(struct cursor *c, const char *prefix)
+VIGIL_HOT bool cur_find_line(struct cursor *c, const char *prefix)
 {
         size_t n = strlen(prefix);
         for (const char *p = c->p; p < c->end;) {
@@ -72,7 +74,7 @@ bool cur_find_line(struct cursor *c, const char *prefix)
         return false;
 }
 
-int cur_u64(struct cursor *c, uint64_t *ret)
+VIGIL_HOT int cur_u64(struct cursor *c, uint64_t *ret)
 {
         cur_skip_blank(c);
         const char *p = c->p;
@@ -106,7 +108,7 @@ int cur_i64(struct cursor *c, int64_t *ret)
         return 0;
 }
 
-int parse_hex_digit(char ch)
+VIGIL_HOT int parse_hex_digit(char ch)
 {
         if (ch >= '0' && ch <= '9')
                 return ch - '0';
@@ -117,7 +119,7 @@ int parse_hex_digit(char ch)
         return -1;
 }
 
-int cur_hex(struct cursor *c, uint64_t *ret)
+VIGIL_HOT int cur_hex(struct cursor *c, uint64_t *ret)
 {
         cur_skip_blank(c);
         struct cursor t = *c;
@@ -137,7 +139,7 @@ int cur_hex(struct cursor *c, uint64_t *ret)
         return 0;
 }
 
-int cur_double(struct cursor *c, double *ret)
+VIGIL_HOT int cur_double(struct cursor *c, double *ret)
 {
         char tmp[64];
         cur_skip_blank(c);
@@ -161,7 +163,7 @@ int cur_double(struct cursor *c, double *ret)
         return 0;
 }
 
-int cur_word(struct cursor *c, const char **ret_start, size_t *ret_len)
+VIGIL_HOT int cur_word(struct cursor *c, const char **ret_start, size_t *ret_len)
 {
         cur_skip_blank(c);
         const char *s = c->p;
@@ -174,7 +176,7 @@ int cur_word(struct cursor *c, const char **ret_start, size_t *ret_len)
         return 0;
 }
 
-void cur_line(struct cursor *c, const char **ret_start, size_t *ret_len)
+VIGIL_HOT void cur_line(struct cursor *c, const char **ret_start, size_t *ret_len)
 {
         const char *s = c->p;
         const char *nl = memchr(s, '\n', (size_t)(c->end - s));
@@ -190,7 +192,7 @@ static bool rest_is_space(struct cursor *c)
         return cur_eof(c);
 }
 
-int parse_u64(const char *s, size_t n, uint64_t *ret)
+VIGIL_HOT int parse_u64(const char *s, size_t n, uint64_t *ret)
 {
         struct cursor c = cur_make(s, n);
         uint64_t v;
@@ -276,7 +278,7 @@ int parse_duration_ns(const char *s, int64_t *ret)
         return 0;
 }
 
-size_t copy_bounded(char *out, size_t cap, const char *s, size_t n)
+VIGIL_HOT size_t copy_bounded(char *out, size_t cap, const char *s, size_t n)
 {
         if (cap == 0)
                 return 0;

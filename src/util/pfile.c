@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-int path_join(char *out, size_t cap, const char *root, const char *path)
+#include "util/hot.h"
+
+VIGIL_HOT int path_join(char *out, size_t cap, const char *root, const char *path)
 {
         size_t rl = root ? strlen(root) : 0;
         while (rl > 0 && root[rl - 1] == '/')
@@ -23,7 +25,7 @@ int path_join(char *out, size_t cap, const char *root, const char *path)
         return 0;
 }
 
-bool pfile_is_open(const struct pfile *f)
+VIGIL_HOT bool pfile_is_open(const struct pfile *f)
 {
         return f->fd >= 0;
 }
@@ -55,7 +57,7 @@ int pfile_open(struct pfile *f, const char *root, const char *path, size_t cap)
         return 0;
 }
 
-int pfile_read(struct pfile *f)
+VIGIL_HOT int pfile_read(struct pfile *f)
 {
         if (f->fd < 0)
                 return -EBADF;
@@ -94,7 +96,7 @@ void pfile_close(struct pfile *f)
         f->len = 0;
 }
 
-int read_file_at(const char *root, const char *path, char *buf, size_t cap)
+VIGIL_HOT int read_file_at(const char *root, const char *path, char *buf, size_t cap)
 {
         char full[4096];
         if (cap < 2)
@@ -125,7 +127,7 @@ int read_file_at(const char *root, const char *path, char *buf, size_t cap)
         return (int)got;
 }
 
-int read_line_at(const char *root, const char *path, char *buf, size_t cap)
+VIGIL_HOT int read_line_at(const char *root, const char *path, char *buf, size_t cap)
 {
         int n = read_file_at(root, path, buf, cap);
         if (n < 0)

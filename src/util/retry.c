@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The retry gate. See retry.h. */
 #include "util/retry.h"
+#include "util/hot.h"
 
-bool retry_due(struct retry_gate *g, int64_t mono_ns, int64_t interval_ns)
+VIGIL_HOT bool retry_due(struct retry_gate *g, int64_t mono_ns, int64_t interval_ns)
 {
         if (!g->armed) {
                 g->armed = true;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hot.h"
+
 void stat_acc_init(struct stat_acc *a)
 {
         a->n = 0;
@@ -16,7 +18,7 @@ void stat_acc_init(struct stat_acc *a)
         a->sum = 0;
 }
 
-void stat_acc_add(struct stat_acc *a, double v)
+VIGIL_HOT void stat_acc_add(struct stat_acc *a, double v)
 {
         if (isnan(v))
                 return;
@@ -101,7 +103,7 @@ static void series_halve(struct stat_series *s)
         s->stride *= 2;
 }
 
-void stat_series_add(struct stat_series *s, double t, double v)
+VIGIL_HOT void stat_series_add(struct stat_series *s, double t, double v)
 {
         if (!s->p)
                 return;

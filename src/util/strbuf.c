@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "util/numfmt.h"
+#include "util/hot.h"
 
-void sb_init_fixed(struct strbuf *sb, char *storage, size_t cap)
+VIGIL_HOT void sb_init_fixed(struct strbuf *sb, char *storage, size_t cap)
 {
         sb->buf = storage;
         sb->cap = cap;
@@ -77,7 +78,7 @@ static bool sb_room(struct strbuf *sb, size_t n)
         return true;
 }
 
-void sb_put(struct strbuf *sb, const char *s, size_t n)
+VIGIL_HOT void sb_put(struct strbuf *sb, const char *s, size_t n)
 {
         if (!sb_room(sb, n)) {
                 sb->overflow = true;
@@ -104,12 +105,12 @@ void sb_put_printable(struct strbuf *sb, const char *s, size_t n, bool newlines)
         sb_put(sb, s + from, n - from);
 }
 
-void sb_putc(struct strbuf *sb, char ch)
+VIGIL_HOT void sb_putc(struct strbuf *sb, char ch)
 {
         sb_put(sb, &ch, 1);
 }
 
-void sb_puts(struct strbuf *sb, const char *s)
+VIGIL_HOT void sb_puts(struct strbuf *sb, const char *s)
 {
         sb_put(sb, s, strlen(s));
 }
@@ -139,7 +140,7 @@ void sb_printf(struct strbuf *sb, const char *fmt, ...)
         sb->len += (size_t)n;
 }
 
-void sb_csv_cell(struct strbuf *sb, const char *s)
+VIGIL_HOT void sb_csv_cell(struct strbuf *sb, const char *s)
 {
         if (!strpbrk(s, ",\"\r\n")) {
                 sb_puts(sb, s);
@@ -154,7 +155,7 @@ void sb_csv_cell(struct strbuf *sb, const char *s)
         sb_putc(sb, '"');
 }
 
-void sb_fixed(struct strbuf *sb, char sep, double v, int decimals)
+VIGIL_HOT void sb_fixed(struct strbuf *sb, char sep, double v, int decimals)
 {
         char t[1 + NUMFMT_MAX];
         size_t lead = sep != '\0';
