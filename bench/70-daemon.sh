@@ -19,7 +19,8 @@
 # Both are measured the same way in their steady state (bench/steady.py: the kernel's
 # per-thread CPU time and context switches over a window that leaves start-up and exit
 # out; voluntary switches are wake-ups, each a sleep a thread came back from). Target:
-# vigil within 1.25x of the floor's CPU.
+# vigil within 1.25x of the floor's CPU. SCENARIOS picks the simulator's scenarios
+# (default healthy-1gpu healthy-8gpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
