@@ -8,7 +8,7 @@
 #include "util/parse.h"
 #include "util/hot.h"
 
-int host_temp_parse_millic(const char *s, size_t n, double *ret_c)
+VIGIL_HOT int host_temp_parse_millic(const char *s, size_t n, double *ret_c)
 {
         int64_t mc;
         int r = parse_i64(s, n, &mc);

@@ -289,7 +289,7 @@ static int drain_file(struct kmsg *k)
         return taken;
 }
 
-int kmsg_drain(struct kmsg *k)
+VIGIL_HOT int kmsg_drain(struct kmsg *k)
 {
         if (k->fd < 0)
                 return k->error ? k->error : -EBADF;

@@ -44,6 +44,7 @@
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/pfile.h"
+#include "util/hot.h"
 
 _Static_assert(VIGIL_MAX_WATCHES <= 32, "a watch is one bit of proc_entry.mask");
 
@@ -84,7 +85,7 @@ static uint32_t comm_hash(const char *s)
  * one call (fs/seq_file.c, seq_read_iter, fills the buffer until the records run out;
  * fs/proc/base.c, proc_pid_cmdline_read, loops until the arguments end), so asking
  * again would cost a system call to learn what the short count already says. */
-static int read_fd(int fd, char *buf, size_t cap, bool *ret_full)
+VIGIL_HOT static int read_fd(int fd, char *buf, size_t cap, bool *ret_full)
 {
         size_t got = 0;
         while (got < cap - 1) {
@@ -347,7 +348,7 @@ static void write_host(const struct procs_state *s, struct vigil_ctx *ctx,
         }
 }
 
-static int sample_host(struct procs_state *s, struct vigil_ctx *ctx, int64_t now_ns)
+VIGIL_HOT static int sample_host(struct procs_state *s, struct vigil_ctx *ctx, int64_t now_ns)
 {
         struct watch_acc acc[VIGIL_MAX_WATCHES];
         int r = procs_table_scan(s, now_ns);
@@ -448,7 +449,7 @@ static void pss_add(const struct procs_state *s, struct pss_acc *acc, uint32_t m
  * be read (no ptrace permission: EACCES), rather than a sum that looks like a drop;
  * first_pss_bytes is the lowest live pid's, the reference's "player". The values stay
  * in the frame until the next PSS tick; a host tick that finds no match clears them. */
-static void sample_pss(struct procs_state *s, struct vigil_ctx *ctx)
+VIGIL_HOT static void sample_pss(struct procs_state *s, struct vigil_ctx *ctx)
 {
         struct pss_acc acc[VIGIL_MAX_WATCHES];
         unsigned unreadable = 0;
@@ -476,7 +477,7 @@ static void sample_pss(struct procs_state *s, struct vigil_ctx *ctx)
         }
 }
 
-static int procs_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static int procs_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct procs_state *s = state;
         /* PSS from the first sample on, as the reference has it in every row: the

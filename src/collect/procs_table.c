@@ -7,6 +7,7 @@
  * /proc lists pids in ascending order, so the merge with the previous table is one
  * linear pass; a --root fixture may list them in any order and is sorted first. */
 #include "collect/procs_table.h"
+#include "util/hot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -195,7 +196,7 @@ static void merge(struct procs_state *s, int64_t now_ns)
         s->nents = n;
 }
 
-int procs_table_scan(struct procs_state *s, int64_t now_ns)
+VIGIL_HOT int procs_table_scan(struct procs_state *s, int64_t now_ns)
 {
         int r = list_pids(s);
         if (r < 0)

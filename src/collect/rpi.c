@@ -20,6 +20,7 @@
 #include "util/parse.h"
 #include "util/pfile.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 #define SYSFS_NUM_BUF    64
 #define VCGENCMD_GIVE_UP 3 /* samples in a row with no answer at all */
@@ -209,7 +210,7 @@ int rpi_source_open(struct vigil_ctx *ctx, const struct rpi_transport_ops *ops, 
 /* A whole-number sysfs attribute, with one pread: sysfs makes an attribute whole at
  * the first read (fs/sysfs/file.c, sysfs_kf_seq_show calls show() once into a
  * PAGE_SIZE buffer), so a second read would only find its end. */
-static int read_num(struct pfile *f, double *ret)
+VIGIL_HOT static int read_num(struct pfile *f, double *ret)
 {
         int64_t v;
         if (!pfile_is_open(f) || pfile_read_once(f) < 0 || f->truncated ||
@@ -222,7 +223,7 @@ static int read_num(struct pfile *f, double *ret)
 /* sysfs for temperature, core voltage and the ARM's maximum when still missing. Never
  * the ARM clock: scaling_cur_freq is the kernel's request, not a measurement (it is
  * arm_cur_mhz_cfg, from the cpufreq source). The throttled word has no sysfs form. */
-static void fill_sysfs(struct rpi_source *s, double *vals, enum rpi_origin *org)
+VIGIL_HOT static void fill_sysfs(struct rpi_source *s, double *vals, enum rpi_origin *org)
 {
         double x;
         if (isnan(vals[RPI_V_TEMP]) && read_num(&s->thermal, &x) == 0 && x >= 0) {
@@ -400,7 +401,7 @@ static void store(struct rpi_frame *r, const double *vals, const enum rpi_origin
         r->arm_max_src = org[RPI_V_ARM_MAX];
 }
 
-int rpi_source_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT int rpi_source_sample(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct rpi_source *s = state;
         struct rpi_frame *r = &ctx->frame->rpi;

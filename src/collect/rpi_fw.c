@@ -10,6 +10,7 @@
 
 #include "collect/rpi_gencmd.h"
 #include "collect/rpi_vcgencmd.h"
+#include "util/hot.h"
 
 /* The request word of get-throttled is a mask of sticky bits to clear: the kernel's
  * own pollers (raspberrypi-hwmon, and the firmware driver's get_throttled file) send
@@ -36,7 +37,7 @@ static const struct {
     [RPI_V_THROTTLED] = {MBOX_TAG_GET_THROTTLED, NO_ARG},
 };
 
-unsigned rpi_fw_tags(unsigned mask, struct mbox_tag *tags, uint8_t *which)
+VIGIL_HOT unsigned rpi_fw_tags(unsigned mask, struct mbox_tag *tags, uint8_t *which)
 {
         unsigned n = 0;
         for (unsigned v = 0; v < RPI_V_COUNT; v++) {
@@ -78,8 +79,8 @@ static double tag_value(const struct mbox_tag *t, enum rpi_value v)
         }
 }
 
-unsigned rpi_fw_decode(const struct mbox_tag *tags, const uint8_t *which, unsigned ntags,
-                       double *vals)
+VIGIL_HOT unsigned rpi_fw_decode(const struct mbox_tag *tags, const uint8_t *which, unsigned ntags,
+                                 double *vals)
 {
         unsigned got = 0;
         for (unsigned i = 0; i < ntags; i++) {
@@ -92,8 +93,8 @@ unsigned rpi_fw_decode(const struct mbox_tag *tags, const uint8_t *which, unsign
         return got;
 }
 
-int rpi_fw_query(const struct rpi_transport_ops *ops, void *priv, unsigned mask, double *vals,
-                 unsigned *ret_answered)
+VIGIL_HOT int rpi_fw_query(const struct rpi_transport_ops *ops, void *priv, unsigned mask,
+                           double *vals, unsigned *ret_answered)
 {
         struct mbox_tag tags[RPI_V_COUNT];
         uint8_t which[RPI_V_COUNT];
@@ -136,12 +137,12 @@ static const char *const gencmd_text[RPI_V_COUNT] = {
     [RPI_V_PIXEL] = "measure_clock pixel", [RPI_V_THROTTLED] = "get_throttled",
 };
 
-const char *rpi_fw_command(enum rpi_value v)
+VIGIL_HOT const char *rpi_fw_command(enum rpi_value v)
 {
         return (unsigned)v < RPI_V_COUNT ? gencmd_text[v] : NULL;
 }
 
-int rpi_fw_parse_reply(enum rpi_value v, const char *text, size_t n, double *ret)
+VIGIL_HOT int rpi_fw_parse_reply(enum rpi_value v, const char *text, size_t n, double *ret)
 {
         double x;
         uint32_t w;
@@ -176,7 +177,8 @@ int rpi_fw_parse_reply(enum rpi_value v, const char *text, size_t n, double *ret
         return 0;
 }
 
-int rpi_fw_gencmd(const struct rpi_transport_ops *ops, void *priv, enum rpi_value v, double *ret)
+VIGIL_HOT int rpi_fw_gencmd(const struct rpi_transport_ops *ops, void *priv, enum rpi_value v,
+                            double *ret)
 {
         uint32_t buf[GENCMD_WORDS];
         char text[GENCMD_TEXT_BYTES];

@@ -11,6 +11,7 @@
 
 #include "collect/rpi_mbox.h"
 #include "util/parse.h"
+#include "util/hot.h"
 
 #define W_SIZE  0
 #define W_CODE  1
@@ -21,7 +22,7 @@
 #define W_TEXT  6
 #define N_TEXTW (GENCMD_TEXT_BYTES / 4)
 
-int gencmd_build(uint32_t *buf, size_t cap, const char *cmd, size_t *ret_words)
+VIGIL_HOT int gencmd_build(uint32_t *buf, size_t cap, const char *cmd, size_t *ret_words)
 {
         size_t len = strnlen(cmd, GENCMD_TEXT_BYTES);
         if (len + 1 > GENCMD_TEXT_BYTES)
@@ -41,7 +42,8 @@ int gencmd_build(uint32_t *buf, size_t cap, const char *cmd, size_t *ret_words)
         return 0;
 }
 
-int gencmd_decode(const uint32_t *buf, size_t nwords, char *out, size_t cap, uint32_t *ret_err)
+VIGIL_HOT int gencmd_decode(const uint32_t *buf, size_t nwords, char *out, size_t cap,
+                            uint32_t *ret_err)
 {
         if (nwords != GENCMD_WORDS || buf[W_SIZE] != GENCMD_WORDS * 4 ||
             buf[W_CODE] != MBOX_REPLY_SUCCESS || buf[W_TAG] != GENCMD_TAG || cap == 0)
@@ -62,7 +64,7 @@ int gencmd_decode(const uint32_t *buf, size_t nwords, char *out, size_t cap, uin
         return (int)len;
 }
 
-long gencmd_error_code(const char *text, size_t n)
+VIGIL_HOT long gencmd_error_code(const char *text, size_t n)
 {
         struct cursor c = cur_make(text, n);
         uint64_t v;

@@ -6,6 +6,7 @@
  *   [0x00000020, 0x80000000, 0x00030006, 0x00000008, 0x80000008, 0x00000000, 0x0000b884,
  *    0x00000000]                       its answer: 47236 millidegrees C */
 #include "collect/rpi_mbox.h"
+#include "util/hot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,8 +26,8 @@ static bool tag_valid(const struct mbox_tag *t)
                t->nin <= t->buf_words;
 }
 
-int mbox_build(uint32_t *buf, size_t cap, const struct mbox_tag *tags, unsigned ntags,
-               size_t *ret_words)
+VIGIL_HOT int mbox_build(uint32_t *buf, size_t cap, const struct mbox_tag *tags, unsigned ntags,
+                         size_t *ret_words)
 {
         if (ntags == 0 || ntags > MBOX_MAX_TAGS)
                 return -EINVAL;
@@ -61,7 +62,7 @@ static void clear_answers(struct mbox_tag *tags, unsigned ntags)
         }
 }
 
-int mbox_decode(const uint32_t *buf, size_t nwords, struct mbox_tag *tags, unsigned ntags)
+VIGIL_HOT int mbox_decode(const uint32_t *buf, size_t nwords, struct mbox_tag *tags, unsigned ntags)
 {
         clear_answers(tags, ntags);
         if (ntags > MBOX_MAX_TAGS || nwords != mbox_request_words(tags, ntags) ||
@@ -84,7 +85,7 @@ int mbox_decode(const uint32_t *buf, size_t nwords, struct mbox_tag *tags, unsig
         return 0;
 }
 
-int mbox_tag_word(const struct mbox_tag *t, unsigned index, uint32_t *ret)
+VIGIL_HOT int mbox_tag_word(const struct mbox_tag *t, unsigned index, uint32_t *ret)
 {
         if (!t->answered)
                 return -ENODATA;

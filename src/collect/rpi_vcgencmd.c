@@ -17,6 +17,7 @@
 
 #include "util/clock.h"
 #include "util/parse.h"
+#include "util/hot.h"
 
 extern char **environ;
 
@@ -27,7 +28,7 @@ static bool at_end(struct cursor *c)
         return cur_eof(c);
 }
 
-int vcgencmd_parse_temp(const char *s, size_t n, double *ret_c)
+VIGIL_HOT int vcgencmd_parse_temp(const char *s, size_t n, double *ret_c)
 {
         struct cursor c = cur_make(s, n);
         double v;
@@ -38,7 +39,7 @@ int vcgencmd_parse_temp(const char *s, size_t n, double *ret_c)
         return 0;
 }
 
-int vcgencmd_parse_freq(const char *s, size_t n, double *ret_hz)
+VIGIL_HOT int vcgencmd_parse_freq(const char *s, size_t n, double *ret_hz)
 {
         struct cursor c = cur_make(s, n);
         uint64_t id, hz;
@@ -50,7 +51,7 @@ int vcgencmd_parse_freq(const char *s, size_t n, double *ret_hz)
         return 0;
 }
 
-int vcgencmd_parse_volt(const char *s, size_t n, double *ret_v)
+VIGIL_HOT int vcgencmd_parse_volt(const char *s, size_t n, double *ret_v)
 {
         struct cursor c = cur_make(s, n);
         double v;
@@ -61,7 +62,7 @@ int vcgencmd_parse_volt(const char *s, size_t n, double *ret_v)
         return 0;
 }
 
-int vcgencmd_parse_throttled(const char *s, size_t n, uint32_t *ret)
+VIGIL_HOT int vcgencmd_parse_throttled(const char *s, size_t n, uint32_t *ret)
 {
         struct cursor c = cur_make(s, n);
         uint64_t v;

@@ -19,7 +19,7 @@
 
 #define SHM_OVERRIDE_BUF 256
 
-int shm_parse_override(const char *s, size_t n, struct shm_statvfs *ret)
+VIGIL_HOT int shm_parse_override(const char *s, size_t n, struct shm_statvfs *ret)
 {
         struct cursor c = cur_make(s, n);
         uint64_t v[4];

@@ -19,7 +19,7 @@ void watch_frame_clear(struct watch_frame *w)
         fields_clear(w, sizeof(*w), watch_fields, watch_fields_count);
 }
 
-void rpi_frame_clear(struct rpi_frame *r)
+VIGIL_HOT void rpi_frame_clear(struct rpi_frame *r)
 {
         fields_clear(r, sizeof(*r), rpi_fields, rpi_fields_count);
 }

@@ -37,7 +37,7 @@ const char *rpi_throttle_label(unsigned bit)
         return NULL;
 }
 
-size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap)
+VIGIL_HOT size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap)
 {
         struct strbuf sb;
         sb_init_fixed(&sb, out, cap);
@@ -51,7 +51,7 @@ size_t rpi_throttle_flags(uint32_t word, char *out, size_t cap)
         return sb.len;
 }
 
-size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap)
+VIGIL_HOT size_t rpi_throttle_hex(uint32_t word, char *out, size_t cap)
 {
         struct strbuf sb;
         sb_init_fixed(&sb, out, cap);
@@ -89,13 +89,13 @@ unsigned rpi_throttle_transitions(uint32_t prev, uint32_t cur, struct rpi_thrott
         return n;
 }
 
-uint32_t rpi_throttle_missed(uint32_t prev, uint32_t cur)
+VIGIL_HOT uint32_t rpi_throttle_missed(uint32_t prev, uint32_t cur)
 {
         uint32_t new_sticky = (cur & ~prev & RPI_THROTTLE_STICKY_MASK) >> RPI_THROTTLE_STICKY_SHIFT;
         return new_sticky & ~(prev | cur) & RPI_THROTTLE_NOW_MASK;
 }
 
-bool rpi_frame_sticky_reliable(const struct rpi_frame *p)
+VIGIL_HOT bool rpi_frame_sticky_reliable(const struct rpi_frame *p)
 {
         return p->present && p->throttled_valid &&
                (p->throttle_src == RPI_SRC_GENCMD || p->throttle_src == RPI_SRC_VCGENCMD);

@@ -46,6 +46,7 @@
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/strbuf.h"
+#include "util/hot.h"
 
 #define CAUSE_WINDOW_NS (60 * NSEC_PER_SEC)
 #define HISTORY_MAX     64 /* samples kept per watch: a minute at the default interval */
@@ -319,7 +320,7 @@ static void unit_read(struct watch_live *st, struct vigil_ctx *ctx, const struct
         st->unit_told[i] = *u;
 }
 
-static void units_feed(struct watch_live *st, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void units_feed(struct watch_live *st, struct vigil_ctx *ctx, const struct tick *t)
 {
         char err[160];
         for (unsigned i = 0; st->units && i < st->nunits; i++) {
@@ -339,7 +340,7 @@ static void units_feed(struct watch_live *st, struct vigil_ctx *ctx, const struc
         }
 }
 
-static void watch_live_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
+VIGIL_HOT static void watch_live_feed(void *state, struct vigil_ctx *ctx, const struct tick *t)
 {
         struct watch_live *st = state;
         for (unsigned w = 0; w < ctx->frame->nwatches && w < VIGIL_MAX_WATCHES; w++)

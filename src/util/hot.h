@@ -13,9 +13,11 @@
  * floor in the same runs). The attribute changes where code lies and how hard it is
  * optimised, never what it does.
  *
- * Which functions: those a steady daemon runs (valgrind --tool=callgrind over 20 s of
- * 1 GPU at 0.1 s with logs on, start-up left out), in every file but main.c. A function
- * added to the tick's path should carry it; one that leaves the path may drop it. */
+ * Which functions: those a steady daemon runs (valgrind --tool=callgrind, start-up
+ * left out: 20 s of 1 simulated GPU at 0.1 s with logs on, and 25 s of the Pi 4 fixture
+ * tree at --profile signage), in every file but main.c and the fixtures' fake firmware
+ * (collect/rpi_fakefw.c). A function added to the tick's path should carry it; one that
+ * leaves the path may drop it. */
 #ifndef VIGIL_UTIL_HOT_H
 #define VIGIL_UTIL_HOT_H
 

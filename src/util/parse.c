@@ -32,7 +32,7 @@ VIGIL_HOT void cur_skip_blank(struct cursor *c)
                 c->p++;
 }
 
-void cur_skip_space(struct cursor *c)
+VIGIL_HOT void cur_skip_space(struct cursor *c)
 {
         while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
                 c->p++;
@@ -92,7 +92,7 @@ VIGIL_HOT int cur_u64(struct cursor *c, uint64_t *ret)
         return 0;
 }
 
-int cur_i64(struct cursor *c, int64_t *ret)
+VIGIL_HOT int cur_i64(struct cursor *c, int64_t *ret)
 {
         cur_skip_blank(c);
         struct cursor t = *c;
@@ -206,7 +206,7 @@ VIGIL_HOT int parse_u64(const char *s, size_t n, uint64_t *ret)
         return 0;
 }
 
-int parse_i64(const char *s, size_t n, int64_t *ret)
+VIGIL_HOT int parse_i64(const char *s, size_t n, int64_t *ret)
 {
         struct cursor c = cur_make(s, n);
         int64_t v;

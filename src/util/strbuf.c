@@ -115,7 +115,7 @@ VIGIL_HOT void sb_puts(struct strbuf *sb, const char *s)
         sb_put(sb, s, strlen(s));
 }
 
-void sb_printf(struct strbuf *sb, const char *fmt, ...)
+VIGIL_HOT void sb_printf(struct strbuf *sb, const char *fmt, ...)
 {
         va_list ap;
         char small[256];
