@@ -66,6 +66,14 @@ need_nvml_sim() {
 	done
 }
 
+# need_tool NAME TOOL: go on only when TOOL is on PATH; else one "not ok NAME: ..." line
+# naming the package list that installs it, and the test ends here.
+need_tool() {
+	command -v "$2" >/dev/null && return 0
+	not_ok "$1: $2 is missing (scripts/packages.test lists it)"
+	exit 0
+}
+
 # serve_day_logs LOGS PORT: vigil on the x86-server fixture without GPUs, logging to LOGS
 # (where a test put a day of logs) and serving 127.0.0.1:PORT, for 300 s at most; its pid
 # in PID, its stderr in $TMP/err; returns once /metrics answers (10 s at most).

@@ -88,8 +88,9 @@ static bool spans_add(struct spans *s, size_t off, size_t len)
         return true;
 }
 
-/* The bytes of [at, end) fields_clear_walk writes, base the struct's offset in the
- * outermost one, into s; *at moves to end. Kept fields are left out at every depth. */
+/* The bytes of a struct of size bytes that fields_clear_walk writes, as spans of the
+ * outermost struct (base: this one's offset in it), into s. Kept fields are left out at
+ * every depth. */
 static bool add_cleared(struct spans *s, const struct field_desc *t, size_t n, size_t base,
                         size_t size)
 {
@@ -103,8 +104,7 @@ static bool add_cleared(struct spans *s, const struct field_desc *t, size_t n, s
                 at = d->off + d->size;
                 if (d->kind == FK_KEEP)
                         continue;
-                size_t e = 0;
-                for (; e + d->elem <= d->size; e += d->elem)
+                for (size_t e = 0; e + d->elem <= d->size; e += d->elem)
                         if (!add_cleared(s, d->sub, *d->nsub, base + d->off + e, d->elem))
                                 return false;
         }
@@ -153,30 +153,36 @@ fail:
 static _Atomic(struct field_plan *) plans[PLANS_MAX];
 static pthread_mutex_t plans_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* t's plan for a struct of size bytes; NULL when none could be made (the walk then). */
-static const struct field_plan *plan_for(const struct field_desc *t, size_t n, size_t size)
+/* The plan made for t of a struct of size bytes (0: of any size); NULL when none, and
+ * *end (when asked) the first free slot (PLANS_MAX: none). */
+static struct field_plan *plan_find(const struct field_desc *t, size_t n, size_t size,
+                                    unsigned *end)
 {
-        for (unsigned i = 0; i < PLANS_MAX; i++) {
+        unsigned i = 0;
+        for (; i < PLANS_MAX; i++) {
                 struct field_plan *p = atomic_load_explicit(&plans[i], memory_order_acquire);
                 if (!p)
                         break;
-                if (p->t == t && p->n == n && p->size == size)
+                if (p->t == t && p->n == n && (!size || p->size == size))
                         return p;
         }
-        struct field_plan *found = NULL;
+        if (end)
+                *end = i;
+        return NULL;
+}
+
+/* t's plan for a struct of size bytes, made at the first call; NULL when none could be
+ * made (the walk then). */
+static const struct field_plan *plan_for(const struct field_desc *t, size_t n, size_t size)
+{
+        struct field_plan *found = plan_find(t, n, size, NULL);
+        if (found)
+                return found;
+        unsigned end;
         pthread_mutex_lock(&plans_lock);
-        unsigned i = 0;
-        for (; i < PLANS_MAX; i++) {
-                struct field_plan *p = atomic_load_explicit(&plans[i], memory_order_relaxed);
-                if (!p)
-                        break;
-                if (p->t == t && p->n == n && p->size == size) {
-                        found = p;
-                        break;
-                }
-        }
-        if (!found && i < PLANS_MAX && (found = plan_make(t, n, size)))
-                atomic_store_explicit(&plans[i], found, memory_order_release);
+        found = plan_find(t, n, size, &end);
+        if (!found && end < PLANS_MAX && (found = plan_make(t, n, size)))
+                atomic_store_explicit(&plans[end], found, memory_order_release);
         pthread_mutex_unlock(&plans_lock);
         return found;
 }
@@ -196,22 +202,9 @@ VIGIL_HOT void fields_clear(void *base, size_t size, const struct field_desc *t,
                 fields_clear_walk(base, size, t, n);
 }
 
-/* A plan made for t by an earlier fields_clear, whatever its size; NULL when none. */
-static const struct field_plan *plan_made(const struct field_desc *t, size_t n)
-{
-        for (unsigned i = 0; i < PLANS_MAX; i++) {
-                struct field_plan *p = atomic_load_explicit(&plans[i], memory_order_acquire);
-                if (!p)
-                        break;
-                if (p->t == t && p->n == n)
-                        return p;
-        }
-        return NULL;
-}
-
 VIGIL_HOT void fields_copy_kept(void *dst, const void *src, const struct field_desc *t, size_t n)
 {
-        const struct field_plan *p = plan_made(t, n);
+        const struct field_plan *p = plan_find(t, n, 0, NULL);
         if (p) {
                 copy_spans(dst, src, &p->kept);
                 return;
@@ -225,7 +218,7 @@ VIGIL_HOT void fields_copy_kept(void *dst, const void *src, const struct field_d
 VIGIL_HOT void fields_copy_cadence(void *dst, const void *src, const struct field_desc *t, size_t n,
                                    enum field_cadence c)
 {
-        const struct field_plan *p = plan_made(t, n);
+        const struct field_plan *p = plan_find(t, n, 0, NULL);
         if (p && (unsigned)c < FC_COUNT) {
                 copy_spans(dst, src, &p->cadence[c]);
                 return;

@@ -12,10 +12,7 @@
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
 need_nvml_sim "loop_reads" "$SCEN"
-if ! command -v strace >/dev/null; then
-	not_ok "loop_reads: strace is missing (scripts/packages.test lists it)"
-	exit 0
-fi
+need_tool loop_reads strace
 ROOT="$TMP/root"
 mkdir -p "$ROOT"
 cp -a "$FIXTURES/x86-server/." "$ROOT/"

@@ -9,10 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 export PATH="$FIXTURES/bin:$PATH" # the fake vcgencmd
 
-if ! command -v strace >/dev/null; then
-	not_ok "signage_openat: strace is missing (scripts/packages.test lists it)"
-	exit 0
-fi
+need_tool signage_openat strace
 cp -r "$FIXTURES/pi4" "$TMP/pi4"
 R="$TMP/pi4"
 "$VIGIL" --root "$R" --interval 0.05 --no-log --quiet --duration 30 2>"$TMP/err" &

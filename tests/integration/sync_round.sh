@@ -12,10 +12,7 @@
 
 SCEN="$TOP/tests/nvml-sim/scenarios"
 need_nvml_sim "sync_round" "$SCEN"
-if ! command -v strace >/dev/null; then
-	not_ok "sync_round: strace is missing (scripts/packages.test lists it)"
-	exit 0
-fi
+need_tool sync_round strace
 # count NAME ARGS...: vigil with 8 GPUs and ARGS; $syncfs and $fdatasync over 4 s.
 count() {
 	local name=$1
