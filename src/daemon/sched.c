@@ -41,19 +41,25 @@ static const double quarter_pow2[4] = {1.0, 1.1892071150027211, 1.41421356237309
 
 /* The upper bound of bucket b, in ns: 1 us * 2^(b/4). Computed without libm (log2 and
  * pow would map its 0.5 MB for this alone). */
-static double bucket_bound_ns(unsigned b)
+double sched_bucket_bound_ns(unsigned b)
 {
         return 1000.0 * (double)(1ULL << (b / 4)) * quarter_pow2[b % 4];
 }
 
-/* Bucket b holds lateness up to bucket_bound_ns(b): the first bucket whose bound is
- * at least ns. */
-static unsigned lateness_bucket(int64_t ns)
+/* The first bucket whose bound is at least ns, found from the octave: with q = (ns - 1) /
+ * 1000 (integer) and o = floor(log2 q), bucket 4o's bound 1000 * 2^o <= 1000 q < ns, and
+ * bucket 4(o + 1)'s 1000 * 2^(o+1) > 1000 (q + 1) > ns - 1, so at least ns: the answer is
+ * one of 4o + 1 .. 4o + 4, at most four comparisons instead of a walk from bucket 0. */
+VIGIL_HOT unsigned sched_lateness_bucket(int64_t ns)
 {
         unsigned b = 0;
-        while (b < SCHED_LATENESS_BUCKETS - 1 && bucket_bound_ns(b) < (double)ns)
+        if (ns > 1000) {
+                uint64_t q = (uint64_t)(ns - 1) / 1000;
+                b = 4u * (unsigned)(63 - __builtin_clzll(q));
+        }
+        while (b < SCHED_LATENESS_BUCKETS - 1 && sched_bucket_bound_ns(b) < (double)ns)
                 b++;
-        return b;
+        return b < SCHED_LATENESS_BUCKETS ? b : SCHED_LATENESS_BUCKETS - 1;
 }
 
 VIGIL_HOT unsigned sched_due(struct sched *s, int64_t now_ns)
@@ -74,7 +80,7 @@ VIGIL_HOT unsigned sched_due(struct sched *s, int64_t now_ns)
                 due |= VCLOCK_BIT(i);
         }
         if (due) {
-                s->lateness[lateness_bucket(worst)]++;
+                s->lateness[sched_lateness_bucket(worst)]++;
                 s->nlateness++;
         }
         return due;
@@ -102,7 +108,7 @@ int64_t sched_lateness_quantile(const struct sched *s, double q)
         for (unsigned b = 0; b < SCHED_LATENESS_BUCKETS; b++) {
                 seen += s->lateness[b];
                 if (seen >= want)
-                        return (int64_t)bucket_bound_ns(b);
+                        return (int64_t)sched_bucket_bound_ns(b);
         }
         return -1;
 }

@@ -38,6 +38,11 @@ int64_t sched_next(const struct sched *s);
 unsigned sched_due(struct sched *s, int64_t now_ns);
 /* Total missed deadlines over all clocks. */
 uint64_t sched_missed(const struct sched *s);
+/* The upper bound of lateness bucket b in ns: 1 us * 2^(b/4). */
+double sched_bucket_bound_ns(unsigned b);
+/* The lateness bucket of ns: the first b whose bound is at least ns (the last bucket
+ * for anything beyond it). */
+unsigned sched_lateness_bucket(int64_t ns);
 /* The q-quantile (0..1) of recorded lateness in nanoseconds (upper bucket bound);
  * -1 when nothing was recorded. */
 int64_t sched_lateness_quantile(const struct sched *s, double q);

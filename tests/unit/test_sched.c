@@ -76,6 +76,38 @@ static void test_lateness_quantiles(void **state)
         assert_true(p100 >= 5 * MS && p100 < 6 * MS);
 }
 
+/* The bucket found from the octave is the one a walk from bucket 0 finds, at every
+ * bucket's edges and far beyond the last bound. */
+static unsigned walk_bucket(int64_t ns)
+{
+        unsigned b = 0;
+        while (b < SCHED_LATENESS_BUCKETS - 1 && sched_bucket_bound_ns(b) < (double)ns)
+                b++;
+        return b;
+}
+
+static void test_lateness_bucket_is_the_walk(void **state)
+{
+        (void)state;
+        const int64_t fixed[] = {INT64_MIN, -5, 0, 1, 999, 1000, 1001, 1999, 2000, 2001, INT64_MAX};
+        for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+                assert_int_equal(sched_lateness_bucket(fixed[i]), walk_bucket(fixed[i]));
+        for (unsigned b = 0; b < SCHED_LATENESS_BUCKETS; b++) {
+                int64_t edge = (int64_t)sched_bucket_bound_ns(b);
+                for (int64_t d = -2; d <= 2; d++)
+                        assert_int_equal(sched_lateness_bucket(edge + d), walk_bucket(edge + d));
+        }
+        uint64_t x = 88172645463325252ULL; /* xorshift64: values over every octave */
+        for (int i = 0; i < 200000; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                int64_t ns = (int64_t)(x >> (x % 63));
+                assert_int_equal(sched_lateness_bucket(ns), walk_bucket(ns));
+        }
+        assert_int_equal(sched_lateness_bucket(INT64_MAX), SCHED_LATENESS_BUCKETS - 1);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -83,6 +115,7 @@ int main(void)
             cmocka_unit_test(test_late_ticks_are_missed_not_shifted),
             cmocka_unit_test(test_several_clocks),
             cmocka_unit_test(test_lateness_quantiles),
+            cmocka_unit_test(test_lateness_bucket_is_the_walk),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
