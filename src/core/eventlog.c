@@ -24,9 +24,9 @@ struct eventlog {
         uint64_t lines;
         uint64_t errors;
         int paused;
-        bool no_file;  /* eventlog_open_none: lines only reach the tap */
-        bool unsynced; /* lines written since the last fdatasync */
-        dev_t dev;     /* the file's device (st_dev): whose syncfs covers it */
+        bool no_file;            /* eventlog_open_none: lines only reach the tap */
+        struct fssync_file sync; /* lines written and not yet synced (util/fssync.h) */
+        dev_t dev;               /* the file's device (st_dev): whose syncfs covers it */
         eventlog_tap_fn tap;
         void *tap_arg;
 };
@@ -41,6 +41,19 @@ static int el_openfd(struct eventlog *el)
         el->size = known ? (uint64_t)st.st_size : 0;
         el->dev = known ? st.st_dev : 0;
         return 0;
+}
+
+/* Close the file, its lines made durable first when they are not (a rotation or a
+ * reopen keeps the loss bound of the sync rounds; a failed sync is counted). */
+static void el_closefd(struct eventlog *el)
+{
+        if (el->fd < 0)
+                return;
+        if (el->sync.unsynced && fdatasync(el->fd) < 0)
+                el->errors++;
+        el->sync = (struct fssync_file){0};
+        close(el->fd);
+        el->fd = -1;
 }
 
 int eventlog_open(struct eventlog **ret, const char *dir)
@@ -110,7 +123,7 @@ static void put_line(struct eventlog *el, int64_t real_ns, int kind, const char 
         }
         line[n++] = '\n';
         if (el->size + n > EVENTLOG_MAX_BYTES) {
-                close(el->fd);
+                el_closefd(el);
                 rename(el->path, el->rotated);
                 el_openfd(el);
         }
@@ -122,7 +135,7 @@ static void put_line(struct eventlog *el, int64_t real_ns, int kind, const char 
         if (w == (ssize_t)n) {
                 el->size += n;
                 el->lines++;
-                el->unsynced = true;
+                fssync_file_wrote(&el->sync);
                 return;
         }
         if (w > 0 && ftruncate(el->fd, (off_t)el->size) < 0)
@@ -155,26 +168,25 @@ void eventlog_reopen(struct eventlog *el)
 {
         if (!el || el->no_file)
                 return;
-        if (el->fd >= 0)
-                close(el->fd);
+        el_closefd(el);
         el_openfd(el);
 }
 
 int eventlog_sync(struct eventlog *el)
 {
-        if (!el || el->fd < 0 || !el->unsynced)
+        if (!el || el->fd < 0 || !el->sync.unsynced)
                 return 0;
         if (fdatasync(el->fd) < 0)
                 return -errno;
-        el->unsynced = false;
+        el->sync = (struct fssync_file){0};
         return 0;
 }
 
 VIGIL_HOT int eventlog_sync_in(struct eventlog *el, struct fssync *fs)
 {
-        if (!el || el->fd < 0 || !el->unsynced)
+        if (!el || el->fd < 0 || !el->sync.unsynced)
                 return 0;
-        if (fssync_cover(fs, el->dev, el->fd, &el->unsynced) == 0)
+        if (fssync_cover(fs, el->dev, el->fd, &el->sync) == 0)
                 return 0; /* synced at the round's end */
         return eventlog_sync(el);
 }
@@ -199,7 +211,6 @@ void eventlog_close(struct eventlog *el)
 {
         if (!el)
                 return;
-        if (el->fd >= 0)
-                close(el->fd);
+        el_closefd(el);
         free(el);
 }

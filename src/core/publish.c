@@ -8,7 +8,9 @@
 #include "core/findings.h"
 #include "core/health.h"
 #include "core/vigil.h"
+#include "util/clock.h"
 #include "util/hot.h"
+#include "util/log.h"
 
 uint64_t vigil_published_copy(struct vigil_ctx *ctx, struct frame *out, struct counters *extra)
 {
@@ -53,25 +55,47 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
         return seq;
 }
 
-/* One sync round of every log that got lines: full, or a periodic one. */
-VIGIL_HOT static void flush_round(struct vigil_ctx *ctx, bool periodic)
+/* Say a failed sync or write-back of the logs, once a minute at most: the lines since
+ * the last good one may not be on the disk (a failing SD card shows here first). */
+static void say_sync_error(struct vigil_ctx *ctx, int err)
 {
-        if (periodic)
-                fssync_begin_periodic(ctx->log_sync);
-        else
-                fssync_begin(ctx->log_sync);
+        struct fssync *s = ctx->log_sync;
+        int64_t now = now_mono_ns();
+        if (s->said_ns && now - s->said_ns < 60 * 1000000000LL)
+                return;
+        s->said_ns = now;
+        vlog(LOG_WARN,
+             "syncing the logs in %s failed: %s (%llu failed syncs so far); the lines since "
+             "the last good sync may not be on the disk; retrying every round",
+             ctx->log_dir ? ctx->log_dir : ".", strerror(-err), (unsigned long long)s->errors);
+}
+
+/* The round over every log that got lines, started by the caller; a failed sync is
+ * said (once a minute at most) and its file stays unsynced, for the next round. */
+VIGIL_HOT static void end_round(struct vigil_ctx *ctx)
+{
         if (ctx->flush_sinks)
                 ctx->flush_sinks(ctx);
         eventlog_sync_in(ctx->events, ctx->log_sync);
-        (void)fssync_end(ctx->log_sync); /* a file that failed stays unsynced: next round */
+        int r = fssync_end(ctx->log_sync);
+        if (r < 0)
+                say_sync_error(ctx, r);
 }
 
 void vigil_flush_all(struct vigil_ctx *ctx)
 {
-        flush_round(ctx, false);
+        fssync_begin(ctx->log_sync);
+        end_round(ctx);
 }
 
 VIGIL_HOT void vigil_flush_due(struct vigil_ctx *ctx)
 {
-        flush_round(ctx, true);
+        fssync_begin_periodic(ctx->log_sync);
+        end_round(ctx);
+}
+
+VIGIL_HOT void vigil_watch_logs(struct vigil_ctx *ctx, int64_t now_ns)
+{
+        fssync_begin_watch(ctx->log_sync, now_ns);
+        end_round(ctx);
 }

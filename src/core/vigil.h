@@ -197,5 +197,10 @@ void vigil_flush_all(struct vigil_ctx *ctx);
  * written, the file system's own commit making it durable within the sync interval),
  * else the same as vigil_flush_all. Main loop only. */
 void vigil_flush_due(struct vigil_ctx *ctx);
+/* A watch round at now_ns (CLOCK_MONOTONIC), each tick before its lines while
+ * fssync_watching(ctx->log_sync): the logs the kernel wrote out since their last lines
+ * owe nothing, the ones pending too long get their data written (util/fssync.h).
+ * Main loop only. */
+void vigil_watch_logs(struct vigil_ctx *ctx, int64_t now_ns);
 
 #endif

@@ -109,6 +109,8 @@ static void install_signals(void)
 #define MMAP_THRESHOLD_BYTES (128 * 1024)
 
 #define SYNC_SLACK_NS (20 * NSEC_PER_MSEC)
+/* How late a tick may come, for the loss bound of watch rounds (util/fssync.h). */
+#define WATCH_LATE_NS (250 * NSEC_PER_MSEC)
 /* A write failure is logged when it starts, then at most this often while it lasts. */
 #define WRITE_FAIL_LOG_EVERY_NS (60 * NSEC_PER_SEC)
 
@@ -248,6 +250,11 @@ static int open_log_dir(struct daemon *d, const struct vigil_options *opt)
         /* A long interval over ext4's own commit bound syncs data only, that much
          * earlier (util/fs_commit.h): the same bound, no journal commit forced. */
         d->sync_every_ns = fssync_cadence(&d->log_sync, opt->sync_interval_ns);
+        /* Where cachestat(2) shows what the kernel has written out by itself, a watch
+         * round each tick replaces those light rounds and writes only what the kernel
+         * has not (util/fssync.h). Ticks come at least every host interval, a little
+         * late at worst. */
+        (void)fssync_watch_setup(&d->log_sync, opt->interval_ns + WATCH_LATE_NS);
         d->ctx.log_sync = &d->log_sync;
         return 0;
 }
@@ -525,6 +532,10 @@ VIGIL_HOT static bool finish_tick(struct daemon *d)
 {
         struct vigil_ctx *ctx = &d->ctx;
         struct tick *t = &d->t;
+        /* Before this tick's lines: a log the kernel wrote out since the last ones is
+         * clean now, and one pending too long gets its data written. */
+        if (fssync_watching(&d->log_sync))
+                vigil_watch_logs(ctx, t->mono_ns);
         run_sources(d, t);
         for (unsigned c = 0; c < VCLOCK_COUNT; c++)
                 if (t->due & VCLOCK_BIT(c))
@@ -535,7 +546,8 @@ VIGIL_HOT static bool finish_tick(struct daemon *d)
          * that much; snapshots sync first on their own (vigil_flush_all). The slack
          * keeps a tick a little early on the clock (the previous one woke late) from
          * pushing the sync a whole tick later. */
-        if (t->mono_ns - d->last_sync_mono_ns >= d->sync_every_ns - SYNC_SLACK_NS) {
+        if (!fssync_watching(&d->log_sync) &&
+            t->mono_ns - d->last_sync_mono_ns >= d->sync_every_ns - SYNC_SLACK_NS) {
                 note_unwritten(d, t);
                 vigil_flush_due(ctx);
                 d->last_sync_mono_ns = t->mono_ns;

@@ -293,7 +293,7 @@ VIGIL_HOT int csvlog_write(struct csvlog *l, int64_t real_ns, const char *header
         if (w == (ssize_t)len) {
                 l->size += len;
                 l->rows++;
-                l->unsynced = true;
+                fssync_file_wrote(&l->sync);
                 l->last_error = 0;
                 return 0;
         }
@@ -334,19 +334,19 @@ int csvlog_repair(const char *path)
 
 int csvlog_sync(struct csvlog *l)
 {
-        if (l->fd < 0 || !l->unsynced)
+        if (l->fd < 0 || !l->sync.unsynced)
                 return 0;
         if (fdatasync(l->fd) < 0)
                 return -errno;
-        l->unsynced = false;
+        l->sync = (struct fssync_file){0};
         return 0;
 }
 
 VIGIL_HOT int csvlog_sync_in(struct csvlog *l, struct fssync *fs)
 {
-        if (l->fd < 0 || !l->unsynced)
+        if (l->fd < 0 || !l->sync.unsynced)
                 return 0;
-        if (fssync_cover(fs, l->dev, l->fd, &l->unsynced) == 0)
+        if (fssync_cover(fs, l->dev, l->fd, &l->sync) == 0)
                 return 0; /* synced at the round's end */
         return csvlog_sync(l);
 }
@@ -357,7 +357,7 @@ void csvlog_close(struct csvlog *l)
         (void)csvlog_sync(l);
         if (l->fd >= 0)
                 close(l->fd);
-        l->unsynced = false;
+        l->sync = (struct fssync_file){0};
         l->fd = -1;
         l->date[0] = '\0';
 }

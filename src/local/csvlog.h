@@ -23,14 +23,14 @@ struct csvlog {
         uint64_t size; /* bytes in the open file */
         uint64_t rows; /* rows written since start */
         uint64_t write_errors;
-        int last_error;       /* -errno of the last failed write, 0 after a success */
-        int repaired;         /* bytes cut from a torn last line at the last open */
-        int64_t last_real_ns; /* wall time of the last row offered; 0 = none yet */
-        int64_t looked_ns;    /* wall time of the last look at the file's size (fstat) */
-        bool fixed;           /* one named file (--csv): no day rotation, no pruning */
-        bool moved_aside;     /* the file's old content had another header: now in moved_to */
-        bool unsynced;        /* rows written since the last fdatasync */
-        dev_t dev;            /* the open file's device (st_dev): whose syncfs covers it */
+        int last_error;          /* -errno of the last failed write, 0 after a success */
+        int repaired;            /* bytes cut from a torn last line at the last open */
+        int64_t last_real_ns;    /* wall time of the last row offered; 0 = none yet */
+        int64_t looked_ns;       /* wall time of the last look at the file's size (fstat) */
+        bool fixed;              /* one named file (--csv): no day rotation, no pruning */
+        bool moved_aside;        /* the file's old content had another header: now in moved_to */
+        struct fssync_file sync; /* rows written and not yet synced (util/fssync.h) */
+        dev_t dev;               /* the open file's device (st_dev): whose syncfs covers it */
         struct fmt_sec_cache date_cache; /* the day of the last row's second */
         char moved_to[1220];             /* where the last move aside put the old file */
 };

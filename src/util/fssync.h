@@ -45,12 +45,28 @@
  * that make the rows part of their files within its commit interval, as ext4
  * documents, so a row is on the disk within the sync interval all the same. On an SD
  * card that saves the forced commit's writes (about two device writes a sync,
- * bench/RESULTS.md section 38). A light round leaves *unsynced set: the next full round
+ * bench/RESULTS.md section 38). A light round leaves unsynced set: the next full round
  * (a snapshot, a day's rotation, the stop) still fdatasyncs the file.
  *
- *   fssync_begin(s) or fssync_begin_periodic(s)   once per sync round
+ * The kernel writes a log's data out by itself (the flusher writes an inode
+ * dirty_expire_centisecs, 30 s by default, after it was dirtied: Documentation/
+ * admin-guide/sysctl/vm.rst), so a light round at a fixed cadence mostly writes again a
+ * tail block the kernel wrote moments ago, or would have soon. Where cachestat(2) works
+ * (util/cachestat.h, Linux 6.5), light rounds are replaced by watch rounds, one each
+ * tick before the logs get their lines: a file with lines pending for half its due time
+ * is looked at (at most once a second), and when none of its pages is dirty or under
+ * write-back the kernel has written every line before the look (a
+ * sync_file_range(WAIT_AFTER), which writes nothing, then says whether that write-back
+ * failed); only a file still pending at its due time (the light cadence less the
+ * longest gap between two watch rounds) gets a sync_file_range of its own. The loss
+ * bound is the light round's: a line's data is out within the due time, its size
+ * committed within the commit interval after. On an SD card vigil then writes what a
+ * program that never syncs writes (bench/RESULTS.md section 40).
+ *
+ *   fssync_file_wrote(&file)                after each line a log file gets
+ *   fssync_begin(s), fssync_begin_periodic(s) or fssync_begin_watch(s, now)
  *   for each log file with lines:
- *     fssync_cover(s, dev, fd, &unsynced)   taken into the round (0), or -1: another
+ *     fssync_cover(s, dev, fd, &file)       taken into the round (0), or -1: another
  *       == 0 ? later : fdatasync(fd)        file system, so the caller syncs it now
  *   fssync_end(s)                           one syncfs, or an fdatasync per file taken;
  *                                           each one made durable has unsynced cleared
@@ -60,7 +76,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* A log file's sync state, kept by its writer (fssync_file_wrote after each line) and
+ * handed to the rounds (fssync_cover). */
+struct fssync_file {
+        bool unsynced;      /* lines written since the last fdatasync or syncfs */
+        int64_t pending_ns; /* CLOCK_MONOTONIC of the first line since the file's data was
+                             * last known written out (a sync, a light round, a look that
+                             * found the kernel had written it); 0: none */
+        int64_t looked_ns;  /* the last look at its page cache (a watch round) */
+};
+
+/* A line was written to the file: unsynced, and pending from now unless it was. */
+void fssync_file_wrote(struct fssync_file *f);
 
 /* Files a round takes before it syncs the whole file system instead of each. */
 #define FSSYNC_MIN_FILES 2
@@ -86,15 +116,24 @@ struct fssync {
         long long unwritten_kb;   /* the machine's, as fssync_unwritten said; -1: unknown */
         bool round;               /* between fssync_begin and fssync_end */
         unsigned n;               /* files taken this round */
-        int fd[FSSYNC_MAX_FILES]; /* theirs, and the flags cleared once they are durable */
-        bool *unsynced[FSSYNC_MAX_FILES];
+        int fd[FSSYNC_MAX_FILES]; /* theirs, and their states */
+        struct fssync_file *file[FSSYNC_MAX_FILES];
         int err;                  /* -errno of the round's last failed sync, or 0 */
         unsigned long long calls; /* syncfs calls made */
         unsigned long long busy;  /* rounds that fdatasynced each file: the machine busy */
         int64_t commit_ns;        /* the file system's own commit bound (fs_commit.h); 0: none */
+        int64_t every_ns;         /* between periodic rounds (fssync_cadence) */
         bool light;               /* periodic rounds write data only (fssync_cadence) */
         bool periodic;            /* this round is a periodic one */
-        unsigned long long light_calls; /* sync_file_range calls of light rounds */
+        unsigned long long light_calls; /* sync_file_range calls that wrote data */
+        bool watch;                     /* watch rounds replace the periodic ones */
+        bool watching;                  /* this round is a watch round */
+        int64_t now_ns;                 /* its time (CLOCK_MONOTONIC) */
+        int64_t due_ns;                 /* a pending file's data is written by itself by then */
+        unsigned long long looks;       /* cachestat calls of watch rounds */
+        unsigned long long seen;        /* looks that found the kernel had written the file */
+        unsigned long long errors;      /* failed syncs and write-backs */
+        int64_t said_ns;                /* when the last failure was said (CLOCK_MONOTONIC) */
 };
 
 /* True when syncfs(2) on a file system of this statfs(2) f_type commits and flushes,
@@ -128,22 +167,34 @@ void fssync_close(struct fssync *s);
  * NULL. */
 int64_t fssync_cadence(struct fssync *s, int64_t sync_ns);
 
+/* The longest time between two watch rounds, for the loss bound of a light cadence:
+ * once watch rounds can keep it (the cadence at least two seconds over gap_ns, and
+ * periodic rounds light), they replace the periodic rounds until a look finds
+ * cachestat(2) missing or refused. True when they do. s may be NULL. */
+bool fssync_watch_setup(struct fssync *s, int64_t gap_ns);
+/* True while watch rounds replace the periodic ones: the caller runs one each tick
+ * before its logs get their lines, and no periodic round. */
+bool fssync_watching(const struct fssync *s);
+/* Start a watch round at now_ns (CLOCK_MONOTONIC). */
+void fssync_begin_watch(struct fssync *s, int64_t now_ns);
+
 /* Start a full sync round: every file taken is durable at its end. Accepts NULL (then
  * fssync_cover always says no). */
 void fssync_begin(struct fssync *s);
 /* Start a periodic round: light when fssync_cadence said so, else full. */
 void fssync_begin_periodic(struct fssync *s);
 /* A log file (fd, on device dev: its st_dev) got lines since its last sync, as
- * *unsynced says: 0 when the round takes it (fssync_end syncs it and clears *unsynced
- * once it is durable; fd and unsynced must stay valid until then), -1 when the caller
- * must fdatasync it itself (no round, another file system, or the round is full).
- * s may be NULL. */
-int fssync_cover(struct fssync *s, dev_t dev, int fd, bool *unsynced);
-/* End the round: a light round writes each file's data (sync_file_range; a file it
- * fails for is fdatasync'ed); a full one makes one syncfs when it took
- * FSSYNC_MIN_FILES files or more on a file system where that is durable and `when`
- * allows it now, else (or when the syncfs failed) an fdatasync per file. 0, or the -errno of the last failed sync (its file stays unsynced, for the
- * next round). Accepts NULL. */
+ * f->unsynced says: 0 when the round takes it (fssync_end syncs it and clears
+ * f->unsynced once it is durable; fd and f must stay valid until then), -1 when the
+ * caller must fdatasync it itself (no round, another file system, or the round is
+ * full). s may be NULL. */
+int fssync_cover(struct fssync *s, dev_t dev, int fd, struct fssync_file *f);
+/* End the round: a light round writes each file's data (sync_file_range); a watch
+ * round looks at the files pending long enough and writes those due; a full one makes
+ * one syncfs when it took FSSYNC_MIN_FILES files or more on a file system where that is
+ * durable and `when` allows it now, else (or when the syncfs failed) an fdatasync per
+ * file. 0, or the -errno of the last failed sync or write-back (its file stays unsynced
+ * and pending, for the next round; s->errors counts them). Accepts NULL. */
 int fssync_end(struct fssync *s);
 
 #endif

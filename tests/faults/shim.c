@@ -2,7 +2,9 @@
 /* LD_PRELOAD shim for the fault tests: write(2) to a file whose path contains
  * $FAULT_MATCH fails with EIO on every $FAULT_EIO_EVERY-th such call while the file
  * $FAULT_SWITCH exists; fdatasync/fsync calls on matching files and injected failures
- * are appended to $FAULT_LOG as "fdatasync PATH" / "eio PATH" lines. */
+ * are appended to $FAULT_LOG as "fdatasync PATH" / "eio PATH" lines. With
+ * $FAULT_SYNC_EIO set, fdatasync/fsync on matching files fail with EIO instead while
+ * $FAULT_SWITCH exists ("synceio PATH" lines): a disk whose write-back fails. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -64,8 +66,15 @@ ssize_t write(int fd, const void *buf, size_t len)
 static int count_sync(int fd, long nr)
 {
         char path[4096];
-        if (matches(fd, path, sizeof(path)))
-                note(nr == SYS_fsync ? "fsync" : "fdatasync", path);
+        if (!matches(fd, path, sizeof(path)))
+                return (int)syscall(nr, fd);
+        const char *sw = getenv("FAULT_SWITCH");
+        if (getenv("FAULT_SYNC_EIO") && sw && access(sw, F_OK) == 0) {
+                note("synceio", path);
+                errno = EIO;
+                return -1;
+        }
+        note(nr == SYS_fsync ? "fsync" : "fdatasync", path);
         return (int)syscall(nr, fd);
 }
 

@@ -77,3 +77,30 @@ kill -TERM "$pid"
 wait "$pid"
 check_eq "sync-interval 60: exits 0" 0 $?
 check_eq "synced at exit" 3 "$(sdsyncs host-)"
+
+# A failed sync (an SD card whose write-back fails): said on stderr, once a minute at
+# most, the rows kept coming, and the file still owed: once syncs work again the next
+# round syncs it.
+d="$TMP/eio"
+sw="$TMP/eio.on"
+touch "$sw"
+LD_PRELOAD="$TMP/shim.so" FAULT_MATCH="$d/" FAULT_LOG="$TMP/eio-sync.log" FAULT_SWITCH="$sw" \
+	FAULT_SYNC_EIO=1 "$VIGIL" --root "$FIXTURES/x86-server" --gpu none --interval 0.2 \
+	--quiet --min-disk-mb 0 --log-dir "$d" 2>"$TMP/eio-err" &
+pid=$!
+eios() { grep -c "^synceio $d/host-" "$TMP/eio-sync.log" 2>/dev/null; }
+wait_until 30 more_than 2 eios
+check "failing syncs: said on stderr" grep -q "syncing the logs in $d failed: Input/output error" \
+	"$TMP/eio-err"
+check_eq "failing syncs: said once, not every round" 1 \
+	"$(grep -c 'syncing the logs in' "$TMP/eio-err")"
+rows_before=$(grep -c '^[0-9]' "$d"/host-*.csv)
+rm -f "$sw"
+wait_until 30 grep -q "^fdatasync $d/host-" "$TMP/eio-sync.log"
+check "failing syncs: the host CSV synced once syncs work again" \
+	grep -q "^fdatasync $d/host-" "$TMP/eio-sync.log"
+check "failing syncs: rows kept coming ($rows_before, then more)" \
+	test "$(grep -c '^[0-9]' "$d"/host-*.csv)" -gt "$rows_before"
+kill -TERM "$pid"
+wait "$pid"
+check_eq "failing syncs: exits 0" 0 $?

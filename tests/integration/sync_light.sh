@@ -66,3 +66,44 @@ run writeback 12
 check_eq "data=writeback (data may follow its metadata): no light round" 0 "$sfr"
 check "data=writeback, a 12 s bound: full rounds, $((fds + sfs)) in 16 s (1 to 2)" \
 	test $((fds + sfs)) -ge 1 -a $((fds + sfs)) -le 2
+
+# Watch rounds (util/fssync.h): where cachestat(2) works (Linux 6.5), a log the kernel
+# has already written out owes no write of vigil's own. Here something else writes the
+# file system out every half second (sync -f, as the kernel's flusher does 30 s after a
+# file got dirty): at a 12 s bound vigil then writes no data itself (no sync_file_range
+# with SYNC_FILE_RANGE_WRITE) and confirms each write-back it saw with a
+# SYNC_FILE_RANGE_WAIT_AFTER alone (which writes nothing and says a failed write-back).
+# Without that writer the data is still written within the bound (the first case).
+fs watched data=ordered || not_ok "sync_light: cannot make the watched file system"
+wlog="$TMP/mnt-watched/log"
+"$VIGIL" --root "$FIXTURES/pi4-healthy" --gpu none --quiet --min-disk-mb 0 --interval 1 \
+	--sync-interval 12 --duration 40 --log-dir "$wlog" 2>"$TMP/watched.err" &
+wpid=$!
+for _ in $(seq 100); do
+	[ -n "$(ls "$wlog"/host-*.csv 2>/dev/null)" ] && break
+	sleep 0.1
+done
+(while kill -0 "$wpid" 2>/dev/null; do sync -f "$wlog" 2>/dev/null; sleep 0.5; done) &
+writer=$!
+sleep 1
+timeout -s INT 16 strace -f -e trace=all -p "$wpid" -o "$TMP/watched.strace" 2>/dev/null || true
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+own=$(grep -c 'sync_file_range(.*SYNC_FILE_RANGE_WRITE' "$TMP/watched.strace" || true)
+seen=$(grep -E 'sync_file_range\(' "$TMP/watched.strace" | grep -vc 'SYNC_FILE_RANGE_WRITE' || true)
+looks=$(grep -cE 'syscall_0x1c3\(|cachestat\(' "$TMP/watched.strace" || true)
+kill -TERM "$wpid"
+wait "$wpid"
+check_eq "watched: stops cleanly" 0 $?
+read -r kmaj kmin _ <<<"$(uname -r | tr '.-' '  ')"
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 5 ]; }; then
+	check "watched, a 12 s bound: the logs looked at ($looks cachestat calls in 16 s)" \
+		test "$looks" -ge 3
+	check_eq "watched: no data written by vigil itself (the writer did it)" 0 "$own"
+	check "watched: each write-back seen confirmed ($seen WAIT_AFTER calls)" test "$seen" -ge 3
+else # before Linux 6.5: no cachestat, light rounds as in the first case
+	check "no cachestat (Linux $(uname -r)): light rounds, $own sync_file_range in 16 s" \
+		test "$own" -ge 2
+fi
+rows=$(($(wc -l <"$(ls "$wlog"/host-*.csv)") - 1))
+check "watched: a row a second written ($rows)" test "$rows" -ge 15

@@ -301,12 +301,12 @@ static void test_sync_round(void **state)
         fssync_begin(&fs);
         for (int i = 0; i < 3; i++) {
                 assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);
-                assert_true(l[i].unsynced); /* synced at the round's end */
+                assert_true(l[i].sync.unsynced); /* synced at the round's end */
         }
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.calls, 1); /* three files, one call */
         for (int i = 0; i < 3; i++)
-                assert_false(l[i].unsynced);
+                assert_false(l[i].sync.unsynced);
         fssync_begin(&fs); /* nothing written since: nothing taken, no call */
         for (int i = 0; i < 3; i++)
                 assert_int_equal(csvlog_sync_in(&l[i], &fs), 0);
@@ -322,8 +322,8 @@ static void test_sync_round(void **state)
         assert_int_equal(fs.n, 2);
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.calls, 2);
-        assert_false(l[0].unsynced);
-        assert_false(l[1].unsynced);
+        assert_false(l[0].sync.unsynced);
+        assert_false(l[1].sync.unsynced);
         /* One file (a Pi's host log): its fdatasync, no syncfs (the in-place metadata
          * writes cost an SD card more than they save). */
         assert_int_equal(csvlog_write(&l[2], now, "h\n", "2\n", 2), 0);
@@ -332,17 +332,17 @@ static void test_sync_round(void **state)
         assert_int_equal(fs.n, 1);
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.calls, 2);
-        assert_false(l[2].unsynced);
+        assert_false(l[2].sync.unsynced);
         /* Outside a round, on another device, or without a round at all: the file's
          * own fdatasync, at once. */
         assert_int_equal(csvlog_write(&l[0], now, "h\n", "3\n", 2), 0);
         assert_int_equal(csvlog_sync_in(&l[0], &fs), 0);
-        assert_false(l[0].unsynced);
+        assert_false(l[0].sync.unsynced);
         fs.dev = l[0].dev + 1;
         assert_int_equal(csvlog_write(&l[0], now, "h\n", "4\n", 2), 0);
         fssync_begin(&fs);
         assert_int_equal(csvlog_sync_in(&l[0], &fs), 0);
-        assert_false(l[0].unsynced);
+        assert_false(l[0].sync.unsynced);
         assert_int_equal(fs.n, 0);
         assert_int_equal(fssync_end(&fs), 0);
         fs.dev = l[0].dev;
@@ -356,10 +356,10 @@ static void test_sync_round(void **state)
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.calls, 2);
         for (int i = 0; i < 3; i++)
-                assert_false(l[i].unsynced);
+                assert_false(l[i].sync.unsynced);
         assert_int_equal(csvlog_write(&l[1], now, "h\n", "6\n", 2), 0);
         assert_int_equal(csvlog_sync_in(&l[1], NULL), 0);
-        assert_false(l[1].unsynced);
+        assert_false(l[1].sync.unsynced);
         for (int i = 0; i < 3; i++)
                 csvlog_close(&l[i]);
         fssync_close(&fs);
@@ -393,7 +393,7 @@ static void test_sync_quiet(void **state)
                 }                                                                                  \
                 assert_int_equal(fssync_end(&fs), 0);                                              \
                 for (int i = 0; i < 3; i++)                                                        \
-                        assert_false(l[i].unsynced);                                               \
+                        assert_false(l[i].sync.unsynced);                                          \
         } while (0)
         ROUND("1");
         assert_int_equal(fs.calls, 1);
@@ -489,21 +489,109 @@ static void test_sync_light(void **state)
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.light_calls, 1);
         assert_int_equal(fs.calls, 0);
-        assert_true(l.unsynced); /* the data only: a full round still owes the sync */
-        fssync_begin(&fs);       /* a snapshot's or the stop's */
+        assert_true(l.sync.unsynced); /* the data only: a full round still owes the sync */
+        fssync_begin(&fs);            /* a snapshot's or the stop's */
         assert_int_equal(csvlog_sync_in(&l, &fs), 0);
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.light_calls, 1);
-        assert_false(l.unsynced);
+        assert_false(l.sync.unsynced);
         fs.light = false; /* a short interval: periodic rounds are full */
         assert_int_equal(csvlog_write(&l, now, "h\n", "2\n", 2), 0);
         fssync_begin_periodic(&fs);
         assert_int_equal(csvlog_sync_in(&l, &fs), 0);
         assert_int_equal(fssync_end(&fs), 0);
         assert_int_equal(fs.light_calls, 1);
-        assert_false(l.unsynced);
+        assert_false(l.sync.unsynced);
         csvlog_close(&l);
         fssync_close(&fs);
+}
+
+/* Watch rounds (util/fssync.h): a file pending for less than half its due time is not
+ * looked at; a look finds it dirty until something writes it out (here another
+ * descriptor's fdatasync, as the kernel's flusher would), then it owes nothing until
+ * its next row, and still owes a full round's sync; a file still dirty at its due time
+ * gets its data written. On a disk file system (/var/tmp): tmpfs pages never leave the
+ * dirty state. */
+static void test_sync_watch(void **state)
+{
+        (void)state;
+        char wdir[64];
+        snprintf(wdir, sizeof(wdir), "/var/tmp/vigil-watch-XXXXXX");
+        assert_non_null(mkdtemp(wdir));
+        struct fssync fs;
+        assert_int_equal(fssync_open(&fs, wdir, FSSYNC_WHOLE_QUIET), 0);
+        fs.commit_ns = 5 * NSEC_PER_SEC;
+        assert_int_equal(fssync_cadence(&fs, 60 * NSEC_PER_SEC), 54 * NSEC_PER_SEC);
+        assert_false(fssync_watch_setup(&fs, 53 * NSEC_PER_SEC)); /* no time for a look */
+        assert_false(fssync_watching(&fs));
+        assert_true(fssync_watch_setup(&fs, 5 * NSEC_PER_SEC));
+        assert_int_equal(fs.due_ns, 49 * NSEC_PER_SEC);
+        struct csvlog l;
+        int64_t now = (int64_t)time(NULL) * 1000000000LL;
+        csvlog_init(&l, wdir, "watch", 7);
+        assert_int_equal(csvlog_write(&l, now, "h\n", "1\n", 2), 0);
+        int64_t t0 = l.sync.pending_ns;
+        assert_true(t0 > 0 && l.sync.unsynced);
+        assert_int_equal(csvlog_write(&l, now, "h\n", "2\n", 2), 0);
+        assert_int_equal(l.sync.pending_ns, t0); /* from the first line not written out */
+#define WATCH_AT(secs)                                                                             \
+        do {                                                                                       \
+                fssync_begin_watch(&fs, t0 + (int64_t)((secs)*NSEC_PER_SEC));                      \
+                assert_int_equal(csvlog_sync_in(&l, &fs), 0);                                      \
+                assert_int_equal(fssync_end(&fs), 0);                                              \
+        } while (0)
+        WATCH_AT(20); /* under half the due time: no look */
+        assert_int_equal(fs.looks, 0);
+        WATCH_AT(25);
+        if (!fssync_watching(&fs)) { /* cachestat(2) missing: light rounds again */
+                assert_int_equal(fs.looks, 1);
+                csvlog_close(&l);
+                fssync_close(&fs);
+                return;
+        }
+        assert_int_equal(fs.looks, 1);
+        assert_int_equal(fs.seen, 0); /* dirty: just written */
+        assert_int_equal(l.sync.pending_ns, t0);
+        WATCH_AT(25.5); /* a second between looks */
+        assert_int_equal(fs.looks, 1);
+        char path[1300];
+        snprintf(path, sizeof(path), "%s", l.path);
+        int other = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(other >= 0);
+        assert_int_equal(fdatasync(other), 0);
+        close(other);
+        WATCH_AT(27);
+        assert_int_equal(fs.looks, 2);
+        assert_int_equal(fs.seen, 1);
+        assert_int_equal(l.sync.pending_ns, 0);
+        assert_true(l.sync.unsynced); /* a full round still owes the size's commit */
+        assert_int_equal(fs.light_calls, 0);
+        WATCH_AT(100); /* nothing pending: nothing to look at or write */
+        assert_int_equal(fs.looks, 2);
+        assert_int_equal(fs.light_calls, 0);
+        assert_int_equal(csvlog_write(&l, now, "h\n", "3\n", 2), 0);
+        t0 = l.sync.pending_ns;
+        WATCH_AT(47.5);
+        assert_int_equal(fs.light_calls, 0);
+        assert_int_equal(fs.looks, 3);
+        WATCH_AT(49); /* due, and dirty at the look: written */
+        assert_int_equal(fs.looks, 4);
+        assert_int_equal(fs.light_calls, 1);
+        assert_int_equal(l.sync.pending_ns, 0);
+        assert_int_equal(fs.errors, 0);
+#undef WATCH_AT
+        fssync_begin(&fs); /* a full round clears it all */
+        assert_int_equal(csvlog_sync_in(&l, &fs), 0);
+        assert_int_equal(fssync_end(&fs), 0);
+        assert_false(l.sync.unsynced);
+        assert_int_equal(l.sync.pending_ns, 0);
+        fs.commit_ns = 0; /* no commit bound: no light rounds, no watch */
+        (void)fssync_cadence(&fs, 60 * NSEC_PER_SEC);
+        assert_false(fssync_watch_setup(&fs, 5 * NSEC_PER_SEC));
+        csvlog_close(&l);
+        fssync_close(&fs);
+        unlink(path);
+        rmdir(wdir);
 }
 
 static void test_fixed_file(void **state)
@@ -513,11 +601,11 @@ static void test_fixed_file(void **state)
         char buf[512], path[128];
         snprintf(path, sizeof(path), "%s/sub/dir/monitor.csv", dir);
         csvlog_init_file(&l, path);
-        assert_false(l.unsynced);
+        assert_false(l.sync.unsynced);
         assert_int_equal(csvlog_write(&l, noon, "a,b\n", "1,2\n", 4), 0);
-        assert_true(l.unsynced);
+        assert_true(l.sync.unsynced);
         assert_int_equal(csvlog_sync(&l), 0);
-        assert_false(l.unsynced);
+        assert_false(l.sync.unsynced);
         assert_int_equal(csvlog_sync(&l), 0); /* clean: nothing to do */
         /* Past midnight: the same file, no second header, nothing pruned. */
         assert_int_equal(csvlog_write(&l, noon + 12 * 3600 * NS, "a,b\n", "3,4\n", 4), 0);
@@ -572,6 +660,7 @@ int main(void)
             cmocka_unit_test(test_sync_quiet),
             cmocka_unit_test(test_fs_commit),
             cmocka_unit_test(test_sync_light),
+            cmocka_unit_test(test_sync_watch),
             cmocka_unit_test(test_copytruncate),
             cmocka_unit_test(test_eventlog),
             cmocka_unit_test(test_eventlog_tap),
