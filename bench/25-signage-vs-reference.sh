@@ -181,8 +181,9 @@ fl = r['floor']['cpu']
 if fl > 0:
     print(f"  vigil / floor = {v['cpu'] / fl:.2f}x; reference / floor = {f['cpu'] / fl:.0f}x "
           f"(the most any program doing this job could show on this machine)")
-if v['writes'] > 0:
-    print(f"device writes: reference / vigil = {f['writes'] / v['writes']:.1f}x")
+if f['writes'] > 0:
+    w = v['writes'] / f['writes']
+    print(f"device writes: vigil / reference = {w:.2f}x (target <= 1: {'met' if w <= 1 else 'MISSED'})")
 else:
-    print(f"device writes: vigil none in the window, reference {f['writes']:.0f}/h")
+    print(f"device writes: the reference none in the window, vigil {v['writes']:.0f}/h")
 PY

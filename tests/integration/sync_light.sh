@@ -107,3 +107,35 @@ else # before Linux 6.5: no cachestat, light rounds as in the first case
 fi
 rows=$(($(wc -l <"$(ls "$wlog"/host-*.csv)") - 1))
 check "watched: a row a second written ($rows)" test "$rows" -ge 15
+
+# A kernel without cachestat (before Linux 6.5; the fault shim makes it fail with
+# ENOSYS): the first look gives watch rounds up and the light rounds write the data
+# again, whatever else writes the file system out.
+. "$TOP/tests/faults/helpers.sh"
+if build_shim; then
+	fs nocs data=ordered || not_ok "sync_light: cannot make the nocs file system"
+	nlog="$TMP/mnt-nocs/log"
+	LD_PRELOAD="$TMP/shim.so" FAULT_NO_CACHESTAT=1 "$VIGIL" --root "$FIXTURES/pi4-healthy" \
+		--gpu none --quiet --min-disk-mb 0 --interval 1 --sync-interval 12 --duration 40 \
+		--log-dir "$nlog" 2>"$TMP/nocs.err" &
+	npid=$!
+	for _ in $(seq 100); do
+		[ -n "$(ls "$nlog"/host-*.csv 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	(while kill -0 "$npid" 2>/dev/null; do sync -f "$nlog" 2>/dev/null; sleep 0.5; done) &
+	writer=$!
+	sleep 1
+	timeout -s INT 16 strace -f -e trace=sync_file_range -p "$npid" -o "$TMP/nocs.strace" \
+		2>/dev/null || true
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	own=$(grep -c 'sync_file_range(.*SYNC_FILE_RANGE_WRITE' "$TMP/nocs.strace" || true)
+	kill -TERM "$npid"
+	wait "$npid"
+	check_eq "no cachestat: stops cleanly" 0 $?
+	check "no cachestat: light rounds write the data ($own sync_file_range in 16 s, 2 to 8)" \
+		test "$own" -ge 2 -a "$own" -le 8
+else
+	not_ok "sync_light: cannot build the fault shim"
+fi
