@@ -89,6 +89,17 @@ void frame_copy_live(struct frame *dst, const struct frame *src, bool procs)
                            n, old);
 }
 
+void frame_empty(struct frame *f)
+{
+        unsigned old = cap_gpus(f->ngpus);
+        memset(f, 0, offsetof(struct frame, gpus));
+        memset(f->gpus, 0, old * sizeof(f->gpus[0]));
+        memset(f->gpu_stats, 0, old * sizeof(f->gpu_stats[0]));
+        memset(&f->self, 0, offsetof(struct frame, gpu_procs) - offsetof(struct frame, self));
+        memset(f->gpu_procs, 0, old * sizeof(f->gpu_procs[0]));
+        frame_init(f);
+}
+
 void frame_init(struct frame *f)
 {
         host_frame_clear(&f->host);

@@ -380,6 +380,12 @@ void frame_copy_live(struct frame *dst, const struct frame *src, bool procs);
  * slot (gpu_frame_clear): the pages of the slots no GPU uses are never touched. */
 void frame_init(struct frame *f);
 
+/* Make f a frame of no GPUs with every value missing (frame_init's), zeroing only the
+ * slots of the GPUs it had (below f->ngpus): what a reader holds before anything was
+ * published, without touching the pages of the unused slots (frame_clear would fault
+ * in all of a frame's 1.9 MB). */
+void frame_empty(struct frame *f);
+
 /* Set every value of the frame to missing. */
 void frame_clear(struct frame *f);
 void host_frame_clear(struct host_frame *h);

@@ -457,6 +457,29 @@ static void test_frame_init(void **state)
         free(f);
 }
 
+/* frame_empty: frame_init's frame of no GPUs, the slots of the GPUs it had zeroed,
+ * the slots past them untouched (their pages never faulted in). */
+static void test_frame_empty(void **state)
+{
+        (void)state;
+        struct frame *f = malloc(sizeof(*f)), *want = calloc(1, sizeof(*want));
+        assert_non_null(f);
+        assert_non_null(want);
+        fill_bytes(f, sizeof(*f), 4);
+        f->ngpus = 2;
+        frame_init(want);
+        memcpy(&want->gpus[2], &f->gpus[2], (VIGIL_MAX_GPUS - 2) * sizeof(f->gpus[0]));
+        memcpy(&want->gpu_stats[2], &f->gpu_stats[2],
+               (VIGIL_MAX_GPUS - 2) * sizeof(f->gpu_stats[0]));
+        memcpy(&want->gpu_procs[2], &f->gpu_procs[2],
+               (VIGIL_MAX_GPUS - 2) * sizeof(f->gpu_procs[0]));
+        frame_empty(f);
+        assert_int_equal(f->ngpus, 0);
+        assert_memory_equal(f, want, sizeof(*f));
+        free(want);
+        free(f);
+}
+
 /* counters_copy: everything but the per-GPU counters of slots from ngpus on. */
 static void test_counters_copy(void **state)
 {
@@ -495,6 +518,7 @@ int main(void)
             cmocka_unit_test(test_host_cleared),
             cmocka_unit_test(test_watch_cleared),
             cmocka_unit_test(test_frame_clear_areas),
+            cmocka_unit_test(test_frame_empty),
             cmocka_unit_test(test_rpi_storage_layout),
             cmocka_unit_test(test_rpi_storage_cleared),
             cmocka_unit_test(test_report_reads_written_columns),
