@@ -60,10 +60,8 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
 static void say_sync_error(struct vigil_ctx *ctx, int err)
 {
         struct fssync *s = ctx->log_sync;
-        int64_t now = now_mono_ns();
-        if (s->said_ns && now - s->said_ns < 60 * 1000000000LL)
+        if (!ratelimit_ok(&s->said, now_mono_ns(), NULL))
                 return;
-        s->said_ns = now;
         vlog(LOG_WARN,
              "syncing the logs in %s failed: %s (%llu failed syncs so far); the lines since "
              "the last good sync may not be on the disk; retrying every round",

@@ -7,10 +7,10 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/cachestat.h"
+#include "util/clock.h"
 #include "util/fs_commit.h"
 #include "util/hot.h"
 
@@ -37,9 +37,7 @@ VIGIL_HOT void fssync_file_wrote(struct fssync_file *f)
 {
         f->unsynced = true;
         if (f->pending_ns == 0) {
-                struct timespec ts;
-                clock_gettime(CLOCK_MONOTONIC, &ts);
-                f->pending_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+                f->pending_ns = now_mono_ns();
                 if (f->pending_ns == 0)
                         f->pending_ns = 1;
         }
@@ -54,7 +52,8 @@ static void synced(struct fssync_file *f)
 
 void fssync_none(struct fssync *s)
 {
-        *s = (struct fssync){.dirfd = -1, .unwritten_kb = -1};
+        *s = (struct fssync){
+            .dirfd = -1, .unwritten_kb = -1, .said = {.interval_ns = 60 * NSEC_PER_SEC}};
 }
 
 VIGIL_HOT void fssync_unwritten(struct fssync *s, long long kb)

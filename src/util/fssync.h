@@ -79,6 +79,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/log.h"
+
 /* A log file's sync state, kept by its writer (fssync_file_wrote after each line) and
  * handed to the rounds (fssync_cover). */
 struct fssync_file {
@@ -133,7 +135,7 @@ struct fssync {
         unsigned long long looks;       /* cachestat calls of watch rounds */
         unsigned long long seen;        /* looks that found the kernel had written the file */
         unsigned long long errors;      /* failed syncs and write-backs */
-        int64_t said_ns;                /* when the last failure was said (CLOCK_MONOTONIC) */
+        struct ratelimit said;          /* failures said once a minute (fssync_none sets it) */
 };
 
 /* True when syncfs(2) on a file system of this statfs(2) f_type commits and flushes,

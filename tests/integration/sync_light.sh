@@ -15,6 +15,13 @@ loop_ext4_ready sync_light strace || exit 0
 fs() {
 	loop_ext4_new "$TMP/$1.img" && loop_ext4_mount "$TMP/$1.img" "$1" "$2"
 }
+# wait_csv LOG: until vigil's host CSV is in LOG (10 s at most).
+wait_csv() {
+	for _ in $(seq 100); do
+		[ -n "$(ls "$1"/host-*.csv 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+}
 # run NAME SYNC_INTERVAL: vigil on the Pi tree, a row a second, logging to mnt-NAME;
 # strace counts over 16 s of its steady state into $sfr, $fds, $sfs; then the stop's
 # calls into $stop_fds.
@@ -23,10 +30,7 @@ run() {
 	"$VIGIL" --root "$FIXTURES/pi4-healthy" --gpu none --quiet --min-disk-mb 0 --interval 1 \
 		--sync-interval "$every" --duration 40 --log-dir "$log" 2>"$TMP/$name.err" &
 	local pid=$!
-	for _ in $(seq 100); do
-		[ -n "$(ls "$log"/host-*.csv 2>/dev/null)" ] && break
-		sleep 0.1
-	done
+	wait_csv "$log"
 	sleep 1
 	timeout -s INT 16 strace -f -c -e trace=sync_file_range,fdatasync,syncfs -p "$pid" \
 		2>"$TMP/$name.strace" || true
@@ -67,6 +71,34 @@ check_eq "data=writeback (data may follow its metadata): no light round" 0 "$sfr
 check "data=writeback, a 12 s bound: full rounds, $((fds + sfs)) in 16 s (1 to 2)" \
 	test $((fds + sfs)) -ge 1 -a $((fds + sfs)) -le 2
 
+# watched NAME [VAR=VALUE...]: vigil as run makes it at a 12 s bound, on mnt-NAME, with
+# VAR=VALUE in its environment, while something else writes that file system out every
+# half second (sync -f); strace over 16 s of its steady state counts its own data writes
+# ($own: sync_file_range with SYNC_FILE_RANGE_WRITE), the write-backs it confirmed
+# ($seen: SYNC_FILE_RANGE_WAIT_AFTER alone) and its looks ($looks: cachestat, which
+# strace 6.1 names syscall_0x1c3); $stop_rc is its exit status after SIGTERM.
+watched() {
+	local name=$1 log="$TMP/mnt-$1/log"
+	shift
+	fs "$name" data=ordered || not_ok "sync_light: cannot make the $name file system"
+	env "$@" "$VIGIL" --root "$FIXTURES/pi4-healthy" --gpu none --quiet --min-disk-mb 0 \
+		--interval 1 --sync-interval 12 --duration 40 --log-dir "$log" 2>"$TMP/$name.err" &
+	local pid=$!
+	wait_csv "$log"
+	(while kill -0 "$pid" 2>/dev/null; do sync -f "$log" 2>/dev/null; sleep 0.5; done) &
+	local writer=$!
+	sleep 1
+	timeout -s INT 16 strace -f -e trace=all -p "$pid" -o "$TMP/$name.strace" 2>/dev/null || true
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	own=$(grep -c 'sync_file_range(.*SYNC_FILE_RANGE_WRITE' "$TMP/$name.strace" || true)
+	seen=$(grep -E 'sync_file_range\(' "$TMP/$name.strace" | grep -vc 'SYNC_FILE_RANGE_WRITE' || true)
+	looks=$(grep -cE 'syscall_0x1c3\(|cachestat\(' "$TMP/$name.strace" || true)
+	kill -TERM "$pid"
+	wait "$pid"
+	stop_rc=$?
+}
+
 # Watch rounds (util/fssync.h): where cachestat(2) works (Linux 6.5), a log the kernel
 # has already written out owes no write of vigil's own. Here something else writes the
 # file system out every half second (sync -f, as the kernel's flusher does 30 s after a
@@ -74,27 +106,9 @@ check "data=writeback, a 12 s bound: full rounds, $((fds + sfs)) in 16 s (1 to 2
 # with SYNC_FILE_RANGE_WRITE) and confirms each write-back it saw with a
 # SYNC_FILE_RANGE_WAIT_AFTER alone (which writes nothing and says a failed write-back).
 # Without that writer the data is still written within the bound (the first case).
-fs watched data=ordered || not_ok "sync_light: cannot make the watched file system"
+watched watched
 wlog="$TMP/mnt-watched/log"
-"$VIGIL" --root "$FIXTURES/pi4-healthy" --gpu none --quiet --min-disk-mb 0 --interval 1 \
-	--sync-interval 12 --duration 40 --log-dir "$wlog" 2>"$TMP/watched.err" &
-wpid=$!
-for _ in $(seq 100); do
-	[ -n "$(ls "$wlog"/host-*.csv 2>/dev/null)" ] && break
-	sleep 0.1
-done
-(while kill -0 "$wpid" 2>/dev/null; do sync -f "$wlog" 2>/dev/null; sleep 0.5; done) &
-writer=$!
-sleep 1
-timeout -s INT 16 strace -f -e trace=all -p "$wpid" -o "$TMP/watched.strace" 2>/dev/null || true
-kill "$writer" 2>/dev/null
-wait "$writer" 2>/dev/null
-own=$(grep -c 'sync_file_range(.*SYNC_FILE_RANGE_WRITE' "$TMP/watched.strace" || true)
-seen=$(grep -E 'sync_file_range\(' "$TMP/watched.strace" | grep -vc 'SYNC_FILE_RANGE_WRITE' || true)
-looks=$(grep -cE 'syscall_0x1c3\(|cachestat\(' "$TMP/watched.strace" || true)
-kill -TERM "$wpid"
-wait "$wpid"
-check_eq "watched: stops cleanly" 0 $?
+check_eq "watched: stops cleanly" 0 "$stop_rc"
 read -r kmaj kmin _ <<<"$(uname -r | tr '.-' '  ')"
 if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 5 ]; }; then
 	check "watched, a 12 s bound: the logs looked at ($looks cachestat calls in 16 s)" \
@@ -113,27 +127,8 @@ check "watched: a row a second written ($rows)" test "$rows" -ge 15
 # again, whatever else writes the file system out.
 . "$TOP/tests/faults/helpers.sh"
 if build_shim; then
-	fs nocs data=ordered || not_ok "sync_light: cannot make the nocs file system"
-	nlog="$TMP/mnt-nocs/log"
-	LD_PRELOAD="$TMP/shim.so" FAULT_NO_CACHESTAT=1 "$VIGIL" --root "$FIXTURES/pi4-healthy" \
-		--gpu none --quiet --min-disk-mb 0 --interval 1 --sync-interval 12 --duration 40 \
-		--log-dir "$nlog" 2>"$TMP/nocs.err" &
-	npid=$!
-	for _ in $(seq 100); do
-		[ -n "$(ls "$nlog"/host-*.csv 2>/dev/null)" ] && break
-		sleep 0.1
-	done
-	(while kill -0 "$npid" 2>/dev/null; do sync -f "$nlog" 2>/dev/null; sleep 0.5; done) &
-	writer=$!
-	sleep 1
-	timeout -s INT 16 strace -f -e trace=sync_file_range -p "$npid" -o "$TMP/nocs.strace" \
-		2>/dev/null || true
-	kill "$writer" 2>/dev/null
-	wait "$writer" 2>/dev/null
-	own=$(grep -c 'sync_file_range(.*SYNC_FILE_RANGE_WRITE' "$TMP/nocs.strace" || true)
-	kill -TERM "$npid"
-	wait "$npid"
-	check_eq "no cachestat: stops cleanly" 0 $?
+	watched nocs LD_PRELOAD="$TMP/shim.so" FAULT_NO_CACHESTAT=1
+	check_eq "no cachestat: stops cleanly" 0 "$stop_rc"
 	check "no cachestat: light rounds write the data ($own sync_file_range in 16 s, 2 to 8)" \
 		test "$own" -ge 2 -a "$own" -le 8
 else
