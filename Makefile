@@ -41,7 +41,13 @@ CFLAGS_ALL := -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE $(LFS) -DVIGIL_VERSION=\"$
 LIBS     := -Wl,--as-needed $(shell $(PKG_CONFIG) --libs $(LINK_PKGS) 2>/dev/null) -ldl -lpthread -lm
 # The unit tests also inflate what the server gzipped.
 TEST_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
-LDFLAGS_ALL := $(EXTRA_LDFLAGS) $(LDFLAGS)
+# Every symbol bound at load (-z now) and the relocated tables read-only after (relro), as
+# Debian's hardening=+all builds the package (debian/rules): besides the hardening, a lazy
+# binding made at the first call of a function (minutes after start for what runs once a
+# minute) ran the loader's code and read the libraries' symbol tables, whose pages then
+# stayed in the daemon's resident set (bench/RESULTS.md section 41).
+BIND_LD  := -Wl,-z,relro,-z,now
+LDFLAGS_ALL := $(BIND_LD) $(EXTRA_LDFLAGS) $(LDFLAGS)
 
 SRC      := $(shell find src -name '*.c' ! -name main.c | sort)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
@@ -75,7 +81,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libvigil.a
 SIM_DEPS := $(SIM_SRC) $(wildcard tests/nvml-sim/*.h) src/collect/nvml_api.h src/util/parse.c \
 	src/util/parse.h src/collect/nvml_procs.h
 SIM_CC    = $(CC) -std=gnu17 $(OPT) $(WARN) -D_GNU_SOURCE -Isrc -fPIC -shared -fvisibility=hidden \
-	-Wl,-soname,libnvidia-ml.so.1 $(EXTRA_LDFLAGS)
+	-Wl,-soname,libnvidia-ml.so.1 $(BIND_LD) $(EXTRA_LDFLAGS)
 $(BUILD)/nvml-sim/libnvidia-ml.so.1: $(SIM_DEPS)
 	@mkdir -p $(dir $@)
 	$(SIM_CC) -o $@ $(SIM_SRC) src/util/parse.c -lpthread -lm

@@ -20,9 +20,14 @@ _Static_assert(offsetof(struct counters, gpus) == 0, "gpus first in struct count
 void counters_copy(struct counters *dst, const struct counters *src, unsigned ngpus)
 {
         size_t n = ngpus < VIGIL_MAX_GPUS ? ngpus : VIGIL_MAX_GPUS;
+        size_t h = src->nhealth < COUNTERS_MAX_HEALTH ? src->nhealth : COUNTERS_MAX_HEALTH;
         size_t tail = offsetof(struct counters, nrules);
+        size_t health = offsetof(struct counters, health);
+        size_t after = health + sizeof(src->health);
         memcpy(dst->gpus, src->gpus, n * sizeof(src->gpus[0]));
-        memcpy((char *)dst + tail, (const char *)src + tail, sizeof(*src) - tail);
+        memcpy((char *)dst + tail, (const char *)src + tail, health - tail);
+        memcpy(dst->health, src->health, h * sizeof(src->health[0]));
+        memcpy((char *)dst + after, (const char *)src + after, sizeof(*src) - after);
 }
 
 const char *const klog_skip_names[KLOG_SKIP_COUNT] = {"malformed", "overwritten", "oversize"};

@@ -173,9 +173,11 @@ extern const char *const gpu_anomaly_names[GPU_ANOM_COUNT];
 /* Clear all counters and rules. */
 void counters_clear(struct counters *x);
 
-/* Copy src to dst but for the per-GPU counters of slots from ngpus on, left as they
- * are in dst (no slot past the GPU count is ever counted: counters_add_xid and
- * counters_add_event are called for the slots of present GPUs only). */
+/* Copy src to dst but for the per-GPU counters of slots from ngpus on and the health
+ * entries from src->nhealth on, left as they are in dst (no slot past the GPU count is
+ * ever counted: counters_add_xid and counters_add_event are called for the slots of
+ * present GPUs only; no reader looks past nhealth). The pages of what is not copied
+ * stay untouched in a calloc'd dst. */
 void counters_copy(struct counters *dst, const struct counters *src, unsigned ngpus);
 
 /* Count one Xid on GPU slot gpu. Codes past COUNTERS_MAX_XIDS distinct ones go to

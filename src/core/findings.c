@@ -4,6 +4,7 @@
 #include "core/findings.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -200,7 +201,13 @@ static bool benign_reason(const char *key)
 
 void findings_init(struct findings *f)
 {
-        memset(f, 0, sizeof(*f));
+        memset(f, 0, offsetof(struct findings, items));
+}
+
+void findings_copy(struct findings *dst, const struct findings *src)
+{
+        memcpy(dst, src, offsetof(struct findings, items));
+        memcpy(dst->items, src->items, src->n * sizeof(src->items[0]));
 }
 
 static void copy_str(char *out, size_t cap, const char *s)

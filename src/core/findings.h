@@ -99,18 +99,23 @@ struct finding {
         enum finding_severity severity;
 };
 
+/* Only the head and items[0..n) are ever written or read: findings_init() clears the
+ * head alone and findings_copy() copies what is used, so the unused items' pages stay
+ * untouched (unmapped) in every copy. */
 struct findings {
-        struct finding items[FINDINGS_MAX];
         size_t n;
         uint64_t dropped; /* findings that found no free entry */
         uint64_t gen;     /* bumped at every change: a copy is stale when it differs */
         unsigned nsources;
         char sources[FINDINGS_MAX_SRCS][FINDING_SRC_LEN]; /* what was watched */
         bool running; /* of a run that goes on: a GPU is "still lost", not "at the end" */
+        struct finding items[FINDINGS_MAX];
 };
 
 /* Empty f. */
 void findings_init(struct findings *f);
+/* dst becomes a copy of src: its head and items[0..n). */
+void findings_copy(struct findings *dst, const struct findings *src);
 
 /* Name a source that was watched (shown in the "clean" line; a source without
  * findings still counts as watched). Duplicates are ignored. */

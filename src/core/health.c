@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util/parse.h"
@@ -14,11 +15,18 @@
 void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action,
                  health_xid_action_fn sxid_action)
 {
-        memset(h, 0, sizeof(*h));
+        memset(h, 0, offsetof(struct health, work));
         copy_bounded(h->boot_id, sizeof(h->boot_id), boot_id ? boot_id : "",
                      boot_id ? strlen(boot_id) : 0);
         h->xid_action = xid_action;
         h->sxid_action = sxid_action;
+}
+
+void health_copy(struct health *dst, const struct health *src)
+{
+        memcpy(dst, src, offsetof(struct health, work));
+        memcpy(dst->work, src->work, src->nwork * sizeof(src->work[0]));
+        memcpy(dst->e, src->e, src->n * sizeof(src->e[0]));
 }
 
 const char *health_state_name(enum health_state s)

@@ -95,8 +95,10 @@ struct health_entry {
  * Fabric Manager guide's class, detect/sxid_catalog.h). */
 typedef enum event_action (*health_xid_action_fn)(unsigned code);
 
+/* The verdict. Only the head, work[0..nwork) and e[0..n) are ever written or read:
+ * health_init() clears the head alone and health_copy() copies what is used, so the
+ * pages of the entries a machine never needs stay untouched (unmapped) in every copy. */
 struct health {
-        struct health_entry e[HEALTH_MAX];
         size_t n;
         uint64_t dropped; /* entries that found no room */
         uint64_t gen;     /* bumped at every change: save and publish when it moved */
@@ -105,6 +107,7 @@ struct health {
         char boot_id[40]; /* this boot's id ("" unknown) */
         health_xid_action_fn xid_action;  /* NULL: an Xid asks to inspect the hardware */
         health_xid_action_fn sxid_action; /* NULL: an SXid asks to inspect the hardware */
+        unsigned nwork;
         /* Whose work was on each GPU (its last GPU_PROCESSES line's workloads=,
          * core/workload.h), appended to the reason a GPU's part is given: kept in memory
          * only, for the first HEALTH_WORK_GPUS GPUs that name one. */
@@ -112,7 +115,7 @@ struct health {
                 unsigned gpu;
                 char text[HEALTH_WORK_LEN];
         } work[HEALTH_WORK_GPUS];
-        unsigned nwork;
+        struct health_entry e[HEALTH_MAX];
 };
 
 /* The rules (core/health_rules.c). */
@@ -150,6 +153,9 @@ extern const size_t health_rules_count;
 /* Empty h for this boot (boot_id "" when unknown); the resolvers may be NULL. */
 void health_init(struct health *h, const char *boot_id, health_xid_action_fn xid_action,
                  health_xid_action_fn sxid_action);
+/* dst becomes a copy of src: its head, work[0..nwork) and e[0..n) (never the unused
+ * slots, whose pages need not be touched). */
+void health_copy(struct health *dst, const struct health *src);
 
 /* Feed one events.log line's text (after its time stamp; len bytes) seen at Unix time
  * t through the rules. Lines no rule matches change nothing. */

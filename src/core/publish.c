@@ -38,9 +38,9 @@ VIGIL_HOT void vigil_publish(struct vigil_ctx *ctx)
         /* The findings change with events only: copied when they did. */
         if (ctx->findings && ctx->published_findings &&
             ctx->published_findings->gen != ctx->findings->gen)
-                memcpy(ctx->published_findings, ctx->findings, sizeof(*ctx->findings));
+                findings_copy(ctx->published_findings, ctx->findings);
         if (ctx->health && ctx->published_health && ctx->published_health->gen != ctx->health->gen)
-                memcpy(ctx->published_health, ctx->health, sizeof(*ctx->health));
+                health_copy(ctx->published_health, ctx->health);
         ctx->published_seq++;
         pthread_mutex_unlock(&ctx->pub_lock);
 }
@@ -50,7 +50,7 @@ uint64_t vigil_published_health(struct vigil_ctx *ctx, struct health *out)
         pthread_mutex_lock(&ctx->pub_lock);
         uint64_t seq = ctx->published_health ? ctx->published_seq : 0;
         if (seq)
-                memcpy(out, ctx->published_health, sizeof(*out));
+                health_copy(out, ctx->published_health);
         pthread_mutex_unlock(&ctx->pub_lock);
         return seq;
 }

@@ -57,7 +57,7 @@ void run_findings_from(const struct run_findings_in *in, struct findings *out)
 {
         const struct frame *f = in->frame;
         if (in->events)
-                memcpy(out, in->events, sizeof(*out));
+                findings_copy(out, in->events);
         else
                 findings_init(out);
         findings_add_source(out, "host");
@@ -146,10 +146,10 @@ uint64_t vigil_published_extras(struct vigil_ctx *ctx, struct counters *extra,
         pthread_mutex_lock(&ctx->pub_lock);
         uint64_t seq = ctx->published_seq;
         if (seq && extra)
-                memcpy(extra, ctx->published_extra, sizeof(*extra));
+                counters_copy(extra, ctx->published_extra, ctx->published->ngpus);
         if (seq && findings) {
                 if (ctx->published_findings)
-                        memcpy(findings, ctx->published_findings, sizeof(*findings));
+                        findings_copy(findings, ctx->published_findings);
                 else
                         findings_init(findings);
         }

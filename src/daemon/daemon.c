@@ -781,8 +781,8 @@ int vigil_daemon_run(struct vigil_options *opt)
                        VIGIL_VERSION, (int)getpid());
         enable_clocks(d, frame->self.started_mono_ns);
         /* The plug-ins have opened what they load (NVML, libmicrohttpd): from here the
-         * code pages resident are the ones the loop runs. */
-        (void)textmap_random();
+         * code and read-only data pages resident are the ones the loop uses. */
+        (void)textmap_drop();
         /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
         d->watchdog_ns = notify_watchdog_ns() / 2;
         notify_send("READY=1");

@@ -49,7 +49,7 @@ void health_watch_start(struct vigil_ctx *ctx)
                      ctx->log_dir, HEALTH_FILE, strerror(-r));
         health_recheck(ctx->health, (double)now_real_ns() / 1e9);
         ctx->health->gen++;
-        memcpy(ctx->published_health, ctx->health, sizeof(*ctx->health));
+        health_copy(ctx->published_health, ctx->health);
         ctx->published_health->gen = 0;
 }
 
@@ -91,15 +91,19 @@ int health_watch_clear(struct health *h, struct eventlog *el, const char *compon
         for (char *p = why; *p; p++)
                 if (*p == '"' || (unsigned char)*p < 0x20 || *p == 0x7f)
                         *p = *p == '"' ? '\'' : ' ';
-        struct health before = *h;
+        /* The states before: the entries keep their places, new ones are appended. */
+        enum health_state before[HEALTH_MAX];
+        size_t nbefore = h->n;
+        for (size_t i = 0; i < nbefore; i++)
+                before[i] = h->e[i].state;
         if (el)
                 eventlog_event(el, (int64_t)(now * 1e9), EV_HEALTH_CLEARED,
                                "component=%s reason=\"%s\"", component, why);
         else
                 health_clear(h, component, now);
         int n = 0;
-        for (size_t i = 0; i < h->n && i < before.n; i++)
-                n += before.e[i].state != HEALTH_HEALTHY && h->e[i].state == HEALTH_HEALTHY;
+        for (size_t i = 0; i < h->n && i < nbefore; i++)
+                n += before[i] != HEALTH_HEALTHY && h->e[i].state == HEALTH_HEALTHY;
         health_watch_announce(h, el, now);
         return n;
 }

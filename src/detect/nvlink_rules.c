@@ -148,7 +148,11 @@ VIGIL_HOT void nvlink_watch_step(struct nvlink_watch *w, const struct gpu_frame 
 /* ---- The detector ---- */
 
 struct nvlink_rules {
+        /* Sized for every GPU slot but touched only for the GPUs sampled: a watch is
+         * made fresh at its GPU's first sample (seen[]), so the pages of absent GPUs'
+         * watches are never written (calloc'd memory stays unmapped until then). */
         struct nvlink_watch gpu[VIGIL_MAX_GPUS];
+        bool seen[VIGIL_MAX_GPUS];
         int64_t start_ns; /* the first tick: the probe's wait when the uptime is unknown */
         struct vigil_ctx *ctx;
         int64_t real_ns;
@@ -167,8 +171,6 @@ static int nr_init(struct vigil_ctx *ctx, void **ret_state)
         struct nvlink_rules *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        for (unsigned i = 0; i < VIGIL_MAX_GPUS; i++)
-                nvlink_watch_init(&s->gpu[i]);
         *ret_state = s;
         return 0;
 }
@@ -186,8 +188,13 @@ VIGIL_HOT static void nr_feed(void *state, struct vigil_ctx *ctx, const struct t
                 up = (double)(t->mono_ns - s->start_ns) / 1e9;
         for (unsigned i = 0; i < f->ngpus && i < VIGIL_MAX_GPUS; i++) {
                 const struct gpu_frame *g = &f->gpus[i];
-                if (g->present && g->ok && g->sampled)
-                        nvlink_watch_step(&s->gpu[i], g, up, t->mono_ns, to_eventlog, s);
+                if (!(g->present && g->ok && g->sampled))
+                        continue;
+                if (!s->seen[i]) {
+                        nvlink_watch_init(&s->gpu[i]);
+                        s->seen[i] = true;
+                }
+                nvlink_watch_step(&s->gpu[i], g, up, t->mono_ns, to_eventlog, s);
         }
 }
 

@@ -8,8 +8,11 @@
 #include "web/http_accept.h"
 #include "web/http_reply.h"
 #include "util/log.h"
+#include "util/textmap.h"
 
-/* zlib, opened at the first body worth compressing. False when it cannot be. */
+/* zlib, opened at the first body worth compressing. False when it cannot be. The
+ * loader's work for it (its code, every library's symbol tables) is done once: those
+ * pages are dropped after, as they were after start-up (util/textmap.h). */
 static bool have_zlib(struct http_gzip *g)
 {
         char why[256];
@@ -17,6 +20,8 @@ static bool have_zlib(struct http_gzip *g)
                 g->zlib_state = zlib_lib_open(&g->zlib, why, sizeof(why)) == 0 ? 1 : -1;
                 if (g->zlib_state < 0)
                         vlog(LOG_WARN, "http: no gzip: %s", why);
+                else
+                        (void)textmap_drop();
         }
         return g->zlib_state > 0;
 }

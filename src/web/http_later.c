@@ -130,8 +130,9 @@ void http_later_release(struct http_later *l)
          * chunk"), so what it freed stays mapped. Hand the free pages of every arena back
          * (malloc_trim(3): since glibc 2.8 it releases free memory in all arenas). */
         malloc_trim(0);
-        /* And the report's code: read once, it would stay mapped (util/textmap.h). */
-        (void)textmap_random();
+        /* And the report's code and tables: used once, they would stay mapped
+         * (util/textmap.h). */
+        (void)textmap_drop();
 }
 
 void http_later_wait(struct http_later *l)

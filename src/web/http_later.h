@@ -64,9 +64,10 @@ int http_later_init(struct http_later *l, http_report_fn report, void *arg);
 bool http_later_start(struct http_later *l, const char *day, const char *accept_encoding);
 
 /* Give back the page of the reply taken (its body, its gzip and the stream), the
- * free memory the report left in the allocator and the report's code pages
- * (textmap_random), once the transport has copied the reply: the daemon's memory returns to where it was before the report. The next
- * report sets them up again. Transport thread. */
+ * free memory the report left in the allocator and the report's code and read-only
+ * data pages (textmap_drop), once the transport has copied the reply: the daemon's
+ * memory returns to where it was before the report. The next report sets them up
+ * again. Transport thread. */
 void http_later_release(struct http_later *l);
 
 /* Make the report taken by http_later_start on its thread; ready is called when its

@@ -38,6 +38,7 @@ static void release_set(struct sim_evset *set)
                 set->dead = true;
                 sim_wake_waiters();
         } else {
+                free(set->q);
                 free(set);
         }
 }
@@ -80,6 +81,10 @@ nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
         else if (sim.nsets >= SIM_MAX_EVSETS)
                 r = NVML_ERROR_MEMORY;
         struct sim_evset *s = r == NVML_SUCCESS ? calloc(1, sizeof(*s)) : NULL;
+        if (s && !(s->q = malloc(SIM_EVQ_CAP * sizeof(s->q[0])))) {
+                free(s);
+                s = NULL;
+        }
         if (r == NVML_SUCCESS && !s)
                 r = NVML_ERROR_MEMORY;
         if (s) {
@@ -255,8 +260,10 @@ static nvmlReturn_t event_wait(const char *fn, nvmlEventSet_t set, nvmlEventData
         }
         stop_waiting(&w);
         s->waiters--;
-        if (s->dead && !s->waiters)
+        if (s->dead && !s->waiters) {
+                free(s->q);
                 free(s);
+        }
         pthread_mutex_unlock(&sim.lock);
         return r;
 }

@@ -172,7 +172,10 @@ struct sim_event {
 struct sim_evset {
         struct sim_evset *next;
         unsigned long long mask[SIM_MAX_GPUS]; /* registered types per GPU */
-        struct sim_event q[SIM_EVQ_CAP];
+        /* SIM_EVQ_CAP entries, malloc'd apart from the set: each entry is written before
+         * it is read, so the pages of a queue that never fills are never touched and the
+         * simulator adds no resident memory of its own to the process it is measured in. */
+        struct sim_event *q;
         size_t head, len;
         uint64_t dropped;
         unsigned waiters;

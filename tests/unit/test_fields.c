@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "resident.h"
 #include "core/counters.h"
 #include "core/fields.h"
 #include "core/frame.h"
@@ -480,7 +481,8 @@ static void test_frame_empty(void **state)
         free(f);
 }
 
-/* counters_copy: everything but the per-GPU counters of slots from ngpus on. */
+/* counters_copy: everything but the per-GPU counters of slots from ngpus on and the
+ * health entries from nhealth on; into fresh pages, only what is copied is touched. */
 static void test_counters_copy(void **state)
 {
         (void)state;
@@ -491,10 +493,23 @@ static void test_counters_copy(void **state)
         assert_non_null(want);
         fill_bytes(src, sizeof(*src), 4);
         fill_bytes(dst, sizeof(*dst), 5);
+        src->nhealth = 3;
         memcpy(want, src, sizeof(*want));
         memcpy(&want->gpus[2], &dst->gpus[2], (VIGIL_MAX_GPUS - 2) * sizeof(dst->gpus[0]));
+        memcpy(&want->health[3], &dst->health[3],
+               (COUNTERS_MAX_HEALTH - 3) * sizeof(dst->health[0]));
         counters_copy(dst, src, 2);
         assert_memory_equal(dst, want, sizeof(*dst));
+        const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+        struct counters *fresh = fresh_pages(sizeof(*fresh));
+        assert_non_null(fresh);
+        counters_copy(fresh, src, 1);
+        long tail = (long)((sizeof(*src) - offsetof(struct counters, nrules) -
+                            (COUNTERS_MAX_HEALTH - 3) * sizeof(src->health[0])) /
+                           pg);
+        assert_true(sizeof(*src) / pg > 60);
+        assert_true(resident_pages(fresh, sizeof(*fresh)) <= tail + 4);
+        munmap(fresh, sizeof(*fresh));
         free(want);
         free(dst);
         free(src);

@@ -14,6 +14,7 @@
 #include "core/findings.h"
 #include "core/run_findings.h"
 #include "util/clock.h"
+#include "resident.h"
 
 static struct findings *new_findings(void)
 {
@@ -457,6 +458,33 @@ static void test_every_alarm_has_a_runbook(void **state)
                 }
 }
 
+/* findings_init writes the head alone and findings_copy copies the head and the items
+ * in use: in fresh pages the unused items are never touched (the daemon keeps two sets
+ * and the dashboard copies one a page), and the copy says what the original says. */
+static void test_copy_touches_what_is_used(void **state)
+{
+        (void)state;
+        const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+        struct findings *f = fresh_pages(sizeof(*f)), *c = fresh_pages(sizeof(*c));
+        assert_non_null(f);
+        assert_non_null(c);
+        assert_true(sizeof(*f) / pg >= 7);
+        findings_init(f);
+        assert_int_equal(resident_pages(f, sizeof(*f)), 1);
+        findings_add_source(f, "gpu0");
+        feed(f, 1000.0, "type=NVML_FAILED gpu=1 error=\"GPU is lost\"");
+        findings_get(f, FINDING_THROTTLE, "gpu0", "SwPowerCap")->value = 0.25;
+        assert_int_equal(f->n, 2);
+        findings_copy(c, f);
+        size_t used = offsetof(struct findings, items) + f->n * sizeof(f->items[0]);
+        assert_true(resident_pages(c, sizeof(*c)) <= (long)((used + pg - 1) / pg));
+        char *want = strdup(text_of(f));
+        assert_string_equal(text_of(c), want);
+        free(want);
+        munmap(f, sizeof(*f));
+        munmap(c, sizeof(*c));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -473,6 +501,7 @@ int main(void)
             cmocka_unit_test(test_bounded),
             cmocka_unit_test(test_html_escaped),
             cmocka_unit_test(test_run_counters_once),
+            cmocka_unit_test(test_copy_touches_what_is_used),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include "detect/health_watch.h"
 #include "detect/sxid_catalog.h"
 #include "detect/xid_catalog.h"
+#include "resident.h"
 #include "test_fixtures.h"
 #include "util/parse.h"
 #include "util/pfile.h"
@@ -707,6 +708,46 @@ static void test_say(void **state)
         free(h);
 }
 
+/* health_init writes the head alone and health_copy copies the head, the workloads
+ * and the entries in use: in fresh pages, the slots of entries a machine never needs are
+ * never touched (the daemon keeps two verdicts and copies one for each /health), and a
+ * copy says what the original says. */
+static void test_copy_touches_what_is_used(void **state)
+{
+        (void)state;
+        const size_t pg = (size_t)sysconf(_SC_PAGESIZE),
+                     total = (sizeof(struct health) + pg - 1) / pg;
+        struct health *h = fresh_pages(sizeof(*h)), *c = fresh_pages(sizeof(*c));
+        assert_non_null(h);
+        assert_non_null(c);
+        health_init(h, BOOT_A, xid_event_action, NULL);
+        assert_int_equal(resident_pages(h, sizeof(*h)), 1);
+        feed(h, T0, XID79);
+        feed(h, T0, XID48);
+        feed(h, T0,
+             "type=GPU_PROCESSES gpu=0 graphics=0 pids=4000:python3 "
+             "workloads=4000=slurm:4100.0");
+        assert_true(h->n >= 2);
+        assert_int_equal(h->nwork, 1);
+        health_copy(c, h);
+        size_t used = offsetof(struct health, e) + h->n * sizeof(h->e[0]);
+        long want = (long)((used + pg - 1) / pg);
+        assert_true(total > 20);
+        assert_true(resident_pages(c, sizeof(*c)) <= want);
+        char a[8192], b[8192];
+        struct strbuf sa, sb;
+        sb_init_fixed(&sa, a, sizeof(a));
+        sb_init_fixed(&sb, b, sizeof(b));
+        health_json(h, &sa);
+        health_json(c, &sb);
+        assert_true(sa.len > 100);
+        assert_string_equal(a, b);
+        assert_memory_equal(c->work, h->work, sizeof(h->work[0]));
+        assert_memory_equal(c->e, h->e, h->n * sizeof(h->e[0]));
+        munmap(h, sizeof(*h));
+        munmap(c, sizeof(*c));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -726,6 +767,7 @@ int main(void)
             cmocka_unit_test(test_announce),
             cmocka_unit_test(test_golden_json),
             cmocka_unit_test(test_say),
+            cmocka_unit_test(test_copy_touches_what_is_used),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

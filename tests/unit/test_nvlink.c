@@ -11,12 +11,17 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collect/nvml_lib.h"
 #include "collect/nvml_read.h"
 #include "core/nvlink.h"
+#include "core/eventlog.h"
+#include "core/frame.h"
+#include "core/vigil.h"
 #include "detect/nvlink_rules.h"
+#include "resident.h"
 
 /* The fake GPU: nlinks links, link `down` inactive; classic (up to Hopper) or NVLink5
  * counters; a fabric or none. */
@@ -481,6 +486,39 @@ static void test_rules_fabric(void **state)
         assert_string_equal(lines[3], "FABRIC gpu=0 state=degraded health=degraded_bw");
 }
 
+/* The detector keeps a watch for every GPU slot, but writes only the watches of the GPUs
+ * it is fed: with one GPU the others' pages are never touched (they were all written at
+ * start, 430 kB resident on every machine with NVML). */
+static void test_detector_touches_sampled_gpus_only(void **state)
+{
+        (void)state;
+        struct frame *f = calloc(1, sizeof(*f));
+        assert_non_null(f);
+        frame_init(f);
+        f->ngpus = 1;
+        frame_with_links(&f->gpus[0], 18);
+        f->gpus[0].present = f->gpus[0].ok = f->gpus[0].sampled = true;
+        struct vigil_ctx ctx;
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.frame = f;
+        ctx.nvml = (struct nvml_shared *)&ctx; /* only whether there is one is looked at */
+        assert_int_equal(eventlog_open_none(&ctx.events), 0);
+        long before = self_anon_kb();
+        void *st = NULL;
+        assert_int_equal(vigil_detector_nvlink.init(&ctx, &st), 0);
+        struct tick t = {.mono_ns = S(1), .real_ns = S(1764770000)};
+        vigil_detector_nvlink.feed(st, &ctx, &t);
+        f->gpus[0].nvlink_up[3] = 0;
+        t.mono_ns = S(2);
+        vigil_detector_nvlink.feed(st, &ctx, &t);
+        long grown = self_anon_kb() - before;
+        assert_true(before > 0);
+        assert_true(grown < 64);
+        vigil_detector_nvlink.fini(st);
+        eventlog_close(ctx.events);
+        free(f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -493,6 +531,7 @@ int main(void)
             cmocka_unit_test(test_rules_counters),
             cmocka_unit_test(test_rules_link_state),
             cmocka_unit_test(test_rules_fabric),
+            cmocka_unit_test(test_detector_touches_sampled_gpus_only),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
