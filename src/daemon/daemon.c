@@ -105,10 +105,25 @@ static void install_signals(void)
 /* Blocks of this size and more are mapped on their own and unmapped when freed. Set, it
  * also stops glibc's dynamic threshold (mallopt(3), M_MMAP_THRESHOLD: "the threshold is
  * adjusted upward to the size of the freed chunk"), which after a /report page of a few
- * MB kept every later large block in the heap, where its pages stay resident. */
-#define MMAP_THRESHOLD_BYTES (128 * 1024)
+ * MB kept every later large block in the heap, where its pages stay resident. 36 kB,
+ * not glibc's 128 kB: the daemon's tables sized for their most (the dashboard's history,
+ * the rules' per-GPU state, the trend's series: 40-110 kB each) are calloc'd and used in
+ * part or filled over time, and calloc clears a block taken from the heap whole
+ * (malloc/malloc.c, __libc_calloc: only memory the heap just got from the kernel is
+ * known to be zero), faulting every page in at once; a mapped block is zero pages the
+ * kernel fills only where written. Just above the blocks that come and go often:
+ * opendir(3)'s (glibc dirent/opendir.c, __alloc_dir: 4 * BUFSIZ, 32 kB, and the DIR),
+ * taken at every scan of /proc, and an HTTP connection's 32 kB buffer, which as mapped
+ * blocks would each cost an mmap and a munmap. glibc maps a large block only when the
+ * heap's top has no room for it (malloc/malloc.c: _int_malloc takes it from the top,
+ * sysmalloc maps it): M_TOP_PAD 0 grows the heap by what is asked and no more (default
+ * 128 kB more), so the top has no room to spare. The loop allocates almost nothing
+ * once running, so the heap's growth costs no system calls then. */
+#define MMAP_THRESHOLD_BYTES (36 * 1024)
 
 #define SYNC_SLACK_NS (20 * NSEC_PER_MSEC)
+/* When the code and read-only data pages are dropped a second time (util/textmap.h). */
+#define LATE_DROP_NS (90 * NSEC_PER_SEC)
 /* How late a tick may come, for the loss bound of watch rounds (util/fssync.h). */
 #define WATCH_LATE_NS (250 * NSEC_PER_MSEC)
 /* A write failure is logged when it starts, then at most this often while it lasts. */
@@ -155,6 +170,7 @@ struct daemon {
         struct host_row_text host_text; /* ctx.host_text */
         struct fssync log_sync;         /* ctx.log_sync */
         struct pfile meminfo;           /* /proc/meminfo for log_sync's choice; fd -1: none */
+        int64_t late_drop_ns;           /* when to drop start-up's pages again; 0: done */
 };
 
 /* ctx->flush_sinks: every running sink's flush, in registry order. */
@@ -558,6 +574,13 @@ VIGIL_HOT static bool finish_tick(struct daemon *d)
                 notify_send("WATCHDOG=1");
                 d->last_watchdog_ns = t->mono_ns;
         }
+        /* Once, after the first minute's work: what the first ticks ran and read once
+         * (the threads' start, the GPUs' first probing, system-info.txt) leaves the
+         * resident set as start-up's did; what runs every minute comes back. */
+        if (d->late_drop_ns && t->mono_ns >= d->late_drop_ns) {
+                d->late_drop_ns = 0;
+                (void)textmap_drop();
+        }
         return t->final;
 }
 
@@ -754,6 +777,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         if (opt->verbose)
                 log_set_level(LOG_DEBUG);
         (void)mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
+        (void)mallopt(M_TOP_PAD, 0);
 
         if (!opt->no_log) {
                 if (open_log_dir(d, opt) < 0)
@@ -783,6 +807,7 @@ int vigil_daemon_run(struct vigil_options *opt)
         /* The plug-ins have opened what they load (NVML, libmicrohttpd): from here the
          * code and read-only data pages resident are the ones the loop uses. */
         (void)textmap_drop();
+        d->late_drop_ns = frame->self.started_mono_ns + LATE_DROP_NS;
         /* Keep-alives at half the manager's timeout; none when it set no watchdog. */
         d->watchdog_ns = notify_watchdog_ns() / 2;
         notify_send("READY=1");
