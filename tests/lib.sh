@@ -66,6 +66,11 @@ need_nvml_sim() {
 	done
 }
 
+# free_port: a TCP port on 127.0.0.1 no one listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # need_tool NAME TOOL: go on only when TOOL is on PATH; else one "not ok NAME: ..." line
 # naming the package list that installs it, and the test ends here.
 need_tool() {

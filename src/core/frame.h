@@ -337,6 +337,7 @@ struct self_frame {
         double sample_seconds[4]; /* duration of the last sample per clock */
         uint64_t missed_deadlines;
         uint64_t write_errors;
+        uint64_t sync_errors; /* failed syncs and write-backs of the logs (util/fssync.h) */
         uint64_t events_dropped;
         uint64_t snapshots;
         int64_t started_real_ns;

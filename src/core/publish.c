@@ -76,8 +76,10 @@ VIGIL_HOT static void end_round(struct vigil_ctx *ctx)
                 ctx->flush_sinks(ctx);
         eventlog_sync_in(ctx->events, ctx->log_sync);
         int r = fssync_end(ctx->log_sync);
-        if (r < 0)
+        if (r < 0) {
+                ctx->frame->self.sync_errors = ctx->log_sync->errors;
                 say_sync_error(ctx, r);
+        }
 }
 
 void vigil_flush_all(struct vigil_ctx *ctx)

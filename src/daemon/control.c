@@ -63,11 +63,12 @@ void control_status_text(struct vigil_ctx *ctx, const struct sched *s, int64_t r
                   ctx->disk_paused ? " (PAUSED: disk low)" : "");
         sb_printf(out,
                   "samples: host %llu, gpu %llu, pss %llu; missed deadlines %llu; "
-                  "write errors %llu\n",
+                  "write errors %llu, sync errors %llu\n",
                   (unsigned long long)self->samples[VCLOCK_HOST],
                   (unsigned long long)self->samples[VCLOCK_GPU],
                   (unsigned long long)self->samples[VCLOCK_PSS],
-                  (unsigned long long)sched_missed(s), (unsigned long long)self->write_errors);
+                  (unsigned long long)sched_missed(s), (unsigned long long)self->write_errors,
+                  (unsigned long long)self->sync_errors);
         if (ctx->postmortem) {
                 runstate_finding(ctx->postmortem, out);
                 sb_putc(out, '\n');

@@ -185,6 +185,11 @@ static void write_errors(struct render *r, const struct render_src *s)
         metrics_sample(r, NULL, NULL, NULL, (double)s->f->self.write_errors);
 }
 
+static void sync_errors(struct render *r, const struct render_src *s)
+{
+        metrics_sample(r, NULL, NULL, NULL, (double)s->f->self.sync_errors);
+}
+
 static void events_dropped(struct render *r, const struct render_src *s)
 {
         metrics_sample(r, NULL, NULL, NULL, (double)s->f->self.events_dropped);
@@ -523,6 +528,11 @@ static const struct counter_family counter_families[] = {
      .type = "counter",
      .help = "Failed writes to the log directory.",
      .render = write_errors},
+    {.name = "vigil_sync_errors_total",
+     .type = "counter",
+     .help =
+         "Failed syncs and write-backs of the log directory's files (each retried the next round).",
+     .render = sync_errors},
     {.name = "vigil_events_dropped_total",
      .type = "counter",
      .help = "Events lost because the queue was full.",

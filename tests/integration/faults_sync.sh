@@ -84,9 +84,10 @@ check_eq "synced at exit" 3 "$(sdsyncs host-)"
 d="$TMP/eio"
 sw="$TMP/eio.on"
 touch "$sw"
+port=$(free_port)
 LD_PRELOAD="$TMP/shim.so" FAULT_MATCH="$d/" FAULT_LOG="$TMP/eio-sync.log" FAULT_SWITCH="$sw" \
 	FAULT_SYNC_EIO=1 "$VIGIL" --root "$FIXTURES/x86-server" --gpu none --interval 0.2 \
-	--quiet --min-disk-mb 0 --log-dir "$d" 2>"$TMP/eio-err" &
+	--quiet --min-disk-mb 0 --log-dir "$d" --listen "127.0.0.1:$port" 2>"$TMP/eio-err" &
 pid=$!
 eios() { grep -c "^synceio $d/host-" "$TMP/eio-sync.log" 2>/dev/null; }
 wait_until 30 more_than 2 eios
@@ -94,6 +95,12 @@ check "failing syncs: said on stderr" grep -q "syncing the logs in $d failed: In
 	"$TMP/eio-err"
 check_eq "failing syncs: said once, not every round" 1 \
 	"$(grep -c 'syncing the logs in' "$TMP/eio-err")"
+# Counted where a fleet sees it: /metrics and vigil status.
+synced_errs() { curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "vigil_sync_errors_total" {print $2}'; }
+wait_until 10 more_than 1 synced_errs
+check "failing syncs: counted in vigil_sync_errors_total ($(synced_errs))" more_than 1 synced_errs
+check "failing syncs: counted in vigil status" bash -c \
+	"'$VIGIL' status --log-dir '$d' | grep -Eq 'sync errors [1-9]'"
 rows_before=$(grep -c '^[0-9]' "$d"/host-*.csv)
 rm -f "$sw"
 wait_until 30 grep -q "^fdatasync $d/host-" "$TMP/eio-sync.log"
