@@ -513,7 +513,11 @@ static void test_detector_touches_sampled_gpus_only(void **state)
         vigil_detector_nvlink.feed(st, &ctx, &t);
         long grown = self_anon_kb() - before;
         assert_true(before > 0);
+#ifndef __SANITIZE_ADDRESS__ /* ASan's allocator and shadow write memory of their own */
         assert_true(grown < 64);
+#else
+        (void)grown;
+#endif
         vigil_detector_nvlink.fini(st);
         eventlog_close(ctx.events);
         free(f);
