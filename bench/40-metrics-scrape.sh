@@ -32,7 +32,6 @@ fi
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() { # PORT: until /metrics answers (10 s at most)
 	"$PY" - "$1" <<'PY'
 import http.client, sys, time
@@ -61,15 +60,15 @@ start_ne() { # PORT [FLAG...]
 out=$(mktemp -d)
 
 echo "-- CPU per scrape (one kept-alive client, $ROUNDS rounds; idle CPU subtracted)"
-vp=$(free_port)
+vp=$(bench_free_port)
 "$B/vigil" --listen "127.0.0.1:$vp" --no-log --quiet 2>"$out/vigil-idle.err" &
 vpid=$!
 pids+=("$vpid")
 wait_port "$vp"
-np=$(free_port)
+np=$(bench_free_port)
 start_ne "$np"
 ne1=$ne_pid
-bp=$(free_port)
+bp=$(bench_free_port)
 start_ne "$bp" --web.disable-exporter-metrics
 "$PY" bench/metrics_scrape.py --idle "$IDLE_S" --rounds "$ROUNDS" \
 	"vigil=$vpid@$vp:$VIGIL_SCRAPES" "node_exporter=$ne1@$np:$NE_SCRAPES" \
@@ -100,7 +99,7 @@ for s in ('node_exporter', 'ne_bare'):
 PY
 
 echo "-- wrk, $WRK_CONN connections for $WRK_S s, vigil sampling at 100 ms"
-vp=$(free_port)
+vp=$(bench_free_port)
 "$B/vigil" --listen "127.0.0.1:$vp" --interval 0.1 --duration "$((WRK_S + 3))" --no-log \
 	--quiet 2>"$out/vigil-wrk.err" &
 vpid=$!
@@ -108,7 +107,7 @@ pids+=("$vpid")
 wait_port "$vp"
 wrk -t2 -c"$WRK_CONN" -d"${WRK_S}s" --latency "http://127.0.0.1:$vp/metrics" >"$out/wrk-vigil"
 wait "$vpid" || echo "  vigil exited with status $?"
-np=$(free_port)
+np=$(bench_free_port)
 start_ne "$np"
 wrk -t2 -c"$WRK_CONN" -d"${WRK_S}s" --latency "http://127.0.0.1:$np/metrics" >"$out/wrk-ne"
 kill "$ne_pid"

@@ -25,7 +25,6 @@ cleanup() {
 	rm -rf "$out"
 }
 trap cleanup EXIT
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 scrape() { # PORT N [https]: N scrapes once /metrics answers
 	"$PY" - "$1" "$2" "${3:-http}" <<'PY'
 import base64, http.client, ssl, sys, time
@@ -90,7 +89,7 @@ V=("$B/vigil" --no-log --quiet --interval 0.1)
 pi=(--root "$PWD/tests/fixtures/pi4-healthy")
 echo "-- vigil (sampling at 100 ms)"
 BREAKDOWN=1 measure "vigil host" - "${V[@]}"
-p=$(free_port)
+p=$(bench_free_port)
 measure "vigil host --listen" "$p" "${V[@]}" --listen "127.0.0.1:$p"
 # TLS and basic auth: the test-only bcrypt hash (cost 4) of "secret" that
 # tests/integration/http.sh uses.
@@ -99,7 +98,7 @@ HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG'
 cp tests/fixtures/tls/cert.pem tests/fixtures/tls/key.pem "$out/"
 printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  prometheus: "%s"\n' \
 	"$out/cert.pem" "$out/key.pem" "$HASH" >"$out/web.yml"
-p=$(free_port)
+p=$(bench_free_port)
 SCHEME=https measure "vigil host --listen, TLS + basic auth" "$p" "${V[@]}" \
 	--listen "127.0.0.1:$p" --web-config "$out/web.yml"
 [ -x "$B/bench/tls_rss" ] || bench_fail "$B/bench/tls_rss is not built (make bench)"
@@ -108,14 +107,14 @@ awk '{kb[$1] = $2} END {
 		printf "  libmicrohttpd in a bare process (%s), VmRSS growth: %d kB mapping GnuTLS and what it links, %d kB its gnutls_global_init() (called by libmicrohttpd\047s constructor, TLS or not), %d kB libmicrohttpd itself\n",
 		       "bench/tls_rss.c", kb["gnutls_map_kb"], kb["gnutls_init_kb"], kb["mhd_kb"] }' "$out/tls_rss"
 measure "vigil host + Pi (pi4-healthy fixture)" - "${V[@]}" "${pi[@]}"
-p=$(free_port)
+p=$(bench_free_port)
 measure "vigil host + Pi --listen" "$p" "${V[@]}" "${pi[@]}" --listen "127.0.0.1:$p"
 bench_need_gpu_source
 for scn in healthy-1gpu healthy-8gpu; do
 	export VIGIL_NVML_SCENARIO=$PWD/tests/nvml-sim/scenarios/$scn
 	g=(--nvml "$PWD/$B/nvml-sim/libnvidia-ml.so.1")
 	measure "vigil host + $scn (simulated NVML)" - "${V[@]}" "${g[@]}"
-	p=$(free_port)
+	p=$(bench_free_port)
 	measure "vigil host + $scn --listen" "$p" "${V[@]}" "${g[@]}" --listen "127.0.0.1:$p"
 done
 unset VIGIL_NVML_SCENARIO
@@ -130,11 +129,11 @@ else
 	bench_fail "the reference monitor: seeds/004_*.txt (set SEEDS=DIR) or python3-psutil missing"
 fi
 if [ -n "$NE" ]; then
-	p=$(free_port)
+	p=$(bench_free_port)
 	measure "node_exporter, the 6 host collectors" "$p" "$NE" --web.listen-address="127.0.0.1:$p" \
 		--collector.disable-defaults --collector.cpu --collector.meminfo --collector.loadavg \
 		--collector.hwmon --collector.thermal_zone --collector.cpufreq
-	p=$(free_port)
+	p=$(bench_free_port)
 	measure "node_exporter, default collectors" "$p" "$NE" --web.listen-address="127.0.0.1:$p"
 else
 	bench_fail "node_exporter is not installed (Debian package prometheus-node-exporter)"

@@ -21,12 +21,7 @@ MIN=${RSS_MINUTES:-10}
 bench_need_gpu_source
 out=$(mktemp -d)
 pids=()
-cleanup() {
-	bench_stop_pids
-	rm -rf "$out"
-}
-trap cleanup EXIT
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bench_cleanup_at_exit "$out"
 labels=("host" "host --listen" "1 GPU" "1 GPU --listen" "1 GPU, dashboard")
 gpu=(--nvml "$PWD/$B/nvml-sim/libnvidia-ml.so.1")
 ports=()
@@ -36,7 +31,7 @@ for i in "${!labels[@]}"; do
 	[ "$i" -ge 2 ] && args+=("${gpu[@]}")
 	p=-
 	if [ "$i" = 1 ] || [ "$i" -ge 3 ]; then
-		p=$(free_port)
+		p=$(bench_free_port)
 		args+=(--listen "127.0.0.1:$p")
 	fi
 	ports+=("$p")

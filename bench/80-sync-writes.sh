@@ -21,11 +21,7 @@ if ! command -v strace >/dev/null; then
 fi
 tmp=$(mktemp -d)
 pids=()
-cleanup() {
-	bench_stop_pids
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_cleanup_at_exit "$tmp"
 export PATH="$PWD/tests/fixtures/bin:$PATH"
 
 # start NAME ARGS...: the daemon, in this shell (so cleanup stops it); its pid in pid[NAME].

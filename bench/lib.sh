@@ -18,6 +18,18 @@ bench_stop_pids() {
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 }
 
+# bench_free_port: a TCP port on 127.0.0.1 no one listens on now.
+bench_free_port() {
+	"${BENCH_PYTHON:-/usr/bin/python3}" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# bench_cleanup_at_exit DIR: at exit, stop the programs in pids (bench_stop_pids) and
+# remove DIR.
+bench_cleanup_at_exit() {
+	# shellcheck disable=SC2064 # DIR is fixed now
+	trap "bench_stop_pids; rm -rf '$1'" EXIT
+}
+
 # bench_need_gpu_source: fails unless the built vigil has the NVML source and the simulated
 # NVML is built ($B/nvml-sim); asks the binary, not a source path that may move.
 bench_need_gpu_source() {

@@ -27,9 +27,8 @@ static int drop(const struct ro_map *m, uint64_t anon_kb)
         size_t len = (size_t)(m->end - m->start);
         if (m->code && madvise(p, len, MADV_RANDOM) < 0)
                 return 0;
-        if (anon_kb == 0)
-                return madvise(p, len, MADV_DONTNEED) == 0 || m->code;
-        return m->code;
+        bool dropped = anon_kb == 0 && madvise(p, len, MADV_DONTNEED) == 0;
+        return m->code || dropped;
 }
 
 int textmap_drop(void)

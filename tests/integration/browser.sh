@@ -25,10 +25,6 @@ OUT="$TOP/tests/out"
 mkdir -p "$OUT"
 DOM_CHECK="$TOP/tests/integration/dom_check.py"
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # chrome ARGS...: headless Chromium; its chatter (dbus and the like) goes to a log.
 chrome() {
 	local profile

@@ -18,7 +18,6 @@ need_nvml_sim "browser findings"
 OUT="$TOP/tests/out"
 mkdir -p "$OUT"
 DOM_CHECK="$TOP/tests/integration/dom_check.py"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 chrome() {
 	local profile
 	profile=$(mktemp -d "$TMP/chrome.XXXXXX")

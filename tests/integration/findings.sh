@@ -17,7 +17,6 @@ printf '#!/bin/sh\necho "fake $0 $*"\n' >"$TMP/bin/lspci"
 cp "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
 chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() {
 	local n=$(($1 * 10))
 	shift

@@ -23,7 +23,6 @@ printf '#!/bin/sh\necho "fake lspci $*"\n' >"$TMP/bin/lspci"
 printf '#!/bin/sh\necho "fake nvidia-smi: No devices were found"\nexit 6\n' >"$TMP/bin/nvidia-smi"
 chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # start NAME SCENARIO [ARGS...]: vigil in the background (GPU at 10 ms, host at 50 ms)
 # into $TMP/NAME with /metrics on $PORT; its pid in $PID.
 start() {

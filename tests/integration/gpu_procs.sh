@@ -26,7 +26,6 @@ printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/lspci"
 printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/nvidia-smi"
 chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # start NAME NVML [ARGS...]: vigil on the gpu-procs scenario in the background (GPU at
 # 10 ms), into $TMP/NAME, /metrics on $PORT; its pid in $PID.
 start() {

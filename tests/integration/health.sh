@@ -20,7 +20,6 @@ chmod +x "$TMP/bin/lspci" "$TMP/bin/nvidia-smi"
 grep -v 'step 60' "$SCEN/xid-79-lost-recovered" >"$TMP/lost.scen"
 grep -v 'step 30' "$TMP/lost.scen" >"$TMP/quiet.scen"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start() {
 	local name=$1 scenario=$2
 	PORT=$(free_port)

@@ -15,10 +15,6 @@ HASH='$2y$04$.Qxt8yuSV/wxOU0vEMzyfOJ5nmV.nzTand17tx1Iw852NHdE5LsQG'
 ROOT_ARGS=()
 [ -d "$FIXTURES/x86-server" ] && ROOT_ARGS=(--root "$FIXTURES/x86-server")
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # start_vigil NAME URL_BASE VIGIL_ARGS...: start vigil in the background and wait until
 # URL_BASE/metrics answers (any status). Sets PID.
 start_vigil() {

@@ -32,7 +32,6 @@ cp -a "$ROOT" "$TMP/root2"
 # NVML delivers one Xid 13 (at the 20th GPU sample, 0.2 s in) and nothing else.
 { cat "$SCEN/healthy-1gpu"; echo 'at 0 step 20 xid 13'; } >"$TMP/xid13.scen"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_for() {
 	local n=$(($1 * 10))
 	shift

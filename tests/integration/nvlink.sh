@@ -18,7 +18,6 @@ printf '#!/bin/sh\necho "fake $0 $*"\n' >"$TMP/bin/nvidia-smi"
 cp "$TMP/bin/nvidia-smi" "$TMP/bin/lspci"
 chmod +x "$TMP/bin/nvidia-smi" "$TMP/bin/lspci"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # run NAME SCENARIO UNTIL-GREP: vigil at 100 ms samples, slow fields every 0.5 s, until
 # events.log has a line matching UNTIL-GREP (or 30 s); /metrics and /health kept.
 run() {

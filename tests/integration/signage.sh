@@ -10,7 +10,6 @@
 export PATH="$FIXTURES/bin:$PATH" # the fake vcgencmd
 
 wait_for() { for _ in $(seq 300); do "$@" && return 0; sleep 0.1; done; return 1; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 has_event() { grep -q -- "$2" "$TMP/$1.log/events.log" 2>/dev/null; }
 # put FILE TEXT: FILE's new value, written into the same inode as the kernel changes an
 # attribute that vigil keeps open (put_in_place in tests/lib.sh says why and how).

@@ -6,10 +6,6 @@ PROM_PIDS=()
 PROM_Q="$TOP/tests/prometheus/query.py"
 trap 'for p in "${PROM_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 have_prometheus() { command -v prometheus >/dev/null 2>&1; }
 
 # prom_start NAME PORT CONFIG DATA_DIR [ARGS...]: start prometheus, wait until ready; sets
